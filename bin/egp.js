@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+// In a checkout the TypeScript sources run directly (Node 24 strips types); a published package
+// ships only the compiled dist/.
+import { existsSync } from "node:fs";
+
+const source = new URL("../src/cli/main.ts", import.meta.url);
+const entry =
+  existsSync(source) && !process.env.EGP_USE_DIST ? source : new URL("../dist/cli/main.js", import.meta.url);
+await import(entry.href);

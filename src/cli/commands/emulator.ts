@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import { startEmulator } from "../../emulator/index.ts";
+import { ExitError } from "../errors.ts";
+
+interface EmulatorFlags {
+  port: string;
+  host: string;
+  seed: string;
+  release?: string;
+  data?: string;
+  instance: string;
+  faults?: string;
+  scheme: string;
+  adminPassword?: string;
+}
+
+function portOf(text: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ExitError(`--port: not a port number: ${text}`);
+  return port;
+}
+
+export function registerEmulatorCommand(program: Command): void {
+  program
+    .command("emulator")
+    .description("run the platform emulator")
+    .option("--port <n>", "port to listen on (0 picks a free one)", "8080")
+    .option("--host <h>", "address to listen on", "127.0.0.1")
+    .option("--seed <s>", "empty, demo-dev, demo-prod or scale:users=N,apps=M", "demo-dev")
+    .option("--release <r>", "platform release to behave as (< 6.5 serves /api only)")
+    .option("--data <file>", "persist state in this JSON snapshot")
+    .option("--instance <name>", "instance name that logins must give", "Default")
+    .option("--faults <spec>", "fault injection, e.g. seed=7,rate=0.2,statuses=503+429")
+    .option("--scheme <word>", "scheme word of the Authorization header", "Platform")
+    .option("--admin-password <pw>", "sysadmin's password (default: $EGP_EMULATOR_PASSWORD, else Password1!)")
+    .action(async (flags: EmulatorFlags) => {
+      const emulator = await startEmulator({
+        port: portOf(flags.port),
+        host: flags.host,
+        seed: flags.seed,
+        release: flags.release,
+        dataFile: flags.data,
+        instance: flags.instance,
+        faults: flags.faults,
+        scheme: flags.scheme,
+        adminPassword: flags.adminPassword ?? process.env.EGP_EMULATOR_PASSWORD ?? undefined,
+      }).catch((error: Error) => {
+        throw new ExitError(`emulator: ${error.message.split("\n")[0]}`, 1, { cause: error });
+      });
+      process.stdout.write(`listening on ${emulator.url}\n`);
+      process.stdout.write(
+        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}; log in as sysadmin\n`,
+      );
+      const stop = () => {
+        emulator.close().then(() => process.exit(0));
+      };
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    });
+}

@@ -1,0 +1,76 @@
+import { z } from "zod";
+import { type FaultSpec, NO_FAULTS, parseFaultSpec } from "./faults.ts";
+
+export const DEFAULT_RELEASE = "6.14.0";
+
+export const EmulatorOptionsSchema = z
+  .object({
+    port: z.number().int().min(0).max(65535).default(0),
+    host: z.string().default("127.0.0.1"),
+    /** `empty`, `demo-dev`, `demo-prod` or `scale:users=N,apps=M`. */
+    seed: z.string().default("empty"),
+    release: z
+      .string()
+      .regex(/^\d+\.\d+(\.\d+)*$/, "a release is written like 6.14.0")
+      .default(DEFAULT_RELEASE),
+    instance: z.string().min(1).default("Default"),
+    adminPassword: z.string().min(1).default("Password1!"),
+    /** The scheme word of the Authorization header; real instances use their own word. */
+    scheme: z.string().regex(/^\S+$/).default("Platform"),
+    /** Persist the state as a JSON snapshot, written atomically after every change. */
+    dataFile: z.string().optional(),
+    faults: z
+      .union([z.string(), z.custom<Partial<FaultSpec>>((v) => typeof v === "object" && v !== null)])
+      .optional(),
+    /** Time source, in epoch ms; tests pass one to move time forward. */
+    clock: z.custom<() => number>((v) => typeof v === "function").optional(),
+    /** Largest JSON body accepted, in bytes. */
+    bodyLimit: z
+      .number()
+      .int()
+      .positive()
+      .default(8 * 1024 * 1024),
+    jobs: z
+      .object({
+        /** Duration of a package generate job. */
+        generateMs: z.number().int().min(0).default(200),
+        /** Duration of a package install job; installs run one at a time. */
+        installMs: z.number().int().min(0).default(300),
+      })
+      .prefault({}),
+    limits: z
+      .object({
+        /** Largest package upload, in bytes. */
+        uploadBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(1024 * 1024 * 1024),
+        /** Most entries a package zip may hold. */
+        zipEntries: z.number().int().positive().default(10_000),
+        /** Largest total size of a package's entries once expanded, in bytes. */
+        zipExpandedBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(2 * 1024 * 1024 * 1024),
+      })
+      .prefault({}),
+    /** Folder for package files and other blobs; a temp folder by default. */
+    workDir: z.string().optional(),
+    logger: z.boolean().default(false),
+  })
+  .strict();
+
+export type EmulatorOptionsInput = z.input<typeof EmulatorOptionsSchema>;
+export type EmulatorOptions = Readonly<z.output<typeof EmulatorOptionsSchema>>;
+
+export function parseEmulatorOptions(input: EmulatorOptionsInput): EmulatorOptions {
+  return Object.freeze(EmulatorOptionsSchema.parse(input));
+}
+
+export function faultSpecOf(options: EmulatorOptions): FaultSpec {
+  if (options.faults === undefined) return { ...NO_FAULTS };
+  if (typeof options.faults === "string") return parseFaultSpec(options.faults);
+  return { ...NO_FAULTS, ...options.faults };
+}

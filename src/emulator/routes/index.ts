@@ -1,0 +1,22 @@
+import type { FastifyInstance } from "fastify";
+import type { Faults } from "../faults.ts";
+import type { EmulatorOptions } from "../options.ts";
+import type { Routes } from "../router.ts";
+import type { Store } from "../store.ts";
+import { registerSecurity } from "./security.ts";
+import { registerVersion } from "./version.ts";
+
+export interface SegmentContext {
+  app: FastifyInstance;
+  options: EmulatorOptions;
+  faults: Faults;
+  store: Store;
+  /** Folder for package files and other blobs. */
+  workDir: string;
+}
+
+/** One entry per segment of the interface; a new segment is a new module and one line here. */
+export const segments: Array<(routes: Routes, context: SegmentContext) => void | Promise<void>> = [
+  (routes, { options }) => registerSecurity(routes, { scheme: options.scheme }),
+  (routes) => registerVersion(routes),
+];

@@ -1,0 +1,95 @@
+import { z } from "zod";
+import { bind } from "../bind.ts";
+import { failed, ok } from "../envelope.ts";
+import { forbidden, message } from "../failure.ts";
+import type { Routes } from "../router.ts";
+import { isAdministrator, periodMs, tokenFrom } from "../sessions.ts";
+import type { Store, UserRecord } from "../store.ts";
+
+const Login = z.object({
+  InstanceName: z.string(),
+  Username: z.string().min(1),
+  UserDomain: z.string().nullable().optional(),
+  Password: z.string(),
+});
+
+const Logout = z.object({ Value: z.string() });
+
+export interface SecurityOptions {
+  scheme: string;
+}
+
+/** Unlocks an account whose lockout period has passed. */
+function releaseLockout(store: Store, record: UserRecord): void {
+  if (record.user.AccountStatus === 3 && record.lockedUntil !== null && store.now() >= record.lockedUntil) {
+    record.user.AccountStatus = 1;
+    record.lockedUntil = null;
+    record.failedLogins = 0;
+    store.changed();
+  }
+}
+
+function registerFailedLogin(store: Store, record: UserRecord): void {
+  record.failedLogins += 1;
+  const parameter = store.parameterFor(record);
+  const max = parameter?.MaximumFailedLoginAttempts ?? 0;
+  if (max > 0 && record.failedLogins >= max) {
+    record.user.AccountStatus = 3;
+    record.lockedUntil = store.now() + periodMs(parameter?.LockoutPeriod, parameter?.LockoutPeriodType);
+    store.endSessionsOf(record.user.Id);
+  }
+  store.changed();
+}
+
+// Bad credentials answer HTTP 200 with IsSuccessful false, as real instances do.
+const invalidCredentials = () =>
+  failed([message("InvalidCredentials", "The instance name, user name, domain or password is not valid.")]);
+
+export function registerSecurity(routes: Routes, options: SecurityOptions): void {
+  routes.post(
+    "/core/security/login",
+    ({ body, store }) => {
+      const login = bind(Login, body, "login");
+      if (login.InstanceName.toLowerCase() !== store.data.instance.toLowerCase()) return invalidCredentials();
+      const record = store.userByName(login.Username);
+      if (!record) return invalidCredentials();
+      releaseLockout(store, record);
+      if (record.user.AccountStatus === 3) {
+        return failed([message("AccountLocked", "The user account is locked.")]);
+      }
+      if (!store.passwordMatches(record, login.Password)) {
+        registerFailedLogin(store, record);
+        return invalidCredentials();
+      }
+      if (record.user.AccountStatus !== 1) {
+        return failed([message("AccountInactive", "The user account is inactive.")]);
+      }
+      record.failedLogins = 0;
+      record.user.LastLoginDate = store.isoNow();
+      store.changed();
+      const session = store.openSession(record.user.Id);
+      return ok({ SessionToken: session.token, UserId: record.user.Id, InstanceName: store.data.instance });
+    },
+    { auth: false },
+  );
+
+  // Logout answers true for an ended or unknown token. Ending another user's live session needs a
+  // caller session with the System Administrator role.
+  routes.post(
+    "/core/security/logout",
+    ({ body, store, req }) => {
+      const { Value } = bind(Logout, body, "logout");
+      const target = store.sessions.get(Value);
+      if (!target) return ok(true);
+      const callerToken = tokenFrom(req.headers.authorization, options.scheme);
+      const caller = callerToken ? store.sessions.get(callerToken) : undefined;
+      const ownSession = !caller || callerToken === Value || caller.userId === target.userId;
+      if (!ownSession && !isAdministrator(store.user(caller.userId))) {
+        throw forbidden("InsufficientPermission", "Ending another user's session needs permission to do so.");
+      }
+      store.sessions.delete(Value);
+      return ok(true);
+    },
+    { auth: false },
+  );
+}

@@ -1,0 +1,50 @@
+import { Store, type StoreData, type StoreOptions } from "../store.ts";
+import { seedDemoUsers } from "./demo-users.ts";
+import { emptyData, seedFixedFacts } from "./fixed.ts";
+import { seedScaleUsers } from "./scale.ts";
+
+export interface SeedContext {
+  instance: string;
+  release: string;
+  adminPassword: string;
+}
+
+export type SeedSpec =
+  | { kind: "empty" }
+  | { kind: "demo"; variant: "dev" | "prod" }
+  | { kind: "scale"; users: number; apps: number; parameters: number };
+
+/** Parses `empty`, `demo-dev`, `demo-prod` or `scale:users=N,apps=M[,parameters=P]`. */
+export function parseSeed(name: string): SeedSpec {
+  if (name === "empty") return { kind: "empty" };
+  if (name === "demo-dev") return { kind: "demo", variant: "dev" };
+  if (name === "demo-prod") return { kind: "demo", variant: "prod" };
+  const scale = /^scale:(.*)$/.exec(name);
+  if (scale) {
+    const spec = { kind: "scale" as const, users: 0, apps: 0, parameters: 0 };
+    for (const part of (scale[1] ?? "").split(",").filter(Boolean)) {
+      const match = /^(users|apps|parameters)=(\d{1,7})$/.exec(part.trim());
+      if (!match)
+        throw new Error(
+          `Unknown seed option "${part}" in "${name}" (expected users=N, apps=M, parameters=P)`,
+        );
+      spec[match[1] as "users" | "apps" | "parameters"] = Number(match[2]);
+    }
+    return spec;
+  }
+  throw new Error(`Unknown seed "${name}" (expected empty, demo-dev, demo-prod or scale:users=N,apps=M)`);
+}
+
+export function buildStore(seedName: string, context: SeedContext, options: StoreOptions = {}): Store {
+  const spec = parseSeed(seedName);
+  const store = new Store(emptyData(context.instance, context.release, seedName), options);
+  seedFixedFacts(store, context.adminPassword);
+  if (spec.kind === "demo") seedDemoUsers(store, spec.variant);
+  if (spec.kind === "scale") seedScaleUsers(store, spec);
+  return store;
+}
+
+export function restoreStore(data: StoreData, options: StoreOptions = {}): Store {
+  if (data?.format !== 1) throw new Error("The data file is not an egp emulator snapshot (format 1)");
+  return new Store(data, options);
+}

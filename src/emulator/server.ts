@@ -1,0 +1,154 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { failed } from "./envelope.ts";
+import { HttpFailure, message } from "./failure.ts";
+import { Faults } from "./faults.ts";
+import {
+  type EmulatorOptions,
+  type EmulatorOptionsInput,
+  faultSpecOf,
+  parseEmulatorOptions,
+} from "./options.ts";
+import { Routes, sendPayload } from "./router.ts";
+import { segments } from "./routes/index.ts";
+import { buildStore, restoreStore } from "./seeds/index.ts";
+import { authenticator } from "./sessions.ts";
+import type { Store } from "./store.ts";
+
+export interface Emulator {
+  /** `http://host:port`, without a trailing slash. */
+  url: string;
+  port: number;
+  store: Store;
+  faults: Faults;
+  options: EmulatorOptions;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+function loadStore(options: EmulatorOptions): Store {
+  const storeOptions = { clock: options.clock, dataFile: options.dataFile };
+  if (options.dataFile && existsSync(options.dataFile)) {
+    return restoreStore(JSON.parse(readFileSync(options.dataFile, "utf8")), storeOptions);
+  }
+  const store = buildStore(
+    options.seed,
+    { instance: options.instance, release: options.release, adminPassword: options.adminPassword },
+    storeOptions,
+  );
+  store.changed();
+  return store;
+}
+
+/** Maps fastify's own errors (bad JSON, too large, wrong media type) to envelopes. */
+function failureOf(error: FastifyError | HttpFailure): HttpFailure {
+  if (error instanceof HttpFailure) return error;
+  const status =
+    error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+  if (status === 500)
+    return new HttpFailure(500, message("InternalError", "The server failed to process the request."));
+  const key = error.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? "RequestTooLarge" : "BadRequest";
+  return new HttpFailure(status, message(key, `The request was badly formatted: ${error.message}`));
+}
+
+export async function buildEmulator(
+  input: EmulatorOptionsInput = {},
+): Promise<Omit<Emulator, "url" | "port" | "close">> {
+  const options = parseEmulatorOptions(input);
+  const store = loadStore(options);
+  const faults = new Faults(faultSpecOf(options));
+  faults.onExpire = () => store.sessions.clear();
+  const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), "egp-emulator-"));
+
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimit,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
+    forceCloseConnections: true,
+  });
+
+  // An empty JSON body is no body: documented reads send Content-Type with POST and nothing else.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(["application/json", "text/json"], { parseAs: "string" }, (_req, text, done) => {
+    const source = String(text);
+    if (source.trim() === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(source));
+    } catch (error) {
+      done(
+        new HttpFailure(
+          400,
+          message("MalformedJson", `The request body is not valid JSON: ${(error as Error).message}`),
+        ),
+      );
+    }
+  });
+
+  app.addHook("onRequest", async (req, reply) => {
+    const action = faults.decide(req.method, req.url);
+    const delay = faults.latency() + (action && "delayMs" in action ? action.delayMs : 0);
+    if (delay > 0) await sleep(delay);
+    if (!action) return;
+    if ("reset" in action && action.after) {
+      (req as { resetAfter?: boolean }).resetAfter = true;
+      return;
+    }
+    if (!faults.apply(action, req, reply)) return;
+    if ("reset" in action) return reply.hijack();
+    const status = reply.statusCode;
+    const text =
+      status === 429 ? "Too many requests; retry later." : "The service is temporarily unavailable.";
+    return sendPayload(
+      reply,
+      failed([message(status === 429 ? "TooManyRequests" : "ServiceUnavailable", text)]),
+    );
+  });
+
+  // A reset after processing: the change is made, the answer is lost (what makes a blind retry unsafe).
+  app.addHook("onSend", async (req, _reply, payload) => {
+    if ((req as { resetAfter?: boolean }).resetAfter) req.raw.socket.destroy();
+    return payload;
+  });
+
+  app.setErrorHandler((error: FastifyError | HttpFailure, _req, reply) => {
+    const failure = failureOf(error);
+    if (failure.status === 500) app.log.error(error);
+    reply.code(failure.status).headers(failure.headers);
+    return sendPayload(reply, failed(failure.messages));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.code(404);
+    return sendPayload(
+      reply,
+      failed([message("ResourceNotFound", `No resource answers ${req.method} ${req.url.split("?")[0]}.`)]),
+    );
+  });
+
+  const routes = new Routes();
+  const context = { app, options, faults, store, workDir };
+  for (const register of segments) await register(routes, context);
+  routes.mount(app, store.data.release, store, authenticator(options.scheme));
+  app.addHook("onClose", async () => {
+    await store.flush();
+    if (!options.workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+  return { app, store, faults, options };
+}
+
+/** Starts an emulator; port 0 picks a free port. */
+export async function startEmulator(input: EmulatorOptionsInput = {}): Promise<Emulator> {
+  const built = await buildEmulator(input);
+  const address = await built.app.listen({ port: built.options.port, host: built.options.host });
+  const port = Number(new URL(address).port);
+  const host = built.options.host.includes(":") ? `[${built.options.host}]` : built.options.host;
+  return {
+    ...built,
+    url: `http://${host}:${port}`,
+    port,
+    close: () => built.app.close(),
+  };
+}

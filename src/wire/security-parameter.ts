@@ -63,26 +63,35 @@ export type SecurityParameter = z.infer<typeof SecurityParameter>;
 
 /**
  * Accepts both spellings of the time-zone key: the seed's update example writes `TimeZonCode`.
- * Input only; reads always return `TimeZoneCode`.
+ * Keys match case-insensitively, as everywhere in a request body; `TimeZoneCode` wins when both are
+ * sent. Input only; reads always return `TimeZoneCode`.
  */
 function foldTimeZoneSpelling(input: unknown): unknown {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
   const record = input as Record<string, unknown>;
-  if (!("TimeZonCode" in record) || "TimeZoneCode" in record) return input;
-  const { TimeZonCode, ...rest } = record;
-  return { ...rest, TimeZoneCode: TimeZonCode };
+  const keys = Object.keys(record);
+  const misspelt = keys.find((key) => key.toLowerCase() === "timezoncode");
+  if (misspelt === undefined) return input;
+  const { [misspelt]: value, ...rest } = record;
+  if (keys.some((key) => key.toLowerCase() === "timezonecode")) return rest;
+  return { ...rest, TimeZoneCode: value };
 }
+
+const required = (expected: string) => (issue: { input?: unknown }) =>
+  issue.input == null ? "is required" : `must be ${expected}`;
+const requiredText = z.string({ error: required("a string") }).min(1, "cannot be empty");
+const requiredInt = z.number({ error: required("an integer") }).int("must be an integer");
 
 /** Create body: no Id, Alias or GUID. */
 export const SecurityParameterCreate = z.preprocess(
   foldTimeZoneSpelling,
-  z.object(fields).partial().extend({ Name: z.string() }),
+  z.object(fields).partial().extend({ Name: requiredText }),
 );
 export type SecurityParameterCreate = z.infer<typeof SecurityParameterCreate>;
 
 /** Update body: the live Id, Alias and GUID are required. */
 export const SecurityParameterUpdate = z.preprocess(
   foldTimeZoneSpelling,
-  z.object(fields).partial().extend({ Id: int, Alias: z.string(), GUID: z.string() }),
+  z.object(fields).partial().extend({ Id: requiredInt, Alias: requiredText, GUID: requiredText }),
 );
 export type SecurityParameterUpdate = z.infer<typeof SecurityParameterUpdate>;

@@ -44,9 +44,64 @@ export const User = z.object({
 });
 export type User = z.infer<typeof User>;
 
-/** The writable user fields, as a create or update body carries them. */
-export const UserWrite = User.omit({ UpdateInformation: true, LastLoginDate: true }).partial();
+const optionalText = z.string().nullable().optional();
+const optionalInt = int.nullable().optional();
+
+const missing = (expected: string) => (issue: { input?: unknown }) =>
+  issue.input == null ? "is required and cannot be null" : `must be ${expected}`;
+
+/** A field that must be present, not null and not empty (seed: create and update rules). */
+const requiredText = z.string({ error: missing("a string") }).min(1, "cannot be empty");
+const requiredInt = z.number({ error: missing("an integer") }).int("must be an integer");
+
+/** AccountStatus on writes: 1 Active, 2 Inactive, 3 Locked. */
+const STATUS_RANGE = "must be 1 (Active), 2 (Inactive) or 3 (Locked)";
+const accountStatus = requiredInt.min(1, STATUS_RANGE).max(3, STATUS_RANGE);
+
+/**
+ * The writable user fields, as a create or update body carries them. Every field may be omitted or
+ * null; what that means (default, reset) is the service's rule, not the schema's.
+ */
+export const UserWrite = z.object({
+  Id: optionalInt,
+  DisplayName: optionalText,
+  FirstName: optionalText,
+  MiddleName: optionalText,
+  LastName: optionalText,
+  UserName: optionalText,
+  AccountStatus: accountStatus.nullable().optional(),
+  DomainId: optionalInt,
+  SecurityId: optionalInt,
+  Locale: optionalText,
+  TimeZoneId: optionalText,
+  Address: optionalText,
+  Company: optionalText,
+  Title: optionalText,
+  AdditionalNote: optionalText,
+  BusinessUnit: optionalText,
+  Department: optionalText,
+  DistinguishedName: optionalText,
+  ForcePasswordChange: z.boolean().nullable().optional(),
+  Type: optionalInt,
+  LanguageId: optionalInt,
+  DefaultHomeDashboardId: optionalInt,
+  DefaultHomeWorkspaceId: optionalInt,
+});
 export type UserWrite = z.infer<typeof UserWrite>;
+
+/** Create rules: FirstName and LastName required. */
+export const CreateUserFields = UserWrite.extend({ FirstName: requiredText, LastName: requiredText });
+export type CreateUserFields = z.infer<typeof CreateUserFields>;
+
+/** Update rule 2: Id, FirstName, LastName, UserName and AccountStatus cannot be null. */
+export const UpdateUserFields = UserWrite.extend({
+  Id: requiredInt,
+  FirstName: requiredText,
+  LastName: requiredText,
+  UserName: requiredText,
+  AccountStatus: accountStatus,
+});
+export type UpdateUserFields = z.infer<typeof UpdateUserFields>;
 
 export const ContactType = { Email: 7, Phone: 9 } as const;
 export const ContactSubType = {
@@ -75,6 +130,16 @@ export const Contact = z.object({
 });
 export type Contact = z.infer<typeof Contact>;
 
+/** A contact in an update body: `Id` keeps an existing contact's id; `IsDefault` defaults to false. */
+export const ContactWrite = z.object({
+  Id: optionalInt,
+  ContactType: int,
+  ContactSubType: int,
+  IsDefault: z.boolean().nullable().optional(),
+  Value: requiredText,
+});
+export type ContactWrite = z.infer<typeof ContactWrite>;
+
 /** Seed rule: phone (9) allows subtypes 3–14; email (7) forbids 1, 4, 7, 8 and 13. */
 export function contactSubTypeAllowed(type: number, subType: number): boolean {
   if (!Number.isInteger(subType) || subType < 1 || subType > 14) return false;
@@ -97,15 +162,15 @@ export const Task = z.object({
 export type Task = z.infer<typeof Task>;
 
 export const CreateUserRequest = z.object({
-  User: UserWrite,
-  Password: z.string(),
+  User: CreateUserFields,
+  Password: z.string({ error: "is required" }),
   Roles: z.array(int).nullable().optional(),
 });
 export type CreateUserRequest = z.infer<typeof CreateUserRequest>;
 
 export const UpdateUserRequest = z.object({
-  User: UserWrite.extend({ Id: int }),
-  Contacts: z.array(Contact).nullable().optional(),
+  User: UpdateUserFields,
+  Contacts: z.array(ContactWrite).nullable().optional(),
   Roles: z.array(int).nullable().optional(),
   Groups: z.array(int).nullable().optional(),
 });

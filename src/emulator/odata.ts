@@ -439,11 +439,11 @@ export function matches<T>(node: FilterNode, row: T, getField: GetField<T>): boo
     case "test":
       return getField(row, node.field) === true;
     case "compare":
-      return compareValues(node.op, valueOf(node.left, row, getField), valueOf(node.right, row, getField));
+      return compareValues(node.op, operandValue(node.left, row, getField), operandValue(node.right, row, getField));
   }
 }
 
-function valueOf<T>(operand: Operand, row: T, getField: GetField<T>): unknown {
+function operandValue<T>(operand: Operand, row: T, getField: GetField<T>): unknown {
   return operand.kind === "field" ? getField(row, operand.name) : operand.value;
 }
 

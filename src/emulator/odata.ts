@@ -439,7 +439,11 @@ export function matches<T>(node: FilterNode, row: T, getField: GetField<T>): boo
     case "test":
       return getField(row, node.field) === true;
     case "compare":
-      return compareValues(node.op, operandValue(node.left, row, getField), operandValue(node.right, row, getField));
+      return compareValues(
+        node.op,
+        operandValue(node.left, row, getField),
+        operandValue(node.right, row, getField),
+      );
   }
 }
 

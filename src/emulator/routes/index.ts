@@ -4,6 +4,7 @@ import type { EmulatorOptions } from "../options.ts";
 import type { Routes } from "../router.ts";
 import type { Store } from "../store.ts";
 import { registerSecurity } from "./security.ts";
+import { registerUsers } from "./users.ts";
 import { registerVersion } from "./version.ts";
 
 export interface SegmentContext {
@@ -19,4 +20,5 @@ export interface SegmentContext {
 export const segments: Array<(routes: Routes, context: SegmentContext) => void | Promise<void>> = [
   (routes, { options }) => registerSecurity(routes, { scheme: options.scheme }),
   (routes) => registerVersion(routes),
+  (routes) => registerUsers(routes),
 ];

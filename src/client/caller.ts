@@ -1,0 +1,309 @@
+import pRetry from "p-retry";
+import { type DecodeContext, type Decoder, messagesOf, parseJson } from "./envelope.ts";
+import { ErrorCode } from "./error-codes.ts";
+import {
+  AuthError,
+  ConnectionError,
+  connectionErrorOf,
+  errorFromResponse,
+  NotFoundError,
+  outcomeUnknown,
+  PlatformError,
+  ResponseShapeError,
+} from "./errors.ts";
+import { type RateLimiter, realSleep, type Semaphore } from "./limits.ts";
+import type { ClientLog } from "./logger.ts";
+import type { MultipartBody } from "./multipart.ts";
+import type { ClientOptions } from "./options.ts";
+import type { Paths } from "./paths.ts";
+import type { Scrubber } from "./redact.ts";
+import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
+import type { Route } from "./route.ts";
+import type { Session } from "./session.ts";
+import type { StatsRecorder } from "./stats.ts";
+import type { Exchange, RawResponse, Transport } from "./transport.ts";
+
+/*
+ * Runs one call of the interface, in layers:
+ *   call        → session (lazy login; on a 401, one re-login and one more try)
+ *   viaPrefixes → prefix discovery (the first prefix that does not answer 404 is cached)
+ *   withRetry   → p-retry with the pure shouldRetry/delayFor (idempotent calls only)
+ *   attempt     → limits, one HTTP exchange, status and envelope checks
+ * A create that fails without a clear answer becomes OutcomeUnknownError and is never repeated.
+ */
+
+export type Verb = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface Call<T> {
+  method: Verb;
+  /** A read sent as POST with `X-Http-Method-Override: GET`. */
+  override?: boolean;
+  route: Route;
+  query?: Array<[string, string]>;
+  json?: unknown;
+  multipart?: MultipartBody;
+  /** Default true: the call needs the session. */
+  auth?: boolean;
+  /** Sends this token without managing the session (logout). */
+  token?: string;
+  /** Default: reads, PUT and DELETE are; POST is not. */
+  idempotent?: boolean;
+  login?: boolean;
+  /** Returned for an empty success body, when the seed allows one (history, delete). */
+  emptyAs?: unknown;
+  /** Decodes a successful JSON body. */
+  decode?: Decoder<T>;
+  /** Consumes a successful response itself (downloads). */
+  consume?: (response: RawResponse, context: DecodeContext) => Promise<T>;
+}
+
+export interface CallerDeps {
+  options: ClientOptions;
+  transport: Transport;
+  paths: Paths;
+  scrubber: Scrubber;
+  log: ClientLog;
+  stats: StatsRecorder;
+  semaphore: Semaphore;
+  limiter: RateLimiter;
+}
+
+const ERROR_BODY_LIMIT = 1024 * 1024;
+
+export class Caller {
+  private readonly deps: CallerDeps;
+  private readonly origin: string;
+  private readonly policy: RetryPolicy;
+  private session: Session | undefined;
+
+  constructor(deps: CallerDeps) {
+    this.deps = deps;
+    this.origin = deps.options.url.replace(/\/+$/, "");
+    this.policy = deps.options.retry;
+  }
+
+  useSession(session: Session): void {
+    this.session = session;
+  }
+
+  async call<T>(call: Call<T>): Promise<T> {
+    if (call.auth === false || !this.session) return this.viaPrefixes(call, call.token);
+    const token = await this.session.current();
+    try {
+      return await this.viaPrefixes(call, token);
+    } catch (error) {
+      if (!(error instanceof AuthError) || error.status !== 401) throw error;
+      this.deps.log.debug({ route: call.route.template }, "session refused; logging in again");
+      const fresh = await this.session.renew(token);
+      return this.viaPrefixes(call, fresh);
+    }
+  }
+
+  private async viaPrefixes<T>(call: Call<T>, token: string | undefined): Promise<T> {
+    const { paths } = this.deps;
+    const family = call.route.family;
+    const candidates = paths.candidates(family);
+    let firstMiss: NotFoundError | undefined;
+    for (const [index, prefix] of candidates.entries()) {
+      const last = index === candidates.length - 1;
+      try {
+        const result = await this.withRetry(call, prefix, token);
+        this.settle(family, prefix);
+        return result;
+      } catch (error) {
+        if (error instanceof NotFoundError && !last) {
+          this.deps.log.debug({ prefix, route: call.route.template }, "prefix answered 404; trying the next");
+          firstMiss ??= error;
+          continue;
+        }
+        if (answered(error)) this.settle(family, prefix);
+        if (error instanceof NotFoundError && firstMiss) throw call.login ? this.noApi(firstMiss) : firstMiss;
+        throw error;
+      }
+    }
+    throw new Error("unreachable: no prefix candidates");
+  }
+
+  private settle(family: Route["family"], prefix: string): void {
+    if (this.deps.paths.isSettled(family)) return;
+    this.deps.paths.settle(family, prefix);
+    this.deps.log.debug({ family, prefix }, "prefix settled");
+  }
+
+  private noApi(cause: NotFoundError): NotFoundError {
+    return new NotFoundError({
+      code: ErrorCode.NoApi,
+      message: `Neither /platformapi nor /api answers the login at ${this.origin}; check the url option`,
+      status: 404,
+      method: cause.method,
+      path: cause.path,
+      cause,
+      scrub: this.deps.scrubber.scrub,
+    });
+  }
+
+  private withRetry<T>(call: Call<T>, prefix: string, token: string | undefined): Promise<T> {
+    const idempotent = call.idempotent ?? (call.override === true || call.method !== "POST");
+    const sleep = this.deps.options.sleep ?? realSleep;
+    const random = this.deps.options.random ?? Math.random;
+    return pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent), {
+      retries: this.policy.retries,
+      minTimeout: 0,
+      shouldRetry: async ({ error, attemptNumber }) => {
+        if (!shouldRetry(outcomeOf(error, idempotent), attemptNumber, this.policy)) return false;
+        const headers = error instanceof PlatformError ? error.headers : undefined;
+        const delayMs = delayFor(attemptNumber, headers, this.policy, random);
+        this.deps.stats.retry();
+        this.deps.log.debug(
+          { route: call.route.template, attempt: attemptNumber, delayMs, error },
+          "retrying",
+        );
+        await sleep(delayMs);
+        return true;
+      },
+    });
+  }
+
+  private async attempt<T>(
+    call: Call<T>,
+    prefix: string,
+    token: string | undefined,
+    attempt: number,
+    idempotent: boolean,
+  ): Promise<T> {
+    const { log, scrubber, limiter, semaphore } = this.deps;
+    const path = prefix + call.route.path;
+    const shown = scrubber.scrub(path + queryString(call.query));
+    const exchange = this.exchangeOf(call, path, token);
+    await limiter.acquire();
+    const release = await semaphore.acquire();
+    const started = performance.now();
+    let status: number | undefined;
+    try {
+      log.trace(
+        {
+          req: { method: exchange.method, path: shown, headers: exchange.headers },
+          body: call.json,
+          attempt,
+        },
+        "request",
+      );
+      const response = await this.deps.transport.send(exchange).catch((error: unknown) => {
+        throw connectionErrorOf(error, { method: call.method, path: shown }, scrubber.scrub);
+      });
+      status = response.statusCode;
+      log.trace({ status, path: shown, ms: Math.round(performance.now() - started) }, "response");
+      const context: DecodeContext = {
+        method: call.method,
+        path: shown,
+        status,
+        scrub: scrubber.scrub,
+        login: call.login,
+      };
+      return await this.handle(call, response, context);
+    } catch (error) {
+      log.debug({ path: shown, attempt, error }, "attempt failed");
+      throw idempotent ? error : unknownIfUnclear(error, scrubber.scrub);
+    } finally {
+      release();
+      this.deps.stats.request({
+        method: call.method,
+        path,
+        route: call.route.template,
+        attempt,
+        status,
+        durationMs: performance.now() - started,
+      });
+    }
+  }
+
+  private exchangeOf(call: Call<unknown>, path: string, token: string | undefined): Exchange {
+    const headers: Record<string, string> = { accept: "application/json" };
+    if (token) headers.authorization = `${this.deps.options.scheme} session-id="${token}"`;
+    if (call.override) headers["x-http-method-override"] = "GET";
+    const url = this.origin + path + queryString(call.query);
+    if (call.multipart) {
+      headers["content-type"] = call.multipart.contentType;
+      headers["content-length"] = String(call.multipart.length);
+      return { method: call.method, url, headers, body: call.multipart.open() };
+    }
+    if (call.json !== undefined) {
+      headers["content-type"] = "application/json";
+      return { method: call.method, url, headers, body: JSON.stringify(call.json) };
+    }
+    // The seed's reads carry the JSON content type and no body.
+    if (call.method !== "GET" || call.override) headers["content-type"] = "application/json";
+    return { method: call.method, url, headers };
+  }
+
+  private async handle<T>(call: Call<T>, response: RawResponse, context: DecodeContext): Promise<T> {
+    const status = response.statusCode;
+    if (status < 200 || status >= 300) {
+      const text = await readCapped(response, ERROR_BODY_LIMIT);
+      throw errorFromResponse({
+        ...context,
+        messages: messagesOf(tryJson(text)),
+        headers: response.headers,
+      });
+    }
+    if (call.consume) return call.consume(response, context);
+    const text = await response.body.text();
+    if (text.trim() === "" && "emptyAs" in call) return call.emptyAs as T;
+    const payload = parseJson(text, context);
+    if (!call.decode) return undefined as T;
+    return call.decode(payload, context);
+  }
+}
+
+/** The server answered (anything but a 404): the prefix exists. */
+function answered(error: unknown): boolean {
+  if (error instanceof ResponseShapeError) return true;
+  return error instanceof PlatformError && error.status !== undefined && error.status !== 404;
+}
+
+/** A failed create whose answer is unclear (5xx, timeout or reset after sending) may have happened. */
+function unknownIfUnclear(error: unknown, scrub: (text: string) => string): unknown {
+  if (error instanceof ConnectionError) return error.sent ? outcomeUnknown(error, scrub) : error;
+  if (
+    error instanceof PlatformError &&
+    error.status !== undefined &&
+    error.status >= 500 &&
+    error.status !== 501
+  ) {
+    return outcomeUnknown(error, scrub);
+  }
+  return error;
+}
+
+export function queryString(query: Array<[string, string]> | undefined): string {
+  if (!query || query.length === 0) return "";
+  // `$` stays literal in OData option names; everything else is percent-encoded.
+  const encode = (text: string) => encodeURIComponent(text).replace(/%24/g, "$");
+  return `?${query.map(([key, value]) => `${encode(key)}=${encode(value)}`).join("&")}`;
+}
+
+async function readCapped(response: RawResponse, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > limit) break;
+      chunks.push(buffer);
+    }
+  } catch {
+    // A body cut short still tells us the status; the messages are a bonus.
+  } finally {
+    response.body.destroy();
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}

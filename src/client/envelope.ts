@@ -1,0 +1,96 @@
+import { z } from "zod";
+import { Envelope, ValidationMessage } from "../wire/index.ts";
+import { errorFromResponse, ResponseShapeError } from "./errors.ts";
+import type { Scrub } from "./redact.ts";
+
+/*
+ * Every response goes through the envelope schema. `IsSuccessful: false` is an error whatever the
+ * HTTP status (bad credentials answer 200). A body of the wrong shape is a ResponseShapeError that
+ * carries the zod issues.
+ */
+
+export interface DecodeContext {
+  method: string;
+  path: string;
+  status: number;
+  scrub: Scrub;
+  /** The call was a login: a non-success means rejected credentials. */
+  login?: boolean;
+}
+
+export type Decoder<T> = (payload: unknown, context: DecodeContext) => T;
+
+function shapeError(context: DecodeContext, issues: z.core.$ZodIssue[], prefix: PropertyKey[] = []) {
+  return new ResponseShapeError({
+    method: context.method,
+    path: context.path,
+    status: context.status,
+    issues: issues.map((issue) => ({ ...issue, path: [...prefix, ...issue.path] })),
+    scrub: context.scrub,
+  });
+}
+
+function unwrap<S extends z.ZodType>(
+  schema: S,
+  item: unknown,
+  context: DecodeContext,
+  prefix: PropertyKey[],
+): z.output<S> {
+  const envelope = Envelope.safeParse(item);
+  if (!envelope.success) throw shapeError(context, envelope.error.issues, prefix);
+  if (!envelope.data.IsSuccessful) {
+    throw errorFromResponse({ ...context, messages: envelope.data.ValidationMessages });
+  }
+  const requested = schema.safeParse(envelope.data.RequestedObject);
+  if (!requested.success) throw shapeError(context, requested.error.issues, [...prefix, "RequestedObject"]);
+  return requested.data;
+}
+
+/** One envelope; returns its `RequestedObject`. */
+export function one<S extends z.ZodType>(schema: S): Decoder<z.output<S>> {
+  return (payload, context) => unwrap(schema, payload, context, []);
+}
+
+/** An array of envelopes; returns their `RequestedObject`s. */
+export function many<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>> {
+  return (payload, context) => {
+    if (!Array.isArray(payload)) {
+      // A failure answers one envelope, not an array: report that failure, not the shape.
+      const single = Envelope.safeParse(payload);
+      if (single.success && !single.data.IsSuccessful) unwrap(schema, payload, context, []);
+      throw shapeError(context, [
+        { code: "custom", message: "expected an array of envelopes", path: [], input: undefined },
+      ]);
+    }
+    return payload.map((item, index) => unwrap(schema, item, context, [index]));
+  };
+}
+
+/**
+ * For reads the seed does not say return one or many: accepts either, returns an array.
+ * (A cross-reference can target several levels, for example.)
+ */
+export function oneOrMany<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>> {
+  return (payload, context) =>
+    Array.isArray(payload) ? many(schema)(payload, context) : [one(schema)(payload, context)];
+}
+
+/** Validation messages of a failed response body, when it is an envelope. */
+export function messagesOf(payload: unknown): ValidationMessage[] | undefined {
+  const parsed = z
+    .object({ ValidationMessages: z.array(ValidationMessage).nullable().optional() })
+    .safeParse(payload);
+  return parsed.success ? (parsed.data.ValidationMessages ?? undefined) : undefined;
+}
+
+/** Parses a JSON body, or fails as a shape error. */
+export function parseJson(text: string, context: DecodeContext): unknown {
+  if (text.trim() === "") {
+    throw shapeError(context, [{ code: "custom", message: "empty body", path: [], input: undefined }]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw shapeError(context, [{ code: "custom", message: "body is not JSON", path: [], input: undefined }]);
+  }
+}

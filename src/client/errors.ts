@@ -1,0 +1,295 @@
+import type { z } from "zod";
+import type { ValidationMessage } from "../wire/index.ts";
+import { ErrorCode } from "./error-codes.ts";
+import { type Scrub, scrubPatterns } from "./redact.ts";
+
+/*
+ * HTTP failures: one base class with a stable code, the status, the request's method and path, the
+ * validation messages and a cause; one subclass per category; one factory (`errorFromResponse`)
+ * that maps a response to its class. Other failures (a response of the wrong shape, bad options, a
+ * bad argument, a local file) are separate families. Every constructor scrubs what it stores.
+ */
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface PlatformErrorInit {
+  code: ErrorCode;
+  message: string;
+  status?: number;
+  method?: string;
+  /** The request path; query values are scrubbed before they get here. */
+  path?: string;
+  validationMessages?: ValidationMessage[] | null;
+  headers?: Headers;
+  cause?: unknown;
+  scrub?: Scrub;
+}
+
+export class PlatformError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number | undefined;
+  readonly method: string | undefined;
+  readonly path: string | undefined;
+  readonly validationMessages: ValidationMessage[];
+  readonly headers: Headers;
+
+  constructor(init: PlatformErrorInit) {
+    const scrub = init.scrub ?? scrubPatterns;
+    super(scrub(init.message), init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.code = init.code;
+    this.status = init.status;
+    this.method = init.method;
+    this.path = init.path === undefined ? undefined : scrub(init.path);
+    this.validationMessages = (init.validationMessages ?? []).map((m) => scrubMessage(m, scrub));
+    this.headers = withoutSecrets(init.headers ?? {});
+  }
+}
+
+export class AuthError extends PlatformError {}
+export class ForbiddenError extends PlatformError {}
+export class NotFoundError extends PlatformError {}
+export class ValidationError extends PlatformError {}
+export class TransientError extends PlatformError {}
+
+export class RateLimitError extends PlatformError {
+  /** What `Retry-After` asked for, in ms, when the response said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(init: PlatformErrorInit & { retryAfterMs?: number }) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+export class ConnectionError extends PlatformError {
+  /** False when the request never reached the server (refused, DNS, TLS, connect timeout). */
+  readonly sent: boolean;
+  constructor(init: PlatformErrorInit & { sent: boolean }) {
+    super(init);
+    this.sent = init.sent;
+  }
+}
+
+/** A create failed without a clear answer: it may or may not have happened. Re-read before retrying. */
+export class OutcomeUnknownError extends PlatformError {}
+
+/** A response whose body does not match the schema of the call. */
+export class ResponseShapeError extends Error {
+  readonly code = ErrorCode.ResponseShape;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly issues: z.core.$ZodIssue[];
+  constructor(init: {
+    method: string;
+    path: string;
+    status: number;
+    issues: z.core.$ZodIssue[];
+    scrub?: Scrub;
+    cause?: unknown;
+  }) {
+    const scrub = init.scrub ?? scrubPatterns;
+    const summary = init.issues
+      .slice(0, 5)
+      .map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`)
+      .join("; ");
+    super(scrub(`${init.method} ${init.path}: unexpected response shape: ${summary}`), {
+      cause: init.cause,
+    });
+    this.name = "ResponseShapeError";
+    this.method = init.method;
+    this.path = scrub(init.path);
+    this.status = init.status;
+    this.issues = init.issues;
+  }
+}
+
+/** Options given to `createClient` that the schema refuses. */
+export class ClientOptionsError extends Error {
+  readonly code = ErrorCode.ClientOptions;
+  readonly problems: string[];
+  constructor(problems: string[], cause?: unknown) {
+    super(`Invalid client options: ${problems.join("; ")}`, { cause });
+    this.name = "ClientOptionsError";
+    this.problems = problems;
+  }
+}
+
+/** A method was called with an argument it cannot send (not an integer id, a bad OData field…). */
+export class InvalidArgumentError extends Error {
+  readonly code = ErrorCode.InvalidArgument;
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidArgumentError";
+  }
+}
+
+/** A local file or stream failed during an upload or a download. */
+export class TransferError extends Error {
+  readonly code = ErrorCode.Transfer;
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "TransferError";
+  }
+}
+
+// ---- the factory
+
+export interface ResponseFailure {
+  status: number;
+  method: string;
+  path: string;
+  messages?: ValidationMessage[] | null;
+  headers?: Headers;
+  /** A login answered: a non-success there means rejected credentials. */
+  login?: boolean;
+  scrub?: Scrub;
+  now?: number;
+}
+
+const TRANSIENT = new Set([500, 502, 503, 504]);
+
+/** Maps a failed response (an error status, or `IsSuccessful: false`) to its error class. */
+export function errorFromResponse(failure: ResponseFailure): PlatformError {
+  const { status } = failure;
+  const init = (code: ErrorCode, what: string): PlatformErrorInit => ({
+    code,
+    message: describe(failure, what),
+    status,
+    method: failure.method,
+    path: failure.path,
+    validationMessages: failure.messages,
+    headers: failure.headers,
+    scrub: failure.scrub,
+  });
+  if (failure.login && status < 400) return new AuthError(init(ErrorCode.LoginFailed, "login rejected"));
+  if (status >= 200 && status < 300)
+    return new ValidationError(init(ErrorCode.RequestFailed, "not successful"));
+  if (status === 401) return new AuthError(init(ErrorCode.Unauthorized, "not authorized"));
+  if (status === 403) return new ForbiddenError(init(ErrorCode.Forbidden, "forbidden"));
+  if (status === 404) return new NotFoundError(init(ErrorCode.NotFound, "not found"));
+  if (status === 429) {
+    const retryAfterMs = retryAfterOf(failure.headers, failure.now ?? Date.now());
+    return new RateLimitError({ ...init(ErrorCode.RateLimited, "rate limited"), retryAfterMs });
+  }
+  if (status >= 400 && status < 500) return new ValidationError(init(ErrorCode.Validation, "rejected"));
+  if (TRANSIENT.has(status)) return new TransientError(init(ErrorCode.Unavailable, "unavailable"));
+  return new PlatformError(init(ErrorCode.HttpError, "unexpected status"));
+}
+
+function describe(failure: ResponseFailure, what: string): string {
+  const details = (failure.messages ?? [])
+    .map((m) => m.Description ?? m.ResourcedMessage ?? m.MessageKey ?? "")
+    .filter(Boolean)
+    .join("; ");
+  const head = `${failure.method} ${failure.path}: HTTP ${failure.status} ${what}`;
+  return details ? `${head}: ${details}` : head;
+}
+
+function scrubMessage(message: ValidationMessage, scrub: Scrub): ValidationMessage {
+  const out: ValidationMessage = { ...message };
+  for (const key of Object.keys(out) as Array<keyof ValidationMessage>) {
+    const value = out[key];
+    if (typeof value === "string") (out as Record<string, unknown>)[key] = scrub(value);
+  }
+  return out;
+}
+
+function withoutSecrets(headers: Headers): Headers {
+  const out: Headers = {};
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === "authorization" || key.toLowerCase() === "set-cookie") continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/** `Retry-After` as ms: delta-seconds or an HTTP-date; undefined when absent or unreadable. */
+export function retryAfterOf(headers: Headers | undefined, now: number): number | undefined {
+  const raw = headers?.["retry-after"];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+// ---- connection-level failures
+
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+const TLS = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID",
+  "CERT_UNTRUSTED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+function codeOf(error: unknown): string | undefined {
+  const own = (error as { code?: unknown })?.code;
+  if (typeof own === "string") return own;
+  const inner = (error as { cause?: { code?: unknown } })?.cause?.code;
+  return typeof inner === "string" ? inner : undefined;
+}
+
+/** Maps a failure below HTTP (undici or socket error) to a ConnectionError. */
+export function connectionErrorOf(
+  error: unknown,
+  request: { method: string; path: string },
+  scrub?: Scrub,
+): ConnectionError {
+  const low = codeOf(error) ?? "UNKNOWN";
+  const base = { method: request.method, path: request.path, cause: error, scrub };
+  const reason = (error as Error)?.message ?? String(error);
+  if (TLS.has(low) || low.startsWith("ERR_TLS") || low.startsWith("ERR_SSL")) {
+    return new ConnectionError({
+      ...base,
+      code: ErrorCode.Tls,
+      sent: false,
+      message: `${request.method} ${request.path}: the server's certificate was rejected (${low}); pass the CA file, or insecure to skip verification`,
+    });
+  }
+  if (low === "UND_ERR_CONNECT_TIMEOUT") {
+    return new ConnectionError({
+      ...base,
+      code: ErrorCode.Timeout,
+      sent: false,
+      message: `${request.method} ${request.path}: connect timed out`,
+    });
+  }
+  if (TIMEOUTS.has(low) || (error as Error)?.name === "TimeoutError") {
+    return new ConnectionError({
+      ...base,
+      code: ErrorCode.Timeout,
+      sent: true,
+      message: `${request.method} ${request.path}: timed out waiting for the answer (${low})`,
+    });
+  }
+  return new ConnectionError({
+    ...base,
+    code: ErrorCode.Connection,
+    sent: !NOT_SENT.has(low),
+    message: `${request.method} ${request.path}: connection failed (${low}): ${reason}`,
+  });
+}
+
+/** Wraps the failure of a create that may have happened anyway. */
+export function outcomeUnknown(cause: PlatformError, scrub?: Scrub): OutcomeUnknownError {
+  return new OutcomeUnknownError({
+    code: ErrorCode.OutcomeUnknown,
+    message: `${cause.method} ${cause.path}: the outcome is unknown (${cause.code}${cause.status ? `, HTTP ${cause.status}` : ""}); re-read the live state before trying again`,
+    status: cause.status,
+    method: cause.method,
+    path: cause.path,
+    validationMessages: cause.validationMessages,
+    headers: cause.headers,
+    cause,
+    scrub,
+  });
+}

@@ -1,0 +1,74 @@
+/*
+ * Client-side limits, so that egp never hammers an instance (LESSONS 7): a semaphore bounds the
+ * requests in flight, and a rate limiter spaces requests out. No dependencies.
+ */
+
+export type Sleep = (ms: number) => Promise<void>;
+
+export const realSleep: Sleep = (ms) =>
+  ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));
+
+/** At most `size` holders at a time; waiters are served in arrival order. */
+export class Semaphore {
+  private readonly size: number;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.size = Math.max(1, size);
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  async acquire(): Promise<() => void> {
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.release();
+    };
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    // The slot passes straight to the next waiter, so `active` stays the same.
+    if (next) next();
+    else this.active -= 1;
+  }
+}
+
+/**
+ * Spaces requests `1000 / perSecond` ms apart (GCRA with a burst of one): the n-th concurrent
+ * caller waits n intervals. Reservations are taken synchronously, so concurrent callers never race.
+ * `perSecond` 0 means no limit.
+ */
+export class RateLimiter {
+  private readonly interval: number;
+  private readonly now: () => number;
+  private readonly sleep: Sleep;
+  private theoretical = Number.NEGATIVE_INFINITY;
+
+  constructor(perSecond: number, now: () => number = Date.now, sleep: Sleep = realSleep) {
+    this.interval = perSecond > 0 ? 1000 / perSecond : 0;
+    this.now = now;
+    this.sleep = sleep;
+  }
+
+  /** Reserves the next slot and returns how long the caller must wait for it. */
+  reserve(): number {
+    if (this.interval === 0) return 0;
+    const now = this.now();
+    const at = Math.max(this.theoretical, now);
+    this.theoretical = at + this.interval;
+    return at - now;
+  }
+
+  async acquire(): Promise<void> {
+    const wait = this.reserve();
+    if (wait > 0) await this.sleep(wait);
+  }
+}

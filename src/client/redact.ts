@@ -1,0 +1,60 @@
+/*
+ * Secrets are removed at the source: every string the client logs or puts in an error goes through
+ * a scrubber that knows the configured password, every session token it has seen, and passwords
+ * it has sent on a caller's behalf. Patterns catch tokens the scrubber was never told about.
+ */
+
+export const REDACTED = "[redacted]";
+
+// `session-id="<token>"` in an Authorization header, quoted or not.
+const SESSION_ID = /(session-id\s*=\s*)"?[^"\s,;]+"?/gi;
+// A JSON property whose value is a secret, in any casing: "Password":"...".
+const SECRET_PROPERTY = /("(?:password|newpassword|sessiontoken|attachmentbytes)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+
+export type Scrub = (text: string) => string;
+
+/** Removes known secrets, and secret-shaped patterns, from strings. */
+export class Scrubber {
+  private readonly secrets = new Set<string>();
+  // Longest first, so that a secret containing another is removed whole.
+  private ordered: string[] = [];
+
+  constructor(initial: Iterable<string | undefined> = []) {
+    for (const secret of initial) this.add(secret);
+  }
+
+  /** Remembers a secret; its raw, JSON-escaped and URL-encoded spellings are all removed. */
+  add(secret: string | undefined | null): void {
+    if (!secret) return;
+    this.secrets.add(secret);
+    this.secrets.add(JSON.stringify(secret).slice(1, -1));
+    this.secrets.add(encodeURIComponent(secret));
+    this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
+  }
+
+  readonly scrub: Scrub = (text) => {
+    let out = text.replace(SESSION_ID, `$1"${REDACTED}"`).replace(SECRET_PROPERTY, `$1"${REDACTED}"`);
+    for (const secret of this.ordered) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
+    return out;
+  };
+
+  /** A copy of a value with every string scrubbed; cycles and depth are bounded. */
+  scrubDeep<T>(value: T): T {
+    return scrubValue(value, this.scrub, 0) as T;
+  }
+}
+
+/** Patterns only: for places that have no scrubber at hand. */
+export const scrubPatterns: Scrub = (text) => new Scrubber().scrub(text);
+
+function scrubValue(value: unknown, scrub: Scrub, depth: number): unknown {
+  if (typeof value === "string") return scrub(value);
+  if (value === null || typeof value !== "object" || depth > 8) return value;
+  if (Array.isArray(value)) return value.map((item) => scrubValue(item, scrub, depth + 1));
+  if (value instanceof Error) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = scrubValue(inner, scrub, depth + 1);
+  return out;
+}

@@ -1,0 +1,157 @@
+import { createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import type { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { EmptyObject, IdObject } from "../../wire/index.ts";
+import { idOf } from "../args.ts";
+import type { Caller } from "../caller.ts";
+import { type DecodeContext, messagesOf, one, parseJson } from "../envelope.ts";
+import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
+import { fileSourceOf, type UploadSource } from "../file-source.ts";
+import { multipartBody } from "../multipart.ts";
+import { type OnProgress, progressCounter } from "../progress.ts";
+import { apiCoreRoute } from "../route.ts";
+import type { PackageCreateRequest, PackageInstallRequest } from "../schemas/package.ts";
+import type { RawResponse } from "../transport.ts";
+
+/*
+ * Package automation, under the `/api/core/` prefix the seed writes (discovered per instance).
+ * - create, generate, install and upload are not retried: a lost answer raises
+ *   OutcomeUnknownError, and the caller re-reads before trying again (DESIGN §3);
+ * - download and upload stream: the file never sits in memory, and progress is reported in bytes.
+ * A download to a path writes `<path>.part` and renames it when complete, so a failed download
+ * never leaves a truncated file under the final name.
+ */
+
+const idOnly = one(IdObject);
+
+export interface TransferOptions {
+  onProgress?: OnProgress;
+}
+
+export interface UploadOptions extends TransferOptions {
+  /** The file name sent in the part; default: the path's base name. */
+  fileName?: string;
+}
+
+export function packagesResource(caller: Caller) {
+  return {
+    /** Returns the new package's id. */
+    create: async (request: PackageCreateRequest) =>
+      (
+        await caller.call({
+          method: "POST",
+          route: apiCoreRoute`/core/package/`,
+          json: request,
+          decode: idOnly,
+        })
+      ).Id,
+
+    /** Starts the generate job; the package can be downloaded once the job is done. */
+    generate: async (packageId: number): Promise<void> => {
+      await caller.call({
+        method: "POST",
+        route: apiCoreRoute`/core/package/generate/${idOf("packageId", packageId)}`,
+        decode: one(EmptyObject),
+      });
+    },
+
+    /** Starts the install job. */
+    install: async (request: PackageInstallRequest): Promise<void> => {
+      await caller.call({
+        method: "POST",
+        route: apiCoreRoute`/core/package/install`,
+        json: request,
+        decode: one(EmptyObject),
+      });
+    },
+
+    /** Uploads a package zip, streamed from the source; returns the package id on the target. */
+    upload: async (source: UploadSource, options: UploadOptions = {}) => {
+      const file = fileSourceOf(source, options.fileName, options.onProgress);
+      const body = multipartBody([
+        {
+          name: "file",
+          fileName: file.fileName,
+          contentType: "application/zip",
+          size: file.size,
+          open: file.open,
+        },
+      ]);
+      return (
+        await caller.call({
+          method: "POST",
+          route: apiCoreRoute`/core/package/upload`,
+          multipart: body,
+          decode: idOnly,
+        })
+      ).Id;
+    },
+
+    /** Streams the package file to a path or a writable stream; returns the byte count. */
+    download: (packageId: number, destination: string | Writable, options: TransferOptions = {}) =>
+      caller.call({
+        method: "GET",
+        route: apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`,
+        consume: (response, context) => save(response, context, destination, options.onProgress),
+      }),
+  };
+}
+
+export type PackagesResource = ReturnType<typeof packagesResource>;
+
+async function save(
+  response: RawResponse,
+  context: DecodeContext,
+  destination: string | Writable,
+  onProgress: OnProgress | undefined,
+): Promise<{ bytes: number }> {
+  const type = String(response.headers["content-type"] ?? "");
+  if (/json/i.test(type)) return refuseEnvelope(response, context);
+  const length = Number(response.headers["content-length"]);
+  const total = Number.isFinite(length) ? length : undefined;
+  let bytes = 0;
+  const counter = progressCounter(total, (progress) => {
+    bytes = progress.bytes;
+    onProgress?.(progress);
+  });
+  if (typeof destination !== "string") {
+    await pipeline(response.body, counter, destination).catch((error: unknown) => {
+      // Bytes already written to a caller's stream cannot be taken back: never retried.
+      throw bytes > 0
+        ? new TransferError(`download failed after ${bytes} bytes`, error)
+        : mapped(error, context);
+    });
+    return { bytes };
+  }
+  const partial = `${destination}.part`;
+  try {
+    await pipeline(response.body, counter, createWriteStream(partial));
+    await rename(partial, destination);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw mapped(error, context);
+  }
+  return { bytes };
+}
+
+/** A JSON answer where a file was expected: an error envelope, or a shape the client cannot use. */
+async function refuseEnvelope(response: RawResponse, context: DecodeContext): Promise<never> {
+  const payload = parseJson(await response.body.text(), context) as { IsSuccessful?: unknown };
+  if (payload?.IsSuccessful === false) {
+    throw errorFromResponse({ ...context, messages: messagesOf(payload) });
+  }
+  throw new ResponseShapeError({
+    ...context,
+    issues: [{ code: "custom", message: "expected a package file, got JSON", path: [], input: undefined }],
+  });
+}
+
+/** The network side failing is a ConnectionError (retried); the local side a TransferError. */
+function mapped(error: unknown, context: DecodeContext): Error {
+  const code = String((error as { code?: unknown })?.code ?? "");
+  if (code.startsWith("UND_ERR") || code === "ECONNRESET") {
+    return connectionErrorOf(error, context, context.scrub);
+  }
+  return new TransferError(`download to disk failed: ${(error as Error)?.message ?? error}`, error);
+}

@@ -1,0 +1,153 @@
+import type { z } from "zod";
+import {
+  type ChangePasswordRequest,
+  Contact,
+  ContactsByUser,
+  type CreateUserRequest,
+  EmptyObject,
+  IdObject,
+  Task,
+  type UpdateUserRequest,
+  User,
+  type UserGroupRequest,
+  type UserRoleRequest,
+} from "../../wire/index.ts";
+import { idOf } from "../args.ts";
+import type { Caller } from "../caller.ts";
+import { many, one } from "../envelope.ts";
+import { type ODataQuery, odataParams, odataText } from "../odata.ts";
+import type { Scrubber } from "../redact.ts";
+import { route } from "../route.ts";
+
+/*
+ * The 14 user operations of the seed. Reads keep every field the instance sends (loose objects):
+ * an update must send the whole live user back, or omitted fields reset (DESIGN §3).
+ * - activate and deactivate are POSTs, but setting a status twice has the same effect as once, so
+ *   they are retried like PUTs;
+ * - change password is a PUT, but not retried: if the first try went through and its answer was
+ *   lost, a repeat would be refused as a reuse of a previous password. It raises
+ *   OutcomeUnknownError instead.
+ * Passwords sent through these calls are added to the scrubber, so they never reach a log.
+ */
+
+const UserRead = User.loose();
+export type UserRead = z.infer<typeof UserRead>;
+const ContactRead = Contact.loose();
+const ContactsRead = ContactsByUser.extend({ Contacts: ContactRead.array() }).loose();
+const TaskRead = Task.loose();
+
+const idOnly = one(IdObject);
+
+export function usersResource(caller: Caller, scrubber: Scrubber) {
+  const users = route`/core/system/user`;
+  const id = (answer: Promise<IdObject>) => answer.then((object) => object.Id);
+  return {
+    /** Get all users; OData options allowed. */
+    list: (query?: ODataQuery) =>
+      caller.call({
+        method: "POST",
+        override: true,
+        route: users,
+        query: odataParams(query),
+        decode: many(UserRead),
+      }),
+
+    get: (userId: number) =>
+      caller.call({
+        method: "POST",
+        override: true,
+        route: route`/core/system/user/${idOf("userId", userId)}`,
+        decode: one(UserRead),
+      }),
+
+    listByGroup: (groupId: number) =>
+      caller.call({
+        method: "POST",
+        override: true,
+        route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
+        decode: many(UserRead),
+      }),
+
+    /** Every user's contacts: one entry per user. A plain GET, as the seed lists it. */
+    listContacts: () =>
+      caller.call({ method: "GET", route: route`/core/system/usercontact`, decode: many(ContactsRead) }),
+
+    /** One user's contacts: the seed answers one envelope per contact. */
+    contactsOf: (userId: number) =>
+      caller.call({
+        method: "GET",
+        route: route`/core/system/usercontact/${idOf("userId", userId)}`,
+        decode: many(ContactRead),
+      }),
+
+    /** The session user's tasks; the OData options travel in the body's `Value`. */
+    tasks: (query?: ODataQuery) =>
+      caller.call({
+        method: "POST",
+        override: true,
+        route: route`/core/system/task`,
+        json: { Value: odataText(query) },
+        decode: many(TaskRead),
+      }),
+
+    /** Returns the new user's id. Not retried: a lost answer raises OutcomeUnknownError. */
+    create: (request: CreateUserRequest) => {
+      scrubber.add(request.Password);
+      return id(caller.call({ method: "POST", route: users, json: request, decode: idOnly }));
+    },
+
+    /** Send the whole user: omitted fields reset on the instance. */
+    update: (request: UpdateUserRequest) =>
+      id(caller.call({ method: "PUT", route: users, json: request, decode: idOnly })),
+
+    remove: (userId: number) =>
+      id(
+        caller.call({
+          method: "DELETE",
+          route: route`/core/system/user/${idOf("userId", userId)}`,
+          decode: idOnly,
+        }),
+      ),
+
+    activate: (userId: number) =>
+      id(
+        caller.call({
+          method: "POST",
+          route: route`/core/system/user/status/active/${idOf("userId", userId)}`,
+          idempotent: true,
+          decode: idOnly,
+        }),
+      ),
+
+    deactivate: (userId: number) =>
+      id(
+        caller.call({
+          method: "POST",
+          route: route`/core/system/user/status/inactive/${idOf("userId", userId)}`,
+          idempotent: true,
+          decode: idOnly,
+        }),
+      ),
+
+    /** Adds to (`IsAdd: true`) or removes from a role; returns the role id. */
+    updateRoleMembership: (request: UserRoleRequest) =>
+      id(caller.call({ method: "PUT", route: route`/core/system/userrole`, json: request, decode: idOnly })),
+
+    /** Adds to (`IsAdd: true`) or removes from a group; returns the group id. */
+    updateGroupMembership: (request: UserGroupRequest) =>
+      id(caller.call({ method: "PUT", route: route`/core/system/usergroup`, json: request, decode: idOnly })),
+
+    changePassword: async (request: ChangePasswordRequest): Promise<void> => {
+      scrubber.add(request.NewPassword);
+      await caller.call({
+        method: "PUT",
+        route: route`/core/system/userpassword`,
+        json: request,
+        idempotent: false,
+        decode: one(EmptyObject),
+      });
+    },
+  };
+}
+
+export type UsersResource = ReturnType<typeof usersResource>;

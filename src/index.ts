@@ -1,0 +1,91 @@
+// The library's public API: explicit named exports only.
+
+export type { PlatformClient } from "./client/client.ts";
+export { createClient } from "./client/client.ts";
+export { ERROR_CODES, ErrorCode } from "./client/error-codes.ts";
+export {
+  AuthError,
+  ClientOptionsError,
+  ConnectionError,
+  ForbiddenError,
+  InvalidArgumentError,
+  NotFoundError,
+  OutcomeUnknownError,
+  PlatformError,
+  RateLimitError,
+  ResponseShapeError,
+  TransferError,
+  TransientError,
+  ValidationError,
+} from "./client/errors.ts";
+export type { UploadSource } from "./client/file-source.ts";
+export type { Sleep } from "./client/limits.ts";
+export type {
+  ComparisonOperator,
+  Filter,
+  FilterValue,
+  ODataQuery,
+  OrderBy,
+  SelectOnly,
+} from "./client/odata.ts";
+export type { ClientOptions, ClientOptionsInput, RequestInfo } from "./client/options.ts";
+export type { BasePath } from "./client/paths.ts";
+export type { OnProgress, Progress } from "./client/progress.ts";
+export type { MultipartAttachment } from "./client/resources/attachments.ts";
+export type { TransferOptions, UploadOptions } from "./client/resources/packages.ts";
+export type { SecurityParameterRead } from "./client/resources/security-parameters.ts";
+export type { UserRead } from "./client/resources/users.ts";
+export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";
+export { DEFAULT_RETRY_POLICY, delayFor, shouldRetry } from "./client/retry.ts";
+export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
+export type {
+  ContentRead,
+  ContentRecord,
+  ContentWrapper,
+  DataGatewayRequest,
+  FieldContent,
+  FieldContentRequest,
+  HistoryEntry,
+} from "./client/schemas/content.ts";
+export { FieldType } from "./client/schemas/content.ts";
+export type {
+  Application,
+  EventAction,
+  EventRule,
+  InstanceVersion,
+  Level,
+  LevelLayout,
+  Questionnaire,
+  QuestionnaireRule,
+} from "./client/schemas/metadata.ts";
+export type {
+  InstallOptionEntry,
+  PackageCreateRequest,
+  PackageInstallRequest,
+  PackageObject,
+} from "./client/schemas/package.ts";
+export {
+  InstallMethod,
+  InstallOption,
+  PackageObjectType,
+  TranslationOption,
+} from "./client/schemas/package.ts";
+export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
+export type { ClientStats } from "./client/stats.ts";
+export type {
+  ChangePasswordRequest,
+  Contact,
+  ContactsByUser,
+  CreateUserRequest,
+  SecurityParameter,
+  SecurityParameterCreate,
+  SecurityParameterUpdate,
+  SessionContext,
+  Task,
+  UpdateUserRequest,
+  User,
+  UserGroupRequest,
+  UserRoleRequest,
+  ValidationMessage,
+} from "./wire/index.ts";
+export { AccountStatus, ContactSubType, ContactType, Day, PeriodType } from "./wire/index.ts";

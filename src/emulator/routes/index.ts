@@ -4,6 +4,7 @@ import type { EmulatorOptions } from "../options.ts";
 import type { Routes } from "../router.ts";
 import type { Store } from "../store.ts";
 import { registerSecurity } from "./security.ts";
+import { registerSecurityParameters } from "./security-parameters.ts";
 import { registerUsers } from "./users.ts";
 import { registerVersion } from "./version.ts";
 
@@ -21,4 +22,5 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes, { options }) => registerSecurity(routes, { scheme: options.scheme }),
   (routes) => registerVersion(routes),
   (routes) => registerUsers(routes),
+  (routes) => registerSecurityParameters(routes),
 ];

@@ -1,5 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
+import { registerSchemaCommand } from "./commands/schema.ts";
+import { registerValidateCommand } from "./commands/validate.ts";
 import { ExitError } from "./errors.ts";
 
 export function buildProgram(): Command {
@@ -11,6 +13,8 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError(false);
   registerEmulatorCommand(program);
+  registerValidateCommand(program);
+  registerSchemaCommand(program);
   return program;
 }
 

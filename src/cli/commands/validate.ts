@@ -1,0 +1,57 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import { formatManifestError, type LoadResult, loadRepository } from "../../manifest/index.ts";
+import { ExitError } from "../errors.ts";
+
+interface ValidateFlags {
+  dir: string;
+  json?: boolean;
+  env?: string;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+function summary(result: LoadResult): string {
+  const { documents, files, environments } = result.stats;
+  return `${plural(documents, "document")} in ${plural(files, "file")}, ${plural(environments, "environment")}`;
+}
+
+function repositoryDir(dir: string): string {
+  const path = resolve(dir);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    throw new ExitError(`--dir: not a directory: ${dir}`);
+  return path;
+}
+
+function printJson(result: LoadResult): void {
+  const body = result.ok
+    ? { ok: true, ...result.stats, warnings: result.warnings }
+    : { ok: false, ...result.stats, errors: result.errors, warnings: result.warnings };
+  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+}
+
+function printText(result: LoadResult): void {
+  const lines = result.ok ? result.warnings : [...result.errors, ...result.warnings];
+  for (const issue of lines) process.stderr.write(`${formatManifestError(issue)}\n`);
+  if (result.ok) process.stdout.write(`ok: ${summary(result)}\n`);
+}
+
+export function registerValidateCommand(program: Command): void {
+  program
+    .command("validate")
+    .description("parse and validate the environment files and manifests, offline (exit 0 valid, 1 invalid)")
+    .option("--env <name>", "validate only what applies to this environment")
+    .action(async (_flags: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<ValidateFlags>();
+      const dir = repositoryDir(flags.dir);
+      const result = await loadRepository(dir, { env: flags.env }).catch((error: NodeJS.ErrnoException) => {
+        throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
+      });
+      if (flags.json) printJson(result);
+      else printText(result);
+      if (!result.ok) throw new ExitError(`invalid: ${plural(result.errors.length, "error")}`);
+    });
+}

@@ -1,0 +1,250 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { z } from "zod";
+import type { SourceLocation } from "./errors.ts";
+import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
+import type { Reporter } from "./report.ts";
+import { Secret } from "./secret.ts";
+import type { Variables } from "./substitute.ts";
+
+const IdMap = (what: string) =>
+  z
+    .record(z.string().min(1), z.number().int().positive())
+    .optional()
+    .describe(`${what} names used by the manifests → this environment's ids.`);
+
+export const EnvironmentDocument = z
+  .strictObject({
+    url: z
+      .string()
+      .regex(/^(https?:\/\/|embedded:)/i, "expected https://host[/path] or embedded:<seed>[?data=<file>]")
+      .describe("The platform's {base_url}, or embedded:<seed>[?data=<file>] for an in-process emulator."),
+    instance: z.string().min(1).optional().describe("InstanceName to log into (embedded default: Default)."),
+    auth: z
+      .strictObject({
+        username: z.string().min(1).optional(),
+        domain: z.string().optional().describe("UserDomain (default: empty)."),
+        password: z.string().min(1).optional().describe(`Usually \${VAR}. Never printed.`),
+        scheme: z
+          .string()
+          .regex(/^\S+$/, "must be one word")
+          .optional()
+          .describe("The word of the Authorization header (default: Platform)."),
+      })
+      .optional()
+      .describe("Login. Required for a real instance; an embedded emulator defaults to sysadmin."),
+    tls: z
+      .strictObject({
+        caFile: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("PEM file of CAs to trust, relative to the repository."),
+        insecure: z.boolean().optional().describe("Turns certificate verification off (warns)."),
+      })
+      .optional(),
+    roles: IdMap("Role"),
+    groups: IdMap("Group"),
+    domains: IdMap("Domain"),
+    packagesFrom: z
+      .string()
+      .regex(ENVIRONMENT_NAME, "expected an environment name (a file in environments/)")
+      .optional()
+      .describe("The environment packages are promoted from."),
+    limits: z
+      .strictObject({
+        concurrency: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .optional()
+          .describe("Requests in flight at once (default 4)."),
+        requestsPerSecond: z
+          .number()
+          .positive()
+          .max(1000)
+          .optional()
+          .describe("Request rate cap (default 10)."),
+      })
+      .optional(),
+  })
+  .describe("An environment: one platform instance, named by its file name.");
+export type EnvironmentDocument = z.infer<typeof EnvironmentDocument>;
+
+/** Where the platform is: a real instance, or an emulator that the CLI starts in-process. */
+export type Endpoint =
+  | { kind: "http" /** {base_url}, without a trailing slash. */; url: string }
+  | {
+      kind: "embedded";
+      /** Emulator seed: empty, demo-dev, demo-prod or scale:…. */
+      seed: string;
+      /** Absolute path of the JSON snapshot that keeps its state between runs; absent: in memory. */
+      dataFile?: string;
+    };
+
+export interface EnvironmentConfig {
+  /** The file name without `.yaml`. */
+  name: string;
+  /** Repository-relative path of the environment file. */
+  file: string;
+  source: SourceLocation;
+  endpoint: Endpoint;
+  instance: string;
+  auth: { username: string; domain: string; password: Secret; scheme: string };
+  /** `caFile` is absolute. */
+  tls: { caFile?: string; insecure: boolean };
+  roles: Readonly<Record<string, number>>;
+  groups: Readonly<Record<string, number>>;
+  domains: Readonly<Record<string, number>>;
+  packagesFrom?: string;
+  limits: { concurrency: number; requestsPerSecond: number };
+}
+
+export interface EnvironmentContextOptions {
+  name: string;
+  /** Repository root: paths in environment files are relative to it. */
+  dir: string;
+  knownEnvironments: ReadonlySet<string>;
+  variables: Variables;
+  fileExists(path: string): boolean;
+}
+
+/** The emulator's administrator, used when an embedded environment gives no auth (DESIGN §4.3). */
+export const EMBEDDED_USERNAME = "sysadmin";
+export const EMBEDDED_DEFAULT_PASSWORD = "Password1!";
+export const DEFAULT_LIMITS = { concurrency: 4, requestsPerSecond: 10 } as const;
+
+const SEED =
+  /^(empty|demo-dev|demo-prod|scale:(users|apps|parameters)=\d{1,7}(,(users|apps|parameters)=\d{1,7})*)$/;
+const URL_FORMS = "expected https://host[/path] or embedded:<seed>[?data=<file>]";
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint | null {
+  const [seed = "", query = ""] = url.slice("embedded:".length).split("?", 2);
+  if (!SEED.test(seed)) {
+    report.error(
+      ["url"],
+      "unknown emulator seed; expected empty, demo-dev, demo-prod or scale:users=N,apps=M",
+    );
+    return null;
+  }
+  const params = new URLSearchParams(query);
+  for (const key of params.keys())
+    if (key !== "data")
+      report.error(["url"], `unknown embedded option "${key}"; the only option is data=<file>`);
+  const data = params.get("data");
+  if (data === "") report.error(["url"], "data= needs a file path");
+  if (report.failed()) return null;
+  return data ? { kind: "embedded", seed, dataFile: resolve(dir, data) } : { kind: "embedded", seed };
+}
+
+function httpEndpoint(url: string, report: Reporter): Endpoint | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    report.error(["url"], URL_FORMS);
+    return null;
+  }
+  // The URL is not quoted in these messages: a misplaced credential could be in it.
+  if (parsed.username || parsed.password) {
+    report.error(["url"], "must not hold credentials; put them under auth");
+    return null;
+  }
+  if (parsed.search || parsed.hash) {
+    report.error(["url"], "must not have a query or a fragment");
+    return null;
+  }
+  if (parsed.protocol === "http:" && !LOOPBACK.has(parsed.hostname))
+    report.warning(["url"], "plain http: the password and session token travel unencrypted");
+  return { kind: "http", url: parsed.href.replace(/\/+$/, "") };
+}
+
+function endpointOf(doc: EnvironmentDocument, dir: string, report: Reporter): Endpoint | null {
+  if (/^embedded:/i.test(doc.url)) return embeddedEndpoint(doc.url, dir, report);
+  return httpEndpoint(doc.url, report);
+}
+
+function authOf(
+  doc: EnvironmentDocument,
+  endpoint: Endpoint,
+  options: EnvironmentContextOptions,
+  report: Reporter,
+): EnvironmentConfig["auth"] | null {
+  const auth = doc.auth ?? {};
+  const scheme = auth.scheme ?? "Platform";
+  const domain = auth.domain ?? "";
+  if (endpoint.kind === "embedded") {
+    const password = auth.password ?? options.variables.EGP_EMULATOR_PASSWORD ?? EMBEDDED_DEFAULT_PASSWORD;
+    return { username: auth.username ?? EMBEDDED_USERNAME, domain, password: new Secret(password), scheme };
+  }
+  if (!doc.auth) report.error(["auth"], `is required for a real instance: { username, password: \${VAR} }`);
+  if (doc.auth && !auth.username) report.error(["auth", "username"], "is required");
+  if (doc.auth && !auth.password) report.error(["auth", "password"], `is required; use \${VAR}`);
+  if (!auth.username || !auth.password) return null;
+  if (!report.document.substituted.has("auth.password"))
+    report.warning(["auth", "password"], `is written in the file; use \${VAR} so that it stays out of git`);
+  return { username: auth.username, domain, password: new Secret(auth.password), scheme };
+}
+
+function tlsOf(
+  doc: EnvironmentDocument,
+  endpoint: Endpoint,
+  options: EnvironmentContextOptions,
+  report: Reporter,
+): EnvironmentConfig["tls"] {
+  const tls = doc.tls ?? {};
+  if (endpoint.kind === "embedded" && doc.tls)
+    report.warning(["tls"], "is ignored: an embedded emulator is plain HTTP inside the process");
+  if (tls.insecure && tls.caFile)
+    report.error(["tls", "insecure"], "contradicts tls.caFile; give one of them");
+  else if (tls.insecure) report.warning(["tls", "insecure"], "certificate verification is off");
+  if (!tls.caFile) return { insecure: tls.insecure ?? false };
+  const caFile = isAbsolute(tls.caFile) ? tls.caFile : resolve(options.dir, tls.caFile);
+  if (!options.fileExists(caFile))
+    report.error(["tls", "caFile"], `file not found: ${relative(options.dir, caFile) || caFile}`);
+  return { caFile, insecure: tls.insecure ?? false };
+}
+
+function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
+  const from = doc.packagesFrom;
+  if (from === undefined) return undefined;
+  if (from === options.name) report.error(["packagesFrom"], "names this environment itself");
+  else if (!options.knownEnvironments.has(from))
+    report.error(
+      ["packagesFrom"],
+      `unknown environment "${from}" (known: ${[...options.knownEnvironments].join(", ")})`,
+    );
+  return from;
+}
+
+/** Step 2 of validating an environment file (zod has passed): normalize, checking as it goes. */
+export function normalizeEnvironment(
+  doc: EnvironmentDocument,
+  options: EnvironmentContextOptions,
+  report: Reporter,
+): EnvironmentConfig | null {
+  const endpoint = endpointOf(doc, options.dir, report);
+  if (!endpoint) return null;
+  if (endpoint.kind === "http" && !doc.instance)
+    report.error(["instance"], "is required for a real instance (the InstanceName to log into)");
+  const auth = authOf(doc, endpoint, options, report);
+  const tls = tlsOf(doc, endpoint, options, report);
+  const packagesFrom = packagesFromOf(doc, options, report);
+  if (!auth || report.failed()) return null;
+  const config: EnvironmentConfig = {
+    name: options.name,
+    file: report.document.file,
+    source: report.document.locate([]),
+    endpoint,
+    instance: doc.instance ?? "Default",
+    auth,
+    tls,
+    roles: { ...doc.roles },
+    groups: { ...doc.groups },
+    domains: { ...doc.domains },
+    limits: { ...DEFAULT_LIMITS, ...doc.limits },
+  };
+  if (packagesFrom) config.packagesFrom = packagesFrom;
+  return config;
+}

@@ -1,0 +1,36 @@
+/*
+ * Environment files and manifest documents: parse YAML with positions, substitute ${VAR}, validate
+ * (zod, then normalize, then rules) and hand the planner one frozen DesiredState per environment.
+ */
+export type { DesiredState } from "./desired-state.ts";
+export type { Endpoint, EnvironmentConfig, EnvironmentDocument } from "./environment.ts";
+export { DEFAULT_LIMITS, EMBEDDED_DEFAULT_PASSWORD, EMBEDDED_USERNAME } from "./environment.ts";
+export type { ManifestIssue, Severity, SourceLocation } from "./errors.ts";
+export { formatManifestError, ManifestError } from "./errors.ts";
+export type { SchemaFile } from "./json-schema.ts";
+export { ManifestDocument, schemaFiles } from "./json-schema.ts";
+export type { DesiredDocument } from "./kinds/index.ts";
+export { KINDS } from "./kinds/index.ts";
+export type {
+  DesiredPackage,
+  DesiredPackageObject,
+  InstallChoice,
+  PackageObjectType,
+} from "./kinds/package.ts";
+export {
+  INSTALL_METHOD_CODES,
+  INSTALL_OPTION_CODES,
+  PACKAGE_OBJECT_TYPES,
+  TRANSLATION_OPTION_CODES,
+} from "./kinds/package.ts";
+export type { DesiredPrunePolicy, SecurityParameterPrune, UserPrune } from "./kinds/prune-policy.ts";
+export { NO_PRUNING } from "./kinds/prune-policy.ts";
+export type { DesiredSecurityParameter, SecurityParameterFields } from "./kinds/security-parameter.ts";
+export { DAY_CODES, PERIOD_UNIT_CODES } from "./kinds/security-parameter.ts";
+export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/user.ts";
+export { CONTACT_SUBTYPE_CODES, CONTACT_TYPE_CODES, STATUS_CODES } from "./kinds/user.ts";
+export type { LoadOptions, LoadResult, LoadStats, Repository, RepositoryFile } from "./load.ts";
+export { loadEnvironment, loadRepository, readRepository, validateRepository } from "./load.ts";
+export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";
+export { Secret } from "./secret.ts";
+export type { Variables } from "./substitute.ts";

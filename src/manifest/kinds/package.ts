@@ -1,0 +1,172 @@
+import { z } from "zod";
+import type { SourceLocation } from "../errors.ts";
+import type { Reporter } from "../report.ts";
+import { type DocumentRule, defineKind, optionalText, scoping, sourceOf } from "./kind.ts";
+
+/** Codes of the install options (DESIGN §4.3; the seed does not give their meaning). */
+export const INSTALL_METHOD_CODES = { createNew: 1, createAndUpdate: 2 } as const;
+export const INSTALL_OPTION_CODES = { keep: 1, override: 2 } as const;
+export const TRANSLATION_OPTION_CODES = { none: 0, install: 1 } as const;
+
+export const PACKAGE_OBJECT_TYPES = ["Application", "SubForm", "GlobalReport"] as const;
+export type PackageObjectType = (typeof PACKAGE_OBJECT_TYPES)[number];
+
+const Install = z
+  .strictObject({
+    method: z
+      .enum(["createNew", "createAndUpdate"])
+      .optional()
+      .describe("createNew: only create what the target lacks; createAndUpdate: also update (default)."),
+    layout: z
+      .enum(["keep", "override"])
+      .optional()
+      .describe("keep the target's layouts (default) or override them."),
+    translations: z.enum(["none", "install"]).optional().describe("Install translations? (default: none)."),
+  })
+  .describe("Install options; each one not given comes from the package's install, then the defaults.");
+type Install = z.infer<typeof Install>;
+
+const PackageObject = z
+  .strictObject({
+    application: z.string().min(1).optional().describe("An application, by name (resolved on the source)."),
+    guid: z.guid().optional().describe("An object by GUID; needs type."),
+    type: z.enum(PACKAGE_OBJECT_TYPES).optional().describe("The type of the object named by guid."),
+    install: Install.optional(),
+  })
+  .describe(
+    "Either { application: <name> } or { guid: <GUID>, type: Application | SubForm | GlobalReport }.",
+  );
+
+export const PackageDocument = z
+  .strictObject({
+    kind: z.literal("Package"),
+    ...scoping,
+    name: z.string().min(1).describe("Key: the package's name."),
+    description: optionalText("Description."),
+    preparedBy: z.string().optional().describe("PreparedBy."),
+    install: Install.optional(),
+    objects: z
+      .array(PackageObject)
+      .min(1)
+      .describe("The applications, sub-forms and global reports to promote."),
+    inactivateUnusedFields: z
+      .boolean()
+      .optional()
+      .describe("Deactivate target fields the package lacks (default: false)."),
+    prefixInactivatedFields: z
+      .string()
+      .min(1)
+      .nullable()
+      .optional()
+      .describe("Prefix given to the names of deactivated fields; null: none."),
+  })
+  .describe("A package: objects promoted from the environment named by packagesFrom.");
+export type PackageDocument = z.infer<typeof PackageDocument>;
+
+/** Install options in words and as the install request codes them. */
+export interface InstallChoice {
+  method: keyof typeof INSTALL_METHOD_CODES;
+  layout: keyof typeof INSTALL_OPTION_CODES;
+  translations: keyof typeof TRANSLATION_OPTION_CODES;
+  InstallMethod: number;
+  InstallOption: number;
+  TranslationOption: number;
+}
+
+/** An object of a package: an application by name (resolved on the source), or anything by GUID. */
+export type DesiredPackageObject = (
+  | { by: "name"; type: "Application"; name: string }
+  | { by: "guid"; type: PackageObjectType /** Lower case. */; guid: string }
+) & { install: InstallChoice; source: SourceLocation };
+
+export interface DesiredPackage {
+  kind: "Package";
+  /** Key. */
+  name: string;
+  description?: string | null;
+  preparedBy?: string;
+  objects: DesiredPackageObject[];
+  inactivateUnusedFields: boolean;
+  prefixInactivatedFields: string | null;
+  source: SourceLocation;
+}
+
+const DEFAULT_INSTALL = { method: "createAndUpdate", layout: "keep", translations: "none" } as const;
+
+function installChoice(...layers: (Install | undefined)[]): InstallChoice {
+  const words = { ...DEFAULT_INSTALL };
+  for (const layer of layers)
+    Object.assign(words, Object.fromEntries(Object.entries(layer ?? {}).filter(([, v]) => v)));
+  return {
+    ...words,
+    InstallMethod: INSTALL_METHOD_CODES[words.method],
+    InstallOption: INSTALL_OPTION_CODES[words.layout],
+    TranslationOption: TRANSLATION_OPTION_CODES[words.translations],
+  };
+}
+
+const objectsNameOneThing: DocumentRule<PackageDocument> = (doc, report) => {
+  doc.objects.forEach((object, index) => {
+    const at = ["objects", index];
+    if (object.application !== undefined && object.guid !== undefined)
+      report.error(at, "names both an application and a guid; give one");
+    else if (object.application === undefined && object.guid === undefined)
+      report.error(at, "needs application: <name> or guid: <GUID> with type");
+    else if (object.guid !== undefined && object.type === undefined)
+      report.error(at, `type is required with guid (${PACKAGE_OBJECT_TYPES.join(", ")})`);
+    else if (object.application !== undefined && object.type !== undefined)
+      report.error([...at, "type"], "goes with guid; an object named by application is an Application");
+  });
+};
+
+function identityOf(object: PackageDocument["objects"][number]): string {
+  return object.guid !== undefined
+    ? `guid ${object.guid.toLowerCase()}`
+    : `application ${object.application}`;
+}
+
+const objectsAreListedOnce: DocumentRule<PackageDocument> = (doc, report) => {
+  const seen = new Map<string, number>();
+  doc.objects.forEach((object, index) => {
+    const identity = identityOf(object);
+    const first = seen.get(identity);
+    if (first === undefined) seen.set(identity, index);
+    else report.error(["objects", index], `${identity} is listed twice (also objects[${first}])`);
+  });
+};
+
+const prefixNeedsInactivation: DocumentRule<PackageDocument> = (doc, report) => {
+  if (doc.prefixInactivatedFields && doc.inactivateUnusedFields !== true)
+    report.warning(["prefixInactivatedFields"], "has no effect unless inactivateUnusedFields is true");
+};
+
+function objectOf(doc: PackageDocument, index: number, report: Reporter): DesiredPackageObject {
+  const object = doc.objects[index]!;
+  const install = installChoice(doc.install, object.install);
+  const source = report.document.locate(["objects", index]);
+  if (object.guid !== undefined)
+    return { by: "guid", type: object.type!, guid: object.guid.toLowerCase(), install, source };
+  return { by: "name", type: "Application", name: object.application!, install, source };
+}
+
+export const packageKind = defineKind({
+  kind: "Package",
+  plural: "packages",
+  schema: PackageDocument,
+  rules: [objectsNameOneThing, objectsAreListedOnce, prefixNeedsInactivation],
+  key: { field: "name", of: (desired: DesiredPackage) => desired.name.toLowerCase() },
+  needsPackagesFrom: true,
+  normalize(doc, _environment, report): DesiredPackage {
+    const desired: DesiredPackage = {
+      kind: "Package",
+      name: doc.name,
+      objects: doc.objects.map((_, index) => objectOf(doc, index, report)),
+      inactivateUnusedFields: doc.inactivateUnusedFields ?? false,
+      prefixInactivatedFields: doc.prefixInactivatedFields ?? null,
+      source: sourceOf(report, "name"),
+    };
+    if (doc.description !== undefined) desired.description = doc.description;
+    if (doc.preparedBy !== undefined) desired.preparedBy = doc.preparedBy;
+    return desired;
+  },
+});

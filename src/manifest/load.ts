@@ -1,0 +1,363 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { basename, extname, join, relative, resolve, sep } from "node:path";
+import { type DesiredState, deepFreeze } from "./desired-state.ts";
+import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
+import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
+import { type DesiredDocument, KINDS, kindNamed } from "./kinds/index.ts";
+import { ENVIRONMENT_NAME, type EnvironmentContext, type Kind, type PreparedDocument } from "./kinds/kind.ts";
+import { NO_PRUNING } from "./kinds/prune-policy.ts";
+import type { Path } from "./path.ts";
+import { reporterFor } from "./report.ts";
+import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
+import { substituteDocument, type Variables } from "./substitute.ts";
+import { parseYamlFile, type SourceDocument } from "./yaml-source.ts";
+import { reportZodIssues } from "./zod-issues.ts";
+
+/** A file of the repository: its path relative to the root (forward slashes) and its text. */
+export interface RepositoryFile {
+  path: string;
+  text: string;
+}
+
+export interface Repository {
+  /** Absolute root: relative paths in environment files resolve against it. */
+  dir: string;
+  /** `environments/*.yaml`, sorted by path. */
+  environments: RepositoryFile[];
+  /** `manifests/**\/*.yaml`, sorted by path. */
+  manifests: RepositoryFile[];
+}
+
+export interface LoadOptions {
+  /** Load this environment only; by default every environment. */
+  env?: string;
+  /** Values for `${VAR}`; `process.env` by default. */
+  variables?: Variables;
+  /** For the `tls.caFile` check; `fs.existsSync` by default. */
+  fileExists?: (path: string) => boolean;
+}
+
+export interface LoadStats {
+  /** Manifest documents validated (those that apply to the environments loaded). */
+  documents: number;
+  /** Manifest files read. */
+  files: number;
+  /** Environments loaded. */
+  environments: number;
+}
+
+export type LoadResult =
+  | { ok: true; states: DesiredState[]; warnings: ManifestIssue[]; stats: LoadStats }
+  | { ok: false; errors: ManifestIssue[]; warnings: ManifestIssue[]; stats: LoadStats };
+
+const YAML_EXTENSIONS = new Set([".yaml", ".yml"]);
+
+async function listYaml(root: string, folder: string, recursive: boolean): Promise<string[]> {
+  const entries = await readdir(join(root, folder), { recursive, withFileTypes: true }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return [];
+      throw error;
+    },
+  );
+  return entries
+    .filter((entry) => entry.isFile() && YAML_EXTENSIONS.has(extname(entry.name)))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join("/"))
+    .filter((path) => !path.split("/").some((part) => part.startsWith(".")))
+    .sort();
+}
+
+/** Reads `environments/*.yaml` and `manifests/**\/*.yaml` (hidden files and folders are skipped). */
+export async function readRepository(directory: string): Promise<Repository> {
+  const dir = resolve(directory);
+  const read = async (path: string) => ({ path, text: await readFile(join(dir, path), "utf8") });
+  const [environments, manifests] = await Promise.all([
+    listYaml(dir, "environments", false),
+    listYaml(dir, "manifests", true),
+  ]);
+  return {
+    dir,
+    environments: await Promise.all(environments.map(read)),
+    manifests: await Promise.all(manifests.map(read)),
+  };
+}
+
+function fileIssue(file: string, message: string): ManifestIssue {
+  return { file, line: 0, column: 0, severity: "error", path: "", message };
+}
+
+function environmentFiles(repository: Repository, issues: ManifestIssue[]): Map<string, RepositoryFile> {
+  const files = new Map<string, RepositoryFile>();
+  for (const file of repository.environments) {
+    const name = basename(file.path, extname(file.path));
+    if (!ENVIRONMENT_NAME.test(name)) {
+      issues.push(fileIssue(file.path, "an environment name is letters, digits, '.', '_' and '-'"));
+      continue;
+    }
+    const other = files.get(name);
+    if (other) issues.push(fileIssue(file.path, `environment ${name} is also defined by ${other.path}`));
+    else files.set(name, file);
+  }
+  if (repository.environments.length === 0)
+    issues.push(fileIssue("environments/", "no environment files; add environments/<env>.yaml"));
+  return files;
+}
+
+/** A manifest document, validated once, to be normalized for each environment it applies to. */
+interface ManifestEntry {
+  kind: Kind<DesiredDocument>;
+  document: SourceDocument;
+  prefix: Path;
+  /** Environment names it applies to; null: all. */
+  scope: ReadonlySet<string> | null;
+  /** Null when the document is invalid. */
+  prepared: PreparedDocument<DesiredDocument> | null;
+}
+
+function appliesTo(entry: { scope: ReadonlySet<string> | null }, names: Iterable<string>): boolean {
+  if (!entry.scope) return true;
+  for (const name of names) if (entry.scope.has(name)) return true;
+  return false;
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Reads `environments:` before validation, to know whether the document concerns this run at all. */
+function scopeOf(
+  value: Record<string, unknown>,
+  known: ReadonlySet<string>,
+  report: ReturnType<typeof reporterFor>,
+): ReadonlySet<string> | null {
+  const list = value.environments;
+  if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) return null;
+  list.forEach((name: string, index) => {
+    if (!known.has(name))
+      report.error(
+        ["environments", index],
+        `unknown environment "${name}" (known: ${[...known].join(", ")})`,
+      );
+  });
+  return new Set(list as string[]);
+}
+
+const KIND_NAMES = KINDS.map((kind) => kind.kind).join(", ");
+
+interface ManifestScan {
+  entries: ManifestEntry[];
+  documents: number;
+}
+
+function scanManifests(
+  repository: Repository,
+  known: ReadonlySet<string>,
+  selected: readonly string[],
+  variables: Variables,
+  issues: ManifestIssue[],
+): ManifestScan {
+  const entries: ManifestEntry[] = [];
+  let documents = 0;
+  for (const file of repository.manifests) {
+    const parsed = parseYamlFile(file.path, file.text);
+    issues.push(...parsed.issues);
+    for (const document of parsed.documents) {
+      const anonymous = reporterFor(document, ["documents", document.index], issues);
+      if (!isMapping(document.value)) {
+        anonymous.error([], `a document is a mapping with a kind (${KIND_NAMES})`);
+        continue;
+      }
+      const kind = kindNamed(document.value.kind) as Kind<DesiredDocument> | undefined;
+      if (!kind) {
+        const missing = document.value.kind === undefined;
+        anonymous.error(["kind"], missing ? `is required (${KIND_NAMES})` : `expected one of ${KIND_NAMES}`);
+        continue;
+      }
+      const prefix = [kind.plural, document.index];
+      const report = reporterFor(document, prefix, issues);
+      const scope = scopeOf(document.value, known, report);
+      if (!appliesTo({ scope }, selected)) continue;
+      documents += 1;
+      const substitution = substituteDocument(document, variables, prefix);
+      issues.push(...substitution);
+      const prepared = kind.prepare(report);
+      const valid = substitution.length === 0 && !report.failed();
+      entries.push({ kind, document, prefix, scope, prepared: valid ? prepared : null });
+    }
+  }
+  return { entries, documents };
+}
+
+interface LoadedEnvironment {
+  config: EnvironmentConfig | null;
+  document?: SourceDocument;
+}
+
+function loadEnvironmentFile(
+  name: string,
+  file: RepositoryFile,
+  known: ReadonlySet<string>,
+  repository: Repository,
+  options: Required<Pick<LoadOptions, "variables" | "fileExists">>,
+  issues: ManifestIssue[],
+): LoadedEnvironment {
+  const parsed = parseYamlFile(file.path, file.text);
+  issues.push(...parsed.issues);
+  if (parsed.issues.some((issue) => issue.severity === "error")) return { config: null };
+  const [document, ...extra] = parsed.documents;
+  if (!document) {
+    issues.push(fileIssue(file.path, "is empty; an environment file needs at least url"));
+    return { config: null };
+  }
+  const report = reporterFor(document, [], issues);
+  for (const more of extra) reporterFor(more, [], issues).error([], "an environment file holds one document");
+  const substitution = substituteDocument(document, options.variables);
+  issues.push(...substitution);
+  const parsedDoc = EnvironmentDocument.safeParse(document.value);
+  if (!parsedDoc.success) {
+    reportZodIssues(parsedDoc.error, report);
+    return { config: null, document };
+  }
+  const config = normalizeEnvironment(
+    parsedDoc.data,
+    { name, dir: repository.dir, knownEnvironments: known, ...options },
+    report,
+  );
+  return { config: substitution.length === 0 && extra.length === 0 ? config : null, document };
+}
+
+function digestOf(files: readonly RepositoryFile[]): string {
+  const hash = createHash("sha256");
+  for (const file of files) hash.update(`${file.path}\u0000${file.text}\u0000`);
+  return hash.digest("hex");
+}
+
+function needsSource(kind: string, environment: EnvironmentConfig): string {
+  return `names ${environment.name}, which has no packagesFrom: a ${kind} is promoted into an environment from the one its packagesFrom names`;
+}
+
+function buildState(
+  environment: EnvironmentConfig,
+  packagesFrom: EnvironmentConfig | undefined,
+  entries: readonly ManifestEntry[],
+  files: readonly RepositoryFile[],
+  issues: ManifestIssue[],
+): DesiredState | null {
+  const context: EnvironmentContext = {
+    name: environment.name,
+    file: environment.file,
+    roles: environment.roles,
+    groups: environment.groups,
+    domains: environment.domains,
+  };
+  const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
+  const documents: PlacedDocument[] = [];
+  for (const entry of entries) {
+    if (!entry.prepared || !appliesTo(entry, [environment.name])) continue;
+    const report = reporterFor(entry.document, entry.prefix, issues);
+    if (entry.kind.needsPackagesFrom && !environment.packagesFrom) {
+      if (entry.scope) report.error(["environments"], needsSource(entry.kind.kind, environment));
+      continue;
+    }
+    documents.push({ kind: entry.kind, desired: entry.prepared.normalize(context, report), report });
+  }
+  for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
+  if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
+  const desired = documents.map((placed) => placed.desired);
+  const state: DesiredState = {
+    environment,
+    securityParameters: desired.filter((d) => d.kind === "SecurityParameter"),
+    users: desired.filter((d) => d.kind === "User"),
+    packages: desired.filter((d) => d.kind === "Package"),
+    prune: desired.find((d) => d.kind === "PrunePolicy") ?? NO_PRUNING,
+    digest: digestOf(files),
+    files: files.map((file) => file.path),
+  };
+  if (packagesFrom) state.packagesFrom = packagesFrom;
+  return deepFreeze(state);
+}
+
+/** A chain of packagesFrom that comes back to where it started would promote in circles. */
+function promotionCycles(loaded: ReadonlyMap<string, LoadedEnvironment>, issues: ManifestIssue[]): void {
+  for (const [start, { config, document }] of loaded) {
+    const chain = [start];
+    let next = config?.packagesFrom;
+    while (next && !chain.includes(next)) {
+      chain.push(next);
+      next = loaded.get(next)?.config?.packagesFrom;
+    }
+    // Reported once per cycle, by its alphabetically first member.
+    if (!document || next !== start || [...chain].sort()[0] !== start) continue;
+    reporterFor(document, [], issues).error(
+      ["packagesFrom"],
+      `promotion cycle: ${[...chain, start].join(" → ")}`,
+    );
+  }
+}
+
+/** Validates a repository that has been read: the three steps, for every environment or one. */
+export function validateRepository(repository: Repository, options: LoadOptions = {}): LoadResult {
+  const issues: ManifestIssue[] = [];
+  const settings = {
+    variables: options.variables ?? process.env,
+    fileExists: options.fileExists ?? existsSync,
+  };
+  const environmentFileOf = environmentFiles(repository, issues);
+  const known = new Set(environmentFileOf.keys());
+  if (options.env !== undefined && !known.has(options.env))
+    issues.push(
+      fileIssue(
+        `environments/${options.env}.yaml`,
+        `no such environment (known: ${[...known].join(", ") || "none"})`,
+      ),
+    );
+  const selected = options.env !== undefined ? [options.env].filter((name) => known.has(name)) : [...known];
+  const scan = scanManifests(repository, known, selected, settings.variables, issues);
+
+  const loaded = new Map<string, LoadedEnvironment>();
+  const configOf = (name: string) => {
+    const file = environmentFileOf.get(name);
+    if (!loaded.has(name) && file)
+      loaded.set(name, loadEnvironmentFile(name, file, known, repository, settings, issues));
+    return loaded.get(name)?.config ?? null;
+  };
+  const states: DesiredState[] = [];
+  for (const name of selected) {
+    const config = configOf(name);
+    const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
+    if (!config || source === null) continue;
+    const files = [environmentFileOf.get(name)!, ...(source ? [environmentFileOf.get(source.name)!] : [])];
+    const state = buildState(config, source, scan.entries, [...files, ...repository.manifests], issues);
+    if (state) states.push(state);
+  }
+  if (options.env === undefined) promotionCycles(loaded, issues);
+
+  const sorted = sortIssues(issues);
+  const errors = sorted.filter((issue) => issue.severity === "error");
+  const warnings = sorted.filter((issue) => issue.severity === "warning");
+  const stats = {
+    documents: scan.documents,
+    files: repository.manifests.length,
+    environments: selected.length,
+  };
+  return errors.length > 0 ? { ok: false, errors, warnings, stats } : { ok: true, states, warnings, stats };
+}
+
+/** Reads and validates a repository. */
+export async function loadRepository(dir: string, options: LoadOptions = {}): Promise<LoadResult> {
+  return validateRepository(await readRepository(dir), options);
+}
+
+/** Loads one environment's desired state, or throws a `ManifestError` carrying every error. */
+export async function loadEnvironment(
+  dir: string,
+  env: string,
+  options: Omit<LoadOptions, "env"> = {},
+): Promise<{ state: DesiredState; warnings: ManifestIssue[] }> {
+  const result = await loadRepository(dir, { ...options, env });
+  if (!result.ok) throw new ManifestError(result.errors);
+  const [state] = result.states;
+  if (!state) throw new ManifestError([fileIssue(`environments/${env}.yaml`, "was not loaded")]);
+  return { state, warnings: result.warnings };
+}

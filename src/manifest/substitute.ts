@@ -1,0 +1,111 @@
+import type { ManifestIssue } from "./errors.ts";
+import { formatPath, type Path, type PathSegment } from "./path.ts";
+import type { SourceDocument } from "./yaml-source.ts";
+
+/** Where variables come from; `process.env` in the CLI, a plain object in tests. */
+export type Variables = Readonly<Record<string, string | undefined>>;
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+type Failure = { kind: "missing"; name: string } | { kind: "malformed"; reason: string };
+
+interface Expanded {
+  text: string;
+  failures: Failure[];
+}
+
+/**
+ * Expands `${NAME}` in one string. `$${` writes a literal `${`; any other `$` is kept as is, so
+ * literal values such as `pa$word` need no escaping. The expansion is never parsed again.
+ */
+export function expandString(text: string, variables: Variables): Expanded {
+  let out = "";
+  const failures: Failure[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (text.startsWith(`$\${`, i)) {
+      out += `\${`;
+      i += 3;
+      continue;
+    }
+    if (!text.startsWith(`\${`, i)) {
+      out += text[i];
+      i += 1;
+      continue;
+    }
+    const close = text.indexOf("}", i + 2);
+    if (close < 0) {
+      failures.push({ kind: "malformed", reason: `a \${ without its closing }` });
+      break;
+    }
+    const name = text.slice(i + 2, close);
+    i = close + 1;
+    if (!NAME.test(name)) {
+      failures.push({
+        kind: "malformed",
+        reason: `\${${name}} is not a variable reference (a name is letters, digits and _, and defaults are not supported)`,
+      });
+      continue;
+    }
+    const value = variables[name];
+    if (value === undefined) {
+      failures.push({ kind: "missing", name });
+      continue;
+    }
+    out += value;
+  }
+  return { text: out, failures };
+}
+
+function messageOf(failure: Failure): string {
+  // The variable is named, never its value (it is usually a password).
+  if (failure.kind === "missing") return `environment variable ${failure.name} is not set`;
+  return failure.reason;
+}
+
+/** Substitutes in every string value of `value` (keys are left alone); reports at the string's path. */
+function walk(
+  value: unknown,
+  path: PathSegment[],
+  variables: Variables,
+  visit: (path: Path, expanded: Expanded) => void,
+): unknown {
+  if (typeof value === "string") {
+    if (!value.includes(`\${`)) return value;
+    const expanded = expandString(value, variables);
+    visit(path, expanded);
+    // On failure the reference stays as written, so that validation adds no second, derived error.
+    return expanded.failures.length > 0 ? value : expanded.text;
+  }
+  if (Array.isArray(value)) return value.map((item, index) => walk(item, [...path, index], variables, visit));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = walk(item, [...path, key], variables, visit);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Substitutes `${VAR}` in a document before it is validated. Records which paths held a reference
+ * (so that messages never quote their values) and returns an issue per missing or malformed reference.
+ */
+export function substituteDocument(
+  document: SourceDocument,
+  variables: Variables,
+  pathPrefix: Path = [],
+): ManifestIssue[] {
+  const issues: ManifestIssue[] = [];
+  document.value = walk(document.value, [], variables, (path, expanded) => {
+    document.substituted.add(formatPath(path));
+    for (const failure of expanded.failures) {
+      issues.push({
+        ...document.locate(path),
+        severity: "error",
+        path: formatPath([...pathPrefix, ...path]),
+        message: messageOf(failure),
+      });
+    }
+  });
+  return issues;
+}

@@ -1,0 +1,137 @@
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseAllDocuments,
+  type YAMLError,
+} from "yaml";
+import type { ManifestIssue, SourceLocation } from "./errors.ts";
+import { formatPath, type Path, type PathSegment } from "./path.ts";
+
+/** One YAML document of a file, as plain data, with a way back to where each part is written. */
+export interface SourceDocument {
+  /** Repository-relative path, with forward slashes. */
+  file: string;
+  /** 0-based index of the document in its file. */
+  index: number;
+  /** The document as plain JS (after `${VAR}` substitution, once `substitute` has run). */
+  value: unknown;
+  /** Paths whose string value came, at least in part, from an environment variable. */
+  readonly substituted: Set<string>;
+  /** Position of the value at `path` (or of its key), or of the deepest part of the path that exists. */
+  locate(path: Path, at?: "key" | "value"): SourceLocation;
+}
+
+export interface ParsedFile {
+  file: string;
+  /** The documents that hold something; empty documents (comments only, a trailing `---`) are left out. */
+  documents: SourceDocument[];
+  issues: ManifestIssue[];
+}
+
+// Aliases could expand a small file into a huge value ("billion laughs"); real manifests need few.
+const MAX_ALIAS_COUNT = 100;
+
+function keyMatches(key: unknown, segment: PathSegment): boolean {
+  const value = isScalar(key) ? key.value : key;
+  return String(value) === String(segment);
+}
+
+/** Walks the YAML node tree along `path`; stops at the deepest node that exists. */
+function nodeAt(document: Document, path: Path, at: "key" | "value"): Node | null {
+  let node = document.contents as Node | null;
+  let found: Node | null = node;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i] as PathSegment;
+    if (isAlias(node)) node = node.resolve(document) ?? null;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isPair(item) && keyMatches(item.key, segment));
+      if (!pair) return found;
+      const last = i === path.length - 1;
+      if (last && at === "key" && pair.key) return pair.key as Node;
+      // `key:` with nothing after it has a value node at the end of the line; the key reads better.
+      const value = pair.value as Node | null;
+      node = value && !(isScalar(value) && value.value === null) ? value : (pair.key as Node);
+    } else if (isSeq(node) && typeof segment === "number") {
+      const item = node.items[segment] as Node | undefined;
+      if (!item) return found;
+      node = item;
+    } else {
+      return found;
+    }
+    found = node;
+  }
+  return found;
+}
+
+function positionOf(file: string, counter: LineCounter, offset: number | undefined): SourceLocation {
+  const { line, col } = counter.linePos(offset ?? 0);
+  return { file, line, column: col };
+}
+
+function yamlIssue(file: string, counter: LineCounter, error: YAMLError, severity: "error" | "warning") {
+  // The first line only: with prettyErrors off the message holds no source excerpt, so no secret.
+  const message = error.message.split("\n")[0] ?? error.code;
+  return {
+    ...positionOf(file, counter, error.pos[0]),
+    severity,
+    path: "",
+    message: `YAML: ${message}`,
+  } satisfies ManifestIssue;
+}
+
+function sourceDocument(
+  file: string,
+  index: number,
+  document: Document,
+  counter: LineCounter,
+  value: unknown,
+): SourceDocument {
+  return {
+    file,
+    index,
+    value,
+    substituted: new Set<string>(),
+    locate(path, at = "value") {
+      const node = nodeAt(document, path, at);
+      return positionOf(file, counter, node?.range?.[0] ?? document.range?.[0]);
+    },
+  };
+}
+
+/** Parses a multi-document YAML file (YAML 1.2, unique keys), keeping positions. */
+export function parseYamlFile(file: string, text: string): ParsedFile {
+  const counter = new LineCounter();
+  const parsed = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const documents: SourceDocument[] = [];
+  const issues: ManifestIssue[] = [];
+  // A stream that is only comments parses as an empty list, not as documents.
+  const list = Array.isArray(parsed) ? parsed : [parsed];
+  list.forEach((document, index) => {
+    for (const warning of document.warnings) issues.push(yamlIssue(file, counter, warning, "warning"));
+    if (document.errors.length > 0) {
+      for (const error of document.errors) issues.push(yamlIssue(file, counter, error, "error"));
+      return;
+    }
+    let value: unknown;
+    try {
+      value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (error) {
+      issues.push({
+        ...positionOf(file, counter, document.range?.[0]),
+        severity: "error",
+        path: formatPath([]),
+        message: `YAML: ${(error as Error).message.split("\n")[0]}`,
+      });
+      return;
+    }
+    if (value === null || value === undefined) return;
+    documents.push(sourceDocument(file, index, document as Document, counter, value));
+  });
+  return { file, documents, issues };
+}

@@ -1,7 +1,7 @@
 import type { Store } from "../store.ts";
 import { parameter, seedUser } from "./fixed.ts";
 
-/** Deterministic bulk data for benchmarks. */
+/** Deterministic bulk data for benchmarks: P parameters, N users with one e-mail contact each. */
 export function seedScaleUsers(store: Store, spec: { users: number; parameters: number }): void {
   for (let i = 0; i < spec.parameters; i++) {
     const id = store.nextId("securityParameter");
@@ -11,6 +11,19 @@ export function seedScaleUsers(store: Store, spec: { users: number; parameters: 
   }
   for (let i = 0; i < spec.users; i++) {
     const n = String(i + 1).padStart(6, "0");
-    seedUser(store, { FirstName: `First${n}`, LastName: `Last${n}`, UserName: `user${n}` }, `Scale#${n}pw`);
+    const record = seedUser(
+      store,
+      { FirstName: `First${n}`, LastName: `Last${n}`, UserName: `user${n}` },
+      `Scale#${n}pw`,
+    );
+    record.contacts = [
+      {
+        Id: store.nextId("contact"),
+        ContactType: 7,
+        ContactSubType: 2,
+        IsDefault: true,
+        Value: `user${n}@example.com`,
+      },
+    ];
   }
 }

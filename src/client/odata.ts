@@ -94,9 +94,13 @@ export function odataParams(query: ODataQuery | undefined): Array<[string, strin
   return params;
 }
 
-/** The options as one OData query text (`$filter=IsComplete eq false&$top=10`), for bodies that carry it. */
+/**
+ * The options as one OData query text (`$filter=IsComplete eq false&$top=10`), for bodies that
+ * carry it. Only `%` and `&` are escaped, so that the text stays readable and still splits right.
+ */
 export function odataText(query: ODataQuery | undefined): string {
+  const escape = (text: string) => text.replace(/%/g, "%25").replace(/&/g, "%26");
   return odataParams(query)
-    .map(([key, value]) => `${key}=${value}`)
+    .map(([key, value]) => `${key}=${escape(value)}`)
     .join("&");
 }

@@ -38,6 +38,9 @@ const TaskRead = Task.loose();
 
 const idOnly = one(IdObject);
 
+/** OData options of the users list; `$select` changes the result's shape, see `listFields`. */
+export type UserQuery = Omit<ODataQuery, "select">;
+
 export function usersResource(caller: Caller, scrubber: Scrubber) {
   const users = route`/core/system/user`;
   const id = (answer: Promise<IdObject>) => answer.then((object) => object.Id);

@@ -1,0 +1,118 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ERROR_CODES } from "../../src/client/error-codes.ts";
+import {
+  AuthError,
+  ConnectionError,
+  connectionErrorOf,
+  errorFromResponse,
+  ForbiddenError,
+  NotFoundError,
+  OutcomeUnknownError,
+  outcomeUnknown,
+  PlatformError,
+  RateLimitError,
+  TransientError,
+  ValidationError,
+} from "../../src/client/errors.ts";
+import { Scrubber } from "../../src/client/redact.ts";
+
+const request = { method: "POST", path: "/platformapi/core/system/user" };
+
+describe("the error code registry", () => {
+  it("holds unique codes, each described in docs/errors.md", () => {
+    expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
+    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
+    for (const code of ERROR_CODES) expect(doc, code).toMatch(new RegExp(`\\| \`${code}\` \\|`));
+    const documented = [...doc.matchAll(/\| `(EGP_[A-Z_]+)` \|/g)].map((match) => match[1]);
+    expect(documented.sort()).toEqual([...ERROR_CODES].sort());
+  });
+});
+
+describe("errorFromResponse", () => {
+  const cases: Array<[number, new (...args: never[]) => PlatformError, string]> = [
+    [401, AuthError, "EGP_UNAUTHORIZED"],
+    [403, ForbiddenError, "EGP_FORBIDDEN"],
+    [404, NotFoundError, "EGP_NOT_FOUND"],
+    [400, ValidationError, "EGP_VALIDATION"],
+    [405, ValidationError, "EGP_VALIDATION"],
+    [429, RateLimitError, "EGP_RATE_LIMITED"],
+    [500, TransientError, "EGP_UNAVAILABLE"],
+    [503, TransientError, "EGP_UNAVAILABLE"],
+    [501, PlatformError, "EGP_HTTP_ERROR"],
+    [302, PlatformError, "EGP_HTTP_ERROR"],
+  ];
+  it.each(cases)("maps HTTP %i to its class and code", (status, type, code) => {
+    const error = errorFromResponse({ ...request, status });
+    expect(error).toBeInstanceOf(type);
+    expect(error.code).toBe(code);
+    expect(error.status).toBe(status);
+    expect(error.method).toBe("POST");
+    expect(error.path).toBe(request.path);
+  });
+
+  it("treats IsSuccessful false on a 200 as a failure, and as rejected credentials on login", () => {
+    const messages = [{ MessageKey: "InvalidValue", Description: "FirstName: Required" }];
+    const failed = errorFromResponse({ ...request, status: 200, messages });
+    expect(failed).toBeInstanceOf(ValidationError);
+    expect(failed.code).toBe("EGP_REQUEST_FAILED");
+    expect(failed.message).toContain("FirstName: Required");
+    expect(failed.validationMessages).toHaveLength(1);
+    const login = errorFromResponse({ ...request, status: 200, login: true });
+    expect(login).toBeInstanceOf(AuthError);
+    expect(login.code).toBe("EGP_LOGIN_FAILED");
+  });
+
+  it("reads Retry-After into a rate limit error", () => {
+    const error = errorFromResponse({ ...request, status: 429, headers: { "retry-after": "3" } });
+    expect((error as RateLimitError).retryAfterMs).toBe(3000);
+  });
+
+  it("scrubs secrets from the message, the messages and the path, and drops Authorization", () => {
+    const scrubber = new Scrubber(["Tr0ub4dor&3"]);
+    const error = errorFromResponse({
+      method: "PUT",
+      path: "/platformapi/core/system/userpassword?x=Tr0ub4dor%263",
+      status: 400,
+      messages: [{ Description: "Password Tr0ub4dor&3 was used before", ErroredValue: "x" }],
+      headers: { authorization: 'Platform session-id="ABC"', "content-type": "application/json" },
+      scrub: scrubber.scrub,
+    });
+    const everything = JSON.stringify({ message: error.message, error });
+    expect(everything).not.toContain("Tr0ub4dor");
+    expect(error.headers.authorization).toBeUndefined();
+    expect(error.headers["content-type"]).toBe("application/json");
+  });
+});
+
+describe("connection failures", () => {
+  it("tells what was sent and what was not", () => {
+    const refused = connectionErrorOf(Object.assign(new Error("x"), { code: "ECONNREFUSED" }), request);
+    expect(refused.code).toBe("EGP_CONNECTION");
+    expect(refused.sent).toBe(false);
+    const reset = connectionErrorOf(Object.assign(new Error("x"), { code: "UND_ERR_SOCKET" }), request);
+    expect(reset.sent).toBe(true);
+    const timeout = connectionErrorOf(
+      Object.assign(new Error("x"), { code: "UND_ERR_HEADERS_TIMEOUT" }),
+      request,
+    );
+    expect(timeout.code).toBe("EGP_TIMEOUT");
+    expect(timeout.sent).toBe(true);
+    const tls = connectionErrorOf(
+      Object.assign(new Error("x"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" }),
+      request,
+    );
+    expect(tls.code).toBe("EGP_TLS");
+    expect(tls).toBeInstanceOf(ConnectionError);
+  });
+
+  it("wraps an unclear create as OutcomeUnknownError, keeping the cause", () => {
+    const cause = errorFromResponse({ ...request, status: 502 });
+    const unknown = outcomeUnknown(cause);
+    expect(unknown).toBeInstanceOf(OutcomeUnknownError);
+    expect(unknown).toBeInstanceOf(PlatformError);
+    expect(unknown.code).toBe("EGP_OUTCOME_UNKNOWN");
+    expect(unknown.cause).toBe(cause);
+    expect(unknown.message).toMatch(/re-read/);
+  });
+});

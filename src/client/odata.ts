@@ -99,8 +99,8 @@ export function odataParams(query: ODataQuery | undefined): Array<[string, strin
  * carry it. Only `%` and `&` are escaped, so that the text stays readable and still splits right.
  */
 export function odataText(query: ODataQuery | undefined): string {
-  const escape = (text: string) => text.replace(/%/g, "%25").replace(/&/g, "%26");
+  const protect = (text: string) => text.replace(/%/g, "%25").replace(/&/g, "%26");
   return odataParams(query)
-    .map(([key, value]) => `${key}=${escape(value)}`)
+    .map(([key, value]) => `${key}=${protect(value)}`)
     .join("&");
 }

@@ -59,6 +59,8 @@ export const EmulatorOptionsSchema = z
     /** Folder for package files and other blobs; a temp folder by default. */
     workDir: z.string().optional(),
     logger: z.boolean().default(false),
+    /** PEM key and certificate: serve HTTPS instead of HTTP (tests of the client's TLS handling). */
+    tls: z.object({ key: z.string().min(1), cert: z.string().min(1) }).strict().optional(),
   })
   .strict();
 

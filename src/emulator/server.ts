@@ -68,7 +68,8 @@ export async function buildEmulator(
     bodyLimit: options.bodyLimit,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     forceCloseConnections: true,
-  });
+    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert } } : {}),
+  }) as FastifyInstance;
 
   // An empty JSON body is no body: documented reads send Content-Type with POST and nothing else.
   app.removeContentTypeParser("application/json");
@@ -147,7 +148,7 @@ export async function startEmulator(input: EmulatorOptionsInput = {}): Promise<E
   const host = built.options.host.includes(":") ? `[${built.options.host}]` : built.options.host;
   return {
     ...built,
-    url: `http://${host}:${port}`,
+    url: `${built.options.tls ? "https" : "http"}://${host}:${port}`,
     port,
     close: () => built.app.close(),
   };

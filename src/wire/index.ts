@@ -1,4 +1,6 @@
 export * from "./envelope.ts";
+export * from "./metadata.ts";
+export * from "./package.ts";
 export * from "./security-parameter.ts";
 export * from "./session.ts";
 export * from "./user.ts";

@@ -3,6 +3,8 @@ import type { Faults } from "../faults.ts";
 import type { EmulatorOptions } from "../options.ts";
 import type { Routes } from "../router.ts";
 import type { Store } from "../store.ts";
+import { registerMetadata } from "./metadata.ts";
+import { registerPackages } from "./packages.ts";
 import { registerSecurity } from "./security.ts";
 import { registerSecurityParameters } from "./security-parameters.ts";
 import { registerUsers } from "./users.ts";
@@ -21,6 +23,8 @@ export interface SegmentContext {
 export const segments: Array<(routes: Routes, context: SegmentContext) => void | Promise<void>> = [
   (routes, { options }) => registerSecurity(routes, { scheme: options.scheme }),
   (routes) => registerVersion(routes),
+  (routes) => registerMetadata(routes),
+  (routes, context) => registerPackages(routes, context),
   (routes) => registerUsers(routes),
   (routes) => registerSecurityParameters(routes),
 ];

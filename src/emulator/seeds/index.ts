@@ -1,7 +1,9 @@
 import { Store, type StoreData, type StoreOptions } from "../store.ts";
+import { seedDemoCatalogue } from "./demo-catalogue.ts";
 import { seedDemoUsers } from "./demo-users.ts";
 import { emptyData, seedFixedFacts } from "./fixed.ts";
 import { seedScaleUsers } from "./scale.ts";
+import { seedScaleApps } from "./scale-apps.ts";
 
 export interface SeedContext {
   instance: string;
@@ -40,7 +42,9 @@ export function buildStore(seedName: string, context: SeedContext, options: Stor
   const store = new Store(emptyData(context.instance, context.release, seedName), options);
   seedFixedFacts(store, context.adminPassword);
   if (spec.kind === "demo") seedDemoUsers(store, spec.variant);
+  if (spec.kind === "demo") seedDemoCatalogue(store, spec.variant);
   if (spec.kind === "scale") seedScaleUsers(store, spec);
+  if (spec.kind === "scale") seedScaleApps(store, spec.apps);
   return store;
 }
 

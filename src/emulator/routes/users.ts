@@ -33,7 +33,7 @@ import { applyStatus, changePassword, createUser, updateUser } from "../users/wr
  * reads need any valid session. Choices where the seed is silent: docs/emulator.md, "Users".
  */
 
-function callerOf(store: Store, session: Session | undefined): number {
+function administratorId(store: Store, session: Session | undefined): number {
   requireAdministrator(store, session);
   return (session as Session).userId;
 }
@@ -59,7 +59,7 @@ function touch(store: Store, record: UserRecord, callerId: number): void {
 }
 
 function setStatus({ store, session, params }: RouteContext, status: 1 | 2): Envelope {
-  const callerId = callerOf(store, session);
+  const callerId = administratorId(store, session);
   const record = userOr404(store, pathId(params, "userId"));
   const before = record.user.AccountStatus;
   record.user.AccountStatus = status;
@@ -75,7 +75,7 @@ function setStatus({ store, session, params }: RouteContext, status: 1 | 2): Env
 }
 
 function deleteUser({ store, session, params }: RouteContext): Envelope {
-  const callerId = callerOf(store, session);
+  const callerId = administratorId(store, session);
   const id = pathId(params, "userId");
   userOr404(store, id);
   if (id === FIXED.adminUserId) {
@@ -111,12 +111,12 @@ function readTasks({ store, session, body, query }: RouteContext): Envelope[] {
 
 export function registerUsers(routes: Routes): void {
   routes.post("/core/system/user", ({ store, session, body }) => {
-    const callerId = callerOf(store, session);
+    const callerId = administratorId(store, session);
     return okId(createUser(store, callerId, bind(CreateUserRequest, body, "create user")).user.Id);
   });
 
   routes.put("/core/system/user", ({ store, session, body }) => {
-    const callerId = callerOf(store, session);
+    const callerId = administratorId(store, session);
     return okId(updateUser(store, callerId, bind(UpdateUserRequest, body, "update user")).user.Id);
   });
 
@@ -147,7 +147,7 @@ export function registerUsers(routes: Routes): void {
   routes.post("/core/system/user/status/inactive/:userId", (ctx) => setStatus(ctx, 2));
 
   routes.put("/core/system/userrole", ({ store, session, body }) => {
-    callerOf(store, session);
+    administratorId(store, session);
     const request = bind(UserRoleRequest, body, "user role");
     const record = userOr404(store, request.UserId);
     if (!store.role(request.RoleId)) throw notFound("Role", request.RoleId);
@@ -157,7 +157,7 @@ export function registerUsers(routes: Routes): void {
   });
 
   routes.put("/core/system/usergroup", ({ store, session, body }) => {
-    callerOf(store, session);
+    administratorId(store, session);
     const request = bind(UserGroupRequest, body, "user group");
     const record = userOr404(store, request.UserId);
     if (!store.group(request.GroupId)) throw notFound("Group", request.GroupId);
@@ -167,7 +167,7 @@ export function registerUsers(routes: Routes): void {
   });
 
   routes.put("/core/system/userpassword", ({ store, session, body }) => {
-    callerOf(store, session);
+    administratorId(store, session);
     const request = bind(ChangePasswordRequest, body, "change password");
     changePassword(store, userOr404(store, request.UserId), request.NewPassword);
     return ok({});

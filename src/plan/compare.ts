@@ -1,0 +1,47 @@
+/*
+ * Comparison that ignores what the platform fills in or reorders (LESSONS 2): null, undefined and
+ * the empty string are the same; date-times compare as instants; arrays compare as given (callers
+ * sort the ones whose order does not matter).
+ */
+
+const ISO = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function blank(value: unknown): boolean {
+  return value === null || value === undefined || value === "";
+}
+
+function instant(value: string): number | undefined {
+  if (!ISO.test(value)) return undefined;
+  // A date-time without a zone is read as UTC, as the platform stores it.
+  const withZone = /T/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
+  const time = Date.parse(withZone);
+  return Number.isNaN(time) ? undefined : time;
+}
+
+export function same(a: unknown, b: unknown): boolean {
+  if (blank(a) && blank(b)) return true;
+  if (typeof a === "string" && typeof b === "string") {
+    if (a === b) return true;
+    const [x, y] = [instant(a), instant(b)];
+    return x !== undefined && x === y;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, index) => same(item, b[index]));
+  }
+  if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const key of keys) {
+      if (!same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+    }
+    return true;
+  }
+  return a === b;
+}
+
+/** Canonical JSON: keys sorted, so that equal values always serialize alike. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return inner;
+    return Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+}

@@ -1,0 +1,22 @@
+export { canonicalJson, same } from "./compare.ts";
+export { KIND_PLANNERS } from "./kinds/index.ts";
+export type { KindPlanner, PlanInput, PlanOptions } from "./kinds/kind.ts";
+export { PlanError } from "./kinds/kind.ts";
+export { resolveObjectGuid } from "./kinds/package.ts";
+export type {
+  Change,
+  ChangeAction,
+  ChangeKind,
+  FieldChange,
+  Plan,
+  PlanSummary,
+  Step,
+  StepOp,
+  UnmanagedResource,
+} from "./model.ts";
+export { PLAN_FORMAT_VERSION, SENSITIVE } from "./model.ts";
+export { countsAsDrift, planChanges, summarize } from "./plan-changes.ts";
+export { PlanFileError, readPlanFile, writePlanFile } from "./plan-file.ts";
+export { renderJson } from "./render/json.ts";
+export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
+export { renderText } from "./render/text.ts";

@@ -1,0 +1,83 @@
+import type { DesiredSecurityParameter } from "../../manifest/index.ts";
+import type { SecurityParameter } from "../../wire/index.ts";
+import { same } from "../compare.ts";
+import type { Change, FieldChange, Step } from "../model.ts";
+import type { KindPlan, KindPlanner, PlanInput } from "./kind.ts";
+
+export const KIND = "SecurityParameter";
+
+export function parameterChangeId(name: string): string {
+  return `${KIND}/${name}`;
+}
+
+function fieldChanges(desired: DesiredSecurityParameter, live: SecurityParameter | undefined): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const [field, after] of Object.entries(desired.fields)) {
+    const before = live?.[field as keyof SecurityParameter];
+    if (live && same(before, after)) continue;
+    changes.push({ field, ...(live ? { before } : {}), after, verifiable: true });
+  }
+  return changes;
+}
+
+function step(change: Change, op: Step["op"], environment: string, input: Record<string, unknown>): Step {
+  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn: [], input };
+}
+
+/** Security parameters: keyed by Name (case-insensitive, as the platform keeps names unique). */
+export const securityParameterPlanner: KindPlanner = {
+  kind: KIND,
+  order: 10,
+  unverifiable: [],
+  plan({ desired, live, options }: PlanInput): KindPlan {
+    const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
+    const environment = desired.environment.name;
+    const liveByName = new Map(live.securityParameters.map((p) => [p.Name.toLowerCase(), p]));
+
+    for (const parameter of desired.securityParameters) {
+      const current = liveByName.get(parameter.name.toLowerCase());
+      const fields = fieldChanges(parameter, current);
+      if (current && fields.length === 0) continue;
+      const change: Change = {
+        id: parameterChangeId(parameter.name),
+        kind: KIND,
+        key: parameter.name,
+        action: current ? "update" : "create",
+        fields,
+        notes: [],
+        destructive: false,
+        source: parameter.source,
+      };
+      result.changes.push(change);
+      const op = current ? "securityParameter.update" : "securityParameter.create";
+      result.steps.push(step(change, op, environment, { name: parameter.name, fields: parameter.fields }));
+    }
+
+    const managed = new Set(desired.securityParameters.map((p) => p.name.toLowerCase()));
+    const prune = options.allowDelete ? "delete" : desired.prune.securityParameters;
+    const desiredUserParameters = new Set(desired.users.map((u) => u.securityParameter?.toLowerCase()));
+    for (const parameter of live.securityParameters) {
+      if (managed.has(parameter.Name.toLowerCase())) continue;
+      const inUse =
+        parameter.Default ||
+        desiredUserParameters.has(parameter.Name.toLowerCase()) ||
+        live.users.some((u) => u.user.SecurityId === parameter.Id);
+      if (prune !== "delete" || inUse) {
+        result.unmanaged.push({ kind: KIND, key: parameter.Name });
+        continue;
+      }
+      const change: Change = {
+        id: parameterChangeId(parameter.Name),
+        kind: KIND,
+        key: parameter.Name,
+        action: "delete",
+        fields: [],
+        notes: ["not in the manifests; the prune policy deletes it"],
+        destructive: true,
+      };
+      result.changes.push(change);
+      result.steps.push(step(change, "securityParameter.delete", environment, { name: parameter.Name }));
+    }
+    return result;
+  },
+};

@@ -1,0 +1,283 @@
+import type { DesiredContact, DesiredState, DesiredUser, NamedId } from "../../manifest/index.ts";
+import type { LiveState, LiveUser } from "../../state/live-state.ts";
+import type { Contact } from "../../wire/index.ts";
+import { same } from "../compare.ts";
+import { type Change, type FieldChange, SENSITIVE, type Step } from "../model.ts";
+import { type KindPlan, type KindPlanner, type PlanInput, RESOURCE_DEPENDENCY } from "./kind.ts";
+import { parameterChangeId } from "./security-parameter.ts";
+
+export const KIND = "User";
+const ACTIVE = 1;
+const INACTIVE = 2;
+
+function contactKey(c: DesiredContact | Contact): string {
+  return JSON.stringify([
+    c.ContactType,
+    c.ContactSubType,
+    Boolean(c.IsDefault),
+    c.Value.trim().toLowerCase(),
+  ]);
+}
+
+function sortedContacts(contacts: readonly (DesiredContact | Contact)[]): DesiredContact[] {
+  return contacts
+    .map((c) => ({
+      ContactType: c.ContactType,
+      ContactSubType: c.ContactSubType,
+      IsDefault: Boolean(c.IsDefault),
+      Value: c.Value,
+    }))
+    .sort((a, b) => (contactKey(a) < contactKey(b) ? -1 : 1));
+}
+
+function names(list: readonly NamedId[], ids: readonly number[]): string[] {
+  return ids.map((id) => list.find((n) => n.id === id)?.name ?? `#${id}`);
+}
+
+/** The security parameter the manifest names, as the live id, or the name when it is yet to be made. */
+function parameterId(desired: DesiredUser, live: LiveState): number | string | undefined {
+  if (!desired.securityParameter) return undefined;
+  const wanted = desired.securityParameter.toLowerCase();
+  return (
+    live.securityParameters.find((p) => p.Name.toLowerCase() === wanted)?.Id ?? desired.securityParameter
+  );
+}
+
+/** Verifiable differences of a live user, in the interface's field names. */
+function differences(
+  desired: DesiredUser,
+  current: LiveUser,
+  live: LiveState,
+  groupNames: NamedId[],
+): FieldChange[] {
+  const changes: FieldChange[] = [];
+  for (const [field, after] of Object.entries(desired.fields)) {
+    if (field === "AccountStatus") continue;
+    const before = current.user[field as keyof LiveUser["user"]];
+    if (!same(before, after)) changes.push({ field, before, after, verifiable: true });
+  }
+  const status = desired.fields.AccountStatus;
+  if (status !== undefined && status !== current.user.AccountStatus) {
+    changes.push({
+      field: "AccountStatus",
+      before: current.user.AccountStatus,
+      after: status,
+      verifiable: true,
+    });
+  }
+  const securityId = parameterId(desired, live);
+  if (securityId !== undefined && securityId !== current.user.SecurityId) {
+    const before =
+      live.securityParameters.find((p) => p.Id === current.user.SecurityId)?.Name ?? current.user.SecurityId;
+    changes.push({ field: "SecurityParameter", before, after: desired.securityParameter, verifiable: true });
+  }
+  if (desired.contacts) {
+    const [before, after] = [sortedContacts(current.contacts), sortedContacts(desired.contacts)];
+    if (!same(before, after)) changes.push({ field: "Contacts", before, after, verifiable: true });
+  }
+  if (desired.groups) {
+    const read = new Set(live.groupsRead);
+    const before = current.groups.filter((id) => read.has(id)).sort((a, b) => a - b);
+    const after = desired.groups.map((g) => g.id).sort((a, b) => a - b);
+    if (!same(before, after)) {
+      changes.push({
+        field: "Groups",
+        before: names(groupNames, before),
+        after: names(groupNames, after),
+        verifiable: true,
+      });
+    }
+  }
+  return changes;
+}
+
+function groupNamesOf(desired: DesiredState): NamedId[] {
+  return Object.entries(desired.environment.groups).map(([name, id]) => ({ name, id }));
+}
+
+function rolesField(desired: DesiredUser): FieldChange[] {
+  if (!desired.roles) return [];
+  return [{ field: "Roles", after: desired.roles.map((r) => r.name), verifiable: false }];
+}
+
+function managedInput(desired: DesiredUser): Record<string, unknown> {
+  return {
+    userName: desired.userName,
+    fields: desired.fields,
+    securityParameter: desired.securityParameter,
+    roles: desired.roles?.map((r) => r.id),
+    groups: desired.groups?.map((g) => g.id),
+    contacts: desired.contacts,
+  };
+}
+
+function makeStep(
+  change: Change,
+  op: Step["op"],
+  environment: string,
+  input: Record<string, unknown>,
+  dependsOn: string[] = [],
+): Step {
+  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn, input };
+}
+
+function parameterDependency(desired: DesiredUser): string[] {
+  return desired.securityParameter
+    ? [`${RESOURCE_DEPENDENCY}${parameterChangeId(desired.securityParameter)}`]
+    : [];
+}
+
+function planCreate(desired: DesiredUser, environment: string): { change: Change; steps: Step[] } {
+  const fields: FieldChange[] = Object.entries(desired.fields).map(([field, after]) => ({
+    field,
+    after,
+    verifiable: true,
+  }));
+  if (desired.securityParameter)
+    fields.push({ field: "SecurityParameter", after: desired.securityParameter, verifiable: true });
+  if (desired.contacts)
+    fields.push({ field: "Contacts", after: sortedContacts(desired.contacts), verifiable: true });
+  if (desired.groups)
+    fields.push({ field: "Groups", after: desired.groups.map((g) => g.name), verifiable: true });
+  fields.push(...rolesField(desired));
+  fields.push({ field: "Password", after: SENSITIVE, verifiable: false });
+  const change: Change = {
+    id: `${KIND}/${desired.key}`,
+    kind: KIND,
+    key: desired.userName,
+    action: "create",
+    fields,
+    notes: desired.initialPassword
+      ? ["password from the manifest's initialPassword"]
+      : ["password generated to fit the target's security parameter; ForcePasswordChange is set"],
+    destructive: false,
+    source: desired.source,
+  };
+  const input = {
+    ...managedInput(desired),
+    passwordFrom: desired.initialPassword ? "manifest" : "generated",
+  };
+  return {
+    change,
+    steps: [makeStep(change, "user.create", environment, input, parameterDependency(desired))],
+  };
+}
+
+function planUpdate(
+  desired: DesiredUser,
+  current: LiveUser,
+  live: LiveState,
+  groupNames: NamedId[],
+  enforceRoles: boolean,
+  environment: string,
+): { change: Change; steps: Step[] } | undefined {
+  const fields = differences(desired, current, live, groupNames);
+  if (fields.length === 0 && !(enforceRoles && desired.roles)) return undefined;
+  const change: Change = {
+    id: `${KIND}/${desired.key}`,
+    kind: KIND,
+    key: desired.userName,
+    action: "update",
+    fields: [...fields, ...rolesField(desired)],
+    notes: desired.roles ? ["roles are enforced on write and can't be read back to verify"] : [],
+    destructive: false,
+    source: desired.source,
+  };
+  const steps: Step[] = [];
+  // Activate and deactivate have calls of their own; Locked is set through an update.
+  const status = desired.fields.AccountStatus;
+  const statusByCall = status !== undefined && status !== current.user.AccountStatus && status !== 3;
+  const otherFields = fields.filter((f) => f.field !== "AccountStatus");
+  if (
+    otherFields.length > 0 ||
+    (status === 3 && status !== current.user.AccountStatus) ||
+    (enforceRoles && desired.roles)
+  ) {
+    steps.push(
+      makeStep(
+        change,
+        "user.update",
+        environment,
+        { ...managedInput(desired), id: current.user.Id },
+        parameterDependency(desired),
+      ),
+    );
+  }
+  if (statusByCall) {
+    const op = status === ACTIVE ? "user.activate" : "user.deactivate";
+    steps.push(
+      makeStep(
+        change,
+        op,
+        environment,
+        { userName: desired.userName, id: current.user.Id },
+        steps.map((s) => s.id),
+      ),
+    );
+  }
+  return { change, steps };
+}
+
+/** Users: keyed by UserName, case-insensitively. */
+export const userPlanner: KindPlanner = {
+  kind: KIND,
+  order: 20,
+  unverifiable: ["Roles", "Password"],
+  plan({ desired, live, options }: PlanInput): KindPlan {
+    const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
+    const environment = desired.environment.name;
+    const liveByName = new Map(live.users.map((u) => [u.user.UserName.toLowerCase(), u]));
+    const groupNames = groupNamesOf(desired);
+
+    for (const user of desired.users) {
+      const current = liveByName.get(user.key);
+      const planned = current
+        ? planUpdate(user, current, live, groupNames, options.enforceRoles ?? false, environment)
+        : planCreate(user, environment);
+      if (!planned) continue;
+      result.changes.push(planned.change);
+      result.steps.push(...planned.steps);
+    }
+
+    const managed = new Set(desired.users.map((u) => u.key));
+    const self = desired.environment.auth.username.toLowerCase();
+    const prune = options.allowDelete ? "delete" : desired.prune.users;
+    for (const current of live.users) {
+      const key = current.user.UserName.toLowerCase();
+      if (managed.has(key)) continue;
+      // Never prune the account egp itself logs in with.
+      const deactivateDone = prune === "deactivate" && current.user.AccountStatus === INACTIVE;
+      if (prune === "ignore" || key === self || deactivateDone) {
+        result.unmanaged.push({ kind: KIND, key: current.user.UserName });
+        continue;
+      }
+      const change: Change = {
+        id: `${KIND}/${key}`,
+        kind: KIND,
+        key: current.user.UserName,
+        action: prune,
+        fields:
+          prune === "deactivate"
+            ? [
+                {
+                  field: "AccountStatus",
+                  before: current.user.AccountStatus,
+                  after: INACTIVE,
+                  verifiable: true,
+                },
+              ]
+            : [],
+        notes: [
+          `not in the manifests; the prune policy ${prune === "delete" ? "deletes" : "deactivates"} it`,
+        ],
+        destructive: true,
+      };
+      result.changes.push(change);
+      const op = prune === "delete" ? "user.delete" : "user.deactivate";
+      result.steps.push(
+        makeStep(change, op, environment, { userName: current.user.UserName, id: current.user.Id }),
+      );
+    }
+    return result;
+  },
+};

@@ -1,0 +1,96 @@
+import type { SourceLocation } from "../manifest/index.ts";
+
+/** Version of the plan file format (docs/plan-format.md). */
+export const PLAN_FORMAT_VERSION = 1;
+
+export type ChangeKind = "SecurityParameter" | "User" | "Package";
+
+/** What happens to one resource. `promote` moves a package from the source environment. */
+export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "promote";
+
+/** Shown wherever a secret would be. */
+export const SENSITIVE = "(sensitive)";
+
+export interface FieldChange {
+  /** The interface's field name, or a dot-path (`Contacts`, `Roles`, `Objects.Risk Register`). */
+  field: string;
+  before?: unknown;
+  after?: unknown;
+  /** Written on apply but not readable from the instance: shown, never counted as drift. */
+  verifiable: boolean;
+}
+
+export interface Change {
+  /** `<Kind>/<key>`. */
+  id: string;
+  kind: ChangeKind;
+  key: string;
+  action: ChangeAction;
+  fields: FieldChange[];
+  notes: string[];
+  /** A delete or deactivate of something live: the plan shows it loudly. */
+  destructive: boolean;
+  /** Where the manifest declares it (absent for unmanaged resources). */
+  source?: SourceLocation;
+}
+
+/** The operations the executor knows; each has one handler in src/apply/ops/. */
+export type StepOp =
+  | "securityParameter.create"
+  | "securityParameter.update"
+  | "securityParameter.delete"
+  | "user.create"
+  | "user.update"
+  | "user.activate"
+  | "user.deactivate"
+  | "user.delete"
+  | "package.create"
+  | "package.generate"
+  | "package.download"
+  | "package.upload"
+  | "package.install"
+  | "package.verify";
+
+export interface Step {
+  /** `<change id>#<verb>`, unique in the plan. */
+  id: string;
+  change: string;
+  op: StepOp;
+  /** The environment the step talks to: the plan's own, or the one packages come from. */
+  environment: string;
+  dependsOn: string[];
+  /** Everything the step needs but secrets, which are read again from the manifests on apply. */
+  input: Record<string, unknown>;
+}
+
+export interface UnmanagedResource {
+  kind: ChangeKind;
+  key: string;
+}
+
+export interface PlanSummary {
+  add: number;
+  change: number;
+  destroy: number;
+  promote: number;
+  /** Changes that count as drift (verifiable differences). */
+  drift: number;
+}
+
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** Deterministic: a digest of the environment, the manifests and the live state. */
+  id: string;
+  environment: string;
+  /** The environment packages are promoted from, when the plan promotes any. */
+  sourceEnvironment?: string;
+  createdAt: string;
+  digests: { manifests: string; live: string };
+  /** Options the plan was made with, which apply must honour. */
+  options: { allowDelete: boolean; enforceRoles: boolean };
+  changes: Change[];
+  /** In dependency order: every step comes after the steps it depends on. */
+  steps: Step[];
+  unmanaged: UnmanagedResource[];
+  summary: PlanSummary;
+}

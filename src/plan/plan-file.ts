@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
+import { renderJson } from "./render/json.ts";
+
+const Location = z.object({ file: z.string(), line: z.number(), column: z.number() });
+
+const PlanFile = z.object({
+  formatVersion: z.literal(PLAN_FORMAT_VERSION),
+  id: z.string(),
+  environment: z.string(),
+  sourceEnvironment: z.string().optional(),
+  createdAt: z.string(),
+  digests: z.object({ manifests: z.string(), live: z.string() }),
+  options: z.object({ allowDelete: z.boolean(), enforceRoles: z.boolean() }),
+  changes: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(["SecurityParameter", "User", "Package"]),
+      key: z.string(),
+      action: z.enum(["create", "update", "delete", "deactivate", "promote"]),
+      fields: z.array(
+        z.object({
+          field: z.string(),
+          before: z.unknown().optional(),
+          after: z.unknown().optional(),
+          verifiable: z.boolean(),
+        }),
+      ),
+      notes: z.array(z.string()),
+      destructive: z.boolean(),
+      source: Location.optional(),
+    }),
+  ),
+  steps: z.array(
+    z.object({
+      id: z.string(),
+      change: z.string(),
+      op: z.enum([
+        "securityParameter.create",
+        "securityParameter.update",
+        "securityParameter.delete",
+        "user.create",
+        "user.update",
+        "user.activate",
+        "user.deactivate",
+        "user.delete",
+        "package.create",
+        "package.generate",
+        "package.download",
+        "package.upload",
+        "package.install",
+        "package.verify",
+      ]),
+      environment: z.string(),
+      dependsOn: z.array(z.string()),
+      input: z.record(z.string(), z.unknown()),
+    }),
+  ),
+  unmanaged: z.array(z.object({ kind: z.enum(["SecurityParameter", "User", "Package"]), key: z.string() })),
+  summary: z.object({
+    add: z.number(),
+    change: z.number(),
+    destroy: z.number(),
+    promote: z.number(),
+    drift: z.number(),
+  }),
+});
+
+/** A plan file that can't be read: not JSON, another format version, or a damaged plan. */
+export class PlanFileError extends Error {
+  readonly code = "EGP_PLAN_FILE_INVALID";
+  constructor(file: string, reason: string) {
+    super(`${file}: not a usable plan file (${reason})`);
+    this.name = "PlanFileError";
+  }
+}
+
+export function writePlanFile(plan: Plan): string {
+  return renderJson(plan);
+}
+
+export function readPlanFile(text: string, file = "plan file"): Plan {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new PlanFileError(file, "it is not JSON");
+  }
+  const version = (json as { formatVersion?: unknown } | null)?.formatVersion;
+  if (version !== PLAN_FORMAT_VERSION) {
+    throw new PlanFileError(
+      file,
+      `format version ${String(version)}; this egp reads version ${PLAN_FORMAT_VERSION}`,
+    );
+  }
+  const parsed = PlanFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new PlanFileError(file, `${issue?.path.join(".") || "plan"}: ${issue?.message}`);
+  }
+  return parsed.data as Plan;
+}

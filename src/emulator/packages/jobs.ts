@@ -13,7 +13,7 @@ import { exportObject } from "./export-tree.ts";
 import { type InstallInput, planInstall } from "./installer.ts";
 import { type InstallJobRecord, type PackageRecord, packageById, packagesOf } from "./model.ts";
 import { type PackageContents, readPackageFile, type ZipLimits } from "./zip-reader.ts";
-import { writePackageZip } from "./zip-writer.ts";
+import { objectFileName, writePackageZip } from "./zip-writer.ts";
 
 /*
  * Generate and install are asynchronous jobs, as on real instances. A generation runs on its own
@@ -152,7 +152,7 @@ export class PackageJobs {
         Guid: o.Guid,
         Type: o.Type,
         Name: o.Name,
-        File: `objects/${o.Guid.toLowerCase()}.json`,
+        File: objectFileName(o.Guid),
       })),
     };
     const file = `${PACKAGES_DIR}/${record.Id}.zip`;

@@ -158,9 +158,10 @@ function parseJson<T extends z.ZodType>(
   schema: T,
   data: Buffer | undefined,
   name: string,
-  key: string,
+  keys: { missing: string; invalid: string },
 ): z.infer<T> {
-  if (!data) throw rejected(key, `The package has no ${name}.`, name);
+  if (!data) throw rejected(keys.missing, `The package has no ${name}.`, name);
+  const key = keys.invalid;
   let value: unknown;
   try {
     value = JSON.parse(data.toString("utf8"));
@@ -174,7 +175,10 @@ function parseJson<T extends z.ZodType>(
 }
 
 function parseContents(json: Map<string, Buffer>): PackageContents {
-  const manifest = parseJson(ManifestSchema, json.get(MANIFEST_FILE), MANIFEST_FILE, "ManifestInvalid");
+  const manifest = parseJson(ManifestSchema, json.get(MANIFEST_FILE), MANIFEST_FILE, {
+    missing: "ManifestMissing",
+    invalid: "ManifestInvalid",
+  });
   const listed = new Set<string>();
   const objects = manifest.Objects.map((entry) => {
     const expected = objectFileName(entry.Guid);
@@ -186,7 +190,10 @@ function parseContents(json: Map<string, Buffer>): PackageContents {
     }
     if (listed.has(expected)) throw rejected("ManifestInvalid", `manifest.json lists ${entry.Guid} twice.`);
     listed.add(expected);
-    const object = parseJson(ObjectFileSchema, json.get(expected), expected, "ObjectFileInvalid");
+    const object = parseJson(ObjectFileSchema, json.get(expected), expected, {
+      missing: "ObjectFileMissing",
+      invalid: "ObjectFileInvalid",
+    });
     const guid = object.Type === "GlobalReport" ? object.Report.Guid : object.Module.Guid;
     if (object.Type !== entry.Type || guid.toLowerCase() !== entry.Guid.toLowerCase()) {
       throw rejected(

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { CREATED_AT, desired, desiredUser, live, liveUser } from "../../../test/builders/plan.ts";
+import { Secret } from "../../manifest/index.ts";
+import { planChanges } from "../plan-changes.ts";
+import { readPlanFile, writePlanFile } from "../plan-file.ts";
+import { renderJson } from "./json.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { renderText } from "./text.ts";
+
+function bigPlan(users: number) {
+  return planChanges(
+    desired({
+      users: Array.from({ length: users }, (_, i) =>
+        desiredUser(`user${String(i).padStart(5, "0")}`, {
+          fields: { FirstName: "Jane", LastName: "Doe", Title: `Title ${i}`, Department: "Risk" },
+          initialPassword: new Secret(`Secret#${i}pw`),
+        }),
+      ),
+    }),
+    live({ users: [liveUser(1, "svc_gitops"), liveUser(2, "legacy")] }),
+    { createdAt: CREATED_AT },
+  );
+}
+
+describe("renderText", () => {
+  it("shows each change Terraform-style with a summary line", () => {
+    const plan = planChanges(
+      desired({
+        users: [desiredUser("jdoe", { fields: { FirstName: "Jane", LastName: "Doe", Title: "Lead" } })],
+      }),
+      live({ users: [liveUser(7, "jdoe", { Title: "Analyst" })] }),
+      { createdAt: CREATED_AT },
+    );
+    const text = renderText(plan);
+    expect(text).toContain('# User "jdoe" will be updated in place (manifests/test.yaml:1:1)');
+    expect(text).toContain('~ User "jdoe"');
+    expect(text).toContain('~ Title: "Analyst" -> "Lead"');
+    expect(text).toContain("Plan: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+  });
+
+  it("says when there is nothing to do", () => {
+    const plan = planChanges(desired(), live(), { createdAt: CREATED_AT });
+    expect(renderText(plan)).toMatch(/^No changes\. prod matches the manifests\./);
+  });
+
+  it("never prints a password", () => {
+    const plan = bigPlan(3);
+    for (const output of [renderText(plan), renderMarkdown(plan), renderJson(plan)]) {
+      expect(output).not.toMatch(/Secret#\dpw/);
+      expect(output).toContain("(sensitive)");
+    }
+  });
+});
+
+describe("renderMarkdown", () => {
+  it("renders a summary table and folds the changes per kind", () => {
+    const markdown = renderMarkdown(bigPlan(2));
+    expect(markdown).toContain("| 2 | 0 | 0 | 0 |");
+    expect(markdown).toContain("<details><summary>User (2)</summary>");
+    expect(markdown).not.toContain("**Cut:**");
+  });
+
+  it("stays under the limit, deterministically, and says what it cut", () => {
+    const plan = bigPlan(2000);
+    const markdown = renderMarkdown(plan);
+    expect(markdown.length).toBeLessThanOrEqual(60_000);
+    expect(markdown).toMatch(/\*\*Cut:\*\* \d+ change\(s\) \(\d+ characters\) are not shown/);
+    expect(markdown).toMatch(/User \(\d+ of 2000 shown\)/);
+    expect(renderMarkdown(plan)).toBe(markdown);
+    const small = renderMarkdown(plan, 5_000);
+    expect(small.length).toBeLessThanOrEqual(5_000);
+  });
+});
+
+describe("plan files", () => {
+  it("round-trip through JSON", () => {
+    const plan = bigPlan(3);
+    expect(readPlanFile(writePlanFile(plan))).toEqual(JSON.parse(renderJson(plan)));
+  });
+
+  it("refuse another format version and damaged files with a clear message", () => {
+    const text = writePlanFile(bigPlan(1));
+    expect(() => readPlanFile(text.replace('"formatVersion": 1', '"formatVersion": 2'), "plan.json")).toThrow(
+      "plan.json: not a usable plan file (format version 2; this egp reads version 1)",
+    );
+    expect(() => readPlanFile("{", "plan.json")).toThrow(/it is not JSON/);
+    expect(() => readPlanFile(text.replace('"steps": [', '"steps": 5, "x": ['), "plan.json")).toThrow(
+      /steps/,
+    );
+  });
+});

@@ -32,9 +32,19 @@ export type { ClientOptions, ClientOptionsInput, RequestInfo } from "./client/op
 export type { BasePath } from "./client/paths.ts";
 export type { OnProgress, Progress } from "./client/progress.ts";
 export type { MultipartAttachment } from "./client/resources/attachments.ts";
-export type { TransferOptions, UploadOptions } from "./client/resources/packages.ts";
+export type {
+  ApplicationRead,
+  EventActionRead,
+  EventRuleRead,
+  FieldDefinitionRead,
+  LevelLayoutRead,
+  LevelRead,
+  QuestionnaireRead,
+  QuestionnaireRuleRead,
+} from "./client/resources/metadata.ts";
+export type { PackageRead, TransferOptions, UploadOptions } from "./client/resources/packages.ts";
 export type { SecurityParameterRead } from "./client/resources/security-parameters.ts";
-export type { UserRead } from "./client/resources/users.ts";
+export type { UserQuery, UserRead } from "./client/resources/users.ts";
 export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";
 export { DEFAULT_RETRY_POLICY, delayFor, shouldRetry } from "./client/retry.ts";
 export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
@@ -46,37 +56,29 @@ export type {
   FieldContent,
   FieldContentRequest,
   HistoryEntry,
+  ValuesListContent,
 } from "./client/schemas/content.ts";
-export { FieldType } from "./client/schemas/content.ts";
-export type {
-  Application,
-  EventAction,
-  EventRule,
-  InstanceVersion,
-  Level,
-  LevelLayout,
-  Questionnaire,
-  QuestionnaireRule,
-} from "./client/schemas/metadata.ts";
-export type {
-  InstallOptionEntry,
-  PackageCreateRequest,
-  PackageInstallRequest,
-  PackageObject,
-} from "./client/schemas/package.ts";
-export {
-  InstallMethod,
-  InstallOption,
-  PackageObjectType,
-  TranslationOption,
-} from "./client/schemas/package.ts";
+export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
 export type {
+  Application,
   ChangePasswordRequest,
   Contact,
   ContactsByUser,
   CreateUserRequest,
+  EventAction,
+  EventRule,
+  FieldDefinition,
+  Level,
+  LevelLayout,
+  PackageCreateRequest,
+  PackageInfo,
+  PackageInstallChoice,
+  PackageInstallRequest,
+  PackageObjectRef,
+  Questionnaire,
+  QuestionnaireRule,
   SecurityParameter,
   SecurityParameterCreate,
   SecurityParameterUpdate,
@@ -88,4 +90,14 @@ export type {
   UserRoleRequest,
   ValidationMessage,
 } from "./wire/index.ts";
-export { AccountStatus, ContactSubType, ContactType, Day, PeriodType } from "./wire/index.ts";
+export {
+  AccountStatus,
+  ContactSubType,
+  ContactType,
+  Day,
+  FieldType,
+  InstallMethod,
+  InstallOption,
+  PeriodType,
+  TranslationOption,
+} from "./wire/index.ts";

@@ -43,7 +43,9 @@ describe("no secrets in logs", () => {
     emulator().faults.expireSessions();
     await client.users.list({ top: 1 });
     collectTokens();
-    await failing(client.users.create({ User: { LastName: "NoFirstName" } as never, Password: "Cr3ate#Secret9" }));
+    await failing(
+      client.users.create({ User: { LastName: "NoFirstName" } as never, Password: "Cr3ate#Secret9" }),
+    );
     await failing(client.users.changePassword({ UserId: 2, NewPassword: "Sh0rt!" }));
     const id = await client.users.create({
       User: { FirstName: "Log", LastName: "Tester", UserName: "logtester" },

@@ -30,13 +30,14 @@ export interface MultipartAttachment {
 export function attachmentsResource(caller: Caller) {
   return {
     /** The attachment's name and Base64 bytes, from whichever store holds it. */
-    get: (attachmentId: number) =>
-      caller.call({
+    async get(attachmentId: number) {
+      return caller.call({
         method: "POST",
         override: true,
         route: route`/core/content/attachment/${idOf("attachmentId", attachmentId)}`,
         decode: one(AttachmentWrapper),
-      }),
+      });
+    },
 
     /** Returns the new attachment's id. */
     post: async (attachment: AttachmentWrapper) =>

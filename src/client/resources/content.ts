@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { Envelope, IdObject, type ValidationMessage } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
-import type { Caller } from "../caller.ts";
+import type { Call, Caller } from "../caller.ts";
 import { type Decoder, one, oneOrMany } from "../envelope.ts";
 import { errorFromResponse } from "../errors.ts";
 import { type ODataQuery, odataParams, type SelectOnly } from "../odata.ts";
-import { apiCoreRoute, route } from "../route.ts";
+import { apiCoreRoute, type Route, route } from "../route.ts";
 import {
   ContentRead,
   type ContentRecord,
@@ -42,49 +42,55 @@ const gatewayDecoder: Decoder<ValidationMessage[]> = (payload, context) => {
 };
 
 export function contentResource(caller: Caller) {
-  const read = <T>(
-    at: ReturnType<typeof route>,
-    decode: Decoder<T>,
-    query: Array<[string, string]>,
-    json?: unknown,
-  ) => caller.call({ method: "POST", override: true, route: at, query, json, decode });
+  const read = <T>(at: Route, decode: Decoder<T>, query: Array<[string, string]>, json?: unknown) =>
+    caller.call({ method: "POST", override: true, route: at, query, json, decode });
+  const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
+
   return {
     /** Get content by id; `$select` is the only option the seed allows here. */
-    get: (contentId: number, options: SelectOnly = {}) =>
-      read(route`/core/content/contentid`, one(ContentRead), [
+    async get(contentId: number, options: SelectOnly = {}) {
+      const query: Array<[string, string]> = [
         ["id", String(idOf("contentId", contentId))],
         ...odataParams(options),
-      ]),
+      ];
+      return read(route`/core/content/contentid`, one(ContentRead), query);
+    },
 
     /** Content by reference field id; all OData options allowed. */
-    byReferenceField: (referenceFieldId: number, query?: ODataQuery) =>
-      read(route`/core/content/referencefield/referencefieldid`, oneOrMany(ContentRead), [
+    async byReferenceField(referenceFieldId: number, query?: ODataQuery) {
+      const params: Array<[string, string]> = [
         ["id", String(idOf("referenceFieldId", referenceFieldId))],
         ...odataParams(query),
-      ]),
+      ];
+      return read(route`/core/content/referencefield/referencefieldid`, oneOrMany(ContentRead), params);
+    },
 
     /** Field content by content ids and field ids (body), with OData options. */
-    fieldContent: (request: FieldContentRequest, query?: ODataQuery) =>
-      read(route`/core/content/fieldcontent`, oneOrMany(ContentRead), odataParams(query), request),
+    async fieldContent(request: FieldContentRequest, query?: ODataQuery) {
+      return read(route`/core/content/fieldcontent`, oneOrMany(ContentRead), odataParams(query), request);
+    },
 
-    history: (contentId: number) =>
-      caller.call({
+    async history(contentId: number) {
+      return caller.call({
         method: "POST",
         override: true,
         route: apiCoreRoute`/core/content/history/${idOf("contentId", contentId)}`,
         emptyAs: [],
         decode: historyDecoder,
-      }),
+      });
+    },
 
     /** Returns the new record's id. */
-    create: async (record: ContentRecord) =>
-      (await caller.call({ method: "POST", route: route`/core/content`, json: record, decode: idOnly })).Id,
+    async create(record: ContentRecord): Promise<number> {
+      return write({ method: "POST", route: route`/core/content`, json: record, decode: idOnly });
+    },
 
     /** Returns the record's id; send `SubformFieldId` only for sub-form content. */
-    update: async (wrapper: ContentWrapper) =>
-      (await caller.call({ method: "PUT", route: route`/core/content`, json: wrapper, decode: idOnly })).Id,
+    async update(wrapper: ContentWrapper): Promise<number> {
+      return write({ method: "PUT", route: route`/core/content`, json: wrapper, decode: idOnly });
+    },
 
-    remove: async (contentId: number): Promise<void> => {
+    async remove(contentId: number): Promise<void> {
       await caller.call({
         method: "DELETE",
         route: apiCoreRoute`/core/content/${idOf("contentId", contentId)}`,
@@ -94,13 +100,14 @@ export function contentResource(caller: Caller) {
     },
 
     /** Tells the service that external content changed; returns the messages it answers with. */
-    dataGateway: (request: DataGatewayRequest) =>
-      caller.call({
+    async dataGateway(request: DataGatewayRequest) {
+      return caller.call({
         method: "PUT",
         route: route`/core/content/externalContentChangeNotification`,
         json: request,
         decode: gatewayDecoder,
-      }),
+      });
+    },
   };
 }
 

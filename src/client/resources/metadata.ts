@@ -1,61 +1,111 @@
 import type { z } from "zod";
-import { idOf } from "../args.ts";
-import type { Caller } from "../caller.ts";
-import { type Decoder, one, oneOrMany } from "../envelope.ts";
-import type { Route } from "../route.ts";
-import { route } from "../route.ts";
 import {
   Application,
   EventAction,
   EventRule,
-  InstanceVersion,
+  FieldDefinition,
   Level,
   LevelLayout,
   Questionnaire,
   QuestionnaireRule,
-} from "../schemas/metadata.ts";
+} from "../../wire/index.ts";
+import { idOf } from "../args.ts";
+import type { Caller } from "../caller.ts";
+import { type Decoder, one, oneOrMany } from "../envelope.ts";
+import { type Route, route } from "../route.ts";
+import { InstanceVersion } from "../schemas/version.ts";
 
 /*
- * The 16 metadata reads: POST with the GET override, no body. The seed does not show their
- * bodies; a read that names a collection returns an array, and accepts a single envelope too.
+ * The 16 metadata reads of the seed (POST with the GET override, no body), plus the two field
+ * definition reads that the seed does not list but instances (and the emulator) serve.
+ * - Objects are checked against the wire schemas and keep any other field the instance sends.
+ * - The seed does not show these bodies: a read that names a collection returns an array and
+ *   accepts a single envelope too.
  */
 
+const loose = {
+  application: Application.loose(),
+  questionnaire: Questionnaire.loose(),
+  level: Level.loose(),
+  layout: LevelLayout.loose(),
+  field: FieldDefinition.loose(),
+  eventRule: EventRule.loose(),
+  eventAction: EventAction.loose(),
+  questionnaireRule: QuestionnaireRule.loose(),
+};
+
+export type ApplicationRead = z.infer<typeof loose.application>;
+export type QuestionnaireRead = z.infer<typeof loose.questionnaire>;
+export type LevelRead = z.infer<typeof loose.level>;
+export type LevelLayoutRead = z.infer<typeof loose.layout>;
+export type FieldDefinitionRead = z.infer<typeof loose.field>;
+export type EventRuleRead = z.infer<typeof loose.eventRule>;
+export type EventActionRead = z.infer<typeof loose.eventAction>;
+export type QuestionnaireRuleRead = z.infer<typeof loose.questionnaireRule>;
+
 export function metadataResource(caller: Caller) {
-  const read = <T>(at: Route, decode: Decoder<T>) =>
-    caller.call({ method: "POST", override: true, route: at, decode });
-  const list = <S extends z.ZodType>(at: Route, schema: S) => read(at, oneOrMany(schema));
-  const single = <S extends z.ZodType>(at: Route, schema: S) => read(at, one(schema));
+  // Routes are built inside the promise, so that a bad id rejects instead of throwing.
+  const read = async <T>(at: () => Route, decode: Decoder<T>) =>
+    caller.call({ method: "POST", override: true, route: at(), decode });
+  const list = <S extends z.ZodType>(at: () => Route, schema: S) => read(at, oneOrMany(schema));
+  const single = <S extends z.ZodType>(at: () => Route, schema: S) => read(at, one(schema));
 
   return {
-    levels: () => list(route`/core/system/level`, Level),
-    level: (levelId: number) => single(route`/core/system/level/${idOf("levelId", levelId)}`, Level),
+    applications: () => list(() => route`/core/system/application`, loose.application),
+    application: (applicationId: number) =>
+      single(
+        () => route`/core/system/application/${idOf("applicationId", applicationId)}`,
+        loose.application,
+      ),
+    questionnaires: () => list(() => route`/core/system/questionnaire`, loose.questionnaire),
+    questionnaire: (questionnaireId: number) =>
+      single(
+        () => route`/core/system/questionnaire/${idOf("questionnaireId", questionnaireId)}`,
+        loose.questionnaire,
+      ),
+    levels: () => list(() => route`/core/system/level`, loose.level),
+    level: (levelId: number) =>
+      single(() => route`/core/system/level/${idOf("levelId", levelId)}`, loose.level),
     levelsByModule: (moduleId: number) =>
-      list(route`/core/system/level/module/${idOf("moduleId", moduleId)}`, Level),
+      list(() => route`/core/system/level/module/${idOf("moduleId", moduleId)}`, loose.level),
     /** A cross-reference can target several levels, so this is a collection. */
     levelsByReferenceField: (fieldId: number) =>
-      list(route`/core/system/level/referencefield/${idOf("fieldId", fieldId)}`, Level),
-    levelLayouts: (levelId: number) =>
-      list(route`/core/system/levellayout/level/${idOf("levelId", levelId)}`, LevelLayout),
-    eventAction: (eventActionId: number) =>
-      single(route`/core/system/eventaction/${idOf("eventActionId", eventActionId)}`, EventAction),
-    eventActionsByRule: (eventRuleId: number) =>
-      list(route`/core/system/eventaction/eventrule/${idOf("eventRuleId", eventRuleId)}`, EventAction),
+      list(() => route`/core/system/level/referencefield/${idOf("fieldId", fieldId)}`, loose.level),
+    levelLayout: (levelId: number) =>
+      single(() => route`/core/system/levellayout/level/${idOf("levelId", levelId)}`, loose.layout),
     eventRule: (eventRuleId: number) =>
-      single(route`/core/system/eventrule/${idOf("eventRuleId", eventRuleId)}`, EventRule),
+      single(() => route`/core/system/eventrule/${idOf("eventRuleId", eventRuleId)}`, loose.eventRule),
     eventRulesByLevel: (levelId: number) =>
-      list(route`/core/system/eventrule/level/${idOf("levelId", levelId)}`, EventRule),
-    questionnaires: () => list(route`/core/system/questionnaire`, Questionnaire),
-    questionnaire: (questionnaireId: number) =>
-      single(route`/core/system/questionnaire/${idOf("questionnaireId", questionnaireId)}`, Questionnaire),
+      list(() => route`/core/system/eventrule/level/${idOf("levelId", levelId)}`, loose.eventRule),
+    eventAction: (eventActionId: number) =>
+      single(
+        () => route`/core/system/eventaction/${idOf("eventActionId", eventActionId)}`,
+        loose.eventAction,
+      ),
+    eventActionsByRule: (eventRuleId: number) =>
+      list(
+        () => route`/core/system/eventaction/eventrule/${idOf("eventRuleId", eventRuleId)}`,
+        loose.eventAction,
+      ),
     questionnaireRule: (ruleId: number) =>
-      single(route`/core/system/questionnairerule/${idOf("questionnaireRuleId", ruleId)}`, QuestionnaireRule),
+      single(
+        () => route`/core/system/questionnairerule/${idOf("questionnaireRuleId", ruleId)}`,
+        loose.questionnaireRule,
+      ),
     questionnaireRulesByLevel: (levelId: number) =>
-      list(route`/core/system/questionnairerule/level/${idOf("levelId", levelId)}`, QuestionnaireRule),
-    applications: () => list(route`/core/system/application`, Application),
-    application: (applicationId: number) =>
-      single(route`/core/system/application/${idOf("applicationId", applicationId)}`, Application),
+      list(
+        () => route`/core/system/questionnairerule/level/${idOf("levelId", levelId)}`,
+        loose.questionnaireRule,
+      ),
     /** The instance's release, on the release's base path. */
-    version: () => single(route`/core/system/applicationinfo/version`, InstanceVersion),
+    version: () => single(() => route`/core/system/applicationinfo/version`, InstanceVersion),
+
+    /** Not in the seed: the field definitions of a level. */
+    fieldDefinitions: (levelId: number) =>
+      list(() => route`/core/system/fielddefinition/level/${idOf("levelId", levelId)}`, loose.field),
+    /** Not in the seed: one field definition. */
+    fieldDefinition: (fieldId: number) =>
+      single(() => route`/core/system/fielddefinition/${idOf("fieldId", fieldId)}`, loose.field),
   };
 }
 

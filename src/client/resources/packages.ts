@@ -2,16 +2,22 @@ import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { EmptyObject, IdObject } from "../../wire/index.ts";
+import type { z } from "zod";
+import {
+  EmptyObject,
+  IdObject,
+  type PackageCreateRequest,
+  PackageInfo,
+  type PackageInstallRequest,
+} from "../../wire/index.ts";
 import { idOf } from "../args.ts";
-import type { Caller } from "../caller.ts";
-import { type DecodeContext, messagesOf, one, parseJson } from "../envelope.ts";
+import type { Call, Caller } from "../caller.ts";
+import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
 import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";
 import { apiCoreRoute } from "../route.ts";
-import type { PackageCreateRequest, PackageInstallRequest } from "../schemas/package.ts";
 import type { RawResponse } from "../transport.ts";
 
 /*
@@ -19,6 +25,8 @@ import type { RawResponse } from "../transport.ts";
  * - create, generate, install and upload are not retried: a lost answer raises
  *   OutcomeUnknownError, and the caller re-reads before trying again (DESIGN §3);
  * - download and upload stream: the file never sits in memory, and progress is reported in bytes.
+ * - `list` and `get` are not in the seed: the emulator serves them so that a caller can wait for
+ *   a generate or install job to finish (a real instance may answer 404).
  * A download to a path writes `<path>.part` and renames it when complete, so a failed download
  * never leaves a truncated file under the final name.
  */
@@ -34,21 +42,19 @@ export interface UploadOptions extends TransferOptions {
   fileName?: string;
 }
 
+const PackageRead = PackageInfo.loose();
+export type PackageRead = z.infer<typeof PackageRead>;
+
 export function packagesResource(caller: Caller) {
+  const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
   return {
     /** Returns the new package's id. */
-    create: async (request: PackageCreateRequest) =>
-      (
-        await caller.call({
-          method: "POST",
-          route: apiCoreRoute`/core/package/`,
-          json: request,
-          decode: idOnly,
-        })
-      ).Id,
+    async create(request: PackageCreateRequest): Promise<number> {
+      return write({ method: "POST", route: apiCoreRoute`/core/package/`, json: request, decode: idOnly });
+    },
 
     /** Starts the generate job; the package can be downloaded once the job is done. */
-    generate: async (packageId: number): Promise<void> => {
+    async generate(packageId: number): Promise<void> {
       await caller.call({
         method: "POST",
         route: apiCoreRoute`/core/package/generate/${idOf("packageId", packageId)}`,
@@ -57,7 +63,7 @@ export function packagesResource(caller: Caller) {
     },
 
     /** Starts the install job. */
-    install: async (request: PackageInstallRequest): Promise<void> => {
+    async install(request: PackageInstallRequest): Promise<void> {
       await caller.call({
         method: "POST",
         route: apiCoreRoute`/core/package/install`,
@@ -67,7 +73,7 @@ export function packagesResource(caller: Caller) {
     },
 
     /** Uploads a package zip, streamed from the source; returns the package id on the target. */
-    upload: async (source: UploadSource, options: UploadOptions = {}) => {
+    async upload(source: UploadSource, options: UploadOptions = {}): Promise<number> {
       const file = fileSourceOf(source, options.fileName, options.onProgress);
       const body = multipartBody([
         {
@@ -78,23 +84,46 @@ export function packagesResource(caller: Caller) {
           open: file.open,
         },
       ]);
-      return (
-        await caller.call({
-          method: "POST",
-          route: apiCoreRoute`/core/package/upload`,
-          multipart: body,
-          decode: idOnly,
-        })
-      ).Id;
+      return write({
+        method: "POST",
+        route: apiCoreRoute`/core/package/upload`,
+        multipart: body,
+        decode: idOnly,
+      });
     },
 
     /** Streams the package file to a path or a writable stream; returns the byte count. */
-    download: (packageId: number, destination: string | Writable, options: TransferOptions = {}) =>
-      caller.call({
+    async download(
+      packageId: number,
+      destination: string | Writable,
+      options: TransferOptions = {},
+    ): Promise<{ bytes: number }> {
+      return caller.call({
         method: "GET",
         route: apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`,
         consume: (response, context) => save(response, context, destination, options.onProgress),
-      }),
+      });
+    },
+
+    /** Not in the seed: every package, with its status and install jobs. */
+    async list() {
+      return caller.call({
+        method: "POST",
+        override: true,
+        route: apiCoreRoute`/core/package`,
+        decode: oneOrMany(PackageRead),
+      });
+    },
+
+    /** Not in the seed: one package, with its status and install jobs (to wait for a job). */
+    async get(packageId: number) {
+      return caller.call({
+        method: "POST",
+        override: true,
+        route: apiCoreRoute`/core/package/${idOf("packageId", packageId)}`,
+        decode: one(PackageRead),
+      });
+    },
   };
 }
 

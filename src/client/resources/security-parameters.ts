@@ -6,7 +6,7 @@ import {
   type SecurityParameterUpdate,
 } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
-import type { Caller } from "../caller.ts";
+import type { Call, Caller } from "../caller.ts";
 import { many, one } from "../envelope.ts";
 import { route } from "../route.ts";
 
@@ -23,21 +23,35 @@ export function securityParametersResource(caller: Caller) {
   const base = route`/core/system/securityparameter`;
   const byId = (parameterId: number) =>
     route`/core/system/securityparameter/${idOf("securityParameterId", parameterId)}`;
-  return {
-    list: () => caller.call({ method: "POST", override: true, route: base, decode: many(ParameterRead) }),
+  const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
 
-    get: (parameterId: number) =>
-      caller.call({ method: "POST", override: true, route: byId(parameterId), decode: one(ParameterRead) }),
+  return {
+    async list() {
+      return caller.call({ method: "POST", override: true, route: base, decode: many(ParameterRead) });
+    },
+
+    async get(parameterId: number) {
+      return caller.call({
+        method: "POST",
+        override: true,
+        route: byId(parameterId),
+        decode: one(ParameterRead),
+      });
+    },
 
     /** Returns the new parameter's id. Not retried: a lost answer raises OutcomeUnknownError. */
-    create: async (parameter: SecurityParameterCreate) =>
-      (await caller.call({ method: "POST", route: base, json: parameter, decode: idOnly })).Id,
+    async create(parameter: SecurityParameterCreate): Promise<number> {
+      return write({ method: "POST", route: base, json: parameter, decode: idOnly });
+    },
 
-    update: async (parameter: SecurityParameterUpdate) =>
-      (await caller.call({ method: "PUT", route: base, json: parameter, decode: idOnly })).Id,
+    /** Send the live Id, Alias and GUID. Returns the parameter's id. */
+    async update(parameter: SecurityParameterUpdate): Promise<number> {
+      return write({ method: "PUT", route: base, json: parameter, decode: idOnly });
+    },
 
-    remove: async (parameterId: number) =>
-      (await caller.call({ method: "DELETE", route: byId(parameterId), decode: idOnly })).Id,
+    async remove(parameterId: number): Promise<number> {
+      return write({ method: "DELETE", route: byId(parameterId), decode: idOnly });
+    },
   };
 }
 

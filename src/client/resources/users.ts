@@ -13,7 +13,7 @@ import {
   type UserRoleRequest,
 } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
-import type { Caller } from "../caller.ts";
+import type { Call, Caller } from "../caller.ts";
 import { many, one } from "../envelope.ts";
 import { type ODataQuery, odataParams, odataText } from "../odata.ts";
 import type { Scrubber } from "../redact.ts";
@@ -43,104 +43,118 @@ export type UserQuery = Omit<ODataQuery, "select">;
 
 export function usersResource(caller: Caller, scrubber: Scrubber) {
   const users = route`/core/system/user`;
-  const id = (answer: Promise<IdObject>) => answer.then((object) => object.Id);
+  const byId = (userId: number) => route`/core/system/user/${idOf("userId", userId)}`;
+  const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
+
   return {
-    /** Get all users; OData options allowed. */
-    list: (query?: ODataQuery) =>
-      caller.call({
+    /** Get all users; OData options allowed (`$select` through `listFields`). */
+    async list(query?: UserQuery) {
+      return caller.call({
         method: "POST",
         override: true,
         route: users,
         query: odataParams(query),
         decode: many(UserRead),
-      }),
+      });
+    },
 
-    get: (userId: number) =>
-      caller.call({
+    /** Get all users with `$select`: each user carries only the selected fields. */
+    async listFields(select: Array<keyof UserRead & string>, query?: UserQuery) {
+      return caller.call({
         method: "POST",
         override: true,
-        route: route`/core/system/user/${idOf("userId", userId)}`,
-        decode: one(UserRead),
-      }),
+        route: users,
+        query: odataParams({ ...query, select }),
+        decode: many(UserRead.partial()),
+      });
+    },
 
-    listByGroup: (groupId: number) =>
-      caller.call({
+    async get(userId: number) {
+      return caller.call({ method: "POST", override: true, route: byId(userId), decode: one(UserRead) });
+    },
+
+    async listByGroup(groupId: number) {
+      return caller.call({
         method: "POST",
         override: true,
         route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
         decode: many(UserRead),
-      }),
+      });
+    },
 
     /** Every user's contacts: one entry per user. A plain GET, as the seed lists it. */
-    listContacts: () =>
-      caller.call({ method: "GET", route: route`/core/system/usercontact`, decode: many(ContactsRead) }),
+    async listContacts() {
+      return caller.call({
+        method: "GET",
+        route: route`/core/system/usercontact`,
+        decode: many(ContactsRead),
+      });
+    },
 
     /** One user's contacts: the seed answers one envelope per contact. */
-    contactsOf: (userId: number) =>
-      caller.call({
+    async contactsOf(userId: number) {
+      return caller.call({
         method: "GET",
         route: route`/core/system/usercontact/${idOf("userId", userId)}`,
         decode: many(ContactRead),
-      }),
+      });
+    },
 
     /** The session user's tasks; the OData options travel in the body's `Value`. */
-    tasks: (query?: ODataQuery) =>
-      caller.call({
+    async tasks(query?: ODataQuery) {
+      return caller.call({
         method: "POST",
         override: true,
         route: route`/core/system/task`,
         json: { Value: odataText(query) },
         decode: many(TaskRead),
-      }),
-
-    /** Returns the new user's id. Not retried: a lost answer raises OutcomeUnknownError. */
-    create: (request: CreateUserRequest) => {
-      scrubber.add(request.Password);
-      return id(caller.call({ method: "POST", route: users, json: request, decode: idOnly }));
+      });
     },
 
-    /** Send the whole user: omitted fields reset on the instance. */
-    update: (request: UpdateUserRequest) =>
-      id(caller.call({ method: "PUT", route: users, json: request, decode: idOnly })),
+    /** Returns the new user's id. Not retried: a lost answer raises OutcomeUnknownError. */
+    async create(request: CreateUserRequest): Promise<number> {
+      scrubber.add(request.Password);
+      return write({ method: "POST", route: users, json: request, decode: idOnly });
+    },
 
-    remove: (userId: number) =>
-      id(
-        caller.call({
-          method: "DELETE",
-          route: route`/core/system/user/${idOf("userId", userId)}`,
-          decode: idOnly,
-        }),
-      ),
+    /** Send the whole user: omitted fields reset on the instance. Returns the user id. */
+    async update(request: UpdateUserRequest): Promise<number> {
+      return write({ method: "PUT", route: users, json: request, decode: idOnly });
+    },
 
-    activate: (userId: number) =>
-      id(
-        caller.call({
-          method: "POST",
-          route: route`/core/system/user/status/active/${idOf("userId", userId)}`,
-          idempotent: true,
-          decode: idOnly,
-        }),
-      ),
+    async remove(userId: number): Promise<number> {
+      return write({ method: "DELETE", route: byId(userId), decode: idOnly });
+    },
 
-    deactivate: (userId: number) =>
-      id(
-        caller.call({
-          method: "POST",
-          route: route`/core/system/user/status/inactive/${idOf("userId", userId)}`,
-          idempotent: true,
-          decode: idOnly,
-        }),
-      ),
+    async activate(userId: number): Promise<number> {
+      return write({
+        method: "POST",
+        route: route`/core/system/user/status/active/${idOf("userId", userId)}`,
+        idempotent: true,
+        decode: idOnly,
+      });
+    },
+
+    async deactivate(userId: number): Promise<number> {
+      return write({
+        method: "POST",
+        route: route`/core/system/user/status/inactive/${idOf("userId", userId)}`,
+        idempotent: true,
+        decode: idOnly,
+      });
+    },
 
     /** Adds to (`IsAdd: true`) or removes from a role; returns the role id. */
-    updateRoleMembership: (request: UserRoleRequest) =>
-      id(caller.call({ method: "PUT", route: route`/core/system/userrole`, json: request, decode: idOnly })),
+    async updateRoleMembership(request: UserRoleRequest): Promise<number> {
+      return write({ method: "PUT", route: route`/core/system/userrole`, json: request, decode: idOnly });
+    },
 
     /** Adds to (`IsAdd: true`) or removes from a group; returns the group id. */
-    updateGroupMembership: (request: UserGroupRequest) =>
-      id(caller.call({ method: "PUT", route: route`/core/system/usergroup`, json: request, decode: idOnly })),
+    async updateGroupMembership(request: UserGroupRequest): Promise<number> {
+      return write({ method: "PUT", route: route`/core/system/usergroup`, json: request, decode: idOnly });
+    },
 
-    changePassword: async (request: ChangePasswordRequest): Promise<void> => {
+    async changePassword(request: ChangePasswordRequest): Promise<void> {
       scrubber.add(request.NewPassword);
       await caller.call({
         method: "PUT",

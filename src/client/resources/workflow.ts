@@ -11,13 +11,14 @@ import { WorkflowActionResult } from "../schemas/workflow.ts";
 export function workflowResource(caller: Caller) {
   return {
     /** The workflow actions the session's user could see on the record. */
-    actions: (contentId: number) =>
-      caller.call({
+    async actions(contentId: number) {
+      return caller.call({
         method: "GET",
         override: true,
         route: apiCoreRoute`/core/system/WorkflowAction/${idOf("contentId", contentId)}`,
         decode: one(WorkflowActionResult),
-      }),
+      });
+    },
   };
 }
 

@@ -2,25 +2,8 @@ import { z } from "zod";
 
 const int = z.number().int();
 
-/** Field type codes of the seed. */
-export const FieldType = {
-  Text: 1,
-  Numeric: 2,
-  Date: 3,
-  ValuesList: 4,
-  ExternalLinks: 7,
-  UsersGroups: 8,
-  CrossReference: 9,
-  Attachment: 11,
-  Image: 12,
-  Matrix: 16,
-  IpAddress: 19,
-  RelatedRecords: 23,
-  SubForm: 24,
-} as const;
-
-export const ValuesListValue = z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() });
-export type ValuesListValue = z.infer<typeof ValuesListValue>;
+export const ValuesListContent = z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() });
+export type ValuesListContent = z.infer<typeof ValuesListContent>;
 
 /** `Value` depends on `Type`; the seed shows only Numeric, Values List and Related Records. */
 export const FieldContent = z.object({

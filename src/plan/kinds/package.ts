@@ -46,6 +46,37 @@ function describeDifference(source: LivePackageObject, target: LivePackageObject
   };
 }
 
+/** The install options that decide which differences an install would resolve. */
+export interface MatchOptions {
+  /** 1: create new only (existing parts are left as they are); 2: create and update. */
+  installMethod: number;
+  /** 1: keep the target's layouts; 2: override them. */
+  installOption: number;
+}
+
+/**
+ * Whether the target already has what installing the source's object would give it: every part of
+ * the source is on the target, alike, except the parts the install options leave alone (existing
+ * parts under "create new only", existing layouts under "keep layout"). Parts only on the target
+ * don't count: an install keeps them (or deactivates them, with InactivateUnusedFields).
+ */
+export function objectMatches(
+  source: LivePackageObject,
+  target: LivePackageObject | undefined,
+  options: MatchOptions,
+): boolean {
+  if (!target) return false;
+  for (const [part, fingerprint] of Object.entries(source.partFingerprints)) {
+    const other = target.partFingerprints[part];
+    if (other === undefined) return false;
+    if (other === fingerprint) continue;
+    if (options.installMethod === 1) continue;
+    if (part.startsWith("layout:") && options.installOption === 1) continue;
+    return false;
+  }
+  return true;
+}
+
 const CHAIN = ["create", "generate", "download", "upload", "install", "verify"] as const;
 
 /**
@@ -81,19 +112,34 @@ function planPackage(
   environment: string,
   sourceEnvironment: string,
 ): { change: Change; steps: Step[] } | undefined {
-  const objects = pkg.objects.map((object) => {
-    const guid = resolveObjectGuid(object, source);
-    const what = object.by === "name" ? `application "${object.name}"` : `${object.type} ${object.guid}`;
-    const found = guid ? source.objects[guid] : undefined;
-    if (!guid || !found) {
-      throw new PlanError(
-        `${pkg.source.file}:${object.source.line}:${object.source.column} package "${pkg.name}": ${what} does not exist on ${sourceEnvironment}`,
-      );
-    }
-    return { object, live: found };
-  });
-  const differing = objects.filter(({ live }) => target.objects[live.guid]?.fingerprint !== live.fingerprint);
+  // Global reports have no read call: they travel in the package but can't be compared.
+  const unreadable = pkg.objects.flatMap((object) =>
+    object.by === "guid" && object.type === "GlobalReport"
+      ? [{ object, live: { guid: object.guid, type: object.type, name: `Global report ${object.guid}` } }]
+      : [],
+  );
+  const objects = pkg.objects
+    .filter((object) => !(object.by === "guid" && object.type === "GlobalReport"))
+    .map((object) => {
+      const guid = resolveObjectGuid(object, source);
+      const what = object.by === "name" ? `application "${object.name}"` : `${object.type} ${object.guid}`;
+      const found = guid ? source.objects[guid] : undefined;
+      if (!guid || !found) {
+        throw new PlanError(
+          `${pkg.source.file}:${object.source.line}:${object.source.column} package "${pkg.name}": ${what} does not exist on ${sourceEnvironment}`,
+        );
+      }
+      return { object, live: found };
+    });
+  const differing = objects.filter(
+    ({ object, live }) =>
+      !objectMatches(live, target.objects[live.guid], {
+        installMethod: object.install.InstallMethod,
+        installOption: object.install.InstallOption,
+      }),
+  );
   if (differing.length === 0) return undefined;
+  const everything = [...objects, ...unreadable];
 
   const change: Change = {
     id: `${KIND}/${pkg.name}`,
@@ -101,7 +147,12 @@ function planPackage(
     key: pkg.name,
     action: "promote",
     fields: differing.map(({ live }) => describeDifference(live, target.objects[live.guid])),
-    notes: [`promoted from ${sourceEnvironment}`],
+    notes: [
+      `promoted from ${sourceEnvironment}`,
+      ...(unreadable.length
+        ? [`${unreadable.length} global report(s) travel along; they can't be read to compare`]
+        : []),
+    ],
     destructive: false,
     source: pkg.source,
   };
@@ -110,7 +161,7 @@ function planPackage(
       name: pkg.name,
       description: pkg.description ?? null,
       preparedBy: pkg.preparedBy ?? "egp",
-      objects: objects.map(({ live }) => ({ guid: live.guid, type: live.type, name: live.name })),
+      objects: everything.map(({ live }) => ({ guid: live.guid, type: live.type, name: live.name })),
     },
     generate: {},
     download: {},
@@ -118,7 +169,7 @@ function planPackage(
     install: {
       inactivateUnusedFields: pkg.inactivateUnusedFields,
       prefixInactivatedFields: pkg.prefixInactivatedFields,
-      objects: objects.map(({ object, live }) => ({
+      objects: everything.map(({ object, live }) => ({
         guid: live.guid,
         type: live.type,
         name: live.name,

@@ -1,0 +1,11 @@
+export type {
+  LivePackageObject,
+  LivePackageSide,
+  LiveState,
+  LiveUser,
+  PackageObjectType,
+} from "./live-state.ts";
+export type { ObjectRequest } from "./package-objects.ts";
+export { normalizeTree, readPackageObjects } from "./package-objects.ts";
+export type { ReadLiveOptions } from "./read-live.ts";
+export { liveDigest, readLiveState } from "./read-live.ts";

@@ -1,0 +1,215 @@
+import { createHash } from "node:crypto";
+import type { PlatformClient } from "../client/client.ts";
+import { canonicalJson } from "../plan/compare.ts";
+import type {
+  Application,
+  EventAction,
+  EventRule,
+  FieldDefinition,
+  Level,
+  LevelLayout,
+} from "../wire/index.ts";
+import type { LivePackageObject, LivePackageSide, PackageObjectType } from "./live-state.ts";
+
+/*
+ * Package objects as metadata trees with every instance id rewritten to a GUID, so that the same
+ * object on two instances compares equal. What the platform stamps per instance (ids, update
+ * information) and what installs don't carry unless asked (translations) is left out.
+ */
+
+export interface ObjectRequest {
+  guid: string;
+  type: PackageObjectType;
+}
+
+interface Catalogue {
+  modules: Application[];
+  levels: Level[];
+}
+
+const sha = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex");
+
+function lower(guid: string): string {
+  return guid.toLowerCase();
+}
+
+/** Reads the modules and levels once: enough to map any module or level id to its GUID. */
+async function readCatalogue(client: PlatformClient): Promise<Catalogue> {
+  const [modules, levels] = await Promise.all([client.metadata.applications(), client.metadata.levels()]);
+  return { modules: modules as Application[], levels: levels as Level[] };
+}
+
+interface ModuleTree {
+  module: Application;
+  levels: Array<{
+    level: Level;
+    fields: FieldDefinition[];
+    layout: LevelLayout | undefined;
+    rules: Array<{ rule: EventRule; actions: EventAction[] }>;
+  }>;
+}
+
+async function readModuleTree(
+  client: PlatformClient,
+  module: Application,
+  catalogue: Catalogue,
+): Promise<ModuleTree> {
+  const levels = catalogue.levels.filter((level) => level.ModuleId === module.Id);
+  return {
+    module,
+    levels: await Promise.all(
+      levels.map(async (level) => {
+        const [fields, layout, rules] = await Promise.all([
+          client.metadata.fieldDefinitions(level.Id) as Promise<FieldDefinition[]>,
+          (client.metadata.levelLayout(level.Id) as Promise<LevelLayout>).catch(() => undefined),
+          client.metadata.eventRulesByLevel(level.Id) as Promise<EventRule[]>,
+        ]);
+        const withActions = await Promise.all(
+          rules.map(async (rule) => ({
+            rule,
+            actions: (await client.metadata.eventActionsByRule(rule.Id)) as EventAction[],
+          })),
+        );
+        return { level, fields, layout, rules: withActions };
+      }),
+    ),
+  };
+}
+
+/** Normalizes a module tree into parts keyed `<part>:<guid>`, each with instance ids replaced by GUIDs. */
+export function normalizeTree(tree: ModuleTree, catalogue: Catalogue): Record<string, unknown> {
+  const moduleGuid = new Map(catalogue.modules.map((m) => [m.Id, lower(m.Guid)]));
+  const levelGuid = new Map(catalogue.levels.map((l) => [l.Id, lower(l.Guid)]));
+  const fieldGuid = new Map<number, string>();
+  for (const { fields } of tree.levels)
+    for (const field of fields) fieldGuid.set(field.Id, lower(field.Guid));
+  const field = (id: number) => fieldGuid.get(id) ?? `unknown-field:${id}`;
+
+  const { module } = tree;
+  const parts: Record<string, unknown> = {
+    [`module:${lower(module.Guid)}`]: {
+      Alias: module.Alias,
+      Name: module.Name,
+      Description: module.Description ?? null,
+      Type: module.Type,
+      KeepLicensed: module.KeepLicensed,
+      IsDeprecated: module.IsDeprecated,
+    },
+  };
+  for (const { level, fields, layout, rules } of tree.levels) {
+    const levelKey = lower(level.Guid);
+    parts[`level:${levelKey}`] = {
+      Module: moduleGuid.get(level.ModuleId) ?? null,
+      Name: level.Name,
+      Alias: level.Alias,
+      Description: level.Description ?? null,
+      AllowFilter: level.AllowFilter,
+      IsDeleted: level.IsDeleted,
+    };
+    for (const f of fields) {
+      parts[`field:${lower(f.Guid)}`] = {
+        Level: levelKey,
+        Name: f.Name,
+        Alias: f.Alias,
+        Type: f.Type,
+        IsActive: f.IsActive,
+        IsRequired: f.IsRequired,
+        Description: f.Description ?? null,
+        Values: f.ValuesListValues.map((v) => ({ Guid: lower(v.Guid), Name: v.Name })).sort((a, b) =>
+          a.Guid < b.Guid ? -1 : 1,
+        ),
+        References: f.ReferencedLevelIds.map((id) => levelGuid.get(id) ?? `unknown-level:${id}`).sort(),
+        Subform:
+          f.SubformModuleId === null
+            ? null
+            : (moduleGuid.get(f.SubformModuleId) ?? `unknown-module:${f.SubformModuleId}`),
+      };
+    }
+    if (layout) {
+      parts[`layout:${lower(layout.Guid)}`] = {
+        Level: levelKey,
+        Name: layout.Name,
+        Sections: layout.Sections.map((s) => ({ Name: s.Name, Fields: s.FieldIds.map(field) })),
+      };
+    }
+    for (const { rule, actions } of rules) {
+      parts[`rule:${lower(rule.Guid)}`] = {
+        Level: levelKey,
+        Name: rule.Name,
+        Alias: rule.Alias,
+        Condition: rule.Condition,
+        Fields: rule.ConditionFieldIds.map(field).sort(),
+        IsActive: rule.IsActive,
+      };
+      for (const action of actions) {
+        parts[`action:${lower(action.Guid)}`] = {
+          Rule: lower(rule.Guid),
+          Name: action.Name,
+          Alias: action.Alias,
+          ActionType: action.ActionType,
+          Fields: action.TargetFieldIds.map(field),
+        };
+      }
+    }
+  }
+  return parts;
+}
+
+function summarize(
+  guid: string,
+  type: PackageObjectType,
+  name: string,
+  parts: Record<string, unknown>,
+): LivePackageObject {
+  const partFingerprints = Object.fromEntries(Object.entries(parts).map(([key, value]) => [key, sha(value)]));
+  const counts: Record<string, number> = { levels: 0, fields: 0, layouts: 0, rules: 0, actions: 0 };
+  const plural: Record<string, string> = {
+    level: "levels",
+    field: "fields",
+    layout: "layouts",
+    rule: "rules",
+    action: "actions",
+  };
+  for (const key of Object.keys(parts)) {
+    const bucket = plural[key.split(":")[0] ?? ""];
+    if (bucket) counts[bucket] = (counts[bucket] ?? 0) + 1;
+  }
+  return { guid, type, name, fingerprint: sha(partFingerprints), parts: counts, partFingerprints };
+}
+
+/**
+ * Reads the named objects of one instance. Applications and sub-forms are read as whole trees.
+ * Global reports have no read call: they are listed with an empty tree, so they never cause a
+ * promotion on their own (docs/plan-format.md).
+ */
+export async function readPackageObjects(
+  client: PlatformClient,
+  /** The objects to read, or a function that chooses them once names are resolved. */
+  wanted: readonly ObjectRequest[] | ((names: LivePackageSide["applicationsByName"]) => ObjectRequest[]),
+): Promise<LivePackageSide & { requests: ObjectRequest[] }> {
+  const side: LivePackageSide = { objects: {}, applicationsByName: {} };
+  if (Array.isArray(wanted) && wanted.length === 0) return { ...side, requests: [] };
+  const catalogue = await readCatalogue(client);
+  for (const module of catalogue.modules) {
+    if (module.Type === "Application")
+      side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
+  }
+  const requests = typeof wanted === "function" ? wanted(side.applicationsByName) : [...wanted];
+  const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
+  await Promise.all(
+    requests.map(async ({ guid, type }) => {
+      const key = lower(guid);
+      if (type === "GlobalReport") return;
+      const module = byGuid.get(key);
+      if (!module) return;
+      const tree = await readModuleTree(client, module, catalogue);
+      side.objects[key] = summarize(
+        key,
+        module.Type === "SubForm" ? "SubForm" : "Application",
+        module.Name,
+        normalizeTree(tree, catalogue),
+      );
+    }),
+  );
+  return { ...side, requests };
+}

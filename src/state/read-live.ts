@@ -1,0 +1,107 @@
+import { createHash } from "node:crypto";
+import type { PlatformClient } from "../client/client.ts";
+import type { DesiredState } from "../manifest/index.ts";
+import { canonicalJson } from "../plan/compare.ts";
+import type { Contact, SecurityParameter, User } from "../wire/index.ts";
+import type { LivePackageSide, LiveState, LiveUser } from "./live-state.ts";
+import { type ObjectRequest, readPackageObjects } from "./package-objects.ts";
+
+/*
+ * Reads what one environment needs for a plan, with a number of requests that does not grow with
+ * the number of users or parameters (LESSONS 7, 8): one get-all per kind, one get-all-contacts,
+ * one users-by-group per mapped group, and the metadata trees of the package objects named.
+ */
+
+export interface ReadLiveOptions {
+  /** Client of the environment packages come from; needed when the manifests name packages. */
+  source?: PlatformClient;
+}
+
+async function readUsers(client: PlatformClient, groupIds: number[]): Promise<LiveUser[]> {
+  const [users, contacts, memberships] = await Promise.all([
+    client.users.list() as Promise<User[]>,
+    client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>,
+    Promise.all(groupIds.map(async (id) => ({ id, users: (await client.users.listByGroup(id)) as User[] }))),
+  ]);
+  const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
+  const groupsByUser = new Map<number, number[]>();
+  for (const { id, users: members } of memberships) {
+    for (const member of members) groupsByUser.set(member.Id, [...(groupsByUser.get(member.Id) ?? []), id]);
+  }
+  return users.map((user) => ({
+    user,
+    contacts: contactsByUser.get(user.Id) ?? [],
+    groups: (groupsByUser.get(user.Id) ?? []).sort((a, b) => a - b),
+  }));
+}
+
+/** The package objects the manifests name by GUID (applications named by name are resolved on the source). */
+function objectRequests(
+  desired: DesiredState,
+  names: LivePackageSide["applicationsByName"],
+): ObjectRequest[] {
+  const requests = new Map<string, ObjectRequest>();
+  for (const pkg of desired.packages) {
+    for (const object of pkg.objects) {
+      const guid = object.by === "guid" ? object.guid : names[object.name.toLowerCase()];
+      if (guid) requests.set(guid, { guid, type: object.type });
+    }
+  }
+  return [...requests.values()];
+}
+
+function needsSource(desired: DesiredState): boolean {
+  return desired.packages.length > 0 && desired.packagesFrom !== undefined;
+}
+
+export async function readLiveState(
+  client: PlatformClient,
+  desired: DesiredState,
+  options: ReadLiveOptions = {},
+): Promise<LiveState> {
+  const groupIds = [...new Set(Object.values(desired.environment.groups))].sort((a, b) => a - b);
+  const readSource = async () => {
+    if (!needsSource(desired)) return undefined;
+    if (!options.source)
+      throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
+    return readPackageObjects(options.source, (names) => objectRequests(desired, names));
+  };
+  const [securityParameters, users, source] = await Promise.all([
+    client.securityParameters.list() as Promise<SecurityParameter[]>,
+    readUsers(client, groupIds),
+    readSource(),
+  ]);
+  const packages = source
+    ? await readPackageObjects(client, source.requests)
+    : { objects: {}, applicationsByName: {} };
+
+  const state: Omit<LiveState, "digest"> = {
+    environment: desired.environment.name,
+    securityParameters: [...securityParameters].sort((a, b) => a.Id - b.Id),
+    users: users.sort((a, b) => a.user.Id - b.user.Id),
+    groupsRead: groupIds,
+    packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
+    ...(source && desired.packagesFrom
+      ? {
+          packageSource: {
+            environment: desired.packagesFrom.name,
+            objects: source.objects,
+            applicationsByName: source.applicationsByName,
+          },
+        }
+      : {}),
+  };
+  return { ...state, digest: liveDigest(state) };
+}
+
+/**
+ * Digest of what a plan depends on. Volatile fields that change without anyone changing the
+ * configuration (last login) are left out, so a saved plan is not refused for them.
+ */
+export function liveDigest(state: Omit<LiveState, "digest">): string {
+  const stable = {
+    ...state,
+    users: state.users.map(({ user, ...rest }) => ({ ...rest, user: { ...user, LastLoginDate: null } })),
+  };
+  return createHash("sha256").update(canonicalJson(stable)).digest("hex");
+}

@@ -194,8 +194,10 @@ function tlsOf(
   report: Reporter,
 ): EnvironmentConfig["tls"] {
   const tls = doc.tls ?? {};
-  if (endpoint.kind === "embedded" && doc.tls)
-    report.warning(["tls"], "is ignored: an embedded emulator is plain HTTP inside the process");
+  if (endpoint.kind === "embedded") {
+    if (doc.tls) report.warning(["tls"], "is ignored: an embedded emulator is plain HTTP inside the process");
+    return { insecure: false };
+  }
   if (tls.insecure && tls.caFile)
     report.error(["tls", "insecure"], "contradicts tls.caFile; give one of them");
   else if (tls.insecure) report.warning(["tls", "insecure"], "certificate verification is off");

@@ -132,7 +132,9 @@ function scopeOf(
   report: ReturnType<typeof reporterFor>,
 ): ReadonlySet<string> | null {
   const list = value.environments;
-  if (!Array.isArray(list) || !list.every((item) => typeof item === "string")) return null;
+  // A malformed or empty list is left to the schema, which reports it; until then it scopes nothing.
+  if (!Array.isArray(list) || list.length === 0 || !list.every((item) => typeof item === "string"))
+    return null;
   list.forEach((name: string, index) => {
     if (!known.has(name))
       report.error(

@@ -119,7 +119,9 @@ const objectsNameOneThing: DocumentRule<PackageDocument> = (doc, report) => {
   });
 };
 
-function identityOf(object: PackageDocument["objects"][number]): string {
+/** Null for an object that does not name exactly one thing (already reported). */
+function identityOf(object: PackageDocument["objects"][number]): string | null {
+  if ((object.guid === undefined) === (object.application === undefined)) return null;
   return object.guid !== undefined
     ? `guid ${object.guid.toLowerCase()}`
     : `application ${object.application}`;
@@ -129,6 +131,7 @@ const objectsAreListedOnce: DocumentRule<PackageDocument> = (doc, report) => {
   const seen = new Map<string, number>();
   doc.objects.forEach((object, index) => {
     const identity = identityOf(object);
+    if (identity === null) return;
     const first = seen.get(identity);
     if (first === undefined) seen.set(identity, index);
     else report.error(["objects", index], `${identity} is listed twice (also objects[${first}])`);

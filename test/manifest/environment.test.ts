@@ -1,0 +1,216 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
+import { describe, expect, it } from "vitest";
+import { EMBEDDED_DEFAULT_PASSWORD } from "../../src/manifest/index.ts";
+import {
+  environmentDoc,
+  errorsOf,
+  lines,
+  realEnvironmentDoc,
+  statesOf,
+  VARIABLES,
+  validate,
+} from "./builders.ts";
+
+function onlyEnvironment(
+  doc: Record<string, unknown> | string,
+  variables: Record<string, string> = VARIABLES,
+) {
+  const [state] = statesOf({ environments: { prod: doc } }, { variables });
+  if (!state) throw new Error("no state");
+  return state.environment;
+}
+
+describe("environment files: embedded emulators", () => {
+  it("defaults to the emulator's administrator, instance Default and the standard limits", () => {
+    const environment = onlyEnvironment(environmentDoc({ url: "embedded:demo-dev" }), {});
+    expect(environment.endpoint).toEqual({ kind: "embedded", seed: "demo-dev" });
+    expect(environment.instance).toBe("Default");
+    expect(environment.auth.username).toBe("sysadmin");
+    expect(environment.auth.password.reveal()).toBe(EMBEDDED_DEFAULT_PASSWORD);
+    expect(environment.auth.scheme).toBe("Platform");
+    expect(environment.limits).toEqual({ concurrency: 4, requestsPerSecond: 10 });
+  });
+
+  it("takes the emulator password from EGP_EMULATOR_PASSWORD when set", () => {
+    const environment = onlyEnvironment(environmentDoc(), { EGP_EMULATOR_PASSWORD: "Other#Pass1" });
+    expect(environment.auth.password.reveal()).toBe("Other#Pass1");
+  });
+
+  it("resolves ?data= against the repository root", () => {
+    const environment = onlyEnvironment(environmentDoc({ url: "embedded:demo-prod?data=.egp/prod.json" }));
+    expect(environment.endpoint).toEqual({
+      kind: "embedded",
+      seed: "demo-prod",
+      dataFile: "/repo/.egp/prod.json",
+    });
+  });
+
+  it("accepts the scale seed and refuses unknown seeds and options", () => {
+    expect(onlyEnvironment(environmentDoc({ url: "embedded:scale:users=10,apps=2" })).endpoint).toMatchObject(
+      {
+        seed: "scale:users=10,apps=2",
+      },
+    );
+    const errors = lines(
+      errorsOf({
+        environments: {
+          a: environmentDoc({ url: "embedded:demo-test" }),
+          b: environmentDoc({ url: "embedded:empty?data=x.json&port=9" }),
+        },
+      }),
+    );
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^environments\/a\.yaml:1:6 url: unknown emulator seed; expected empty, demo-dev/,
+      ),
+      'environments/b.yaml:1:6 url: unknown embedded option "port"; the only option is data=<file>',
+    ]);
+  });
+
+  it("warns that tls is ignored", () => {
+    const result = validate({ environments: { dev: environmentDoc({ tls: { insecure: true } }) } });
+    expect(lines(result.warnings)).toEqual([
+      expect.stringMatching(
+        /^warning: environments\/dev\.yaml:\d+:3 tls: is ignored: an embedded emulator is plain HTTP inside the process$/,
+      ),
+    ]);
+  });
+});
+
+describe("environment files: real instances", () => {
+  it("substitutes the password and keeps it as a secret", () => {
+    const environment = onlyEnvironment(realEnvironmentDoc({ url: "https://grc.example.com/RSAarcher/" }));
+    expect(environment.endpoint).toEqual({ kind: "http", url: "https://grc.example.com/RSAarcher" });
+    expect(environment.instance).toBe("Production");
+    expect(environment.auth).toMatchObject({ username: "svc_gitops", domain: "", scheme: "Platform" });
+    expect(environment.auth.password.reveal()).toBe(VARIABLES.EGP_PROD_PASSWORD);
+    expect(JSON.stringify(environment)).not.toContain(VARIABLES.EGP_PROD_PASSWORD);
+  });
+
+  it("needs instance and auth", () => {
+    const errors = errorsOf({ environments: { prod: { url: "https://grc.example.com" } } });
+    expect(lines(errors)).toEqual([
+      "environments/prod.yaml:1:1 instance: is required for a real instance (the InstanceName to log into)",
+      "environments/prod.yaml:1:1 auth: is required for a real instance: { username, password: ${VAR} }",
+    ]);
+    const partial = errorsOf({ environments: { prod: realEnvironmentDoc({ auth: { username: "svc" } }) } });
+    expect(lines(partial)).toEqual([
+      expect.stringMatching(/^environments\/prod\.yaml:\d+:\d+ auth\.password: is required; use \$\{VAR\}$/),
+    ]);
+  });
+
+  it("warns about a password written in the file, and about plain http to another host", () => {
+    const result = validate({
+      environments: {
+        prod: realEnvironmentDoc({
+          url: "http://grc.example.com",
+          auth: { username: "u", password: "literal" },
+        }),
+      },
+    });
+    expect(result.ok).toBe(true);
+    expect(result.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual([
+      "url: plain http: the password and session token travel unencrypted",
+      "auth.password: is written in the file; use ${VAR} so that it stays out of git",
+    ]);
+    expect(lines(result.warnings).join("\n")).not.toContain("literal");
+  });
+
+  it("refuses credentials in the url without printing them", () => {
+    const errors = lines(
+      errorsOf({ environments: { prod: realEnvironmentDoc({ url: "https://u:pw123@grc.example.com" }) } }),
+    );
+    expect(errors).toEqual([
+      "environments/prod.yaml:1:6 url: must not hold credentials; put them under auth",
+    ]);
+  });
+
+  it("checks tls: insecure warns, insecure with caFile is an error, a missing caFile is an error", () => {
+    const insecure = validate({ environments: { prod: realEnvironmentDoc({ tls: { insecure: true } }) } });
+    expect(insecure.ok).toBe(true);
+    expect(insecure.warnings.map((w) => w.message)).toContain("certificate verification is off");
+
+    const both = errorsOf({
+      environments: { prod: realEnvironmentDoc({ tls: { insecure: true, caFile: "ca.pem" } }) },
+    });
+    expect(both.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      "tls.insecure: contradicts tls.caFile; give one of them",
+    ]);
+
+    const missing = errorsOf(
+      { environments: { prod: realEnvironmentDoc({ tls: { caFile: "certs/ca.pem" } }) } },
+      { fileExists: () => false },
+    );
+    expect(missing.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      "tls.caFile: file not found: certs/ca.pem",
+    ]);
+
+    const found = onlyEnvironment(realEnvironmentDoc({ tls: { caFile: "certs/ca.pem" } }));
+    expect(found.tls).toEqual({ caFile: "/repo/certs/ca.pem", insecure: false });
+  });
+});
+
+describe("environment files: validation", () => {
+  it("reports an unknown key at the key, and a type error at the value", () => {
+    const text = ["url: embedded:empty", "limits:", "  concurrency: four", "  burst: 3", "rolez: {}"].join(
+      "\n",
+    );
+    expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
+      "environments/dev.yaml:3:16 limits.concurrency: expected a number, got text",
+      'environments/dev.yaml:4:3 limits.burst: unknown key "burst"',
+      'environments/dev.yaml:5:1 rolez: unknown key "rolez"',
+    ]);
+  });
+
+  it("checks role and group ids", () => {
+    const errors = errorsOf({ environments: { dev: environmentDoc({ roles: { "General User": 0 } }) } });
+    expect(errors.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      'roles["General User"]: must be greater than 0',
+    ]);
+  });
+
+  it("checks packagesFrom: a known environment, not itself, no cycle", () => {
+    const unknown = errorsOf({ environments: { prod: environmentDoc({ packagesFrom: "staging" }) } });
+    expect(unknown.map((e) => e.message)).toEqual(['unknown environment "staging" (known: prod)']);
+    const self = errorsOf({ environments: { prod: environmentDoc({ packagesFrom: "prod" }) } });
+    expect(self.map((e) => e.message)).toEqual(["names this environment itself"]);
+    const cycle = errorsOf({
+      environments: {
+        a: environmentDoc({ packagesFrom: "c" }),
+        b: environmentDoc({ packagesFrom: "a" }),
+        c: environmentDoc({ packagesFrom: "b" }),
+      },
+    });
+    expect(lines(cycle)).toEqual([
+      expect.stringMatching(/^environments\/a\.yaml:\d+:\d+ packagesFrom: promotion cycle: a → c → b → a$/),
+    ]);
+  });
+
+  it("loads the source environment with the target", () => {
+    const [state] = statesOf(
+      { environments: { dev: environmentDoc(), prod: environmentDoc({ packagesFrom: "dev" }) } },
+      { env: "prod" },
+    );
+    expect(state?.environment.name).toBe("prod");
+    expect(state?.packagesFrom?.name).toBe("dev");
+    expect(state?.files).toEqual(["environments/prod.yaml", "environments/dev.yaml"]);
+  });
+
+  it("needs at least one environment file, and names an unknown --env", () => {
+    expect(lines(errorsOf({ environments: {} }))).toEqual([
+      "environments/: no environment files; add environments/<env>.yaml",
+    ]);
+    expect(lines(errorsOf({}, { env: "prod" }))).toEqual([
+      "environments/prod.yaml: no such environment (known: dev)",
+    ]);
+  });
+
+  it("holds one document, and refuses an empty file", () => {
+    expect(
+      lines(errorsOf({ environments: { dev: "url: embedded:empty\n---\nurl: embedded:empty\n" } })),
+    ).toEqual(["environments/dev.yaml:3:1: an environment file holds one document"]);
+    expect(lines(errorsOf({ environments: { dev: "# nothing yet\n" } }))).toEqual([
+      "environments/dev.yaml: is empty; an environment file needs at least url",
+    ]);
+  });
+});

@@ -1,0 +1,43 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import * as api from "../../src/index.ts";
+
+describe("the public API", () => {
+  it("exports the client, its errors and its pure retry policy", () => {
+    expect(typeof api.createClient).toBe("function");
+    for (const name of [
+      "PlatformError",
+      "AuthError",
+      "ForbiddenError",
+      "NotFoundError",
+      "ValidationError",
+      "RateLimitError",
+      "TransientError",
+      "ConnectionError",
+      "OutcomeUnknownError",
+      "ResponseShapeError",
+    ] as const) {
+      expect(typeof api[name], name).toBe("function");
+    }
+    expect(new api.OutcomeUnknownError({ code: "EGP_OUTCOME_UNKNOWN", message: "x" })).toBeInstanceOf(
+      api.PlatformError,
+    );
+    expect(api.shouldRetry({ idempotent: true, status: 503 }, 1)).toBe(true);
+    expect(api.ERROR_CODES).toContain("EGP_OUTCOME_UNKNOWN");
+  });
+
+  it("the client never imports the emulator (or anything but wire and its own modules)", () => {
+    const root = new URL("../../src/client/", import.meta.url).pathname;
+    const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) {
+      const source = readFileSync(join(root, file), "utf8");
+      for (const [, from] of source.matchAll(/from "([^"]+)"/g)) {
+        if (!from?.startsWith(".")) continue;
+        const resolved = new URL(from, `file://${join(root, file)}`).pathname;
+        expect(resolved, `${file} imports ${from}`).toMatch(/\/src\/(client|wire)\//);
+      }
+    }
+  });
+});

@@ -1,8 +1,10 @@
 import { Command, CommanderError } from "commander";
+import { registerDriftCommand } from "./commands/drift.ts";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
+import { registerPlanCommand } from "./commands/plan.ts";
 import { registerSchemaCommand } from "./commands/schema.ts";
 import { registerValidateCommand } from "./commands/validate.ts";
-import { ExitError } from "./errors.ts";
+import { describeUserError } from "./user-errors.ts";
 
 export function buildProgram(): Command {
   const program = new Command("egp")
@@ -15,6 +17,8 @@ export function buildProgram(): Command {
   registerEmulatorCommand(program);
   registerValidateCommand(program);
   registerSchemaCommand(program);
+  registerPlanCommand(program);
+  registerDriftCommand(program);
   return program;
 }
 
@@ -25,9 +29,10 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
-    if (error instanceof ExitError) {
-      process.stderr.write(`egp: ${error.message}\n`);
-      return error.exitCode;
+    const known = describeUserError(error);
+    if (known) {
+      for (const line of known.lines) process.stderr.write(`egp: ${line}\n`);
+      return known.exitCode;
     }
     process.stderr.write(
       `egp: internal error; please report it with the stack below.\n${(error as Error)?.stack ?? error}\n`,

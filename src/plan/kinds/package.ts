@@ -14,7 +14,7 @@ export function resolveObjectGuid(object: DesiredPackageObject, source: LivePack
 function describeParts(parts: Record<string, number>): string {
   return Object.entries(parts)
     .filter(([, count]) => count > 0)
-    .map(([part, count]) => `${count} ${part}`)
+    .map(([part, count]) => `${count} ${count === 1 ? part.replace(/s$/, "") : part}`)
     .join(", ");
 }
 

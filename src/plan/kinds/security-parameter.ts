@@ -10,11 +10,23 @@ export function parameterChangeId(name: string): string {
   return `${KIND}/${name}`;
 }
 
+/** The time of day of `HH:MM[:SS]` or of an ISO date-time, as HH:MM:SS. */
+export function timeOfDay(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const match = /(?:^|T)(\d{1,2}):(\d{2})(?::(\d{2}))?/.exec(value);
+  if (!match) return value;
+  return `${(match[1] ?? "0").padStart(2, "0")}:${match[2]}:${match[3] ?? "00"}`;
+}
+
+// The manifest gives a time frame as times of day; the platform stores date-times.
+const TIME_FIELDS = new Set(["PermittedFromTime", "PermittedToTime"]);
+
 function fieldChanges(desired: DesiredSecurityParameter, live: SecurityParameter | undefined): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const [field, after] of Object.entries(desired.fields)) {
     const before = live?.[field as keyof SecurityParameter];
-    if (live && same(before, after)) continue;
+    const comparable = TIME_FIELDS.has(field) ? [timeOfDay(before), timeOfDay(after)] : [before, after];
+    if (live && same(comparable[0], comparable[1])) continue;
     changes.push({ field, ...(live ? { before } : {}), after, verifiable: true });
   }
   return changes;

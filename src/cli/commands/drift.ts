@@ -1,0 +1,31 @@
+import type { Command } from "commander";
+import { formatManifestError } from "../../manifest/index.ts";
+import { ExitError } from "../errors.ts";
+import { getPlan } from "../get-plan.ts";
+import { withEnvironments } from "../run.ts";
+import { type Format, formatOption, render } from "./plan.ts";
+
+interface DriftFlags {
+  env: string;
+  format: Format;
+}
+
+/**
+ * A read-only plan as a drift report: exit 0 when the environment matches the manifests, 2 when it
+ * has drifted, 1 on error. Writes that can't be read back (roles) are never drift.
+ */
+export function registerDriftCommand(program: Command): void {
+  program
+    .command("drift")
+    .description("report how an environment differs from the manifests (exit 0 none, 2 drift, 1 error)")
+    .requiredOption("--env <name>", "environment (a file in environments/)")
+    .addOption(formatOption())
+    .action(async (_options: unknown, command: Command) => {
+      await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
+        const { plan, warnings } = await getPlan(dir, flags.env, {}, connections, logger);
+        for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+        process.stdout.write(render(plan, flags.json ? "json" : flags.format));
+        if (plan.summary.drift > 0) throw new ExitError("", 2);
+      });
+    });
+}

@@ -1,0 +1,60 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { formatManifestError } from "../../manifest/index.ts";
+import { type Plan, renderJson, renderMarkdown, renderText, writePlanFile } from "../../plan/index.ts";
+import { ExitError } from "../errors.ts";
+import { getPlan } from "../get-plan.ts";
+import { withEnvironments } from "../run.ts";
+
+export type Format = "text" | "markdown" | "json";
+
+export function render(plan: Plan, format: Format): string {
+  if (format === "markdown") return renderMarkdown(plan);
+  if (format === "json") return renderJson(plan);
+  return renderText(plan);
+}
+
+export const formatOption = () =>
+  new Option("--format <format>", "text, markdown or json")
+    .choices(["text", "markdown", "json"])
+    .default("text");
+
+interface PlanFlags {
+  env: string;
+  out?: string;
+  format: Format;
+  detailedExitcode?: boolean;
+  allowDelete?: boolean;
+  enforceRoles?: boolean;
+}
+
+export function registerPlanCommand(program: Command): void {
+  program
+    .command("plan")
+    .description("read the live state of an environment and print what apply would change")
+    .requiredOption("--env <name>", "environment (a file in environments/)")
+    .option("--out <file>", "also save the plan, for `egp apply <file>`")
+    .addOption(formatOption())
+    .option("--detailed-exitcode", "exit 0 when nothing changes, 2 when something does, 1 on error")
+    .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
+    .option("--enforce-roles", "send roles of every managed user (roles can't be read back)")
+    .action(async (_options: unknown, command: Command) => {
+      await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
+        const { plan, warnings } = await getPlan(
+          dir,
+          flags.env,
+          { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles },
+          connections,
+          logger,
+        );
+        for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+        if (flags.out) {
+          await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
+          logger.info({ file: flags.out, plan: plan.id }, "plan saved");
+        }
+        process.stdout.write(render(plan, flags.json ? "json" : flags.format));
+        if (flags.detailedExitcode && plan.changes.length > 0) throw new ExitError("", 2);
+      });
+    });
+}

@@ -1,0 +1,92 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Logger } from "pino";
+import { createClient, type PlatformClient } from "../client/client.ts";
+import { type Emulator, startEmulator } from "../emulator/index.ts";
+import type { EnvironmentConfig } from "../manifest/index.ts";
+
+/*
+ * Opens an environment: a client for a real instance, or, for `embedded:<seed>`, an emulator started
+ * in-process on a free loopback port with a client pointed at it. Embedded emulators are shared by
+ * the environments of one run that name the same data file.
+ */
+
+export interface OpenEnvironment {
+  name: string;
+  client: PlatformClient;
+  /** The in-process emulator, for embedded environments. */
+  emulator?: Emulator;
+}
+
+export interface Connections {
+  open(config: EnvironmentConfig): Promise<OpenEnvironment>;
+  closeAll(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  logger: Logger;
+  /** Extra emulator options for embedded environments (tests raise job durations or inject faults). */
+  emulator?: Record<string, unknown>;
+}
+
+export function connections(options: ConnectOptions): Connections {
+  const opened = new Map<string, Promise<OpenEnvironment>>();
+  const emulators = new Map<string, Promise<Emulator>>();
+
+  const embedded = (config: EnvironmentConfig, seed: string, dataFile: string | undefined) => {
+    const key = dataFile ?? `memory:${config.name}`;
+    let started = emulators.get(key);
+    if (!started) {
+      if (dataFile) mkdirSync(dirname(dataFile), { recursive: true });
+      started = startEmulator({
+        port: 0,
+        seed,
+        dataFile,
+        instance: config.instance,
+        adminPassword: config.auth.password.reveal(),
+        ...options.emulator,
+      });
+      emulators.set(key, started);
+    }
+    return started;
+  };
+
+  const openOne = async (config: EnvironmentConfig): Promise<OpenEnvironment> => {
+    const emulator =
+      config.endpoint.kind === "embedded"
+        ? await embedded(config, config.endpoint.seed, config.endpoint.dataFile)
+        : undefined;
+    const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
+    const client = createClient({
+      url,
+      instance: config.instance,
+      username: config.auth.username,
+      domain: config.auth.domain,
+      password: config.auth.password.reveal(),
+      scheme: emulator ? "Platform" : config.auth.scheme,
+      tls: { caFile: config.tls.caFile, insecure: config.tls.insecure },
+      limits: emulator ? { concurrency: config.limits.concurrency, requestsPerSecond: 0 } : config.limits,
+      logger: options.logger,
+    });
+    return { name: config.name, client, ...(emulator ? { emulator } : {}) };
+  };
+
+  return {
+    open(config) {
+      let environment = opened.get(config.name);
+      if (!environment) {
+        environment = openOne(config);
+        opened.set(config.name, environment);
+      }
+      return environment;
+    },
+    async closeAll() {
+      const environments = await Promise.allSettled(opened.values());
+      for (const result of environments) if (result.status === "fulfilled") await result.value.client.close();
+      const started = await Promise.allSettled(emulators.values());
+      for (const result of started) if (result.status === "fulfilled") await result.value.close();
+      opened.clear();
+      emulators.clear();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import type { Logger } from "pino";
+import { type Connections, connections } from "./connect.ts";
+import { ExitError } from "./errors.ts";
+import { createLogger } from "./logger.ts";
+
+export interface GlobalFlags {
+  dir: string;
+  logLevel: string;
+  json?: boolean;
+}
+
+export interface RunContext<F> {
+  flags: F & GlobalFlags;
+  dir: string;
+  logger: Logger;
+  connections: Connections;
+}
+
+/** Options for embedded emulators, for tests: `EGP_EMULATOR_OPTIONS='{"jobs":{"installMs":5000}}'`. */
+function emulatorOverrides(): Record<string, unknown> | undefined {
+  const text = process.env.EGP_EMULATOR_OPTIONS;
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new ExitError("EGP_EMULATOR_OPTIONS is not JSON");
+  }
+}
+
+export function repositoryDir(dir: string): string {
+  const path = resolve(dir);
+  if (!existsSync(path) || !statSync(path).isDirectory())
+    throw new ExitError(`--dir: not a directory: ${dir}`);
+  return path;
+}
+
+/** Runs a command that talks to environments, and always closes what it opened. */
+export async function withEnvironments<F>(
+  command: Command,
+  body: (context: RunContext<F>) => Promise<void>,
+): Promise<void> {
+  const flags = command.optsWithGlobals<F & GlobalFlags>();
+  const dir = repositoryDir(flags.dir);
+  const logger = createLogger(flags.logLevel, Boolean(flags.json));
+  const open = connections({ logger, emulator: emulatorOverrides() });
+  try {
+    await body({ flags, dir, logger, connections: open });
+  } finally {
+    await open.closeAll();
+  }
+}

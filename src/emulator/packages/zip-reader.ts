@@ -143,8 +143,10 @@ async function readEntries(
   for await (const entry of zip.eachEntry()) {
     const kind = checkEntry(entry, seen, limits);
     if (kind === "directory") continue;
-    if (kind === "asset" && !readAssets) {
-      // Assets were streamed and counted when the package was accepted; sizes are validated since.
+    // A stored asset cannot expand: yauzl has checked its size against the directory before
+    // emitting it, so it is counted without reading it. A compressed one is inflated and counted,
+    // unless the file was accepted earlier (`readAssets: false`).
+    if (kind === "asset" && (!readAssets || entry.compressionMethod === 0)) {
       budget.add(entry.uncompressedSize, entry.fileName);
       continue;
     }

@@ -1,0 +1,244 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHash, randomFillSync } from "node:crypto";
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { request } from "undici";
+import yauzl from "yauzl";
+import { ZipFile } from "yazl";
+
+/*
+ * Large package transfer through the emulator: a ~300 MB package is uploaded (multipart, streamed
+ * from disk) and downloaded back (streamed to disk), while the emulator's resident memory is
+ * watched. Target: the emulator's peak RSS (VmHWM) stays below 200 MB.
+ *
+ *   bash scripts/node24 node bench/emulator-transfer.ts [sizeMB]
+ */
+
+const SIZE_MB = Number(process.argv[2] ?? 300);
+const RSS_LIMIT_MB = 200;
+const DEADLINE_MS = 120_000;
+const MB = 1024 * 1024;
+const RISK_REGISTER_GUID = "33528536-2b2b-5d6d-943c-276096d4be22";
+
+const root = new URL("..", import.meta.url).pathname;
+const work = mkdtempSync(join(tmpdir(), "egp-bench-transfer-"));
+
+function startEmulator(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [join(root, "bin/egp.js"), "emulator", "--port", "0", "--seed", "demo-dev"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.once("exit", (code) => reject(new Error(`emulator exited early (${code})`)));
+  });
+}
+
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
+}
+
+async function call(url: string, token: string, path: string, method: "GET" | "POST", body?: unknown) {
+  const response = await request(`${url}${path}`, {
+    method,
+    headers: {
+      authorization: `Platform session-id="${token}"`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await response.body.json()) as {
+    IsSuccessful: boolean;
+    RequestedObject: Record<string, unknown>;
+  };
+  if (response.statusCode !== 200 || !json.IsSuccessful) {
+    throw new Error(`${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
+  }
+  return json.RequestedObject;
+}
+
+async function login(url: string): Promise<string> {
+  const response = await request(`${url}/platformapi/core/security/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      InstanceName: "Default",
+      Username: "sysadmin",
+      UserDomain: "",
+      Password: "Password1!",
+    }),
+  });
+  const json = (await response.body.json()) as { RequestedObject: { SessionToken: string } };
+  return json.RequestedObject.SessionToken;
+}
+
+async function downloadTo(url: string, token: string, id: number, file: string): Promise<void> {
+  const response = await request(`${url}/api/core/package/download/${id}`, {
+    headers: { authorization: `Platform session-id="${token}"` },
+  });
+  if (response.statusCode !== 200)
+    throw new Error(`download ${id}: ${response.statusCode} ${await response.body.text()}`);
+  await pipeline(response.body, createWriteStream(file));
+}
+
+/** A real generated package, whose entries the big package reuses. */
+async function smallPackage(url: string, token: string): Promise<string> {
+  const { Id } = (await call(url, token, "/api/core/package", "POST", {
+    Name: "bench seed",
+    PackageObjects: [{ Guid: RISK_REGISTER_GUID, Type: "Application" }],
+  })) as { Id: number };
+  await call(url, token, `/api/core/package/generate/${Id}`, "POST");
+  for (;;) {
+    const info = (await call(url, token, `/api/core/package/${Id}`, "GET")) as { Status: string };
+    if (info.Status === "Ready") break;
+    if (info.Status === "Failed") throw new Error("generation failed");
+    await sleep(50);
+  }
+  const file = join(work, "small.zip");
+  await downloadTo(url, token, Id, file);
+  return file;
+}
+
+/** The small package's entries plus one stored asset of incompressible bytes. */
+async function bigPackage(small: string, file: string): Promise<void> {
+  const zip = new ZipFile();
+  const source = await yauzl.openPromise(small);
+  for await (const entry of source.eachEntry()) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await source.openReadStreamPromise(entry)) as AsyncIterable<Buffer>)
+      chunks.push(chunk);
+    zip.addBuffer(Buffer.concat(chunks), entry.fileName);
+  }
+  const size = SIZE_MB * MB;
+  async function* noise() {
+    const block = Buffer.alloc(MB);
+    for (let sent = 0; sent < size; sent += MB) yield Buffer.from(randomFillSync(block));
+  }
+  zip.addReadStreamLazy("assets/evidence.bin", { compress: false, size }, (cb) =>
+    cb(null, Readable.from(noise())),
+  );
+  zip.end();
+  await pipeline(zip.outputStream, createWriteStream(file));
+}
+
+async function sha256(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(createReadStream(file), hash);
+  return hash.digest("hex");
+}
+
+async function uploadFrom(url: string, token: string, file: string): Promise<number> {
+  const boundary = "egp-bench-boundary";
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* body() {
+    yield head;
+    yield* createReadStream(file);
+    yield tail;
+  }
+  const response = await request(`${url}/api/core/package/upload`, {
+    method: "POST",
+    headers: {
+      authorization: `Platform session-id="${token}"`,
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+      "content-length": String(head.length + statSync(file).size + tail.length),
+      accept: "application/json",
+    },
+    body: Readable.from(body()),
+  });
+  const json = (await response.body.json()) as { RequestedObject: { Id: number } };
+  if (response.statusCode !== 200) throw new Error(`upload: ${response.statusCode} ${JSON.stringify(json)}`);
+  return json.RequestedObject.Id;
+}
+
+function rate(bytes: number, ms: number): string {
+  return `${(bytes / MB / (ms / 1000)).toFixed(1)} MB/s`;
+}
+
+async function main(): Promise<boolean> {
+  const { child, url } = await startEmulator();
+  const pid = child.pid as number;
+  let sampledPeak = 0;
+  const sampler = setInterval(() => {
+    sampledPeak = Math.max(sampledPeak, memoryOf(pid).rss);
+  }, 50);
+  try {
+    const token = await login(url);
+    const idle = memoryOf(pid);
+    const big = join(work, "big.zip");
+    await bigPackage(await smallPackage(url, token), big);
+    const size = statSync(big).size;
+    const digest = await sha256(big);
+    console.log(`package: ${(size / MB).toFixed(1)} MB, sha256 ${digest.slice(0, 16)}…`);
+    console.log(`emulator RSS after start: ${idle.rss.toFixed(1)} MB`);
+
+    let started = performance.now();
+    const id = await uploadFrom(url, token, big);
+    const uploadMs = performance.now() - started;
+    console.log(
+      `upload (stream to disk + safe zip check): ${(uploadMs / 1000).toFixed(2)} s, ${rate(size, uploadMs)}`,
+    );
+    const afterUpload = memoryOf(pid);
+    console.log(
+      `emulator RSS after upload: ${afterUpload.rss.toFixed(1)} MB (peak so far ${afterUpload.hwm.toFixed(1)} MB)`,
+    );
+
+    const back = join(work, "back.zip");
+    started = performance.now();
+    await downloadTo(url, token, id, back);
+    const downloadMs = performance.now() - started;
+    console.log(`download: ${(downloadMs / 1000).toFixed(2)} s, ${rate(size, downloadMs)}`);
+
+    const same = statSync(back).size === size && (await sha256(back)) === digest;
+    console.log(`round trip: ${same ? "same size and sha256" : "FILES DIFFER"}`);
+    const { hwm } = memoryOf(pid);
+    console.log(
+      `emulator peak RSS: ${hwm.toFixed(1)} MB (VmHWM), ${sampledPeak.toFixed(1)} MB (sampled every 50 ms)`,
+    );
+    const pass = same && hwm < RSS_LIMIT_MB;
+    console.log(`target: peak RSS < ${RSS_LIMIT_MB} MB`);
+    return pass;
+  } finally {
+    clearInterval(sampler);
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await Promise.race([exited, sleep(5000)]);
+  }
+}
+
+const deadline = setTimeout(() => {
+  console.log(`FAIL (did not finish within ${DEADLINE_MS / 1000} s)`);
+  rmSync(work, { recursive: true, force: true });
+  process.exit(1);
+}, DEADLINE_MS);
+
+main()
+  .then((pass) => {
+    console.log(pass ? "PASS" : "FAIL");
+    process.exitCode = pass ? 0 : 1;
+  })
+  .catch((error: Error) => {
+    console.log(`FAIL (${error.message})`);
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    clearTimeout(deadline);
+    rmSync(work, { recursive: true, force: true });
+  });

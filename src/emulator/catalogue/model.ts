@@ -105,17 +105,20 @@ interface Indexes {
   rulesByLevel: Map<number, EventRuleRecord[]>;
   actionsByRule: Map<number, EventActionRecord[]>;
   questionnaireRulesByLevel: Map<number, QuestionnaireRuleRecord[]>;
-  byGuid: Map<string, { kind: Kind; id: number }>;
 }
 
+const guidKey = (kind: Kind, guid: string) => `${kind}:${guid.toLowerCase()}`;
+
 /**
- * Typed access to the catalogue with lookup indexes (by parent id, by GUID). Indexes are built on
- * first use and dropped by every write through this class; code that edits records in place calls
+ * Typed access to the catalogue with lookup indexes, built on first use. The GUID index follows
+ * every write through this class (an install looks GUIDs up between writes); the by-parent indexes
+ * are dropped by a write and rebuilt when next needed. Code that edits records in place calls
  * `invalidate()`.
  */
 export class Catalogue {
   readonly data: CatalogueData;
   private indexes: Indexes | undefined;
+  private guids: Map<string, number> | undefined;
 
   constructor(data: CatalogueData) {
     this.data = data;
@@ -133,13 +136,20 @@ export class Catalogue {
   }
 
   put<K extends Kind>(kind: K, record: RecordByKind[K]): RecordByKind[K] {
-    (this.data[kind] as Record<string, RecordByKind[K]>)[String(record.Id)] = record;
+    const records = this.data[kind] as Record<string, RecordByKind[K]>;
+    const previous = records[String(record.Id)];
+    records[String(record.Id)] = record;
     this.indexes = undefined;
+    if (this.guids) {
+      if (previous) this.guids.delete(guidKey(kind, previous.Guid));
+      this.guids.set(guidKey(kind, record.Guid), record.Id);
+    }
     return record;
   }
 
   invalidate(): void {
     this.indexes = undefined;
+    this.guids = undefined;
   }
 
   get<K extends Kind>(kind: K, id: number): RecordByKind[K] | undefined {
@@ -152,8 +162,8 @@ export class Catalogue {
 
   /** The record of a kind with this GUID (compared case-insensitively, as GUIDs are). */
   byGuid<K extends Kind>(kind: K, guid: string): RecordByKind[K] | undefined {
-    const hit = this.index().byGuid.get(`${kind}:${guid.toLowerCase()}`);
-    return hit ? this.get(kind, hit.id) : undefined;
+    const id = this.guidIndex().get(guidKey(kind, guid));
+    return id === undefined ? undefined : this.get(kind, id);
   }
 
   module(id: number): ModuleRecord | undefined {
@@ -197,14 +207,18 @@ export class Catalogue {
     return this.all("modules").find((m) => m.Type === "Questionnaire" && m.TargetFieldId === fieldId);
   }
 
+  private guidIndex(): Map<string, number> {
+    if (this.guids) return this.guids;
+    const guids = new Map<string, number>();
+    for (const kind of KINDS) {
+      for (const record of Object.values(this.data[kind])) guids.set(guidKey(kind, record.Guid), record.Id);
+    }
+    this.guids = guids;
+    return guids;
+  }
+
   private index(): Indexes {
     if (this.indexes) return this.indexes;
-    const byGuid = new Map<string, { kind: Kind; id: number }>();
-    for (const kind of KINDS) {
-      for (const record of Object.values(this.data[kind])) {
-        byGuid.set(`${kind}:${record.Guid.toLowerCase()}`, { kind, id: record.Id });
-      }
-    }
     const layoutByLevel = new Map<number, LayoutRecord>();
     for (const layout of this.all("layouts")) layoutByLevel.set(layout.LevelId, layout);
     this.indexes = {
@@ -214,7 +228,6 @@ export class Catalogue {
       rulesByLevel: groupBy(this.all("eventRules"), (r) => r.LevelId),
       actionsByRule: groupBy(this.all("eventActions"), (a) => a.EventRuleId),
       questionnaireRulesByLevel: groupBy(this.all("questionnaireRules"), (r) => r.LevelId),
-      byGuid,
     };
     return this.indexes;
   }

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerDriftCommand } from "./commands/drift.ts";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
+import { registerExportCommand } from "./commands/export.ts";
 import { registerPlanCommand } from "./commands/plan.ts";
 import { registerSchemaCommand } from "./commands/schema.ts";
 import { registerValidateCommand } from "./commands/validate.ts";
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   registerSchemaCommand(program);
   registerPlanCommand(program);
   registerDriftCommand(program);
+  registerExportCommand(program);
   return program;
 }
 

@@ -1,0 +1,60 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import { formatManifestError, loadEnvironment } from "../../manifest/index.ts";
+import { readLiveState } from "../../state/index.ts";
+import { ExitError } from "../errors.ts";
+import { type ExportedFile, exportManifests } from "../export/index.ts";
+import { withEnvironments } from "../run.ts";
+
+interface ExportFlags {
+  env: string;
+  out: string;
+}
+
+async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<void> {
+  const fail = (error: NodeJS.ErrnoException, path: string) => {
+    throw new ExitError(`--out: cannot write ${path} (${error.code ?? error.message})`, 1, { cause: error });
+  };
+  await mkdir(out, { recursive: true }).catch((error) => fail(error, out));
+  for (const file of files) {
+    const path = join(out, file.file);
+    await writeFile(path, file.text).catch((error) => fail(error, path));
+  }
+}
+
+/**
+ * Writes manifests from what an environment reports, scoped to it, such that a following plan shows
+ * no changes (docs/manifests.md, "Export"). Reads only: no package objects, no secrets.
+ */
+export function registerExportCommand(program: Command): void {
+  program
+    .command("export")
+    .description("write manifests (security parameters, users) from the live state of an environment")
+    .requiredOption("--env <name>", "environment (a file in environments/)")
+    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into")
+    .action(async (_options: unknown, command: Command) => {
+      await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
+        const { state: desired, warnings } = await loadEnvironment(dir, flags.env);
+        for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+        const target = await connections.open(desired.environment);
+        // Packages are promotions between environments, not state to export: skip their trees.
+        const live = await readLiveState(target.client, { ...desired, packages: [] });
+        const exported = exportManifests({ environment: desired.environment, live });
+        const out = resolve(flags.out);
+        await writeFiles(out, exported.files);
+        logger.info({ env: flags.env, out }, "exported");
+        for (const warning of exported.warnings) process.stderr.write(`warning: ${warning}\n`);
+        const shown = relative(process.cwd(), out) || ".";
+        const summary = exported.files.map((f) => ({ file: join(shown, f.file), [f.noun]: f.count }));
+        if (flags.json) {
+          process.stdout.write(
+            `${JSON.stringify({ files: summary, warnings: exported.warnings }, null, 2)}\n`,
+          );
+          return;
+        }
+        for (const file of exported.files)
+          process.stdout.write(`wrote ${join(shown, file.file)}: ${file.count} ${file.noun}\n`);
+      });
+    });
+}

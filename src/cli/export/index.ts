@@ -1,0 +1,42 @@
+import type { ExportContext, KindExporter } from "./kind.ts";
+import { securityParameterExporter } from "./security-parameter.ts";
+import { userExporter } from "./user.ts";
+import { manifestFile } from "./yaml.ts";
+
+export type { ExportContext, KindExporter } from "./kind.ts";
+
+/** The kinds `egp export` writes, one file each. Packages are promotions, not state: not exported. */
+export const EXPORTERS: readonly KindExporter[] = [securityParameterExporter, userExporter];
+
+export interface ExportedFile {
+  /** Name under the output directory. */
+  file: string;
+  noun: string;
+  count: number;
+  text: string;
+}
+
+/** Live state → manifest files (pure), and the warnings for what had to be left out. */
+export function exportManifests(
+  context: ExportContext,
+  exporters: readonly KindExporter[] = EXPORTERS,
+): { files: ExportedFile[]; warnings: string[] } {
+  const files: ExportedFile[] = [];
+  const warnings: string[] = [];
+  for (const exporter of exporters) {
+    const result = exporter.export(context);
+    warnings.push(...result.warnings);
+    const header = [
+      `Written by \`egp export --env ${context.environment.name}\` from the live state. No secrets: no`,
+      "passwords, and no roles (the interface can't read them back). Only what the instance reports is",
+      "written; a following `egp plan` shows no changes for these documents.",
+    ];
+    files.push({
+      file: exporter.file,
+      noun: exporter.noun,
+      count: result.documents.length,
+      text: manifestFile(header, result.documents),
+    });
+  }
+  return { files, warnings };
+}

@@ -1,0 +1,170 @@
+import {
+  CONTACT_SUBTYPE_CODES,
+  CONTACT_TYPE_CODES,
+  type EnvironmentConfig,
+  KINDS,
+  STATUS_CODES,
+} from "../../manifest/index.ts";
+import type { LiveState, LiveUser } from "../../state/index.ts";
+import { type Contact, contactSubTypeAllowed, type User } from "../../wire/index.ts";
+import { conform } from "./conform.ts";
+import {
+  DocumentWriter,
+  type ExportContext,
+  type ExportedDocument,
+  type KindExport,
+  type KindExporter,
+  namesByCode,
+  text,
+} from "./kind.ts";
+
+const STATUSES = namesByCode(STATUS_CODES);
+const CONTACT_TYPES = namesByCode(CONTACT_TYPE_CODES);
+const CONTACT_SUBTYPES = namesByCode(CONTACT_SUBTYPE_CODES);
+
+/** Free-text fields, manifest name → interface name, in the order the schema lists them. */
+const NAMES = [
+  ["firstName", "FirstName"],
+  ["lastName", "LastName"],
+  ["middleName", "MiddleName"],
+  ["displayName", "DisplayName"],
+] as const satisfies ReadonlyArray<readonly [string, keyof User]>;
+
+const DETAILS = [
+  ["title", "Title"],
+  ["company", "Company"],
+  ["department", "Department"],
+  ["businessUnit", "BusinessUnit"],
+  ["address", "Address"],
+  ["additionalNote", "AdditionalNote"],
+  ["locale", "Locale"],
+  ["timeZoneId", "TimeZoneId"],
+] as const satisfies ReadonlyArray<readonly [string, keyof User]>;
+
+/** What a user document resolves through: the environment's maps and the live parameters. */
+interface Lookups {
+  parameters: ReadonlyMap<number, string>;
+  groups: ReadonlyMap<number, string>;
+  domains: ReadonlyMap<number, string>;
+  /** Whether the environment maps any group, so that memberships were read. */
+  groupsMapped: boolean;
+}
+
+/** `name → id` map inverted; where two names share an id, the first one written wins. */
+function byId(map: Readonly<Record<string, number>>): Map<number, string> {
+  const inverted = new Map<number, string>();
+  for (const [name, id] of Object.entries(map)) if (!inverted.has(id)) inverted.set(id, name);
+  return inverted;
+}
+
+function lookupsOf(environment: EnvironmentConfig, live: LiveState): Lookups {
+  return {
+    parameters: new Map(live.securityParameters.map((p) => [p.Id, p.Name])),
+    groups: byId(environment.groups),
+    domains: byId(environment.domains),
+    groupsMapped: live.groupsRead.length > 0,
+  };
+}
+
+function reference(w: DocumentWriter, key: string, id: number | null, names: ReadonlyMap<number, string>) {
+  if (id === null) return;
+  const name = names.get(id);
+  if (name === undefined) w.skip(key, `id ${id} has no name in the environment's maps`);
+  else w.put(key, name);
+}
+
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+
+/** Why a live contact list can't be written as a manifest's, if it can't. */
+function contactProblem(contacts: readonly Contact[]): string | undefined {
+  const defaults = new Set<number>();
+  for (const c of contacts) {
+    if (!CONTACT_TYPES.has(c.ContactType) || !contactSubTypeAllowed(c.ContactType, c.ContactSubType))
+      return `type ${c.ContactType} with subtype ${c.ContactSubType} has no name`;
+    if (c.Value === "") return "a contact has no value";
+    if (c.ContactType === CONTACT_TYPE_CODES.email && !EMAIL.test(c.Value))
+      return "an email contact is not an address";
+    if (c.IsDefault && defaults.has(c.ContactType)) return "two default contacts of one type";
+    if (c.IsDefault) defaults.add(c.ContactType);
+  }
+  return undefined;
+}
+
+function contacts(w: DocumentWriter, list: readonly Contact[]): void {
+  const problem = contactProblem(list);
+  if (problem) {
+    w.skip("contacts", problem);
+    return;
+  }
+  w.put(
+    "contacts",
+    list.map((c) => ({
+      type: CONTACT_TYPES.get(c.ContactType),
+      subType: CONTACT_SUBTYPES.get(c.ContactSubType),
+      value: c.Value,
+      ...(c.IsDefault ? { default: true } : {}),
+    })),
+  );
+}
+
+/**
+ * One live user as a manifest document. Roles are left out (the interface can't read them), and so
+ * is the password; groups are those of the environment's map, by name.
+ */
+export function userDocument(
+  live: LiveUser,
+  environment: string,
+  lookups: Lookups,
+): { doc: ExportedDocument; warnings: string[] } {
+  const { user } = live;
+  const w = new DocumentWriter(
+    { kind: "User", environments: [environment], userName: user.UserName },
+    `User "${user.UserName}"`,
+  );
+  for (const [key, field] of NAMES) w.put(key, text(user[field]));
+  const status = STATUSES.get(user.AccountStatus);
+  if (status) w.put("status", status);
+  else w.skip("status", `code ${user.AccountStatus} is not active, inactive or locked`);
+  reference(w, "securityParameter", user.SecurityId, lookups.parameters);
+  for (const [key, field] of DETAILS) w.put(key, text(user[field]));
+  w.put("languageId", user.LanguageId);
+  w.put("forcePasswordChange", user.ForcePasswordChange);
+  reference(w, "domain", user.DomainId, lookups.domains);
+  if (lookups.groupsMapped) w.put("groups", live.groups.map((id) => lookups.groups.get(id)).filter(Boolean));
+  contacts(w, live.contacts);
+  return { doc: w.doc, warnings: w.warnings };
+}
+
+function schema() {
+  const kind = KINDS.find((k) => k.kind === "User");
+  if (!kind) throw new Error("the User kind is not registered");
+  return kind.schema;
+}
+
+/** Every live user, sorted by user name. */
+export const userExporter: KindExporter = {
+  kind: "User",
+  file: "users.yaml",
+  noun: "users",
+  export({ environment, live }: ExportContext): KindExport {
+    const result: KindExport = { documents: [], warnings: [] };
+    const lookups = lookupsOf(environment, live);
+    const sorted = [...live.users].sort((a, b) =>
+      a.user.UserName.toLowerCase().localeCompare(b.user.UserName.toLowerCase(), "en"),
+    );
+    for (const liveUser of sorted) {
+      const { doc, warnings } = userDocument(liveUser, environment.name, lookups);
+      const label = `User "${liveUser.user.UserName}"`;
+      const conformed = conform(doc, schema(), label, [
+        "kind",
+        "environments",
+        "userName",
+        "firstName",
+        "lastName",
+      ]);
+      result.warnings.push(...warnings, ...conformed.warnings);
+      if (conformed.doc) result.documents.push(conformed.doc);
+    }
+    return result;
+  },
+};

@@ -278,6 +278,20 @@ describe("package jobs", () => {
     expect((await download(devRaw, devToken, id, tempFile())).status).toBe(200);
   });
 
+  it("--faults jobMs overrides the job durations (slow jobs for chaos runs)", async () => {
+    const { devRaw, devToken } = await pair({
+      jobs: { generateMs: 10, installMs: 10 },
+      faults: { jobMs: 1000 },
+    });
+    const id = await createPackage(devRaw, devToken, {
+      Name: "slowed",
+      PackageObjects: [{ Guid: GUID.risks, Type: "Application" }],
+    });
+    const started = Date.now();
+    await generateAndWait(devRaw, devToken, id);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
   it("metadata is unchanged until the install job completes; installs run one at a time", async () => {
     const { devRaw, devToken, prodRaw, prodToken } = await pair({
       jobs: { generateMs: 50, installMs: 1200 },

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerApplyCommand } from "./commands/apply.ts";
 import { registerDriftCommand } from "./commands/drift.ts";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
 import { registerExportCommand } from "./commands/export.ts";
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerSchemaCommand(program);
   registerPlanCommand(program);
   registerDriftCommand(program);
+  registerApplyCommand(program);
   registerExportCommand(program);
   return program;
 }

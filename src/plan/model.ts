@@ -85,7 +85,7 @@ export interface Plan {
   /** The environment packages are promoted from, when the plan promotes any. */
   sourceEnvironment?: string;
   createdAt: string;
-  digests: { manifests: string; live: string };
+  digests: { manifests: string; live: string; liveParts: Record<string, string> };
   /** Options the plan was made with, which apply must honour. */
   options: { allowDelete: boolean; enforceRoles: boolean };
   changes: Change[];

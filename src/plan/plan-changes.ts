@@ -60,7 +60,7 @@ export function planChanges(
       ? { sourceEnvironment: desired.packagesFrom.name }
       : {}),
     createdAt: options.createdAt,
-    digests: { manifests: desired.digest, live: live.digest },
+    digests: { manifests: desired.digest, live: live.digest, liveParts: live.partDigests },
     options: { allowDelete, enforceRoles: options.enforceRoles ?? false },
     changes,
     steps,

@@ -10,7 +10,7 @@ const PlanFile = z.object({
   environment: z.string(),
   sourceEnvironment: z.string().optional(),
   createdAt: z.string(),
-  digests: z.object({ manifests: z.string(), live: z.string() }),
+  digests: z.object({ manifests: z.string(), live: z.string(), liveParts: z.record(z.string(), z.string()) }),
   options: z.object({ allowDelete: z.boolean(), enforceRoles: z.boolean() }),
   changes: z.array(
     z.object({

@@ -51,4 +51,6 @@ export interface LiveState {
   packageSource?: { environment: string } & LivePackageSide;
   /** sha256 of the normalized state: a saved plan is stale once it changes. */
   digest: string;
+  /** The same, per part, so that a stale plan can say what changed. */
+  partDigests: Record<"securityParameters" | "users" | "packages", string>;
 }

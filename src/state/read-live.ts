@@ -75,7 +75,7 @@ export async function readLiveState(
     ? await readPackageObjects(client, source.requests)
     : { objects: {}, applicationsByName: {} };
 
-  const state: Omit<LiveState, "digest"> = {
+  const state: Omit<LiveState, "digest" | "partDigests"> = {
     environment: desired.environment.name,
     securityParameters: [...securityParameters].sort((a, b) => a.Id - b.Id),
     users: users.sort((a, b) => a.user.Id - b.user.Id),
@@ -91,17 +91,27 @@ export async function readLiveState(
         }
       : {}),
   };
-  return { ...state, digest: liveDigest(state) };
+  return { ...state, digest: liveDigest(state), partDigests: partDigests(state) };
+}
+
+const hash = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex");
+
+function stableUsers(users: LiveState["users"]) {
+  return users.map(({ user, ...rest }) => ({ ...rest, user: { ...user, LastLoginDate: null } }));
+}
+
+function partDigests(state: Omit<LiveState, "digest" | "partDigests">): LiveState["partDigests"] {
+  return {
+    securityParameters: hash(state.securityParameters),
+    users: hash([stableUsers(state.users), state.groupsRead]),
+    packages: hash([state.packages, state.packageSource ?? null]),
+  };
 }
 
 /**
  * Digest of what a plan depends on. Volatile fields that change without anyone changing the
  * configuration (last login) are left out, so a saved plan is not refused for them.
  */
-export function liveDigest(state: Omit<LiveState, "digest">): string {
-  const stable = {
-    ...state,
-    users: state.users.map(({ user, ...rest }) => ({ ...rest, user: { ...user, LastLoginDate: null } })),
-  };
-  return createHash("sha256").update(canonicalJson(stable)).digest("hex");
+export function liveDigest(state: Omit<LiveState, "digest" | "partDigests">): string {
+  return hash({ ...state, users: stableUsers(state.users) });
 }

@@ -199,6 +199,7 @@ export function live(parts: Partial<LiveState> = {}): LiveState {
     groupsRead: [1, 2, 42],
     packages: { objects: {}, applicationsByName: {} },
     digest: "live-digest",
+    partDigests: { securityParameters: "p", users: "u", packages: "k" },
     ...parts,
   };
 }

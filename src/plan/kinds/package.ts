@@ -164,7 +164,8 @@ function planPackage(
       objects: everything.map(({ live }) => ({ guid: live.guid, type: live.type, name: live.name })),
     },
     generate: {},
-    download: {},
+    // Only objects the source can read are checked in the file; global reports are trusted.
+    download: { objects: objects.map(({ live }) => live.guid) },
     upload: {},
     install: {
       inactivateUnusedFields: pkg.inactivateUnusedFields,

@@ -1,0 +1,158 @@
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import yauzl, { type Entry, type ZipFile } from "yauzl";
+import { PackageManifest } from "../wire/index.ts";
+
+/*
+ * Downloaded packages live in a content-addressed cache, `.egp/artifacts/<sha256>.zip`, so that a
+ * resumed apply reuses the file it already has. Before a package is uploaded anywhere it is
+ * inspected: it must name the objects the plan expects, and hold no entry that could escape a
+ * folder, no link, and nothing that expands past the limits.
+ */
+
+export interface ArtifactLimits {
+  maxEntries: number;
+  maxExpandedBytes: number;
+}
+
+export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
+  maxEntries: 10_000,
+  maxExpandedBytes: 2 * 1024 ** 3,
+};
+
+export class ArtifactError extends Error {
+  readonly code = "EGP_ARTIFACT_REJECTED";
+  constructor(file: string, reason: string) {
+    super(`package ${file} rejected: ${reason}`);
+    this.name = "ArtifactError";
+  }
+}
+
+export function artifactsDir(stateDir: string): string {
+  const dir = join(stateDir, "artifacts");
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function artifactPath(stateDir: string, sha256: string): string {
+  return join(artifactsDir(stateDir), `${sha256}.zip`);
+}
+
+export async function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  await pipeline(createReadStream(file), hash);
+  return hash.digest("hex");
+}
+
+/** Moves a finished download into the cache under its digest; returns the digest. */
+export async function store(stateDir: string, downloaded: string): Promise<string> {
+  const digest = await sha256Of(downloaded);
+  const target = artifactPath(stateDir, digest);
+  if (existsSync(target)) rmSync(downloaded, { force: true });
+  else renameSync(downloaded, target);
+  return digest;
+}
+
+function unsafeName(name: string): string | undefined {
+  if (name.includes("\\")) return "a backslash in an entry name";
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return "an absolute entry name";
+  if (name.split("/").includes("..")) return "an entry name that climbs out of the folder";
+  return undefined;
+}
+
+function open(file: string): Promise<ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(
+      file,
+      { lazyEntries: true, validateEntrySizes: true, strictFileNames: false },
+      (error, zip) => {
+        if (error || !zip) reject(error ?? new Error("no zip"));
+        else resolve(zip);
+      },
+    );
+  });
+}
+
+function readEntry(zip: ZipFile, entry: Entry, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    zip.openReadStream(entry, (error, stream) => {
+      if (error || !stream) return reject(error ?? new Error("no stream"));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) stream.destroy(new Error(`manifest.json is larger than ${limit} bytes`));
+        else chunks.push(chunk);
+      });
+      stream.on("error", reject);
+      stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    });
+  });
+}
+
+/** Inspects a package file; returns the GUIDs (lower case) of the objects its manifest lists. */
+export async function inspectPackage(
+  file: string,
+  expected: readonly string[],
+  limits: ArtifactLimits = DEFAULT_ARTIFACT_LIMITS,
+): Promise<string[]> {
+  const zip = await open(file).catch((error: Error) => {
+    throw new ArtifactError(file, `not a zip file (${error.message})`);
+  });
+  try {
+    let entries = 0;
+    let expanded = 0;
+    let manifestText: string | undefined;
+    const names = new Set<string>();
+    await new Promise<void>((resolve, reject) => {
+      zip.on("error", reject);
+      zip.on("end", resolve);
+      zip.on("entry", (entry: Entry) => {
+        entries += 1;
+        expanded += entry.uncompressedSize;
+        const problem =
+          unsafeName(entry.fileName) ??
+          (((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000
+            ? "a symbolic link entry"
+            : undefined) ??
+          (entries > limits.maxEntries ? `more than ${limits.maxEntries} entries` : undefined) ??
+          (expanded > limits.maxExpandedBytes
+            ? `more than ${limits.maxExpandedBytes} bytes once expanded`
+            : undefined);
+        if (problem) return reject(new ArtifactError(file, `${problem}: ${entry.fileName}`));
+        names.add(entry.fileName);
+        if (entry.fileName !== "manifest.json") return zip.readEntry();
+        readEntry(zip, entry, 16 * 1024 * 1024).then((text) => {
+          manifestText = text;
+          zip.readEntry();
+        }, reject);
+      });
+      zip.readEntry();
+    });
+    if (manifestText === undefined) throw new ArtifactError(file, "no manifest.json");
+    let json: unknown;
+    try {
+      json = JSON.parse(manifestText);
+    } catch {
+      throw new ArtifactError(file, "manifest.json is not JSON");
+    }
+    const manifest = PackageManifest.safeParse(json);
+    if (!manifest.success)
+      throw new ArtifactError(file, `manifest.json: ${manifest.error.issues[0]?.message}`);
+    const listed = manifest.data.Objects.map((o) => o.Guid.toLowerCase());
+    for (const object of manifest.data.Objects) {
+      if (!names.has(object.File)) throw new ArtifactError(file, `${object.File} is listed but missing`);
+    }
+    const missing = expected.map((g) => g.toLowerCase()).filter((guid) => !listed.includes(guid));
+    if (missing.length)
+      throw new ArtifactError(file, `objects missing from the package: ${missing.join(", ")}`);
+    return listed;
+  } catch (error) {
+    if (error instanceof ArtifactError) throw error;
+    throw new ArtifactError(file, (error as Error).message);
+  } finally {
+    zip.close();
+  }
+}

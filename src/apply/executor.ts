@@ -1,0 +1,183 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Logger } from "pino";
+import type { PlatformClient } from "../client/client.ts";
+import { ConnectionError, OutcomeUnknownError, RateLimitError, TransientError } from "../client/errors.ts";
+import type { DesiredState } from "../manifest/index.ts";
+import type { Plan, Step } from "../plan/index.ts";
+import type { SecurityParameter } from "../wire/index.ts";
+import type { Journal, JournalState } from "./journal.ts";
+import { OPS } from "./ops/index.ts";
+import type { OpContext, OpRegistry } from "./ops/types.ts";
+
+/*
+ * Runs a plan's steps in dependency order, several at a time. A step whose dependency failed is
+ * skipped; independent steps go on. Each step is journaled as it starts and ends. A step that fails
+ * for a passing reason is tried again (a create that may have happened is looked up first).
+ */
+
+export type ApplyEvent =
+  | { type: "start" | "done" | "reused" | "skipped"; step: Step; ms?: number }
+  | { type: "failed"; step: Step; error: string; ms: number }
+  | { type: "retry"; step: Step; error: string; attempt: number }
+  | { type: "progress"; step: Step; message: string; bytes?: number; total?: number };
+
+export interface ApplyResult {
+  done: string[];
+  /** Steps a previous, interrupted run had finished. */
+  reused: string[];
+  failed: Array<{ step: string; error: string }>;
+  skipped: string[];
+}
+
+export interface ExecuteOptions {
+  plan: Plan;
+  desired: DesiredState;
+  /** A client per environment the plan's steps talk to. */
+  clients: ReadonlyMap<string, PlatformClient>;
+  journal: Journal;
+  /** What an interrupted run of the same plan recorded. */
+  previous?: JournalState;
+  stateDir: string;
+  concurrency: number;
+  logger: Logger;
+  onEvent?: (event: ApplyEvent) => void;
+  sleep?: (ms: number) => Promise<void>;
+  timeouts?: Partial<OpContext["timeouts"]>;
+  /** Tries of a step that fails for a passing reason (default 3). */
+  attempts?: number;
+  ops?: OpRegistry;
+}
+
+export function isPassing(error: unknown): boolean {
+  return (
+    error instanceof TransientError ||
+    error instanceof ConnectionError ||
+    error instanceof RateLimitError ||
+    error instanceof OutcomeUnknownError
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function executePlan(options: ExecuteOptions): Promise<ApplyResult> {
+  const { plan, journal } = options;
+  const ops = options.ops ?? OPS;
+  const sleep = options.sleep ?? ((ms: number) => delay(ms).then(() => undefined));
+  const timeouts = { jobMs: 300_000, verifyMs: 300_000, pollMs: 250, ...options.timeouts };
+  const emit = options.onEvent ?? (() => undefined);
+  const attempts = options.attempts ?? 3;
+  const outputs = new Map<string, Record<string, unknown>>(options.previous?.done ?? []);
+  const interrupted = new Set(options.previous?.interrupted ?? []);
+  const result: ApplyResult = { done: [], reused: [], failed: [], skipped: [] };
+  const parameterCache = new Map<string, Promise<SecurityParameter[]>>();
+
+  const clientFor = (step: Step) => {
+    const client = options.clients.get(step.environment);
+    if (!client) throw new Error(`no connection to ${step.environment} for ${step.id}`);
+    return client;
+  };
+
+  const contextFor = (step: Step, resumed: boolean): OpContext => {
+    const client = clientFor(step);
+    return {
+      step,
+      planId: plan.id,
+      client,
+      desired: options.desired,
+      outputOf: (id) => outputs.get(id),
+      resumed,
+      stateDir: options.stateDir,
+      logger: options.logger,
+      progress: (message, bytes, total) => emit({ type: "progress", step, message, bytes, total }),
+      sleep,
+      parameters: (refresh = false) => {
+        let cached = parameterCache.get(step.environment);
+        if (!cached || refresh) {
+          cached = client.securityParameters.list() as Promise<SecurityParameter[]>;
+          parameterCache.set(step.environment, cached);
+          cached.catch(() => parameterCache.delete(step.environment));
+        }
+        return cached;
+      },
+      timeouts,
+    };
+  };
+
+  const runStep = async (step: Step): Promise<void> => {
+    const started = Date.now();
+    journal.append({ type: "start", at: new Date().toISOString(), step: step.id });
+    emit({ type: "start", step });
+    let resumed = interrupted.has(step.id);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const output = await ops[step.op](contextFor(step, resumed));
+        outputs.set(step.id, output);
+        journal.append({ type: "done", at: new Date().toISOString(), step: step.id, output });
+        result.done.push(step.id);
+        emit({ type: "done", step, ms: Date.now() - started });
+        return;
+      } catch (error) {
+        const message = messageOf(error);
+        if (attempt < attempts && isPassing(error)) {
+          emit({ type: "retry", step, error: message, attempt });
+          // The failed try may have done its work: the next one checks before it writes.
+          resumed = true;
+          await sleep(500 * 2 ** (attempt - 1));
+          continue;
+        }
+        journal.append({ type: "failed", at: new Date().toISOString(), step: step.id, error: message });
+        result.failed.push({ step: step.id, error: message });
+        emit({ type: "failed", step, error: message, ms: Date.now() - started });
+        return;
+      }
+    }
+  };
+
+  const pending = new Map(plan.steps.map((step) => [step.id, step]));
+  for (const step of plan.steps) {
+    if (!outputs.has(step.id)) continue;
+    pending.delete(step.id);
+    result.reused.push(step.id);
+    emit({ type: "reused", step });
+  }
+  const finished = (id: string) => outputs.has(id);
+  const blocked = (step: Step) =>
+    step.dependsOn.some((id) => result.failed.some((f) => f.step === id) || result.skipped.includes(id));
+  const running = new Map<string, Promise<void>>();
+
+  while (pending.size > 0 || running.size > 0) {
+    for (const step of [...pending.values()]) {
+      if (blocked(step)) {
+        pending.delete(step.id);
+        result.skipped.push(step.id);
+        emit({ type: "skipped", step });
+      }
+    }
+    for (const step of [...pending.values()]) {
+      if (running.size >= options.concurrency) break;
+      if (!step.dependsOn.every(finished)) continue;
+      pending.delete(step.id);
+      running.set(
+        step.id,
+        runStep(step).finally(() => running.delete(step.id)),
+      );
+    }
+    if (running.size === 0) {
+      // Nothing runs and nothing can start: what is left waits on steps that will never finish.
+      for (const step of pending.values()) {
+        result.skipped.push(step.id);
+        emit({ type: "skipped", step });
+      }
+      break;
+    }
+    await Promise.race(running.values());
+  }
+  journal.append({
+    type: "complete",
+    at: new Date().toISOString(),
+    ok: result.failed.length === 0 && result.skipped.length === 0,
+  });
+  return result;
+}

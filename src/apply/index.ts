@@ -1,0 +1,10 @@
+export { ArtifactError, DEFAULT_ARTIFACT_LIMITS, inspectPackage } from "./artifacts.ts";
+export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
+export { executePlan, isPassing } from "./executor.ts";
+export type { JournalEntry, JournalState } from "./journal.ts";
+export { Journal } from "./journal.ts";
+export type { Lock, LockHolder } from "./lock.ts";
+export { acquireLock, LockedError } from "./lock.ts";
+export { OPS } from "./ops/index.ts";
+export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
+export { generatePassword } from "./password.ts";

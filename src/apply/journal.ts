@@ -1,0 +1,130 @@
+import {
+  appendFileSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { type Plan, readPlanFile, writePlanFile } from "../plan/index.ts";
+
+/*
+ * The journal of one apply: `.egp/journal/<env>/<plan-id>.jsonl`. Its first line holds the plan
+ * (which holds no secret); then each step's start and end, with the outputs later steps need
+ * (package ids, artifact digests). Every line is flushed to disk before the step goes on, so that
+ * after a crash `apply` resumes where it stopped instead of repeating what was done.
+ */
+
+export type JournalEntry =
+  | { type: "plan"; at: string; plan: Plan }
+  | { type: "start"; at: string; step: string }
+  | { type: "done"; at: string; step: string; output: Record<string, unknown> }
+  | { type: "failed"; at: string; step: string; error: string }
+  | { type: "complete"; at: string; ok: boolean };
+
+export interface JournalState {
+  plan: Plan;
+  done: Map<string, Record<string, unknown>>;
+  /** Steps that started and have no end: they may or may not have happened. */
+  interrupted: Set<string>;
+  complete: boolean;
+}
+
+export class Journal {
+  readonly file: string;
+
+  private constructor(file: string) {
+    this.file = file;
+  }
+
+  static folder(stateDir: string, env: string): string {
+    return join(stateDir, "journal", env);
+  }
+
+  /** Starts the journal of a plan (or reopens it, when it exists). */
+  static open(stateDir: string, plan: Plan): Journal {
+    const folder = Journal.folder(stateDir, plan.environment);
+    mkdirSync(folder, { recursive: true });
+    const journal = new Journal(join(folder, `${plan.id}.jsonl`));
+    const fd = openSync(journal.file, "a");
+    closeSync(fd);
+    if (readFileSync(journal.file, "utf8").trim() === "") {
+      journal.append({
+        type: "plan",
+        at: new Date().toISOString(),
+        plan: JSON.parse(writePlanFile(plan)) as Plan,
+      });
+    }
+    return journal;
+  }
+
+  /** The most recent journal of an environment that never completed: a crashed apply. */
+  static unfinished(stateDir: string, env: string): { journal: Journal; state: JournalState } | undefined {
+    const folder = Journal.folder(stateDir, env);
+    let files: string[];
+    try {
+      files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
+    } catch {
+      return undefined;
+    }
+    const candidates = files
+      .map((name) => new Journal(join(folder, name)))
+      .map((journal) => ({ journal, state: journal.read() }))
+      .filter(
+        (entry): entry is { journal: Journal; state: JournalState } =>
+          entry.state !== undefined && !entry.state.complete,
+      )
+      .sort((a, b) => (a.state.plan.createdAt < b.state.plan.createdAt ? 1 : -1));
+    return candidates[0];
+  }
+
+  append(entry: JournalEntry): void {
+    const fd = openSync(this.file, "a");
+    try {
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Reads the journal; a torn last line (a crash mid-write) is ignored. */
+  read(): JournalState | undefined {
+    let text: string;
+    try {
+      text = readFileSync(this.file, "utf8");
+    } catch {
+      return undefined;
+    }
+    let plan: Plan | undefined;
+    const done = new Map<string, Record<string, unknown>>();
+    const started = new Set<string>();
+    let complete = false;
+    for (const line of text.split("\n")) {
+      if (!line.trim()) continue;
+      let entry: JournalEntry;
+      try {
+        entry = JSON.parse(line) as JournalEntry;
+      } catch {
+        continue;
+      }
+      if (entry.type === "plan") plan = readPlanFile(JSON.stringify(entry.plan), this.file);
+      else if (entry.type === "start") started.add(entry.step);
+      else if (entry.type === "done") {
+        done.set(entry.step, entry.output);
+        started.delete(entry.step);
+      } else if (entry.type === "failed") started.delete(entry.step);
+      else if (entry.type === "complete") complete = true;
+    }
+    if (!plan) return undefined;
+    return { plan, done, interrupted: started, complete };
+  }
+}
+
+/** Appends without reading, for tests that simulate a torn write. */
+export function appendRaw(file: string, text: string): void {
+  appendFileSync(file, text);
+}

@@ -1,0 +1,241 @@
+import { createHash } from "node:crypto";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { NotFoundError, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
+import type { PackageRead } from "../../client/resources/packages.ts";
+import { objectMatches } from "../../plan/kinds/package.ts";
+import { readPackageObjects } from "../../state/index.ts";
+import { artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
+import type { OpContext, OpHandler } from "./types.ts";
+
+/*
+ * A package moves in six steps: create, generate and download on the source; upload, install and
+ * verify on the target. Each step's output (package ids, the artifact's digest) is journaled, so a
+ * resumed apply reuses the package it created and the file it downloaded.
+ */
+
+interface ObjectInput {
+  guid: string;
+  type: string;
+  name: string;
+  installMethod?: number;
+  installOption?: number;
+  translationOption?: number;
+  partFingerprints?: Record<string, string>;
+}
+
+const change = (context: OpContext) => context.step.change;
+const outputOf = (context: OpContext, verb: string, key: string): unknown =>
+  context.outputOf(`${change(context)}#${verb}`)?.[key];
+
+function packageIdFrom(context: OpContext, verb: string): number {
+  const id = outputOf(context, verb, "packageId");
+  if (typeof id !== "number") throw new Error(`${change(context)}: the ${verb} step left no package id`);
+  return id;
+}
+
+/** The plan id in the description is how a resumed run finds the package it created. */
+function marker(context: OpContext): string {
+  return `[egp ${context.step.id.split("#")[0]} ${planIdOf(context)}]`;
+}
+
+function planIdOf(context: OpContext): string {
+  return context.planId;
+}
+
+/** Packages of this instance, when it offers a package list (not in the seed); undefined when not. */
+async function listPackages(context: OpContext): Promise<PackageRead[] | undefined> {
+  try {
+    return await context.client.packages.list();
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+async function findCreated(context: OpContext): Promise<number | undefined> {
+  const packages = await listPackages(context);
+  const mark = marker(context);
+  return packages
+    ?.filter((p) => p.Origin === "Created" && p.Description?.includes(mark))
+    .sort((a, b) => b.Id - a.Id)[0]?.Id;
+}
+
+const create: OpHandler = async (context) => {
+  const input = context.step.input as {
+    name: string;
+    description: string | null;
+    preparedBy: string;
+    objects: ObjectInput[];
+  };
+  if (context.resumed) {
+    const existing = await findCreated(context);
+    if (existing !== undefined) return { packageId: existing, reused: true };
+  }
+  const description = [input.description, marker(context)].filter(Boolean).join(" ");
+  try {
+    const packageId = await context.client.packages.create({
+      Name: input.name,
+      Description: description,
+      PreparedBy: input.preparedBy,
+      PackageObjects: input.objects.map((o) => ({ Guid: o.guid, Type: o.type })),
+    } as never);
+    return { packageId };
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    const existing = await findCreated(context);
+    if (existing === undefined) throw error;
+    return { packageId: existing, reused: true };
+  }
+};
+
+const generate: OpHandler = async (context) => {
+  const packageId = packageIdFrom(context, "create");
+  if (context.resumed) {
+    const status = (await listPackages(context))?.find((p) => p.Id === packageId)?.Status;
+    if (status === "Generating" || status === "Ready") return { packageId };
+  }
+  await context.client.packages.generate(packageId);
+  return { packageId };
+};
+
+function notReady(error: unknown): boolean {
+  return (
+    error instanceof PlatformError &&
+    (error.status === 409 || error.validationMessages.some((m) => m.MessageKey === "PackageNotReady"))
+  );
+}
+
+/** Waits with growing pauses until `attempt` stops failing with a not-ready answer, within `limitMs`. */
+async function poll<T>(
+  context: OpContext,
+  what: string,
+  limitMs: number,
+  attempt: () => Promise<T | undefined>,
+): Promise<T> {
+  const started = Date.now();
+  let pause = context.timeouts.pollMs;
+  for (;;) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+    if (Date.now() - started + pause > limitMs)
+      throw new Error(`${what}: gave up after ${Math.round((Date.now() - started) / 1000)} s`);
+    context.progress(`waiting for ${what}`);
+    await context.sleep(pause);
+    pause = Math.min(pause * 2, 5_000);
+  }
+}
+
+const download: OpHandler = async (context) => {
+  const packageId = packageIdFrom(context, "create");
+  const expected = (context.step.input.objects ?? []) as string[];
+  const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
+  const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
+  const bytes = await poll(context, "the package to be generated", context.timeouts.jobMs, async () => {
+    try {
+      const result = await context.client.packages.download(packageId, partial, {
+        onProgress: (p) => context.progress("downloading", p.bytes, p.total),
+      });
+      return result.bytes;
+    } catch (error) {
+      if (notReady(error)) return undefined;
+      throw error;
+    }
+  });
+  const sha256 = await store(context.stateDir, partial);
+  try {
+    await inspectPackage(artifactPath(context.stateDir, sha256), expected);
+  } catch (error) {
+    rmSync(artifactPath(context.stateDir, sha256), { force: true });
+    throw error;
+  }
+  return { packageId, artifact: sha256, bytes };
+};
+
+const upload: OpHandler = async (context) => {
+  const sha256 = outputOf(context, "download", "artifact");
+  if (typeof sha256 !== "string") throw new Error(`${change(context)}: the download step left no artifact`);
+  const packageId = await context.client.packages.upload(artifactPath(context.stateDir, sha256), {
+    fileName: `${sha256.slice(0, 12)}.zip`,
+    onProgress: (p) => context.progress("uploading", p.bytes, p.total),
+  });
+  return { packageId };
+};
+
+const install: OpHandler = async (context) => {
+  const packageId = packageIdFrom(context, "upload");
+  const input = context.step.input as {
+    inactivateUnusedFields: boolean;
+    prefixInactivatedFields: string | null;
+    objects: ObjectInput[];
+  };
+  await context.client.packages.install({
+    PackageId: packageId,
+    InactivateUnusedFields: input.inactivateUnusedFields,
+    PrefixInactivatedFields: input.prefixInactivatedFields,
+    InstallOptions: input.objects.map((o) => ({
+      Guid: o.guid,
+      Name: o.name,
+      Type: o.type,
+      TranslationOption: o.translationOption ?? 0,
+      InstallMethod: o.installMethod ?? 2,
+      InstallOption: o.installOption ?? 1,
+    })),
+  } as never);
+  // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
+  const job = await poll(context, "the install job", context.timeouts.jobMs, async () => {
+    const packages = await listPackages(context);
+    if (!packages) return "unknown";
+    const latest = packages.find((p) => p.Id === packageId)?.Installs?.at(-1);
+    if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
+    if (latest.Status === "Failed") {
+      const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
+      throw new Error(`install of package ${packageId} failed: ${why || "no reason given"}`);
+    }
+    return latest.Status;
+  });
+  return { packageId, job };
+};
+
+const verify: OpHandler = async (context) => {
+  const objects = context.step.input.objects as ObjectInput[];
+  let differing: string[] = [];
+  try {
+    await poll(context, "the installed objects to match the source", context.timeouts.verifyMs, async () => {
+      const side = await readPackageObjects(
+        context.client,
+        objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
+      );
+      differing = objects
+        .filter(
+          (o) =>
+            !objectMatches(
+              {
+                guid: o.guid,
+                type: "Application",
+                name: o.name,
+                fingerprint: "",
+                parts: {},
+                partFingerprints: o.partFingerprints ?? {},
+              },
+              side.objects[o.guid.toLowerCase()],
+              { installMethod: o.installMethod ?? 2, installOption: o.installOption ?? 1 },
+            ),
+        )
+        .map((o) => o.name);
+      return differing.length === 0 ? true : undefined;
+    });
+  } catch {
+    throw new Error(`after the install, these objects still differ from the source: ${differing.join(", ")}`);
+  }
+  return { verified: objects.map((o) => o.name) };
+};
+
+export const packageOps = {
+  "package.create": create,
+  "package.generate": generate,
+  "package.download": download,
+  "package.upload": upload,
+  "package.install": install,
+  "package.verify": verify,
+} as const;

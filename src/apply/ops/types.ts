@@ -1,0 +1,36 @@
+import type { Logger } from "pino";
+import type { PlatformClient } from "../../client/client.ts";
+import type { DesiredState } from "../../manifest/index.ts";
+import type { Step, StepOp } from "../../plan/index.ts";
+import type { SecurityParameter } from "../../wire/index.ts";
+
+export interface Progress {
+  step: string;
+  message: string;
+  bytes?: number;
+  total?: number;
+}
+
+/** What a step's handler gets: its client, the manifests (for secrets), and what earlier steps produced. */
+export interface OpContext {
+  step: Step;
+  planId: string;
+  client: PlatformClient;
+  desired: DesiredState;
+  /** Outputs of earlier steps of the same plan, by step id. */
+  outputOf(stepId: string): Record<string, unknown> | undefined;
+  /** True when a previous run started this step and never recorded its end. */
+  resumed: boolean;
+  /** `.egp` of the repository. */
+  stateDir: string;
+  logger: Logger;
+  progress(message: string, bytes?: number, total?: number): void;
+  sleep(ms: number): Promise<void>;
+  /** The target's security parameters, read once per run and again after a parameter changes. */
+  parameters(refresh?: boolean): Promise<SecurityParameter[]>;
+  timeouts: { jobMs: number; verifyMs: number; pollMs: number };
+}
+
+export type OpHandler = (context: OpContext) => Promise<Record<string, unknown>>;
+
+export type OpRegistry = Record<StepOp, OpHandler>;

@@ -1,0 +1,76 @@
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FileTree } from "./testdir.ts";
+
+/* The egp binary, run as a user runs it: Node 24 (this process's node) on bin/egp.js. */
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+const BIN = join(ROOT, "bin", "egp.js");
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  /** The only variables the child sees besides PATH, so that nothing of the machine leaks in. */
+  env?: Record<string, string>;
+}
+
+export function egp(args: readonly string[], options: RunOptions = {}): Promise<Run> {
+  const env = { PATH: process.env.PATH ?? "", ...options.env };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd ?? ROOT, env, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function yamlFiles(folder: string): FileTree {
+  const tree: FileTree = {};
+  for (const name of readdirSync(join(ROOT, folder))
+    .filter((n) => n.endsWith(".yaml"))
+    .sort())
+    tree[`${folder}/${name}`] = readFileSync(join(ROOT, folder, name), "utf8");
+  return tree;
+}
+
+/**
+ * The project's own example repository (environments on embedded demo-dev and demo-prod, and the
+ * manifests), as a file tree to write into a temp directory. `persist: false` drops the `?data=`
+ * of the environments, so that every run starts from the seed.
+ */
+export function exampleTree(options: { manifests?: boolean; persist?: boolean } = {}): FileTree {
+  const environments = yamlFiles("environments");
+  if (options.persist === false) {
+    for (const [path, text] of Object.entries(environments))
+      environments[path] = text.replace(/\?data=\S+/, "");
+  }
+  return { ...environments, ...(options.manifests === false ? {} : yamlFiles("manifests")) };
+}
+
+/** An environment file for an emulator at `url`, logged into with `${EGP_TEST_PASSWORD}`. */
+export function environmentFile(url: string, extra: readonly string[] = []): string {
+  return [
+    `url: ${url}`,
+    "instance: Default",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: manifest text, not a template.
+    "auth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
+    ...extra,
+    "",
+  ].join("\n");
+}
+
+/** The lines of a CLI's stderr; a user error is exactly one, with no stack. */
+export function lines(text: string): string[] {
+  return text.split("\n").filter((line) => line !== "");
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `npm start`: the main job on the embedded example. Promotes the package from local-dev to
+# local-prod and applies the users and security parameters, then checks for drift.
+# Both environments are emulators started in-process; their state is kept in .egp/ between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/ensure-node.sh
+node bin/egp.js apply --env local-prod --yes
+echo
+echo "Drift check:"
+node bin/egp.js drift --env local-prod

@@ -186,3 +186,23 @@ describe("parseODataString", () => {
     expect(() => parseODataString("$top=1&$TOP=2")).toThrow(/given more than once/);
   });
 });
+
+describe("per-call options and kinds", () => {
+  it("refuses an option the call does not take, naming the ones it does", () => {
+    expect(() => parseODataQuery({ $filter: "Id eq 1" }, KINDS, { allow: ["$select"] })).toThrow(
+      invalidQuery(/^\$filter: is not allowed here: this call takes only \$select\./),
+    );
+    expect(() => parseODataQuery({ $top: "1" }, KINDS, { allow: [] })).toThrow(
+      invalidQuery(/this call takes no query options/),
+    );
+    expect(parseODataQuery({ $SELECT: "Name", id: "3" }, KINDS, { allow: ["$select"] }).select).toEqual([
+      "Name",
+    ]);
+  });
+
+  it("accepts a name without a kind alongside typed ones, without type checks for it", () => {
+    const spec: FieldSpec = { Id: "number", Name: undefined };
+    expect(run({ $filter: "Name eq 'bravo' or Id eq 5" }, spec)).toEqual([2, 5]);
+    expect(() => parseODataQuery({ $filter: "Id eq 'x'" }, spec)).toThrow(invalidQuery(/is a number/));
+  });
+});

@@ -11,8 +11,16 @@ import { badRequest, type HttpFailure } from "./failure.ts";
  */
 
 export type FieldKind = "string" | "number" | "boolean" | "datetime" | "object";
-/** The fields a query may name: a list, or names with kinds (kinds enable type checks). */
-export type FieldSpec = readonly string[] | Readonly<Record<string, FieldKind>>;
+/**
+ * The fields a query may name: a list, or names with kinds (kinds enable type checks; a name whose
+ * kind is undefined is accepted without them).
+ */
+export type FieldSpec = readonly string[] | Readonly<Record<string, FieldKind | undefined>>;
+
+export interface ParseOptions {
+  /** The `$` options this call takes (default: all five); any other is a 400 naming the call's set. */
+  allow?: readonly string[];
+}
 
 /** Largest `$top`; a larger one is refused rather than silently cut, so paging can't lose rows. */
 export const MAX_TOP = 1000;
@@ -63,7 +71,7 @@ class Fields {
   constructor(spec: FieldSpec) {
     const entries: Array<[string, FieldKind | undefined]> = Array.isArray(spec)
       ? spec.map((name: string) => [name, undefined])
-      : Object.entries(spec as Record<string, FieldKind>);
+      : Object.entries(spec as Record<string, FieldKind | undefined>);
     for (const [name, kind] of entries) {
       this.byLower.set(name.toLowerCase(), name);
       if (kind) this.kinds.set(name, kind);
@@ -135,14 +143,20 @@ function decode(text: string): string {
 export function parseODataQuery(
   query: Readonly<Record<string, string | string[] | undefined>>,
   spec: FieldSpec,
+  options: ParseOptions = {},
 ): ODataQuery {
   const fields = new Fields(spec);
+  const allowed: readonly string[] = options.allow?.map((option) => option.toLowerCase()) ?? OPTIONS;
   const result: ODataQuery = { skip: 0, orderBy: [] };
   for (const [key, raw] of Object.entries(query)) {
     if (!key.startsWith("$") || raw === undefined) continue;
     const option = key.toLowerCase();
     if (!(OPTIONS as readonly string[]).includes(option)) {
       throw invalid(key, `is not supported (use ${OPTIONS.join(", ")}).`, key);
+    }
+    if (!allowed.includes(option)) {
+      const which = allowed.length === 0 ? "takes no query options" : `takes only ${allowed.join(", ")}`;
+      throw invalid(key, `is not allowed here: this call ${which}.`, key);
     }
     if (Array.isArray(raw)) throw invalid(key, "is given more than once.");
     applyOption(result, option, raw, fields);

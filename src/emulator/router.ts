@@ -37,13 +37,15 @@ export interface RouteOptions {
   family?: Family;
   /** Default true: the route needs a valid session. */
   auth?: boolean;
+  /** Largest body, in bytes, when a route needs more than the emulator's `bodyLimit`. */
+  bodyLimit?: number;
 }
 
 interface Declared {
   method: Method;
   path: string;
   handler: Handler;
-  options: Required<RouteOptions>;
+  options: Required<Omit<RouteOptions, "bodyLimit">> & Pick<RouteOptions, "bodyLimit">;
 }
 
 export type Authenticate = (req: FastifyRequest, store: Store) => Session;
@@ -81,9 +83,11 @@ export class Routes {
       }
     }
     for (const [url, methods] of byPath) {
+      const bodyLimit = Math.max(0, ...[...methods.values()].map((route) => route.options.bodyLimit ?? 0));
       app.route({
         method: ["GET", "POST", "PUT", "DELETE", "PATCH"],
         url,
+        ...(bodyLimit > 0 ? { bodyLimit } : {}),
         handler: (req, reply) => dispatch(req, reply, methods, store, authenticate),
       });
     }

@@ -1,3 +1,4 @@
+export * from "./content.ts";
 export * from "./envelope.ts";
 export * from "./metadata.ts";
 export * from "./package.ts";

@@ -3,12 +3,15 @@ import type { Faults } from "../faults.ts";
 import type { EmulatorOptions } from "../options.ts";
 import type { Routes } from "../router.ts";
 import type { Store } from "../store.ts";
+import { registerAttachments } from "./attachments.ts";
+import { registerContent } from "./content.ts";
 import { registerMetadata } from "./metadata.ts";
 import { registerPackages } from "./packages.ts";
 import { registerSecurity } from "./security.ts";
 import { registerSecurityParameters } from "./security-parameters.ts";
 import { registerUsers } from "./users.ts";
 import { registerVersion } from "./version.ts";
+import { registerWorkflow } from "./workflow.ts";
 
 export interface SegmentContext {
   app: FastifyInstance;
@@ -27,4 +30,7 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes, context) => registerPackages(routes, context),
   (routes) => registerUsers(routes),
   (routes) => registerSecurityParameters(routes),
+  (routes) => registerContent(routes),
+  (routes, context) => registerAttachments(routes, context),
+  (routes) => registerWorkflow(routes),
 ];

@@ -1,5 +1,6 @@
 import { Store, type StoreData, type StoreOptions } from "../store.ts";
 import { seedDemoCatalogue } from "./demo-catalogue.ts";
+import { seedDemoContent } from "./demo-content.ts";
 import { seedDemoUsers } from "./demo-users.ts";
 import { emptyData, seedFixedFacts } from "./fixed.ts";
 import { seedScaleUsers } from "./scale.ts";
@@ -43,6 +44,7 @@ export function buildStore(seedName: string, context: SeedContext, options: Stor
   seedFixedFacts(store, context.adminPassword);
   if (spec.kind === "demo") seedDemoUsers(store, spec.variant);
   if (spec.kind === "demo") seedDemoCatalogue(store, spec.variant);
+  if (spec.kind === "demo") seedDemoContent(store, spec.variant);
   if (spec.kind === "scale") seedScaleUsers(store, spec);
   if (spec.kind === "scale") seedScaleApps(store, spec.apps);
   return store;

@@ -1,0 +1,263 @@
+import { isIP } from "node:net";
+import { type FieldDefinition, FieldType } from "../../wire/index.ts";
+
+/*
+ * Checks a field content's `Value` against its field, by type code, and returns it in the one shape
+ * the emulator stores and reads back (docs/emulator.md, "Content, attachments and workflow").
+ * Keys inside values match case-insensitively and ids may be numeric strings, as request bodies
+ * bind elsewhere. An empty value (null, "", [], a values list with nothing chosen) clears the field.
+ */
+
+/** What the checks need to know about the rest of the instance. */
+export interface ValueLookups {
+  userExists(id: number): boolean;
+  groupExists(id: number): boolean;
+  /** The level of a content record, or undefined when there is no such record. */
+  recordLevel(id: number): number | undefined;
+  /** The module of a level. */
+  moduleOfLevel(levelId: number): number | undefined;
+  attachmentExists(id: number): boolean;
+}
+
+/** `value: null` clears the field. */
+export type Checked = { value: unknown } | { problem: string };
+
+const CLEARED: Checked = { value: null };
+const LINK_PROTOCOLS = new Set(["http:", "https:", "ftp:", "mailto:"]);
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,7})?)?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+function problem(text: string): Checked {
+  return { problem: text };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A property by name, compared case-insensitively. */
+export function keyed(object: Record<string, unknown>, name: string): unknown {
+  const lower = name.toLowerCase();
+  const key = Object.keys(object).find((k) => k.toLowerCase() === lower);
+  return key === undefined ? undefined : object[key];
+}
+
+/** A positive integer id, also from a numeric string. */
+export function toId(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+  if (typeof value === "string" && /^\s*\d{1,15}\s*$/.test(value)) {
+    const id = Number(value);
+    return id > 0 ? id : undefined;
+  }
+  return undefined;
+}
+
+/** A list of distinct ids, or the index of the first item that is not an id. */
+function idList(value: unknown): { ids: number[] } | { bad: number } | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const ids: number[] = [];
+  for (const [index, item] of value.entries()) {
+    const id = toId(item);
+    if (id === undefined) return { bad: index };
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return { ids };
+}
+
+function text(value: unknown): Checked {
+  if (typeof value === "number" || typeof value === "boolean") return { value: String(value) };
+  if (typeof value !== "string") return problem("must be text");
+  return value === "" ? CLEARED : { value };
+}
+
+function numeric(value: unknown): Checked {
+  if (typeof value === "number" && Number.isFinite(value)) return { value };
+  if (typeof value === "string" && /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(value)) {
+    return { value: Number(value) };
+  }
+  if (value === "") return CLEARED;
+  return problem("must be a number");
+}
+
+/** An ISO 8601 date or date-time that names a real calendar day and time. */
+export function isIsoDate(value: string): boolean {
+  const match = ISO_DATE.exec(value);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) {
+    return false;
+  }
+  const hours = Number(match[5] ?? 0);
+  const minutes = Number(match[6] ?? 0);
+  const seconds = Number(match[8] ?? 0);
+  return hours < 24 && minutes < 60 && seconds < 60;
+}
+
+function date(value: unknown): Checked {
+  if (value === "") return CLEARED;
+  if (typeof value !== "string" || !isIsoDate(value)) {
+    return problem("must be an ISO 8601 date or date-time (2026-01-31 or 2026-01-31T09:30:00Z)");
+  }
+  return { value };
+}
+
+function valuesList(field: FieldDefinition, value: unknown): Checked {
+  if (!isObject(value)) return problem("must be an object with ValuesListIds and OtherText");
+  const rawIds = keyed(value, "ValuesListIds");
+  const list = rawIds === undefined || rawIds === null ? { ids: [] } : idList(rawIds);
+  if (!list) return problem("ValuesListIds must be an array of value ids");
+  if ("bad" in list) return problem(`ValuesListIds.${list.bad} is not a value id`);
+  const known = new Set(field.ValuesListValues.map((v) => v.Id));
+  const unknown = list.ids.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    return problem(`ValuesListIds ${unknown.join(", ")} are not values of this field's list`);
+  }
+  const other = keyed(value, "OtherText") ?? null;
+  if (other !== null && typeof other !== "string") return problem("OtherText must be a string or null");
+  if (list.ids.length === 0 && (other === null || other === "")) return CLEARED;
+  return { value: { ValuesListIds: list.ids, OtherText: other } };
+}
+
+function externalLinks(value: unknown): Checked {
+  if (!Array.isArray(value)) return problem("must be an array of {Name, URL} links");
+  const links: Array<{ Name: string; URL: string }> = [];
+  for (const [index, item] of value.entries()) {
+    if (!isObject(item)) return problem(`${index} must be an object with Name and URL`);
+    const url = keyed(item, "URL");
+    const name = keyed(item, "Name") ?? null;
+    if (typeof url !== "string" || !URL.canParse(url)) return problem(`${index}.URL must be an absolute URL`);
+    if (!LINK_PROTOCOLS.has(new URL(url).protocol)) {
+      return problem(`${index}.URL must use http, https, ftp or mailto`);
+    }
+    if (name !== null && typeof name !== "string") return problem(`${index}.Name must be text or null`);
+    links.push({ Name: name || url, URL: url });
+  }
+  return links.length === 0 ? CLEARED : { value: links };
+}
+
+function principals(
+  value: Record<string, unknown>,
+  key: "UserList" | "GroupList",
+  exists: (id: number) => boolean,
+): { ids: number[] } | { problem: string } {
+  const raw = keyed(value, key);
+  if (raw === undefined || raw === null) return { ids: [] };
+  if (!Array.isArray(raw)) return { problem: `${key} must be an array of {Id} objects` };
+  const ids: number[] = [];
+  for (const [index, item] of raw.entries()) {
+    const id = isObject(item) ? toId(keyed(item, "Id")) : undefined;
+    if (id === undefined) return { problem: `${key}.${index} must be an object with a positive Id` };
+    if (!exists(id))
+      return { problem: `${key}.${index}: ${key === "UserList" ? "user" : "group"} ${id} does not exist` };
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return { ids };
+}
+
+function usersGroups(value: unknown, lookups: ValueLookups): Checked {
+  if (!isObject(value)) return problem("must be an object with UserList and GroupList");
+  const users = principals(value, "UserList", (id) => lookups.userExists(id));
+  if ("problem" in users) return users;
+  const groups = principals(value, "GroupList", (id) => lookups.groupExists(id));
+  if ("problem" in groups) return groups;
+  if (users.ids.length === 0 && groups.ids.length === 0) return CLEARED;
+  return {
+    value: {
+      UserList: users.ids.map((Id) => ({ Id })),
+      GroupList: groups.ids.map((Id) => ({ Id })),
+    },
+  };
+}
+
+/** An array of ids, each checked by `check` (which names what is wrong, or returns undefined). */
+function ids(value: unknown, what: string, check: (id: number) => string | undefined): Checked {
+  const list = idList(value);
+  if (!list) return problem(`must be an array of ${what} ids`);
+  if ("bad" in list) return problem(`${list.bad} is not a ${what} id`);
+  for (const id of list.ids) {
+    const wrong = check(id);
+    if (wrong) return problem(wrong);
+  }
+  return list.ids.length === 0 ? CLEARED : { value: list.ids };
+}
+
+function references(field: FieldDefinition, value: unknown, lookups: ValueLookups): Checked {
+  return ids(value, "content", (id) => {
+    const level = lookups.recordLevel(id);
+    if (level === undefined) return `content ${id} does not exist`;
+    if (!field.ReferencedLevelIds.includes(level)) {
+      return `content ${id} is in level ${level}, which this field does not reference`;
+    }
+    return undefined;
+  });
+}
+
+function subform(field: FieldDefinition, value: unknown, lookups: ValueLookups): Checked {
+  return ids(value, "content", (id) => {
+    const level = lookups.recordLevel(id);
+    if (level === undefined) return `content ${id} does not exist`;
+    if (lookups.moduleOfLevel(level) !== field.SubformModuleId) {
+      return `content ${id} is not content of this field's sub-form`;
+    }
+    return undefined;
+  });
+}
+
+function attachments(value: unknown, lookups: ValueLookups): Checked {
+  return ids(value, "attachment", (id) =>
+    lookups.attachmentExists(id) ? undefined : `attachment ${id} does not exist`,
+  );
+}
+
+function matrix(value: unknown): Checked {
+  if (!Array.isArray(value)) return problem("must be an array of {Row, Column} cells");
+  const cells: Array<{ Row: string; Column: string }> = [];
+  for (const [index, item] of value.entries()) {
+    const row = isObject(item) ? keyed(item, "Row") : undefined;
+    const column = isObject(item) ? keyed(item, "Column") : undefined;
+    if (typeof row !== "string" || row === "" || typeof column !== "string" || column === "") {
+      return problem(`${index} must be an object with non-empty Row and Column`);
+    }
+    if (!cells.some((c) => c.Row === row && c.Column === column)) cells.push({ Row: row, Column: column });
+  }
+  return cells.length === 0 ? CLEARED : { value: cells };
+}
+
+function ipAddress(value: unknown): Checked {
+  if (value === "") return CLEARED;
+  if (typeof value !== "string" || isIP(value) === 0) return problem("must be an IPv4 or IPv6 address");
+  return { value };
+}
+
+/** Checks a value for its field; null and undefined clear the field. */
+export function checkValue(field: FieldDefinition, value: unknown, lookups: ValueLookups): Checked {
+  if (value === null || value === undefined) return CLEARED;
+  switch (field.Type) {
+    case FieldType.Text:
+      return text(value);
+    case FieldType.Numeric:
+      return numeric(value);
+    case FieldType.Date:
+      return date(value);
+    case FieldType.ValuesList:
+      return valuesList(field, value);
+    case FieldType.ExternalLinks:
+      return externalLinks(value);
+    case FieldType.UsersGroups:
+      return usersGroups(value, lookups);
+    case FieldType.CrossReference:
+    case FieldType.RelatedRecords:
+      return references(field, value, lookups);
+    case FieldType.Attachment:
+    case FieldType.Image:
+      return attachments(value, lookups);
+    case FieldType.Matrix:
+      return matrix(value);
+    case FieldType.IpAddress:
+      return ipAddress(value);
+    case FieldType.SubForm:
+      return subform(field, value, lookups);
+    default:
+      return problem(`has type ${field.Type}, which the emulator cannot store`);
+  }
+}

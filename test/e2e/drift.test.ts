@@ -1,0 +1,108 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { readPlanFile } from "../../src/plan/index.ts";
+import { egp, environmentFile, lines } from "../helpers/cli.ts";
+import { type Json, useEmulator } from "../helpers/raw.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * `egp drift` against an emulator this test runs, so that the test can change the instance behind
+ * egp's back over raw HTTP, as someone clicking in the platform's UI would.
+ */
+
+const PASSWORD = "Drift#Test2026";
+const env = { EGP_TEST_PASSWORD: PASSWORD };
+const { emulator, raw } = useEmulator({ seed: "demo-prod", adminPassword: PASSWORD });
+
+const MAPS = [
+  "roles: { System Administrator: 1, General User: 2, Auditor: 3, Risk Manager: 4 }",
+  "groups: { Everyone: 1, Administrators: 2, Auditors: 3, Risk Owners: 4 }",
+];
+
+async function setTitle(userName: string, title: string): Promise<void> {
+  const token = await raw().token("sysadmin", PASSWORD);
+  const users = await raw().read("/core/system/user", token);
+  const user = (users.body as Json[]).map((e) => e.RequestedObject).find((u) => u.UserName === userName);
+  // An update resets what it omits, so the whole user goes back with the one field changed.
+  const put = await raw().call("/core/system/user", {
+    method: "PUT",
+    token,
+    body: { User: { ...user, Title: title } },
+  });
+  expect(put.body).toMatchObject({ IsSuccessful: true });
+}
+
+describe("egp drift", () => {
+  let repo: string;
+
+  beforeAll(async () => {
+    repo = await testdir({ "environments/prod.yaml": environmentFile(emulator().url, MAPS) });
+    const exported = await egp(["export", "--env", "prod", "--out", "manifests/exported"], {
+      cwd: repo,
+      env,
+    });
+    expect(exported.code).toBe(0);
+  });
+
+  it("exits 0 when the instance matches the manifests (export's output)", async () => {
+    const run = await egp(["drift", "--env", "prod"], { cwd: repo, env });
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(lines(run.stdout)).toEqual(["No changes. prod matches the manifests."]);
+  });
+
+  it("exits 2 after an out-of-band change over raw HTTP, and shows it", async () => {
+    await setTitle("anguyen", "Head of Everything");
+    const run = await egp(["drift", "--env", "prod"], { cwd: repo, env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("");
+    const out = lines(run.stdout);
+    expect(out).toContain('  ~ User "anguyen"');
+    expect(out).toContain('      ~ Title: "Head of Everything" -> "Senior Risk Manager"');
+    expect(out.at(-1)).toBe("Plan: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+
+    const json = await egp(["drift", "--env", "prod", "--format", "json"], { cwd: repo, env });
+    expect(json.code).toBe(2);
+    expect(readPlanFile(json.stdout).summary).toMatchObject({ change: 1, drift: 1 });
+
+    await setTitle("anguyen", "Senior Risk Manager");
+    const back = await egp(["drift", "--env", "prod"], { cwd: repo, env });
+    expect(back.code).toBe(0);
+  });
+
+  it("does not count roles, which can't be read back, as drift", async () => {
+    const dir = await testdir({
+      "environments/prod.yaml": environmentFile(emulator().url, MAPS),
+      "manifests/users.yaml": [
+        "kind: User",
+        "userName: cmendes",
+        "firstName: Carla",
+        "lastName: Mendes",
+        "department: Audit",
+        "roles: [General User, Auditor]",
+        "groups: [Everyone, Auditors]",
+        "",
+      ].join("\n"),
+    });
+    const drift = await egp(["drift", "--env", "prod"], { cwd: dir, env });
+    expect(drift.code).toBe(0);
+    // Enforcing roles is a change to apply, shown as such, but still not drift.
+    const plan = await egp(
+      ["plan", "--env", "prod", "--enforce-roles", "--detailed-exitcode", "--format", "json"],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(plan.code).toBe(2);
+    const parsed = readPlanFile(plan.stdout);
+    expect(parsed.summary).toMatchObject({ change: 1, drift: 0 });
+    expect(parsed.changes[0]?.fields).toEqual([
+      { field: "Roles", after: ["General User", "Auditor"], verifiable: false },
+    ]);
+  });
+
+  it("exits 1 with one line on an unknown environment", async () => {
+    const run = await egp(["drift", "--env", "staging"], { cwd: repo, env });
+    expect(run).toMatchObject({ code: 1, stdout: "" });
+    expect(lines(run.stderr)).toEqual(["egp: environments/staging.yaml: no such environment (known: prod)"]);
+  });
+});

@@ -173,7 +173,7 @@ function usersGroups(value: unknown, lookups: ValueLookups): Checked {
 function ids(value: unknown, what: string, check: (id: number) => string | undefined): Checked {
   const list = idList(value);
   if (!list) return problem(`must be an array of ${what} ids`);
-  if ("bad" in list) return problem(`${list.bad} is not a ${what} id`);
+  if ("bad" in list) return problem(`item ${list.bad} is not a valid id`);
   for (const id of list.ids) {
     const wrong = check(id);
     if (wrong) return problem(wrong);

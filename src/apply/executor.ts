@@ -43,7 +43,7 @@ export interface ExecuteOptions {
   onEvent?: (event: ApplyEvent) => void;
   sleep?: (ms: number) => Promise<void>;
   timeouts?: Partial<OpContext["timeouts"]>;
-  /** Tries of a step that fails for a passing reason (default 3). */
+  /** Tries of a step that fails for a passing reason (default 5). */
   attempts?: number;
   ops?: OpRegistry;
 }
@@ -67,7 +67,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   const sleep = options.sleep ?? ((ms: number) => delay(ms).then(() => undefined));
   const timeouts = { jobMs: 300_000, verifyMs: 300_000, pollMs: 250, ...options.timeouts };
   const emit = options.onEvent ?? (() => undefined);
-  const attempts = options.attempts ?? 3;
+  const attempts = options.attempts ?? 5;
   const outputs = new Map<string, Record<string, unknown>>(options.previous?.done ?? []);
   const interrupted = new Set(options.previous?.interrupted ?? []);
   const result: ApplyResult = { done: [], reused: [], failed: [], skipped: [] };
@@ -124,7 +124,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
           emit({ type: "retry", step, error: message, attempt });
           // The failed try may have done its work: the next one checks before it writes.
           resumed = true;
-          await sleep(500 * 2 ** (attempt - 1));
+          await sleep(Math.min(500 * 2 ** (attempt - 1), 4_000));
           continue;
         }
         journal.append({ type: "failed", at: new Date().toISOString(), step: step.id, error: message });

@@ -13,8 +13,15 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   if (error instanceof ExitError)
     return { lines: error.message ? [error.message] : [], exitCode: error.exitCode };
   if (error instanceof ManifestError) return { lines: error.issues.map(formatManifestError), exitCode: 1 };
-  if (error instanceof PlanError || error instanceof PlanFileError)
+  if (
+    error instanceof PlanError ||
+    error instanceof PlanFileError ||
+    error instanceof StalePlanError ||
+    error instanceof LockedError ||
+    error instanceof ArtifactError
+  ) {
     return { lines: [error.message], exitCode: 1 };
+  }
   if (error instanceof PlatformError) {
     const where = [error.method, error.path].filter(Boolean).join(" ");
     const status = error.status === undefined ? "" : ` ${error.status}`;

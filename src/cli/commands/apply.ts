@@ -107,7 +107,12 @@ export function registerApplyCommand(program: Command): void {
         }
         const stateDir = join(dir, ".egp");
         const lock = acquireLock(stateDir, flags.env, `egp apply --env ${flags.env}`);
-        if (lock.tookOver) logger.warn({ holder: lock.tookOver }, "took over a stale lock");
+        if (lock.tookOver) {
+          const { pid, host, startedAt } = lock.tookOver;
+          process.stdout.write(
+            `Took over the lock of pid ${pid} on ${host} (since ${startedAt}), which is gone.\n`,
+          );
+        }
         try {
           const options = { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles };
           let ok = true;

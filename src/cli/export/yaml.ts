@@ -6,7 +6,8 @@ import type { ExportedDocument } from "./kind.ts";
  * literal `${` (docs/manifests.md).
  */
 export function escapeReferences(value: unknown): unknown {
-  if (typeof value === "string") return value.replaceAll("${", "$${");
+  // A function, because in a replacement string `$$` means one `$`.
+  if (typeof value === "string") return value.replaceAll("${", () => "$${");
   if (Array.isArray(value)) return value.map(escapeReferences);
   if (value !== null && typeof value === "object")
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, escapeReferences(item)]));

@@ -18,15 +18,33 @@ export function timeOfDay(value: unknown): unknown {
   return `${(match[1] ?? "0").padStart(2, "0")}:${match[2]}:${match[3] ?? "00"}`;
 }
 
-// The manifest gives a time frame as times of day; the platform stores date-times.
-const TIME_FIELDS = new Set(["PermittedFromTime", "PermittedToTime"]);
+function sortedDays(value: unknown): unknown {
+  return Array.isArray(value) ? [...(value as number[])].sort((a, b) => a - b) : value;
+}
+
+function sortedDates(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return [...(value as { LockedDate: string }[])].sort((a, b) => (a.LockedDate < b.LockedDate ? -1 : 1));
+}
+
+/**
+ * How a field compares. The manifest gives a time frame as times of day; the platform stores
+ * date-times. Days and dates are sets: the platform keeps them in the order they were sent, and the
+ * manifest sorts them.
+ */
+const COMPARABLE: Record<string, (value: unknown) => unknown> = {
+  PermittedFromTime: timeOfDay,
+  PermittedToTime: timeOfDay,
+  DisallowedSessionDays: sortedDays,
+  DisallowedDates: sortedDates,
+};
 
 function fieldChanges(desired: DesiredSecurityParameter, live: SecurityParameter | undefined): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const [field, after] of Object.entries(desired.fields)) {
     const before = live?.[field as keyof SecurityParameter];
-    const comparable = TIME_FIELDS.has(field) ? [timeOfDay(before), timeOfDay(after)] : [before, after];
-    if (live && same(comparable[0], comparable[1])) continue;
+    const comparable = COMPARABLE[field] ?? ((value: unknown) => value);
+    if (live && same(comparable(before), comparable(after))) continue;
     changes.push({ field, ...(live ? { before } : {}), after, verifiable: true });
   }
   return changes;

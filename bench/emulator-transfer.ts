@@ -1,6 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash, randomFillSync } from "node:crypto";
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -15,10 +23,16 @@ import { ZipFile } from "yazl";
  * from disk) and downloaded back (streamed to disk), while the emulator's resident memory is
  * watched. Target: the emulator's peak RSS (VmHWM) stays below 200 MB.
  *
- *   bash scripts/node24 node bench/emulator-transfer.ts [sizeMB]
+ *   bash scripts/node24 node bench/emulator-transfer.ts [sizeMB] [--source]
+ *
+ * By default it builds the project (`tsc -p tsconfig.build.json`, as `npm run build` does) and
+ * runs `bin/egp.js emulator` on the compiled dist/, the form the package ships. `--source` runs
+ * the TypeScript sources instead: Node's type stripping then adds about 17 MB to the process.
  */
 
-const SIZE_MB = Number(process.argv[2] ?? 300);
+const args = process.argv.slice(2);
+const FROM_SOURCE = args.includes("--source");
+const SIZE_MB = Number(args.find((a) => /^\d+$/.test(a)) ?? 300);
 const RSS_LIMIT_MB = 200;
 const DEADLINE_MS = 120_000;
 const MB = 1024 * 1024;
@@ -27,14 +41,24 @@ const RISK_REGISTER_GUID = "33528536-2b2b-5d6d-943c-276096d4be22";
 const root = new URL("..", import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), "egp-bench-transfer-"));
 
+/** Compiles to dist/ like `npm run build`; type errors elsewhere do not stop tsc from emitting. */
+function build(): void {
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  if (!existsSync(join(root, "dist/cli/main.js")))
+    throw new Error(`build failed: ${result.stdout}${result.stderr}`);
+  if (result.status !== 0) console.log("note: tsc reported type errors; measuring what it emitted");
+}
+
 function startEmulator(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [join(root, "bin/egp.js"), "emulator", "--port", "0", "--seed", "demo-dev"],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  const argv = [join(root, "bin/egp.js"), "emulator", "--port", "0", "--seed", "demo-dev"];
+  const child = spawn(process.execPath, argv, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, EGP_USE_DIST: FROM_SOURCE ? "" : "1" },
+  });
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -173,6 +197,10 @@ function rate(bytes: number, ms: number): string {
 }
 
 async function main(): Promise<boolean> {
+  if (!FROM_SOURCE) build();
+  console.log(
+    `emulator: bin/egp.js emulator --seed demo-dev, from ${FROM_SOURCE ? "the TypeScript sources" : "dist/"}`,
+  );
   const { child, url } = await startEmulator();
   const pid = child.pid as number;
   let sampledPeak = 0;

@@ -70,8 +70,10 @@ export function contentField(scope: ContentScope) {
     if (name === "Id") return record.Id;
     if (name === "LevelId") return record.LevelId;
     const field = scope.byAlias.get(record.LevelId)?.get(name.toLowerCase());
-    const value = field ? record.FieldContents[String(field.Id)]?.Value : undefined;
-    if (!field || value === undefined) return null;
+    const stored = field ? record.FieldContents[String(field.Id)] : undefined;
+    // A field whose type changed since the value was saved (a package install) has no comparable value.
+    if (!field || !stored || stored.Type !== field.Type) return null;
+    const value = stored.Value;
     if (field.Type === FieldType.ValuesList) return valuesListText(field, value as ValuesListContent);
     return KIND_OF_TYPE[field.Type] ? value : null;
   };

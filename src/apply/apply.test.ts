@@ -1,0 +1,192 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
+import type { PlatformClient } from "../client/client.ts";
+import { ErrorCode } from "../client/error-codes.ts";
+import { TransientError, ValidationError } from "../client/errors.ts";
+import { planChanges } from "../plan/index.ts";
+import { executePlan } from "./executor.ts";
+import { appendRaw, Journal } from "./journal.ts";
+import { acquireLock, isStale, LockedError } from "./lock.ts";
+import type { OpRegistry } from "./ops/types.ts";
+import { generatePassword } from "./password.ts";
+
+const state = () => mkdtempSync(join(tmpdir(), "egp-apply-"));
+const quiet = pino({ level: "silent" });
+
+function threeUserPlan() {
+  return planChanges(desired({ users: [desiredUser("a"), desiredUser("b"), desiredUser("c")] }), live(), {
+    createdAt: CREATED_AT,
+  });
+}
+
+function registry(handler: OpRegistry[keyof OpRegistry]): OpRegistry {
+  return new Proxy({} as OpRegistry, { get: () => handler });
+}
+
+const clients = new Map([["prod", {} as PlatformClient]]);
+
+describe("generatePassword", () => {
+  it("satisfies the parameter's length and character classes", () => {
+    const parameter = {
+      MinPasswordLength: 24,
+      UppercaseCharsRequired: 3,
+      LowercaseCharsRequired: 3,
+      NumericCharsRequired: 4,
+      SpecialCharsRequired: 5,
+    };
+    for (let i = 0; i < 50; i++) {
+      const password = generatePassword(parameter);
+      expect(password.length).toBeGreaterThanOrEqual(24);
+      expect(password.match(/[A-Z]/g)?.length).toBeGreaterThanOrEqual(3);
+      expect(password.match(/[a-z]/g)?.length).toBeGreaterThanOrEqual(3);
+      expect(password.match(/\d/g)?.length).toBeGreaterThanOrEqual(4);
+      expect(password.match(/[^A-Za-z0-9]/g)?.length).toBeGreaterThanOrEqual(5);
+    }
+    expect(generatePassword(parameter)).not.toBe(generatePassword(parameter));
+  });
+});
+
+describe("Journal", () => {
+  it("records the plan and each step, and finds an unfinished run", () => {
+    const dir = state();
+    const plan = threeUserPlan();
+    const journal = Journal.open(dir, plan);
+    journal.append({ type: "start", at: CREATED_AT, step: "User/a#create" });
+    journal.append({ type: "done", at: CREATED_AT, step: "User/a#create", output: { id: 7 } });
+    journal.append({ type: "start", at: CREATED_AT, step: "User/b#create" });
+    appendRaw(journal.file, '{"type":"done","step":"User/b#cr'); // torn by a crash
+    const found = Journal.unfinished(dir, "prod");
+    expect(found?.state.plan.id).toBe(plan.id);
+    expect([...(found?.state.done ?? [])]).toEqual([["User/a#create", { id: 7 }]]);
+    expect([...(found?.state.interrupted ?? [])]).toEqual(["User/b#create"]);
+  });
+
+  it("does not resume a completed run", () => {
+    const dir = state();
+    const journal = Journal.open(dir, threeUserPlan());
+    journal.append({ type: "complete", at: CREATED_AT, ok: true });
+    expect(Journal.unfinished(dir, "prod")).toBeUndefined();
+  });
+});
+
+describe("acquireLock", () => {
+  it("refuses a live holder and releases its own lock", () => {
+    const dir = state();
+    const lock = acquireLock(dir, "prod", "test");
+    expect(() => acquireLock(dir, "prod", "second")).toThrow(LockedError);
+    lock.release();
+    acquireLock(dir, "prod", "third").release();
+  });
+
+  it("treats a dead pid on this host, or an old lock from another host, as stale", () => {
+    const now = Date.now();
+    expect(
+      isStale(
+        { pid: process.pid, host: hostname(), startedAt: new Date(now).toISOString(), command: "" },
+        now,
+        1000,
+      ),
+    ).toBe(false);
+    expect(
+      isStale(
+        { pid: 2 ** 22 + 7, host: hostname(), startedAt: new Date(now).toISOString(), command: "" },
+        now,
+        1000,
+      ),
+    ).toBe(true);
+    expect(
+      isStale(
+        { pid: 1, host: "elsewhere", startedAt: new Date(now - 5000).toISOString(), command: "" },
+        now,
+        1000,
+      ),
+    ).toBe(true);
+    expect(
+      isStale({ pid: 1, host: "elsewhere", startedAt: new Date(now).toISOString(), command: "" }, now, 1000),
+    ).toBe(false);
+  });
+
+  it("takes over a stale lock and says whose it was", () => {
+    const dir = state();
+    const dead = { pid: 2 ** 22 + 9, host: hostname(), startedAt: CREATED_AT, command: "old" };
+    acquireLock(dir, "prod", "first").release();
+    writeFileSync(join(dir, "locks/prod.lock"), JSON.stringify(dead));
+    const lock = acquireLock(dir, "prod", "new");
+    expect(lock.tookOver).toEqual(dead);
+    expect(JSON.parse(readFileSync(lock.file, "utf8")).command).toBe("new");
+  });
+});
+
+describe("executePlan", () => {
+  it("runs every step once, journals it, and reuses what a previous run finished", async () => {
+    const dir = state();
+    const plan = threeUserPlan();
+    const calls: string[] = [];
+    const ops = registry(async (context) => {
+      calls.push(`${context.step.id}${context.resumed ? " (resumed)" : ""}`);
+      return { id: calls.length };
+    });
+    const journal = Journal.open(dir, plan);
+    journal.append({ type: "start", at: CREATED_AT, step: "User/a#create" });
+    journal.append({ type: "done", at: CREATED_AT, step: "User/a#create", output: { id: 1 } });
+    journal.append({ type: "start", at: CREATED_AT, step: "User/b#create" });
+    const previous = Journal.unfinished(dir, "prod")?.state;
+    const result = await executePlan({
+      plan,
+      desired: desired(),
+      clients,
+      journal,
+      previous,
+      stateDir: dir,
+      concurrency: 2,
+      logger: quiet,
+      ops,
+    });
+    expect(result.reused).toEqual(["User/a#create"]);
+    expect(calls.sort()).toEqual(["User/b#create (resumed)", "User/c#create"]);
+    expect(Journal.unfinished(dir, "prod")).toBeUndefined();
+  });
+
+  it("tries a passing failure again as a possible duplicate, and skips what depends on a failed step", async () => {
+    const dir = state();
+    const plan = planChanges(
+      desired({
+        users: [desiredUser("a", { securityParameter: "New" })],
+        securityParameters: [
+          { kind: "SecurityParameter", name: "New", fields: {}, source: { file: "x", line: 1, column: 1 } },
+        ],
+      }),
+      live(),
+      { createdAt: CREATED_AT },
+    );
+    const tries: string[] = [];
+    const ops = registry(async (context) => {
+      tries.push(`${context.step.id}${context.resumed ? "*" : ""}`);
+      if (tries.length === 1)
+        throw new TransientError({ code: ErrorCode.Unavailable, message: "503", status: 503 });
+      throw new ValidationError({ code: ErrorCode.Validation, message: "bad parameter", status: 400 });
+    });
+    const slept: number[] = [];
+    const result = await executePlan({
+      plan,
+      desired: desired(),
+      clients,
+      journal: Journal.open(dir, plan),
+      stateDir: dir,
+      concurrency: 4,
+      logger: quiet,
+      ops,
+      sleep: async (ms) => {
+        slept.push(ms);
+      },
+    });
+    expect(tries).toEqual(["SecurityParameter/New#create", "SecurityParameter/New#create*"]);
+    expect(slept).toEqual([500]);
+    expect(result.failed).toEqual([{ step: "SecurityParameter/New#create", error: "bad parameter" }]);
+    expect(result.skipped).toEqual(["User/a#create"]);
+  });
+});

@@ -88,6 +88,7 @@ export class PackageJobs {
         job.ValidationMessages = [
           message("InstallInterrupted", "The emulator restarted before the install ran."),
         ];
+        this.store.changed();
       }
     }
   }

@@ -22,7 +22,7 @@ describe("egp export then egp plan, on the example's environments", () => {
     repo = await testdir(exampleTree({ manifests: false }));
     for (const env of ["local-dev", "local-prod"])
       exports[env] = await egp(["export", "--env", env, "--out", `manifests/${env}`], { cwd: repo });
-  });
+  }, 60_000);
 
   it("writes one file per kind and says so", () => {
     expect(exports["local-dev"]).toEqual({

@@ -19,11 +19,11 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-const COMMANDS = [
+const COMMANDS: string[][] = [
   ["plan", "--env", "prod"],
   ["drift", "--env", "prod"],
   ["export", "--env", "prod", "--out", "exported"],
-] as const;
+];
 
 function expectOneLine(run: { code: number; stdout: string; stderr: string }, pattern: RegExp): void {
   expect(run.code).toBe(1);

@@ -82,6 +82,11 @@ export class Caller {
     this.policy = deps.options.retry;
   }
 
+  /** The client's own undici Agent sends requests; upload buffers may then be reused. */
+  get ownsTransport(): boolean {
+    return this.deps.options.dispatcher === undefined;
+  }
+
   useSession(session: Session): void {
     this.session = session;
   }

@@ -1,39 +1,88 @@
-import { createReadStream, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { open as openFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { Readable } from "node:stream";
 import { TransferError } from "./errors.ts";
-import { counted as countedStream, type OnProgress } from "./progress.ts";
+import type { OnProgress } from "./progress.ts";
 
 /*
- * What an upload reads from: a file path (streamed, never read whole), a Blob (for example from
- * `fs.openAsBlob`, read lazily) or bytes already in memory. Each can be opened more than once.
+ * What an upload reads from: a file path (read in chunks, never whole), a Blob (for example from
+ * `fs.openAsBlob`, read lazily) or bytes already in memory. Each can be opened more than once, for
+ * the one retry after a re-login.
+ *
+ * Memory: a fresh buffer per chunk leaves ~50 MB of dead buffers between two garbage collections
+ * during a large upload. With `reuse`, a file is read into a small ring of buffers instead. That is
+ * safe because undici, sending an async iterable body, pulls the next chunk only once the socket
+ * has taken the previous one (a 64 KiB chunk fills the socket's buffer, so undici waits for
+ * 'drain'); the ring leaves a wide margin on top. Only the client's own undici Agent gives that
+ * guarantee, so an injected dispatcher gets fresh buffers.
  */
 export type UploadSource = string | Blob | Uint8Array;
+
+export type Chunks = AsyncIterable<Buffer>;
 
 export interface FileSource {
   fileName: string;
   size: number;
-  open(): Readable;
+  open(): Chunks;
 }
+
+const CHUNK = 64 * 1024;
+const RING = 16;
 
 export function fileSourceOf(
   source: UploadSource,
   fileName: string | undefined,
   onProgress?: OnProgress,
+  reuse = false,
 ): FileSource {
-  const counted = (size: number, open: () => Readable): FileSource => ({
-    fileName: fileName ?? "upload.bin",
+  const counted = (size: number, name: string, open: () => Chunks): FileSource => ({
+    fileName: name,
     size,
-    open: () => countedStream(open(), size, onProgress),
+    open: () => withProgress(open(), size, onProgress),
   });
   if (typeof source === "string") {
-    const size = sizeOf(source);
-    return { ...counted(size, () => createReadStream(source)), fileName: fileName ?? basename(source) };
+    return counted(sizeOf(source), fileName ?? basename(source), () => readFileChunks(source, reuse));
   }
-  if (source instanceof Blob) return counted(source.size, () => Readable.fromWeb(source.stream()));
-  if (source instanceof Uint8Array)
-    return counted(source.byteLength, () => Readable.from([Buffer.from(source)]));
+  const name = fileName ?? "upload.bin";
+  if (source instanceof Blob) return counted(source.size, name, () => blobChunks(source));
+  if (source instanceof Uint8Array) return counted(source.byteLength, name, () => once(Buffer.from(source)));
   throw new TransferError("an upload reads from a file path, a Blob or a Uint8Array");
+}
+
+async function* readFileChunks(path: string, reuse: boolean): Chunks {
+  const handle = await openFile(path, "r").catch((error: Error) => {
+    throw new TransferError(`cannot upload ${path}: ${error.message}`, error);
+  });
+  const ring = reuse ? Array.from({ length: RING }, () => Buffer.allocUnsafe(CHUNK)) : [];
+  try {
+    for (let index = 0; ; index++) {
+      const buffer = reuse ? (ring[index % RING] as Buffer) : Buffer.allocUnsafe(CHUNK);
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+async function* blobChunks(blob: Blob): Chunks {
+  for await (const chunk of blob.stream())
+    yield Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+async function* once(bytes: Buffer): Chunks {
+  yield bytes;
+}
+
+async function* withProgress(chunks: Chunks, total: number, onProgress?: OnProgress): Chunks {
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += chunk.length;
+    yield chunk;
+    // Reported once the consumer has taken the chunk.
+    onProgress?.({ bytes, total });
+  }
 }
 
 function sizeOf(path: string): number {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Readable } from "node:stream";
+import type { Chunks } from "./file-source.ts";
 
 /*
  * A multipart/form-data body that streams its file parts: nothing is read into memory, and the
@@ -9,12 +9,13 @@ import { Readable } from "node:stream";
 
 export type Part =
   | { name: string; value: string }
-  | { name: string; fileName: string; contentType: string; size: number; open: () => Readable };
+  | { name: string; fileName: string; contentType: string; size: number; open: () => Chunks };
 
 export interface MultipartBody {
   contentType: string;
   length: number;
-  open(): Readable;
+  /** An async iterable, not a stream: undici then pulls a chunk only when the socket took the last. */
+  open(): Chunks;
 }
 
 const CRLF = "\r\n";
@@ -52,7 +53,7 @@ export function multipartBody(parts: Part[]): MultipartBody {
     for (const [index, part] of parts.entries()) {
       yield headers[index] as Buffer;
       if ("value" in part) yield values[index] as Buffer;
-      else for await (const chunk of part.open()) yield chunk as Buffer;
+      else yield* part.open();
       yield Buffer.from(CRLF);
     }
     yield trailer;
@@ -61,6 +62,6 @@ export function multipartBody(parts: Part[]): MultipartBody {
   return {
     contentType: `multipart/form-data; boundary=${boundary}`,
     length,
-    open: () => Readable.from(chunks(), { objectMode: false }),
+    open: chunks,
   };
 }

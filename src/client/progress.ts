@@ -1,4 +1,4 @@
-import { type Readable, Transform } from "node:stream";
+import { Transform } from "node:stream";
 
 /** Bytes moved so far, and the total when it is known. */
 export interface Progress {
@@ -18,11 +18,4 @@ export function progressCounter(total: number | undefined, onProgress?: OnProgre
       done(null, chunk);
     },
   });
-}
-
-/** `source` seen through a counter; an error of the source reaches the reader. */
-export function counted(source: Readable, total: number | undefined, onProgress?: OnProgress): Readable {
-  const counter = progressCounter(total, onProgress);
-  source.once("error", (error) => counter.destroy(error));
-  return source.pipe(counter);
 }

@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
 import { Agent, type Dispatcher, request } from "undici";
 import { ClientOptionsError } from "./errors.ts";
+import type { Chunks } from "./file-source.ts";
 import type { ClientOptions } from "./options.ts";
 
 /*
@@ -15,7 +16,7 @@ export interface Exchange {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   headers: Record<string, string>;
-  body?: string | Readable;
+  body?: string | Chunks;
 }
 
 export type RawResponse = Dispatcher.ResponseData;
@@ -60,7 +61,8 @@ export function createTransport(options: ClientOptions): Transport {
         dispatcher,
         method: exchange.method,
         headers: exchange.headers,
-        body: exchange.body,
+        // undici sends an async iterable chunk by chunk (its types list streams only).
+        body: exchange.body as string | Readable | undefined,
         // Per request as well, so that an injected dispatcher honours the client's timeouts.
         headersTimeout: options.timeouts.headersMs,
         bodyTimeout: options.timeouts.bodyMs,

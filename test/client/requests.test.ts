@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -192,6 +193,22 @@ describe("requests built for content, attachments and workflow", () => {
     expect(part.name).toBe("evidence.pdf");
     expect(part.type).toBe("application/pdf");
     expect(await part.text()).toBe("%PDF evidence");
+  });
+
+  it("a large multipart upload arrives intact, though file buffers are reused", async () => {
+    answer(() => ({ body: envelope({ Id: 11 }) }));
+    const dir = mkdtempSync(join(tmpdir(), "egp-attach-"));
+    const file = join(dir, "large.bin");
+    // 5 MB: 80 chunks of 64 KiB, five times around the ring of 16 buffers.
+    const bytes = randomBytes(5 * 1024 * 1024);
+    writeFileSync(file, bytes);
+    await client().attachments.postMultipart({ name: "large.bin", file });
+    const form = await new Response(last().body, {
+      headers: { "content-type": String(last().headers["content-type"]) },
+    }).formData();
+    const received = Buffer.from(await (form.get("AttachmentBytes") as File).arrayBuffer());
+    expect(received.length).toBe(bytes.length);
+    expect(received.equals(bytes)).toBe(true);
   });
 
   it("workflow actions: GET with the override header, under /api/core", async () => {

@@ -56,6 +56,7 @@ export function attachmentsResource(caller: Caller) {
         attachment.file,
         attachment.fileName ?? attachment.name,
         attachment.onProgress,
+        caller.ownsTransport,
       );
       const body = multipartBody([
         { name: "AttachmentName", value: attachment.name },

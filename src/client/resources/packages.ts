@@ -74,7 +74,7 @@ export function packagesResource(caller: Caller) {
 
     /** Uploads a package zip, streamed from the source; returns the package id on the target. */
     async upload(source: UploadSource, options: UploadOptions = {}): Promise<number> {
-      const file = fileSourceOf(source, options.fileName, options.onProgress);
+      const file = fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
       const body = multipartBody([
         {
           name: "file",

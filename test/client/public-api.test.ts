@@ -6,20 +6,19 @@ import * as api from "../../src/index.ts";
 describe("the public API", () => {
   it("exports the client, its errors and its pure retry policy", () => {
     expect(typeof api.createClient).toBe("function");
-    for (const name of [
-      "PlatformError",
-      "AuthError",
-      "ForbiddenError",
-      "NotFoundError",
-      "ValidationError",
-      "RateLimitError",
-      "TransientError",
-      "ConnectionError",
-      "OutcomeUnknownError",
-      "ResponseShapeError",
-    ] as const) {
-      expect(typeof api[name], name).toBe("function");
-    }
+    const errors = [
+      api.PlatformError,
+      api.AuthError,
+      api.ForbiddenError,
+      api.NotFoundError,
+      api.ValidationError,
+      api.RateLimitError,
+      api.TransientError,
+      api.ConnectionError,
+      api.OutcomeUnknownError,
+      api.ResponseShapeError,
+    ];
+    for (const type of errors) expect(typeof type).toBe("function");
     expect(new api.OutcomeUnknownError({ code: "EGP_OUTCOME_UNKNOWN", message: "x" })).toBeInstanceOf(
       api.PlatformError,
     );

@@ -66,10 +66,16 @@ function lookupsOf(environment: EnvironmentConfig, live: LiveState): Lookups {
   };
 }
 
-function reference(w: DocumentWriter, key: string, id: number | null, names: ReadonlyMap<number, string>) {
+function reference(
+  w: DocumentWriter,
+  key: string,
+  id: number | null,
+  names: ReadonlyMap<number, string>,
+  where: string,
+): void {
   if (id === null) return;
   const name = names.get(id);
-  if (name === undefined) w.skip(key, `id ${id} has no name in the environment's maps`);
+  if (name === undefined) w.skip(key, `id ${id} is not ${where}`);
   else w.put(key, name);
 }
 
@@ -125,11 +131,11 @@ export function userDocument(
   const status = STATUSES.get(user.AccountStatus);
   if (status) w.put("status", status);
   else w.skip("status", `code ${user.AccountStatus} is not active, inactive or locked`);
-  reference(w, "securityParameter", user.SecurityId, lookups.parameters);
+  reference(w, "securityParameter", user.SecurityId, lookups.parameters, "a live security parameter");
   for (const [key, field] of DETAILS) w.put(key, text(user[field]));
   w.put("languageId", user.LanguageId);
   w.put("forcePasswordChange", user.ForcePasswordChange);
-  reference(w, "domain", user.DomainId, lookups.domains);
+  reference(w, "domain", user.DomainId, lookups.domains, "in the environment's domains map");
   if (lookups.groupsMapped) w.put("groups", live.groups.map((id) => lookups.groups.get(id)).filter(Boolean));
   contacts(w, live.contacts);
   return { doc: w.doc, warnings: w.warnings };

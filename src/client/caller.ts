@@ -75,6 +75,7 @@ export class Caller {
   private readonly origin: string;
   private readonly policy: RetryPolicy;
   private session: Session | undefined;
+  private closed = false;
 
   constructor(deps: CallerDeps) {
     this.deps = deps;
@@ -91,7 +92,19 @@ export class Caller {
     this.session = session;
   }
 
+  /** Later calls fail at once instead of retrying against a closed agent. */
+  markClosed(): void {
+    this.closed = true;
+  }
+
   async call<T>(call: Call<T>): Promise<T> {
+    if (this.closed) {
+      throw new ConnectionError({
+        code: ErrorCode.Connection,
+        message: `${call.method} ${call.route.path}: the client is closed; create a new one`,
+        sent: false,
+      });
+    }
     if (call.auth === false || !this.session) return this.viaPrefixes(call, call.token);
     const token = await this.session.current();
     try {

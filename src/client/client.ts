@@ -74,6 +74,7 @@ export function createClient(input: ClientOptionsInput): PlatformClient {
         log.debug({ error }, "logout failed; the session will idle out");
       });
     }
+    caller.markClosed();
     await transport.close().catch(() => undefined);
   };
 

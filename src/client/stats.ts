@@ -25,7 +25,11 @@ export class StatsRecorder {
     this.data.requests += 1;
     const key = `${info.method} ${info.route}`;
     this.data.byRoute[key] = (this.data.byRoute[key] ?? 0) + 1;
-    this.hook?.(info);
+    try {
+      this.hook?.(info);
+    } catch {
+      // A failing counter must not fail the call it counts.
+    }
   }
 
   retry(): void {

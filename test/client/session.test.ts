@@ -64,6 +64,15 @@ describe("sessions", () => {
     await expect(c.close()).resolves.toBeUndefined();
   });
 
+  it("a call after close() fails at once, without retries", async () => {
+    const c = client();
+    await c.metadata.version();
+    await c.close();
+    const before = c.stats().requests;
+    await expect(c.metadata.version()).rejects.toThrow(/the client is closed/);
+    expect(c.stats().requests).toBe(before);
+  });
+
   it("close() returns when the session has already ended", async () => {
     const c = client();
     await c.metadata.version();

@@ -1,0 +1,255 @@
+import Fastify, { type FastifyReply, type FastifyRequest } from "fastify";
+
+/*
+ * A local stand-in for the few GitHub REST endpoints the CI glue calls, on 127.0.0.1:0. It keeps
+ * issues (pull requests among them, as GitHub does) and comments in memory, pages lists with Link
+ * headers, refuses a wrong token with 401 and a body over 65,536 characters with 422, like GitHub.
+ */
+
+export const BODY_LIMIT = 65_536;
+
+export interface StoredIssue {
+  number: number;
+  title: string;
+  body: string | null;
+  state: "open" | "closed";
+  state_reason: string | null;
+  labels: string[];
+  pull_request?: { url: string };
+}
+
+export interface StoredComment {
+  id: number;
+  issue: number;
+  body: string;
+  created: number;
+  updated: number;
+}
+
+export interface Recorded {
+  method: string;
+  url: string;
+  authorization?: string;
+}
+
+export interface GitHubStandIn {
+  url: string;
+  token: string;
+  repository: string;
+  issues: StoredIssue[];
+  comments: StoredComment[];
+  requests: Recorded[];
+  addPullRequest(title?: string): number;
+  addComment(issue: number, body: string): StoredComment;
+  commentsOn(issue: number): StoredComment[];
+  close(): Promise<void>;
+}
+
+interface RepoParams {
+  owner: string;
+  repo: string;
+}
+
+const notFound = { message: "Not Found", documentation_url: "https://docs.github.com/rest" };
+
+function tooLong(resource: string) {
+  return {
+    message: "Validation Failed",
+    errors: [
+      {
+        resource,
+        code: "custom",
+        field: "body",
+        message: `body is too long (maximum is ${BODY_LIMIT} characters)`,
+      },
+    ],
+  };
+}
+
+export async function startGitHubStandIn(
+  options: { owner?: string; repo?: string; token?: string } = {},
+): Promise<GitHubStandIn> {
+  const owner = options.owner ?? "acme";
+  const repoName = options.repo ?? "grc-config";
+  const token = options.token ?? "ghs_standInToken0123456789";
+  const issues: StoredIssue[] = [];
+  const comments: StoredComment[] = [];
+  const requests: Recorded[] = [];
+  let clock = 0;
+  let nextComment = 1000;
+  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+  let base = "";
+
+  function newIssue(fields: Partial<StoredIssue> & { title: string }): StoredIssue {
+    const issue: StoredIssue = {
+      number: issues.length + 1,
+      body: null,
+      state: "open",
+      state_reason: null,
+      labels: [],
+      ...fields,
+    };
+    issues.push(issue);
+    return issue;
+  }
+
+  function newComment(issue: number, body: string): StoredComment {
+    const comment = { id: nextComment++, issue, body, created: ++clock, updated: clock };
+    comments.push(comment);
+    return comment;
+  }
+
+  function commentJson(comment: StoredComment) {
+    return {
+      id: comment.id,
+      body: comment.body,
+      issue_url: `${base}/repos/${owner}/${repoName}/issues/${comment.issue}`,
+      user: { login: "github-actions[bot]" },
+    };
+  }
+
+  function issueJson(issue: StoredIssue) {
+    return { ...issue, labels: issue.labels.map((name) => ({ name })) };
+  }
+
+  /** Sends one page of `items` with a Link header, as GitHub pages lists. */
+  function page<T>(request: FastifyRequest, reply: FastifyReply, items: T[]): T[] {
+    const url = new URL(request.url, base);
+    const perPage = Math.min(Math.max(Number(url.searchParams.get("per_page") ?? 30) || 30, 1), 100);
+    const current = Math.max(Number(url.searchParams.get("page") ?? 1) || 1, 1);
+    const last = Math.max(Math.ceil(items.length / perPage), 1);
+    const link = (n: number, rel: string) => {
+      const target = new URL(url);
+      target.searchParams.set("page", String(n));
+      return `<${target.href}>; rel="${rel}"`;
+    };
+    const links = [];
+    if (current < last) links.push(link(current + 1, "next"), link(last, "last"));
+    if (current > 1) links.push(link(1, "first"), link(current - 1, "prev"));
+    if (links.length) reply.header("link", links.join(", "));
+    return items.slice((current - 1) * perPage, current * perPage);
+  }
+
+  app.addHook("onRequest", async (request, reply) => {
+    const authorization = request.headers.authorization;
+    requests.push({ method: request.method, url: request.url, authorization });
+    if (authorization !== `Bearer ${token}` && authorization !== `token ${token}`) {
+      return reply.code(401).send({ message: "Bad credentials" });
+    }
+    const params = /^\/repos\/([^/]+)\/([^/?]+)/.exec(request.url);
+    if (!params || params[1] !== owner || params[2] !== repoName) return reply.code(404).send(notFound);
+  });
+
+  app.get<{ Params: RepoParams & { number: string } }>(
+    "/repos/:owner/:repo/issues/:number/comments",
+    async (request, reply) => {
+      const number = Number(request.params.number);
+      if (!issues.some((i) => i.number === number)) return reply.code(404).send(notFound);
+      return page(request, reply, comments.filter((c) => c.issue === number).map(commentJson));
+    },
+  );
+
+  app.post<{ Params: RepoParams & { number: string }; Body: { body?: unknown } }>(
+    "/repos/:owner/:repo/issues/:number/comments",
+    async (request, reply) => {
+      const number = Number(request.params.number);
+      if (!issues.some((i) => i.number === number)) return reply.code(404).send(notFound);
+      const body = request.body?.body;
+      if (typeof body !== "string" || body === "") {
+        return reply.code(422).send({ message: "Validation Failed", errors: [{ code: "missing_field" }] });
+      }
+      if (body.length > BODY_LIMIT) return reply.code(422).send(tooLong("IssueComment"));
+      return reply.code(201).send(commentJson(newComment(number, body)));
+    },
+  );
+
+  app.patch<{ Params: RepoParams & { id: string }; Body: { body?: unknown } }>(
+    "/repos/:owner/:repo/issues/comments/:id",
+    async (request, reply) => {
+      const comment = comments.find((c) => c.id === Number(request.params.id));
+      if (!comment) return reply.code(404).send(notFound);
+      const body = request.body?.body;
+      if (typeof body !== "string") return reply.code(422).send({ message: "Validation Failed" });
+      if (body.length > BODY_LIMIT) return reply.code(422).send(tooLong("IssueComment"));
+      comment.body = body;
+      comment.updated = ++clock;
+      return commentJson(comment);
+    },
+  );
+
+  app.get<{ Querystring: { state?: string; labels?: string } }>(
+    "/repos/:owner/:repo/issues",
+    async (request, reply) => {
+      const state = request.query.state ?? "open";
+      const wanted = (request.query.labels ?? "").split(",").filter(Boolean);
+      const matching = issues
+        .filter((i) => state === "all" || i.state === state)
+        .filter((i) => wanted.every((label) => i.labels.includes(label)))
+        // GitHub's default order: newest first.
+        .sort((a, b) => b.number - a.number)
+        .map(issueJson);
+      return page(request, reply, matching);
+    },
+  );
+
+  app.post<{ Body: { title?: unknown; body?: unknown; labels?: unknown } }>(
+    "/repos/:owner/:repo/issues",
+    async (request, reply) => {
+      const { title, body, labels } = request.body ?? {};
+      if (typeof title !== "string" || title === "") {
+        return reply
+          .code(422)
+          .send({ message: "Validation Failed", errors: [{ field: "title", code: "missing_field" }] });
+      }
+      if (typeof body === "string" && body.length > BODY_LIMIT) return reply.code(422).send(tooLong("Issue"));
+      const issue = newIssue({
+        title,
+        body: typeof body === "string" ? body : null,
+        labels: Array.isArray(labels) ? labels.map(String) : [],
+      });
+      return reply.code(201).send(issueJson(issue));
+    },
+  );
+
+  app.patch<{ Params: RepoParams & { number: string }; Body: Partial<StoredIssue> }>(
+    "/repos/:owner/:repo/issues/:number",
+    async (request, reply) => {
+      const issue = issues.find((i) => i.number === Number(request.params.number));
+      if (!issue) return reply.code(404).send(notFound);
+      const { title, body, state, state_reason } = request.body ?? {};
+      if (typeof body === "string" && body.length > BODY_LIMIT) return reply.code(422).send(tooLong("Issue"));
+      if (state !== undefined && state !== "open" && state !== "closed") {
+        return reply
+          .code(422)
+          .send({ message: "Validation Failed", errors: [{ field: "state", code: "invalid" }] });
+      }
+      if (typeof title === "string") issue.title = title;
+      if (typeof body === "string") issue.body = body;
+      if (state) issue.state = state;
+      if (state_reason !== undefined) issue.state_reason = state_reason;
+      return issueJson(issue);
+    },
+  );
+
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const address = app.server.address();
+  if (typeof address !== "object" || address === null) throw new Error("stand-in did not listen");
+  base = `http://127.0.0.1:${address.port}`;
+
+  return {
+    url: base,
+    token,
+    repository: `${owner}/${repoName}`,
+    issues,
+    comments,
+    requests,
+    addPullRequest(title = "Change the manifests") {
+      const issue = newIssue({ title });
+      issue.pull_request = { url: `${base}/repos/${owner}/${repoName}/pulls/${issue.number}` };
+      return issue.number;
+    },
+    addComment: newComment,
+    commentsOn: (issue) => comments.filter((c) => c.issue === issue),
+    close: () => app.close(),
+  };
+}

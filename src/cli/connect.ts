@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
-import { type Emulator, startEmulator } from "../emulator/index.ts";
+import type { Emulator } from "../emulator/index.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
 
 /*
@@ -38,14 +38,17 @@ export function connections(options: ConnectOptions): Connections {
     let started = emulators.get(key);
     if (!started) {
       if (dataFile) mkdirSync(dirname(dataFile), { recursive: true });
-      started = startEmulator({
-        port: 0,
-        seed,
-        dataFile,
-        instance: config.instance,
-        adminPassword: config.auth.password.reveal(),
-        ...options.emulator,
-      });
+      // Loaded only for embedded environments: a run against real instances never loads fastify.
+      started = import("../emulator/index.ts").then(({ startEmulator }) =>
+        startEmulator({
+          port: 0,
+          seed,
+          dataFile,
+          instance: config.instance,
+          adminPassword: config.auth.password.reveal(),
+          ...options.emulator,
+        }),
+      );
       emulators.set(key, started);
     }
     return started;

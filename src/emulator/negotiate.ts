@@ -22,10 +22,20 @@ export function prefersXml(accept: string | undefined): boolean {
 
 const builder = new XMLBuilder({ ignoreAttributes: true, format: false, suppressEmptyNode: true });
 
-/** Wraps arrays in `<Item>` elements, the way the platform's XML serializer nests collections. */
+const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Wraps arrays in `<Item>` elements, the way the platform's XML serializer nests collections. A map
+ * whose keys can't be element names (field ids in `FieldContents`) becomes `<KeyValue>` pairs, as
+ * .NET writes a dictionary.
+ */
 function shape(value: unknown): unknown {
   if (Array.isArray(value)) return { Item: value.map(shape) };
   if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value);
+    if (entries.some(([key]) => !XML_NAME.test(key))) {
+      return { KeyValue: entries.map(([key, inner]) => ({ Key: key, Value: shape(inner) })) };
+    }
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) out[key] = shape(inner);
     return out;

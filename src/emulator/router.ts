@@ -123,7 +123,7 @@ async function dispatch(
   methods: Map<Method, Declared>,
   store: Store,
   authenticate: Authenticate,
-): Promise<void> {
+): Promise<FastifyReply | undefined> {
   const method = effectiveMethod(req);
   if (req.method === "GET" && hasBody(req)) {
     throw new HttpFailure(
@@ -162,8 +162,11 @@ async function dispatch(
       statusCode = code;
     },
   });
-  if (payload === undefined) return;
+  // A handler that sent a raw reply (a stream) returns undefined: returning the reply tells fastify
+  // the answer is on its way, so it does not send another.
+  if (payload === undefined) return reply;
   sendPayload(reply.code(statusCode), payload);
+  return reply;
 }
 
 /** Sends a payload as JSON, or as XML when the request's Accept header prefers XML. */

@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { startEmulator } from "../../emulator/index.ts";
 import { ExitError } from "../errors.ts";
 
 interface EmulatorFlags {
@@ -35,6 +34,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--scheme <word>", "scheme word of the Authorization header", "Platform")
     .option("--admin-password <pw>", "sysadmin's password (default: $EGP_EMULATOR_PASSWORD, else Password1!)")
     .action(async (flags: EmulatorFlags) => {
+      const { startEmulator } = await import("../../emulator/index.ts");
       const emulator = await startEmulator({
         port: portOf(flags.port),
         host: flags.host,

@@ -1,3 +1,4 @@
+import { parameter, userDefaults } from "../../src/emulator/seeds/fixed.ts";
 import type {
   DesiredPackage,
   DesiredSecurityParameter,
@@ -95,81 +96,26 @@ export function liveUser(
   extra: Partial<LiveUser> = {},
 ): LiveUser {
   return {
-    user: {
-      Id: id,
-      DisplayName: null,
+    user: userDefaults(id, {
       FirstName: "Jane",
-      MiddleName: null,
       LastName: "Doe",
-      LastLoginDate: null,
+      DisplayName: null,
       UserName: userName,
-      AccountStatus: 1,
-      DomainId: null,
-      SecurityId: 2,
-      Locale: null,
-      TimeZoneId: "UTC",
-      Address: null,
-      Company: null,
-      Title: null,
-      AdditionalNote: null,
-      BusinessUnit: null,
-      Department: null,
-      DistinguishedName: null,
-      ForcePasswordChange: false,
-      Type: 1,
-      LanguageId: 1,
-      DefaultHomeDashboardId: -1,
-      DefaultHomeWorkspaceId: -1,
-      UpdateInformation: null,
       ...fields,
-    },
+    }),
     contacts: [],
     groups: [],
     ...extra,
   };
 }
 
+/** A live parameter with the emulator's defaults (the platform's, as far as the seed tells). */
 export function liveParameter(
   id: number,
   name: string,
   fields: Partial<SecurityParameter> = {},
 ): SecurityParameter {
-  return {
-    Id: id,
-    Alias: name.replace(/\W+/g, "_"),
-    GUID: `guid-${id}`,
-    Name: name,
-    Description: null,
-    MinPasswordLength: 8,
-    AlphaCharsRequired: 1,
-    NumericCharsRequired: 1,
-    UppercaseCharsRequired: 1,
-    LowercaseCharsRequired: 1,
-    SpecialCharsRequired: 0,
-    PasswordChangeInterval: 90,
-    PasswordChangeLimit: false,
-    GraceLogins: 3,
-    MaximumFailedLoginAttempts: 5,
-    PreviousPasswordsDisallowed: 3,
-    LockoutPeriod: 15,
-    LockoutPeriodType: 2,
-    SessionTimeout: 30,
-    SessionTimeoutType: 2,
-    StaticSessionTimeout: null,
-    PasswordExpirationNotice: 7,
-    AutomaticAccountDeactivation: 0,
-    IsLimitByTimeFrame: false,
-    PermittedFromTime: null,
-    PermittedToTime: null,
-    IsDisallowedByDays: false,
-    DisallowedSessionDays: [],
-    IsDisallowedByDates: false,
-    DisallowedDates: [],
-    Default: false,
-    TimeZoneCode: "UTC",
-    SecurityParameterType: 1,
-    ...fields,
-  };
+  return parameter(id, { GUID: `guid-${id}`, Name: name, ...fields });
 }
 
 export function packageObject(

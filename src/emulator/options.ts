@@ -60,7 +60,10 @@ export const EmulatorOptionsSchema = z
     workDir: z.string().optional(),
     logger: z.boolean().default(false),
     /** PEM key and certificate: serve HTTPS instead of HTTP (tests of the client's TLS handling). */
-    tls: z.object({ key: z.string().min(1), cert: z.string().min(1) }).strict().optional(),
+    tls: z
+      .object({ key: z.string().min(1), cert: z.string().min(1) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -1,0 +1,219 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: GitHub expressions, compared as the text of the workflow files.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { validateAction, validateWorkflow } from "@action-validator/core";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { ROOT } from "../helpers/cli.ts";
+
+/*
+ * Every workflow and action file, against GitHub's schemas (action-validator, offline, from npm ci),
+ * then the rules the schemas can't know: glue in scripts/ci rather than inline shell, exit codes
+ * read rather than swallowed, one concurrency group per environment, the reviewed plan applied.
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: workflow files are read loosely, as YAML.
+type Yaml = any;
+
+const WORKFLOWS = join(ROOT, ".github", "workflows");
+const ACTION = join(ROOT, ".github", "actions", "egp", "action.yml");
+const workflowFiles = readdirSync(WORKFLOWS).filter((name) => /\.ya?ml$/.test(name));
+const read = (path: string): Yaml => parse(readFileSync(path, "utf8"));
+const workflow = (name: string): Yaml => read(join(WORKFLOWS, name));
+
+interface Step {
+  file: string;
+  job: string;
+  step: Yaml;
+}
+
+function stepsOf(file: string): Step[] {
+  const doc = workflow(file);
+  return Object.entries(doc.jobs as Record<string, Yaml>).flatMap(([job, body]) =>
+    (body.steps ?? []).map((step: Yaml) => ({ file, job, step })),
+  );
+}
+
+const allSteps = workflowFiles.flatMap(stepsOf);
+const actionSteps: Yaml[] = read(ACTION).runs.steps;
+const egpSteps = allSteps.filter((s) => s.step.uses === "./.egp-tool/.github/actions/egp");
+
+describe("GitHub's schema", () => {
+  it("finds the workflows and the action", () => {
+    expect(workflowFiles).toEqual(
+      expect.arrayContaining(["ci.yml", "egp-plan.yml", "egp-drift.yml", "egp-promote.yml"]),
+    );
+    expect(existsSync(ACTION)).toBe(true);
+  });
+
+  it.each(workflowFiles)("accepts .github/workflows/%s", (name) => {
+    expect(validateWorkflow(readFileSync(join(WORKFLOWS, name), "utf8")).errors).toEqual([]);
+  });
+
+  it("accepts .github/actions/egp/action.yml", () => {
+    expect(validateAction(readFileSync(ACTION, "utf8")).errors).toEqual([]);
+  });
+
+  it("is really checked: a misspelt key and a composite step without a shell are refused", () => {
+    const ci = readFileSync(join(WORKFLOWS, "ci.yml"), "utf8");
+    expect(validateWorkflow(ci.replace("runs-on:", "runs_on:")).errors).not.toEqual([]);
+    const action = readFileSync(ACTION, "utf8");
+    expect(validateAction(action.replace(/^\s+shell: bash\n/m, "")).errors).not.toEqual([]);
+  });
+});
+
+describe("glue lives in scripts, not in inline shell", () => {
+  const runs = [
+    ...allSteps
+      .filter((s) => s.step.run)
+      .map((s) => ({ where: `${s.file} ${s.job}`, run: s.step.run as string })),
+    ...actionSteps.filter((s) => s.run).map((s) => ({ where: "action.yml", run: s.run as string })),
+  ];
+
+  it.each(runs)("$where: `$run` is one line calling node or npm, with no expression in it", ({ run }) => {
+    expect(run.trim()).not.toContain("\n");
+    expect(run).toMatch(/^(node|npm) /);
+    // Values come in through env, so that no input or output is ever pasted into shell code.
+    expect(run).not.toContain("${{");
+  });
+
+  it("calls only scripts that exist", () => {
+    const scripts = runs.flatMap(({ run }) =>
+      [...run.matchAll(/scripts\/ci\/([\w-]+\.ts)/g)].map((m) => m[1]),
+    );
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts)
+      expect(existsSync(join(ROOT, "scripts", "ci", script as string))).toBe(true);
+  });
+
+  it("uses local actions and workflows that exist", () => {
+    for (const { step } of allSteps.filter((s) => s.step.uses?.startsWith("./"))) {
+      expect(step.uses).toBe("./.egp-tool/.github/actions/egp");
+    }
+    for (const name of workflowFiles) {
+      for (const job of Object.values(workflow(name).jobs as Record<string, Yaml>)) {
+        if (typeof job.uses === "string" && job.uses.startsWith("./"))
+          expect(existsSync(join(ROOT, job.uses))).toBe(true);
+      }
+    }
+  });
+
+  it("passes secrets only as EGP_CI_SECRETS, the JSON the runner script filters", () => {
+    for (const { step } of allSteps) {
+      for (const [name, value] of Object.entries({ ...step.env, ...step.with })) {
+        if (String(value).includes("secrets")) {
+          expect(name).toBe("EGP_CI_SECRETS");
+          expect(value).toBe("${{ toJSON(secrets) }}");
+        }
+      }
+    }
+    expect(egpSteps.every((s) => s.step.env?.EGP_CI_SECRETS)).toBe(true);
+  });
+});
+
+describe("exit codes are read, never swallowed", () => {
+  it("has no continue-on-error anywhere", () => {
+    for (const name of workflowFiles)
+      expect(readFileSync(join(WORKFLOWS, name), "utf8")).not.toContain("continue-on-error");
+    expect(readFileSync(ACTION, "utf8")).not.toContain("continue-on-error");
+  });
+
+  it("lets plan and drift steps pass on 0 and 2 only, and apply steps on 0 only", () => {
+    expect(egpSteps.length).toBeGreaterThanOrEqual(6);
+    for (const { step } of egpSteps) {
+      const command = String(step.with.args).split(" ")[0];
+      if (command === "apply") expect(step.with["allowed-exit-codes"]).toBeUndefined();
+      else expect(step.with["allowed-exit-codes"]).toBe("0,2");
+    }
+    expect(read(ACTION).inputs["allowed-exit-codes"].default).toBe("0");
+  });
+
+  it("hands the exit code to the comment and issue scripts even when the egp step failed", () => {
+    for (const [file, id, script] of [
+      ["egp-plan.yml", "plan", "post-plan-comment.ts"],
+      ["egp-drift.yml", "drift", "sync-drift-issue.ts"],
+    ] as const) {
+      const step = stepsOf(file).find((s) => s.step.run?.includes(script))?.step;
+      expect(step.if).toBe(`\${{ !cancelled() && steps.${id}.outputs.exit-code != '' }}`);
+      expect(step.env.EXIT_CODE).toBe(`\${{ steps.${id}.outputs.exit-code }}`);
+      expect(step.env.GITHUB_TOKEN).toBe("${{ github.token }}");
+    }
+    expect(read(ACTION).outputs["exit-code"].value).toBe("${{ steps.egp.outputs.exit-code }}");
+  });
+});
+
+describe("reusable workflows", () => {
+  it.each(["egp-plan.yml", "egp-drift.yml", "egp-promote.yml"])(
+    "%s is called with inputs and secrets",
+    (name) => {
+      const call = workflow(name).on.workflow_call;
+      expect(Object.keys(call.inputs)).toEqual(
+        expect.arrayContaining(["working-directory", "egp-repository", "egp-ref", "node-version"]),
+      );
+      expect(Object.keys(call.secrets)).toEqual(["EGP_DEV_PASSWORD", "EGP_PROD_PASSWORD"]);
+    },
+  );
+
+  it("plans a matrix of environments on pull requests and uploads the plan files", () => {
+    const doc = workflow("egp-plan.yml");
+    expect(doc.jobs.plan.strategy.matrix.environment).toBe("${{ fromJSON(inputs.environments) }}");
+    expect(doc.permissions).toEqual({ contents: "read", "pull-requests": "write" });
+    const plan = stepsOf("egp-plan.yml").find((s) => s.step.id === "plan")?.step;
+    expect(plan.with.args).toBe(
+      "plan --env ${{ matrix.environment }} --format markdown --out plan-${{ matrix.environment }}.json --detailed-exitcode",
+    );
+    const upload = stepsOf("egp-plan.yml").find((s) => s.step.uses === "actions/upload-artifact@v4")?.step;
+    expect(upload.with.path).toBe("${{ inputs.working-directory }}/plan-${{ matrix.environment }}.json");
+  });
+
+  it("checks drift per environment in the environment's own concurrency group", () => {
+    const job = workflow("egp-drift.yml").jobs.drift;
+    expect(job.strategy.matrix.environment).toBe("${{ fromJSON(inputs.environments) }}");
+    expect(job.concurrency).toEqual({ group: "egp-${{ matrix.environment }}", "cancel-in-progress": false });
+  });
+
+  it("promotes dev then prod, prod behind its GitHub environment, applying the plan reviewed in the same run", () => {
+    const { jobs } = workflow("egp-promote.yml");
+    expect(jobs["plan-target"].needs).toBe("source");
+    expect(jobs["apply-target"].needs).toBe("plan-target");
+    expect(jobs["apply-target"].environment).toBe("${{ inputs.target-github-environment }}");
+    expect(jobs["apply-target"].if).toBe("${{ needs.plan-target.outputs.exit-code == '2' }}");
+    for (const [job, env] of [
+      ["source", "source"],
+      ["plan-target", "target"],
+      ["apply-target", "target"],
+    ]) {
+      expect(jobs[job as string].concurrency).toEqual({
+        group: `egp-\${{ inputs.${env}-environment }}`,
+        "cancel-in-progress": false,
+      });
+    }
+    const planFile = "plan-${{ inputs.target-environment }}.json";
+    const plan = jobs["plan-target"].steps.find((s: Yaml) => s.id === "plan");
+    expect(plan.with.args).toContain(`--out ${planFile}`);
+    const upload = jobs["plan-target"].steps.find((s: Yaml) => s.uses === "actions/upload-artifact@v4");
+    const download = jobs["apply-target"].steps.find((s: Yaml) => s.uses === "actions/download-artifact@v4");
+    expect(download.with.name).toBe(upload.with.name);
+    const apply = jobs["apply-target"].steps.find((s: Yaml) => String(s.with?.args).startsWith("apply"));
+    expect(apply.with.args).toBe(`apply --env \${{ inputs.target-environment }} ${planFile}`);
+    const sourceApply = jobs.source.steps.find((s: Yaml) => String(s.with?.args).startsWith("apply"));
+    expect(sourceApply.with.args).toBe(
+      "apply --env ${{ inputs.source-environment }} plan-${{ inputs.source-environment }}.json",
+    );
+  });
+});
+
+describe("the project's own CI", () => {
+  it("runs npm ci, typecheck, lint and test on Node 24, on push and pull request", () => {
+    const doc = workflow("ci.yml");
+    expect(Object.keys(doc.on)).toEqual(expect.arrayContaining(["push", "pull_request"]));
+    const steps = stepsOf("ci.yml").map((s) => s.step);
+    expect(steps.find((s) => s.uses === "actions/setup-node@v4")?.with["node-version"]).toBe("24");
+    expect(steps.filter((s) => s.run).map((s) => s.run)).toEqual([
+      "npm ci --no-audit --no-fund",
+      "npm run typecheck",
+      "npm run lint",
+      "npm test",
+    ]);
+  });
+});

@@ -23,6 +23,7 @@ describe("markers", () => {
   it("name the environment, and the folder when it is not the root", () => {
     expect(planMarker("prod")).toBe("<!-- egp-plan:prod -->");
     expect(planMarker("prod", ".")).toBe("<!-- egp-plan:prod -->");
+    expect(planMarker("prod", "./")).toBe("<!-- egp-plan:prod -->");
     expect(planMarker("prod", "./infra/grc/")).toBe("<!-- egp-plan:infra/grc/prod -->");
     expect(driftMarker("prod")).toBe("<!-- egp-drift:prod -->");
   });

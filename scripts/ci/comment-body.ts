@@ -25,7 +25,8 @@ export interface BodyOptions {
 }
 
 function markerKey(environment: string, scope?: string): string {
-  return scope && scope !== "." ? `${scope.replace(/^\.\/|\/+$/g, "")}/${environment}` : environment;
+  const folder = (scope ?? "").replace(/^(\.\/)+/, "").replace(/\/+$/, "");
+  return folder && folder !== "." ? `${folder}/${environment}` : environment;
 }
 
 /** First line of the sticky comment; a comment is ours when its body starts with it. */

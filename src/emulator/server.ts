@@ -94,6 +94,7 @@ export async function buildEmulator(
     if (delay > 0) await sleep(delay);
     if (!action) return;
     if ("reset" in action && action.after) {
+      faults.apply(action, req, reply); // counts it; the socket goes once the answer is ready
       (req as { resetAfter?: boolean }).resetAfter = true;
       return;
     }

@@ -1,0 +1,83 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/*
+ * An emulator in a child process (`egp emulator --port 0`), so that a bench can measure its CPU and
+ * memory apart from the load generator's.
+ */
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const BIN = join(ROOT, "bin", "egp.js");
+
+/** Children still running; a bench that exits early (its deadline) must not leave them behind. */
+const live = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const child of live) child.kill("SIGKILL");
+});
+
+/** Kills `child` if this process exits first. */
+export function reap(child: ChildProcess): void {
+  live.add(child);
+  child.once("exit", () => live.delete(child));
+}
+
+export interface EmulatorChildOptions {
+  seed?: string;
+  /** A `--faults` spec. */
+  faults?: string;
+  /** Run the compiled dist/ (`npm run build` first) instead of the TypeScript sources. */
+  dist?: boolean;
+  /** Most time to wait for `listening on`. */
+  startMs?: number;
+}
+
+export interface EmulatorChild {
+  child: ChildProcess;
+  pid: number;
+  /** `http://127.0.0.1:PORT`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function spawnEmulator(options: EmulatorChildOptions = {}): Promise<EmulatorChild> {
+  const args = [BIN, "emulator", "--port", "0", "--host", "127.0.0.1", "--seed", options.seed ?? "empty"];
+  if (options.faults) args.push("--faults", options.faults);
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { PATH: process.env.PATH ?? "", ...(options.dist ? { EGP_USE_DIST: "1" } : {}) },
+  });
+  reap(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the emulator did not print "listening on" within ${options.startMs ?? 60_000} ms`));
+    }, options.startMs ?? 60_000);
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      resolve(match[1]);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the emulator exited before listening (code ${code})`));
+    });
+  });
+  // Keep draining stdout so that the child never blocks on a full pipe.
+  child.stdout?.resume();
+  return {
+    child,
+    pid: child.pid as number,
+    url,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      if ((await Promise.race([exited.then(() => true), sleep(5_000).then(() => false)])) === false)
+        child.kill("SIGKILL");
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/*
+ * Every bench ends with one line, `PASS` or `FAIL (reason)`, and is bounded in time: past its
+ * deadline it prints FAIL and exits, whatever is still running.
+ */
+
+export interface Verdict {
+  pass: boolean;
+  reason?: string;
+}
+
+export async function finish(deadlineMs: number, main: () => Promise<Verdict>): Promise<void> {
+  const deadline = setTimeout(() => {
+    console.log(`FAIL (did not finish within ${Math.round(deadlineMs / 1000)} s)`);
+    process.exit(1);
+  }, deadlineMs);
+  deadline.unref();
+  try {
+    const verdict = await main();
+    console.log(verdict.pass ? "PASS" : `FAIL (${verdict.reason ?? "target missed"})`);
+    process.exitCode = verdict.pass ? 0 : 1;
+  } catch (error) {
+    console.log(`FAIL (${(error as Error).message})`);
+    process.exitCode = 1;
+  } finally {
+    clearTimeout(deadline);
+  }
+}

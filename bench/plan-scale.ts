@@ -1,0 +1,369 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent, request } from "undici";
+
+/*
+ * `egp plan` at scale (DESIGN §5, issue 9 §1): 10,000 users, 100 extra security parameters and 200
+ * applications on the target (an emulator child), the same 200 applications on the package source
+ * (another). Two repositories, each with one package naming all 200 applications, so that the plan
+ * reads every tree on both sides:
+ * - "a few managed": five users and a parameter, as a repository that manages part of an instance;
+ * - "everything managed": every user and parameter, as `egp export` writes them (10,105 documents).
+ * The plan reads every user either way; the second also parses, validates and compares them all.
+ *
+ * Next to them, in the same run, a minimal script does only the bare HTTP reads that plan needs (same
+ * routes, same concurrency, undici, no validation, no planning). Each runs in a child process of its
+ * own, so that its peak RSS is its own. Targets: plan time ≤ 2 × bare time and plan peak RSS < 300 MB,
+ * for both repositories.
+ *
+ *   bash scripts/node24 node bench/plan-scale.ts [users] [apps] [parameters]
+ */
+
+const BARE = process.argv[2] === "--bare";
+// The bare-reads child is told the number of applications; the benchmark reads its own arguments.
+const numbers = (BARE ? ["0", process.argv[5] ?? ""] : process.argv.slice(2)).filter(isNumber).map(Number);
+const [USERS = 10_000, APPS = 200, PARAMETERS = 100] = numbers;
+const CONCURRENCY = 8;
+const RATIO_LIMIT = 2;
+const RSS_LIMIT_MB = 300;
+const DEADLINE_MS = 300_000;
+const PASSWORD = "Bench#Scale2026";
+const GROUPS = { Everyone: 1, Administrators: 2 };
+
+const root = new URL("..", import.meta.url).pathname;
+const bin = join(root, "bin", "egp.js");
+
+function isNumber(text: string): boolean {
+  return /^\d+$/.test(text);
+}
+
+// Prints the child's own peak RSS on exit (pipes are synchronous on Linux, so the line gets out).
+const PEAK_RSS =
+  "data:text/javascript,process.on('exit',()=>process.stderr.write('peak-rss-kb '+process.resourceUsage().maxRSS+'\\n'))";
+
+interface Measured {
+  ms: number;
+  peakMb: number;
+  stdout: string;
+  stderr: string;
+  code: number | null;
+}
+
+const children = new Set<ChildProcess>();
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Measured> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", PEAK_RSS, ...args], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) => {
+    child.once("close", (code) => {
+      children.delete(child);
+      const ms = performance.now() - started;
+      const kb = Number(/peak-rss-kb (\d+)/.exec(stderr)?.[1] ?? 0);
+      resolve({ ms, peakMb: kb / 1024, stdout, stderr: stderr.replace(/peak-rss-kb \d+\n/, ""), code });
+    });
+  });
+}
+
+function startEmulator(seed: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [bin, "emulator", "--port", "0", "--seed", seed, "--admin-password", PASSWORD],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  children.add(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    });
+    child.once("exit", (code) => reject(new Error(`emulator (${seed}) exited early (${code})`)));
+  });
+}
+
+function environmentFile(url: string, extra: string[] = []): string {
+  return [
+    `url: ${url}`,
+    "instance: Default",
+    "auth: { username: sysadmin, password: '${EGP_BENCH_PASSWORD}' }",
+    `groups: { ${Object.entries(GROUPS)
+      .map(([name, id]) => `${name}: ${id}`)
+      .join(", ")} }`,
+    `limits: { concurrency: ${CONCURRENCY}, requestsPerSecond: 1000 }`,
+    ...extra,
+    "",
+  ].join("\n");
+}
+
+function packageManifest(): string {
+  const objects = Array.from(
+    { length: APPS },
+    (_, i) => `  - application: Scale Application ${String(i + 1).padStart(4, "0")}`,
+  );
+  return ["kind: Package", "name: Everything", "objects:", ...objects, ""].join("\n");
+}
+
+// ---- the bare reads, run as a child: `node bench/plan-scale.ts --bare <target> <source>`
+
+type Envelope = { RequestedObject: Record<string, unknown> };
+
+async function bareReads(targetUrl: string, sourceUrl: string): Promise<void> {
+  let requests = 0;
+  const dispatcher = new Agent({ connections: CONCURRENCY, pipelining: 1 });
+  let inFlight = 0;
+  const waiting: Array<() => void> = [];
+  const slot = async () => {
+    if (inFlight >= CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+    inFlight += 1;
+  };
+  const release = () => {
+    inFlight -= 1;
+    waiting.shift()?.();
+  };
+  const call = async (url: string, token: string | null, path: string, method = "POST", body?: unknown) => {
+    await slot();
+    try {
+      requests += 1;
+      const headers: Record<string, string> = {
+        accept: "application/json",
+        "content-type": "application/json",
+      };
+      if (token) headers.authorization = `Platform session-id="${token}"`;
+      if (method === "POST" && !path.endsWith("/login") && !path.endsWith("/logout"))
+        headers["x-http-method-override"] = "GET";
+      const response = await request(`${url}/platformapi${path}`, {
+        method: method as "POST",
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        dispatcher,
+      });
+      return (await response.body.json()) as unknown;
+    } finally {
+      release();
+    }
+  };
+  const login = async (url: string) => {
+    const body = { InstanceName: "Default", Username: "sysadmin", UserDomain: "", Password: PASSWORD };
+    const result = (await call(url, null, "/core/security/login", "POST", body)) as Envelope;
+    return String(result.RequestedObject.SessionToken);
+  };
+  const list = async (url: string, token: string, path: string, method = "POST") =>
+    ((await call(url, token, path, method)) as Envelope[]).map((e) => e.RequestedObject);
+
+  const trees = async (url: string, token: string, names: Set<string>) => {
+    const [modules, levels] = await Promise.all([
+      list(url, token, "/core/system/application"),
+      list(url, token, "/core/system/level"),
+    ]);
+    const wanted = new Set(modules.filter((m) => names.has(String(m.Name))).map((m) => m.Id));
+    await Promise.all(
+      levels
+        .filter((level) => wanted.has(level.ModuleId))
+        .map(async (level) => {
+          const [, , rules] = await Promise.all([
+            list(url, token, `/core/system/fielddefinition/level/${level.Id}`),
+            call(url, token, `/core/system/levellayout/level/${level.Id}`),
+            list(url, token, `/core/system/eventrule/level/${level.Id}`),
+          ]);
+          await Promise.all(
+            rules.map((rule) => list(url, token, `/core/system/eventaction/eventrule/${rule.Id}`)),
+          );
+        }),
+    );
+  };
+
+  const started = performance.now();
+  const names = new Set(
+    Array.from({ length: APPS }, (_, i) => `Scale Application ${String(i + 1).padStart(4, "0")}`),
+  );
+  const [target, source] = await Promise.all([login(targetUrl), login(sourceUrl)]);
+  await Promise.all([
+    list(targetUrl, target, "/core/system/securityparameter"),
+    list(targetUrl, target, "/core/system/user"),
+    list(targetUrl, target, "/core/system/usercontact", "GET"),
+    ...Object.values(GROUPS).map((id) => list(targetUrl, target, `/core/system/user/group/${id}`)),
+    trees(sourceUrl, source, names).then(() => trees(targetUrl, target, names)),
+  ]);
+  await Promise.all([
+    call(targetUrl, target, "/core/security/logout", "POST", { Value: target }),
+    call(sourceUrl, source, "/core/security/logout", "POST", { Value: source }),
+  ]);
+  await dispatcher.close();
+  process.stdout.write(`${JSON.stringify({ requests, httpMs: performance.now() - started })}\n`);
+}
+
+// ---- the benchmark
+
+/** A few users and a parameter, as a repository that manages only part of a large instance would. */
+function fewManifests(): string {
+  const users = [1, 2, 3, 4, 5].map((i) => {
+    const n = String(i).padStart(6, "0");
+    return [
+      "kind: User",
+      `userName: user${n}`,
+      `firstName: First${n}`,
+      `lastName: Last${n}`,
+      "title: Analyst",
+      "groups: [Everyone]",
+      `contacts: [{ type: email, subType: business, value: user${n}@example.com, default: true }]`,
+    ].join("\n");
+  });
+  const parameter = ["kind: SecurityParameter", "name: General User Parameter", "minPasswordLength: 12"];
+  return [parameter.join("\n"), ...users, ""].join("\n---\n");
+}
+
+function repository(work: string, name: string, targetUrl: string, sourceUrl: string): string {
+  const dir = join(work, name);
+  mkdirSync(join(dir, "environments"), { recursive: true });
+  mkdirSync(join(dir, "manifests"), { recursive: true });
+  writeFileSync(
+    join(dir, "environments", "scale.yaml"),
+    environmentFile(targetUrl, ["packagesFrom: source"]),
+  );
+  writeFileSync(join(dir, "environments", "source.yaml"), environmentFile(sourceUrl));
+  writeFileSync(join(dir, "manifests", "package.yaml"), packageManifest());
+  return dir;
+}
+
+interface PlanRun extends Measured {
+  requests: number;
+  summary: Record<string, number>;
+}
+
+async function plan(dir: string, env: Record<string, string>): Promise<PlanRun> {
+  const args = [
+    bin,
+    "plan",
+    "--env",
+    "scale",
+    "--dir",
+    dir,
+    "--format",
+    "json",
+    "--log-level",
+    "trace",
+    "--json",
+  ];
+  const result = await run(args, env);
+  if (result.code !== 0) throw new Error(`plan failed (${result.code}): ${result.stderr.slice(-2000)}`);
+  // One trace line per HTTP exchange; logging them costs a few milliseconds.
+  const requests = result.stderr.split("\n").filter((line) => line.includes('"msg":"request"')).length;
+  return { ...result, requests, summary: JSON.parse(result.stdout).summary };
+}
+
+async function bare(
+  targetUrl: string,
+  sourceUrl: string,
+): Promise<Measured & { requests: number; httpMs: number }> {
+  const result = await run([new URL(import.meta.url).pathname, "--bare", targetUrl, sourceUrl, String(APPS)]);
+  if (result.code !== 0) throw new Error(`bare reads failed: ${result.stderr}`);
+  return { ...result, ...(JSON.parse(result.stdout) as { requests: number; httpMs: number }) };
+}
+
+function fmt(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+function row(cells: string[]): string {
+  return `${cells[0]?.padEnd(26)}${cells
+    .slice(1)
+    .map((cell) => cell.padStart(11))
+    .join("")}\n`;
+}
+
+async function main(): Promise<boolean> {
+  const work = mkdtempSync(join(tmpdir(), "egp-bench-plan-"));
+  const deadline = setTimeout(() => {
+    process.stderr.write(`plan-scale: over ${DEADLINE_MS / 1000} s, stopping\nFAIL\n`);
+    for (const child of children) child.kill("SIGKILL");
+    process.exit(1);
+  }, DEADLINE_MS);
+  const out = (text: string) => process.stdout.write(text);
+  try {
+    out(`plan-scale: ${USERS} users, ${APPS} applications, ${PARAMETERS} + 3 security parameters\n`);
+    const [target, source] = await Promise.all([
+      startEmulator(`scale:users=${USERS},apps=${APPS},parameters=${PARAMETERS}`),
+      startEmulator(`scale:apps=${APPS}`),
+    ]);
+    const env = { EGP_BENCH_PASSWORD: PASSWORD };
+
+    // Two repositories, each with one package naming all the applications: one manages a few
+    // users and a parameter, the other every user and parameter (written by egp export: setup).
+    const few = repository(work, "few", target.url, source.url);
+    writeFileSync(join(few, "manifests", "few.yaml"), fewManifests());
+    const all = repository(work, "all", target.url, source.url);
+    const exported = await run(
+      [bin, "export", "--env", "scale", "--dir", all, "--out", join(all, "manifests", "live")],
+      env,
+    );
+    if (exported.code !== 0) throw new Error(`export failed: ${exported.stderr}`);
+    out(
+      `setup: egp export wrote ${USERS + 1} users and ${PARAMETERS + 3} parameters in ${fmt(exported.ms)}\n`,
+    );
+    // Warm both emulators up once, so that neither measured run pays for their JIT.
+    await bare(target.url, source.url);
+
+    const reads = await bare(target.url, source.url);
+    const plans = { few: await plan(few, env), all: await plan(all, env) };
+
+    out("\n");
+    out(row(["", "wall time", "peak RSS", "requests", "ratio"]));
+    out(row(["bare reads", fmt(reads.ms), `${reads.peakMb.toFixed(0)} MB`, String(reads.requests), ""]));
+    let pass = true;
+    for (const [name, label] of [
+      ["few", "plan, a few managed"],
+      ["all", "plan, everything managed"],
+    ] as const) {
+      const result = plans[name];
+      const ratio = result.ms / reads.ms;
+      pass &&= ratio <= RATIO_LIMIT && result.peakMb < RSS_LIMIT_MB;
+      out(
+        row([
+          label,
+          fmt(result.ms),
+          `${result.peakMb.toFixed(0)} MB`,
+          String(result.requests),
+          ratio.toFixed(2),
+        ]),
+      );
+    }
+    out("\n");
+    out(`bare reads, HTTP only (without the process start): ${fmt(reads.httpMs)}\n`);
+    out(
+      `plan summaries: few ${JSON.stringify(plans.few.summary)}, all ${JSON.stringify(plans.all.summary)}\n`,
+    );
+    out(`targets: ratio plan / bare reads ≤ ${RATIO_LIMIT}, plan peak RSS < ${RSS_LIMIT_MB} MB\n`);
+    out(`${pass ? "PASS" : "FAIL"}\n`);
+    return pass;
+  } finally {
+    clearTimeout(deadline);
+    for (const child of children) child.kill("SIGTERM");
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+if (BARE) {
+  await bareReads(process.argv[3] ?? "", process.argv[4] ?? "");
+} else {
+  const pass = await main().catch((error: Error) => {
+    process.stderr.write(`plan-scale: ${error.message}\nFAIL\n`);
+    return false;
+  });
+  process.exitCode = pass ? 0 : 1;
+}

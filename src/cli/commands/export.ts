@@ -46,7 +46,11 @@ export function registerExportCommand(program: Command): void {
         logger.info({ env: flags.env, out }, "exported");
         for (const warning of exported.warnings) process.stderr.write(`warning: ${warning}\n`);
         const shown = relative(process.cwd(), out) || ".";
-        const summary = exported.files.map((f) => ({ file: join(shown, f.file), [f.noun]: f.count }));
+        const summary = exported.files.map((f) => ({
+          file: join(shown, f.file),
+          kind: f.kind,
+          documents: f.count,
+        }));
         if (flags.json) {
           process.stdout.write(
             `${JSON.stringify({ files: summary, warnings: exported.warnings }, null, 2)}\n`,

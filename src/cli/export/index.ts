@@ -11,6 +11,7 @@ export const EXPORTERS: readonly KindExporter[] = [securityParameterExporter, us
 export interface ExportedFile {
   /** Name under the output directory. */
   file: string;
+  kind: string;
   noun: string;
   count: number;
   text: string;
@@ -33,6 +34,7 @@ export function exportManifests(
     ];
     files.push({
       file: exporter.file,
+      kind: exporter.kind,
       noun: exporter.noun,
       count: result.documents.length,
       text: manifestFile(header, result.documents),

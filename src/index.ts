@@ -49,8 +49,8 @@ export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";
 export { DEFAULT_RETRY_POLICY, delayFor, shouldRetry } from "./client/retry.ts";
 export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
 export type {
+  ContentPost,
   ContentRead,
-  ContentRecord,
   ContentWrapper,
   DataGatewayRequest,
   FieldContent,

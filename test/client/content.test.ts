@@ -5,7 +5,7 @@ import { contentOf } from "../../src/emulator/content/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { DEMO_SENSITIVE_TEXT } from "../../src/emulator/seeds/demo-content.ts";
 import { DEMO_PASSWORD } from "../../src/emulator/seeds/demo-users.ts";
-import { type ContentRecord, ForbiddenError, NotFoundError, ValidationError } from "../../src/index.ts";
+import { type ContentPost, ForbiddenError, NotFoundError, ValidationError } from "../../src/index.ts";
 import { useClientEmulator } from "./helpers/client.ts";
 
 /*
@@ -22,7 +22,7 @@ describe("client: content, attachments and workflow", () => {
     const f = field(path);
     return { [String(f.Id)]: { Type: f.Type, Value: value, FieldId: f.Id } };
   };
-  const risk = (name: string, extra = {}): ContentRecord => ({
+  const risk = (name: string, extra = {}): ContentPost => ({
     LevelId: level("risks/risk"),
     FieldContents: { ...fc("risks/risk/name", name), ...extra },
   });
@@ -68,13 +68,12 @@ describe("client: content, attachments and workflow", () => {
     });
 
     it("create of sub-form content: the record with SubformFieldId beside it saves", async () => {
-      // ContentRecord has no SubformFieldId, but the seed's rule applies to POST too; the client
-      // sends the record as given.
-      const body = {
+      // The seed's SubformFieldId rule applies to POST too: ContentPost carries it beside the record.
+      const body: ContentPost = {
         LevelId: level("comments/comment"),
         FieldContents: fc("comments/comment/text", "From the client."),
         SubformFieldId: field("risks/risk/comments").Id,
-      } as ContentRecord;
+      };
       await expect(client().content.create(body)).resolves.toBeGreaterThan(1000);
     });
 

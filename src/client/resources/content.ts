@@ -7,8 +7,8 @@ import { errorFromResponse } from "../errors.ts";
 import { type ODataQuery, odataParams, type SelectOnly } from "../odata.ts";
 import { apiCoreRoute, type Route, route } from "../route.ts";
 import {
+  type ContentPost,
   ContentRead,
-  type ContentRecord,
   type ContentWrapper,
   type DataGatewayRequest,
   type FieldContentRequest,
@@ -81,7 +81,7 @@ export function contentResource(caller: Caller) {
     },
 
     /** Returns the new record's id. */
-    async create(record: ContentRecord): Promise<number> {
+    async create(record: ContentPost): Promise<number> {
       return write({ method: "POST", route: route`/core/content`, json: record, decode: idOnly });
     },
 

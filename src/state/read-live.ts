@@ -91,21 +91,31 @@ export async function readLiveState(
         }
       : {}),
   };
-  return { ...state, digest: liveDigest(state), partDigests: partDigests(state) };
+  const parts = partDigests(state);
+  return { ...state, digest: combine(state.environment, parts), partDigests: parts };
 }
 
 const hash = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex");
 
-function stableUsers(users: LiveState["users"]) {
-  return users.map(({ user, ...rest }) => ({ ...rest, user: { ...user, LastLoginDate: null } }));
+/** Users are hashed one by one: one canonical string per user, never one for all 10,000. */
+function usersDigest(users: LiveState["users"], groupsRead: number[]): string {
+  const digest = createHash("sha256").update(canonicalJson(groupsRead));
+  for (const { user, ...rest } of users) {
+    digest.update(canonicalJson({ ...rest, user: { ...user, LastLoginDate: null } })).update("\n");
+  }
+  return digest.digest("hex");
 }
 
 function partDigests(state: Omit<LiveState, "digest" | "partDigests">): LiveState["partDigests"] {
   return {
     securityParameters: hash(state.securityParameters),
-    users: hash([stableUsers(state.users), state.groupsRead]),
+    users: usersDigest(state.users, state.groupsRead),
     packages: hash([state.packages, state.packageSource ?? null]),
   };
+}
+
+function combine(environment: string, parts: LiveState["partDigests"]): string {
+  return hash({ environment, parts });
 }
 
 /**
@@ -113,5 +123,5 @@ function partDigests(state: Omit<LiveState, "digest" | "partDigests">): LiveStat
  * configuration (last login) are left out, so a saved plan is not refused for them.
  */
 export function liveDigest(state: Omit<LiveState, "digest" | "partDigests">): string {
-  return hash({ ...state, users: stableUsers(state.users) });
+  return combine(state.environment, partDigests(state));
 }

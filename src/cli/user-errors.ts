@@ -23,16 +23,15 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     return { lines: [error.message], exitCode: 1 };
   }
   if (error instanceof PlatformError) {
+    // The client's messages already name the call; add only what they don't say.
     const where = [error.method, error.path].filter(Boolean).join(" ");
-    const status = error.status === undefined ? "" : ` ${error.status}`;
+    const head = `${error.code}${error.status === undefined ? "" : ` ${error.status}`}`;
+    const text = where && !error.message.includes(where) ? `${where}: ${error.message}` : error.message;
     const messages = error.validationMessages
       .map((m) => [m.MessageKey, m.Description].filter(Boolean).join(": "))
-      .filter(Boolean);
+      .filter((m) => m && !text.includes(m.split(": ").at(-1) ?? m));
     const detail = messages.length ? ` (${messages.join("; ")})` : "";
-    return {
-      lines: [`${error.code}${status}${where ? ` ${where}` : ""}: ${error.message}${detail}`],
-      exitCode: 1,
-    };
+    return { lines: [`${head}: ${text}${detail}`], exitCode: 1 };
   }
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
   return undefined;

@@ -31,7 +31,7 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
       .map((m) => [m.MessageKey, m.Description].filter(Boolean).join(": "))
       .filter((m) => m && !text.includes(m.split(": ").at(-1) ?? m));
     const detail = messages.length ? ` (${messages.join("; ")})` : "";
-    return { lines: [`${head}: ${text}${detail}`], exitCode: 1 };
+    return { lines: [`${head} ${text}${detail}`], exitCode: 1 };
   }
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
   return undefined;

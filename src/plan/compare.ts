@@ -1,13 +1,15 @@
 /*
- * Comparison that ignores what the platform fills in or reorders (LESSONS 2): null, undefined and
- * the empty string are the same; date-times compare as instants; arrays compare as given (callers
+ * Comparison that ignores what the platform fills in or reorders (LESSONS 2): null, undefined, the
+ * empty string and the empty list are the same; date-times compare as instants; arrays compare as given (callers
  * sort the ones whose order does not matter).
  */
 
 const ISO = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 function blank(value: unknown): boolean {
-  return value === null || value === undefined || value === "";
+  return (
+    value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0)
+  );
 }
 
 function instant(value: string): number | undefined {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { canonicalJson, same } from "./compare.ts";
+
+describe("same", () => {
+  it("treats null, undefined, empty strings and empty lists alike", () => {
+    for (const [a, b] of [
+      [null, undefined],
+      ["", null],
+      [[], null],
+      [undefined, []],
+    ]) {
+      expect(same(a, b)).toBe(true);
+    }
+    expect(same([], [1])).toBe(false);
+    expect(same("", "x")).toBe(false);
+    expect(same(0, null)).toBe(false);
+    expect(same(false, null)).toBe(false);
+  });
+
+  it("compares date-times as instants, a time without a zone as UTC", () => {
+    expect(same("2026-12-25T00:00:00", "2026-12-25T00:00:00Z")).toBe(true);
+    expect(same("2026-12-25T00:00:00.000Z", "2026-12-25T01:00:00+01:00")).toBe(true);
+    expect(same("2026-12-25T00:00:00", "2026-12-26T00:00:00")).toBe(false);
+  });
+
+  it("compares objects key by key and arrays in order", () => {
+    expect(same({ a: 1, b: null }, { a: 1 })).toBe(true);
+    expect(same([1, 2], [2, 1])).toBe(false);
+  });
+});
+
+describe("canonicalJson", () => {
+  it("sorts keys at every depth", () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: [3, { f: 4, e: 5 }] } })).toBe(
+      '{"a":{"c":[3,{"e":5,"f":4}],"d":2},"b":1}',
+    );
+  });
+});

@@ -54,7 +54,16 @@ function build(): void {
 }
 
 function startEmulator(): Promise<{ child: ChildProcess; url: string }> {
-  const argv = [join(root, "bin/egp.js"), "emulator", "--port", "0", "--seed", "demo-dev"];
+  // As egp's launcher runs it (the shebang of bin/egp.js): a 2 MB young generation.
+  const argv = [
+    "--max-semi-space-size=2",
+    join(root, "bin/egp.js"),
+    "emulator",
+    "--port",
+    "0",
+    "--seed",
+    "demo-dev",
+  ];
   const child = spawn(process.execPath, argv, {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, EGP_USE_DIST: FROM_SOURCE ? "" : "1" },

@@ -107,14 +107,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
 
   const runStep = async (step: Step): Promise<void> => {
     const started = Date.now();
-    journal.append({ type: "start", at: new Date().toISOString(), step: step.id });
+    await journal.record({ type: "start", at: new Date().toISOString(), step: step.id });
     emit({ type: "start", step });
     let resumed = interrupted.has(step.id);
     for (let attempt = 1; ; attempt++) {
       try {
         const output = await ops[step.op](contextFor(step, resumed));
+        // On disk before a dependent can start.
+        await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output });
         outputs.set(step.id, output);
-        journal.append({ type: "done", at: new Date().toISOString(), step: step.id, output });
         result.done.push(step.id);
         emit({ type: "done", step, ms: Date.now() - started });
         return;
@@ -127,7 +128,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
           await sleep(Math.min(500 * 2 ** (attempt - 1), 4_000));
           continue;
         }
-        journal.append({ type: "failed", at: new Date().toISOString(), step: step.id, error: message });
+        await journal.record({ type: "failed", at: new Date().toISOString(), step: step.id, error: message });
         result.failed.push({ step: step.id, error: message });
         emit({ type: "failed", step, error: message, ms: Date.now() - started });
         return;

@@ -1,0 +1,81 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
+import { planChanges } from "../plan/index.ts";
+import { Journal } from "./journal.ts";
+
+const plan = () =>
+  planChanges(desired({ users: [desiredUser("a"), desiredUser("b"), desiredUser("c")] }), live(), {
+    createdAt: CREATED_AT,
+  });
+
+/** A syncFile whose fsyncs finish only when the test says so. */
+function manualSync() {
+  const pending: Array<() => void> = [];
+  return {
+    calls: () => pending.length,
+    syncFile: () => new Promise<void>((resolve) => pending.push(resolve)),
+    finish: (index: number) => pending[index]?.(),
+  };
+}
+
+const settled = async (promise: Promise<void>) => {
+  let done = false;
+  promise.then(() => {
+    done = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+};
+
+describe("Journal.record: group commit", () => {
+  it("writes at once, and resolves only once an fsync that started after the write has finished", async () => {
+    const sync = manualSync();
+    const journal = Journal.open(mkdtempSync(join(tmpdir(), "egp-journal-")), plan(), sync);
+    const first = journal.record({ type: "start", at: CREATED_AT, step: "User/a#create" });
+    expect(journal.read()?.interrupted.has("User/a#create")).toBe(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sync.calls()).toBe(1);
+
+    // Written while the first fsync runs: that fsync may not cover it, so it waits for the next.
+    const second = journal.record({ type: "start", at: CREATED_AT, step: "User/b#create" });
+    const third = journal.record({ type: "start", at: CREATED_AT, step: "User/c#create" });
+    sync.finish(0);
+    expect(await settled(first)).toBe(true);
+    expect(await settled(second)).toBe(false);
+    expect(sync.calls()).toBe(2);
+    sync.finish(1);
+    expect(await settled(second)).toBe(true);
+    expect(await settled(third)).toBe(true);
+  });
+
+  it("makes one fsync serve every step that wrote while it waited", async () => {
+    let fsyncs = 0;
+    const journal = Journal.open(mkdtempSync(join(tmpdir(), "egp-journal-")), plan(), {
+      syncFile: async () => {
+        fsyncs += 1;
+      },
+    });
+    await Promise.all(
+      ["a", "b", "c"].map((name) =>
+        journal.record({ type: "start", at: CREATED_AT, step: `User/${name}#create` }),
+      ),
+    );
+    expect(fsyncs).toBe(1);
+    expect(journal.read()?.interrupted.size).toBe(3);
+  });
+
+  it("passes an fsync failure to every entry waiting on it", async () => {
+    const journal = Journal.open(mkdtempSync(join(tmpdir(), "egp-journal-")), plan(), {
+      syncFile: async () => {
+        throw new Error("disk full");
+      },
+    });
+    const entries = ["a", "b"].map((name) =>
+      journal.record({ type: "start", at: CREATED_AT, step: `User/${name}#create` }),
+    );
+    for (const entry of entries) await expect(entry).rejects.toThrow("disk full");
+  });
+});

@@ -26,10 +26,12 @@ export class Scrubber {
   /** Remembers a secret; its raw, JSON-escaped and URL-encoded spellings are all removed. */
   add(secret: string | undefined | null): void {
     if (!secret) return;
-    this.secrets.add(secret);
-    this.secrets.add(JSON.stringify(secret).slice(1, -1));
-    this.secrets.add(encodeURIComponent(secret));
-    this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
+    for (const spelling of [secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]) {
+      if (this.secrets.has(spelling)) continue;
+      this.secrets.add(spelling);
+      // Inserted in place: sorting the whole list on every add made an apply creating N users O(N² log N).
+      this.ordered.splice(insertionPoint(this.ordered, spelling.length), 0, spelling);
+    }
   }
 
   readonly scrub: Scrub = (text) => {
@@ -44,6 +46,18 @@ export class Scrubber {
   scrubDeep<T>(value: T): T {
     return scrubValue(value, this.scrub, 0) as T;
   }
+}
+
+/** Where a string of `length` goes in a list sorted longest first (after those of equal length). */
+function insertionPoint(ordered: string[], length: number): number {
+  let low = 0;
+  let high = ordered.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((ordered[middle] as string).length >= length) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /** Patterns only: for places that have no scrubber at hand. */

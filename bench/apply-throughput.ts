@@ -55,13 +55,24 @@ async function runLevel(concurrency: number): Promise<LevelResult> {
     const egpCpuBefore = exitedChildrenCpuSeconds();
     let emulatorCpuAtStart = emulatorCpuBefore;
     let emulatorCpuAtEnd = emulatorCpuBefore;
+    let egpPid = 0;
+    let egpCpuAtStart = -1;
+    let egpCpuAtEnd = 0;
     const run = await runEgp(["apply", "--env", "bench", "--yes", "--dir", dir], {
       env: { [BENCH_PASSWORD_VARIABLE]: PASSWORD, ...(DIST ? { EGP_USE_DIST: "1" } : {}) },
+      onSpawn: (pid) => {
+        egpPid = pid;
+      },
       killWhen: (line) => {
-        // Sample the emulator's CPU at the phase edges, without stopping the run.
-        if (line.endsWith(": started") && emulatorCpuAtStart === emulatorCpuBefore)
+        // Sample both processes' CPU at the phase edges, without stopping the run.
+        if (line.endsWith(": started") && egpCpuAtStart < 0) {
           emulatorCpuAtStart = cpuSecondsOf(emulator.pid);
-        if (/: done in \d+ ms$/.test(line)) emulatorCpuAtEnd = cpuSecondsOf(emulator.pid);
+          egpCpuAtStart = cpuSecondsOf(egpPid);
+        }
+        if (/: done in \d+ ms$/.test(line)) {
+          emulatorCpuAtEnd = cpuSecondsOf(emulator.pid);
+          egpCpuAtEnd = cpuSecondsOf(egpPid);
+        }
         return false;
       },
     });
@@ -70,13 +81,15 @@ async function runLevel(concurrency: number): Promise<LevelResult> {
     const created = (/Apply complete: (\d+) added/.exec(run.stdout)?.[1] ?? "0") as string;
     const verified = run.stdout.includes("Verified: bench matches the manifests.");
     const execMs = (run.lastDone ?? 0) - (run.firstStart ?? 0);
-    const execShare = execMs > 0 ? ((emulatorCpuAtEnd - emulatorCpuAtStart) / (execMs / 1000)) * 100 : 0;
+    const share = (cpu: number) => (execMs > 0 ? (cpu / (execMs / 1000)) * 100 : 0);
+    const execShare = share(emulatorCpuAtEnd - emulatorCpuAtStart);
+    const egpExecShare = share(egpCpuAtEnd - egpCpuAtStart);
     const line =
       `concurrency ${concurrency}: ${(USERS / (execMs / 1000)).toFixed(0)} users/s executing ` +
       `(${(execMs / 1000).toFixed(2)} s), ${(USERS / (run.ms / 1000)).toFixed(0)} users/s whole command ` +
       `(${(run.ms / 1000).toFixed(2)} s); CPU: emulator ${emulatorCpu.toFixed(2)} s ` +
       `(${execShare.toFixed(0)}% of a core while executing), egp ${egpCpu.toFixed(2)} s ` +
-      `(${((egpCpu / (run.ms / 1000)) * 100).toFixed(0)}% of a core over the command)`;
+      `(${egpExecShare.toFixed(0)}% of a core while executing)`;
     const ok = run.code === 0 && verified && Number(created) === USERS;
     if (!ok)
       console.log(`  exit ${run.code}; stderr: ${run.stderr.trim().split("\n").slice(-3).join(" | ")}`);

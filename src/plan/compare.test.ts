@@ -36,3 +36,17 @@ describe("canonicalJson", () => {
     );
   });
 });
+
+describe("canonicalJson agrees with JSON.stringify", () => {
+  it("for everything but key order", () => {
+    const value = {
+      z: [1, "two", null, undefined, { y: true, x: false }],
+      a: 'é\n"',
+      n: -0.5,
+      d: new Date(0),
+      skip: undefined,
+    };
+    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+    expect(canonicalJson(value).indexOf('"a"')).toBeLessThan(canonicalJson(value).indexOf('"z"'));
+  });
+});

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
+import { launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
 import {
   authorization,
   bigPackage,
@@ -18,8 +18,9 @@ import { finish } from "./lib/verdict.ts";
  * §2 package promotion transfer: a ~500 MB package on a source emulator is downloaded, then
  * uploaded to a target emulator (two emulator children), by
  * - egp: a child process that does only this with the egp client (`packages.download` to a file,
- *   then `packages.upload` of that file), whose peak RSS (VmHWM of the whole process, start-up
- *   included) is the figure for "the egp process";
+ *   then `packages.upload` of that file), run with the Node flags of egp's launcher (the shebang of
+ *   bin/egp.js); its peak RSS (VmHWM of the whole process, start-up included) is the figure for
+ *   "the egp process";
  * - curl: `curl -o` for the download, `curl -F file=@…;type=application/zip` for the upload, with the
  *   session header, against the same emulators.
  * Rounds alternate which goes first; throughput is the median over rounds of
@@ -100,7 +101,7 @@ const option = (name: string, fallback: number) => {
 function runEgpTransfer(urls: [string, string], id: number, file: string, dist: boolean): Promise<Timing> {
   const child = spawn(
     process.execPath,
-    [join(ROOT, "bench/transfer.ts"), "--client", ...urls, String(id), file],
+    [...launcherFlags(), join(ROOT, "bench/transfer.ts"), "--client", ...urls, String(id), file],
     {
       stdio: ["ignore", "pipe", "inherit"],
       env: {

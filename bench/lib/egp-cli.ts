@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { BIN, ROOT, reap } from "./emulator-child.ts";
+import { BIN, launcherFlags, ROOT, reap } from "./emulator-child.ts";
 
 /*
  * Runs the egp CLI in a child process, as a user runs it, reading its stdout line by line so that a
@@ -30,7 +30,7 @@ export interface EgpRunOptions {
 
 export function runEgp(args: readonly string[], options: EgpRunOptions = {}): Promise<EgpRun> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...launcherFlags(), BIN, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -9,6 +10,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "egp.js");
+
+/** Node flags of egp's launcher (the shebang of bin/egp.js), so that benches run egp as users do. */
+export function launcherFlags(): string[] {
+  const shebang = readFileSync(BIN, "utf8").split("\n")[0] ?? "";
+  return /\bnode\b(.*)$/.exec(shebang)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
+}
 
 /** Children still running; a bench that exits early (its deadline) must not leave them behind. */
 const live = new Set<ChildProcess>();
@@ -41,7 +48,17 @@ export interface EmulatorChild {
 }
 
 export async function spawnEmulator(options: EmulatorChildOptions = {}): Promise<EmulatorChild> {
-  const args = [BIN, "emulator", "--port", "0", "--host", "127.0.0.1", "--seed", options.seed ?? "empty"];
+  const args = [
+    ...launcherFlags(),
+    BIN,
+    "emulator",
+    "--port",
+    "0",
+    "--host",
+    "127.0.0.1",
+    "--seed",
+    options.seed ?? "empty",
+  ];
   if (options.faults) args.push("--faults", options.faults);
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],

@@ -187,7 +187,7 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
     const finalPlanEmpty = plan.code === 0;
     if (!finalPlanEmpty) problems.push(`the final plan is not empty (exit ${plan.code})`);
 
-    const missing = missingObjects(target, options, dir);
+    const missing = missingObjects(target, options);
     problems.push(...missing);
     const duplicates = duplicatesOf(source, target);
     const duplicateCount = Object.values(duplicates).reduce((a, b) => a + b, 0);
@@ -211,7 +211,7 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
 }
 
 /** The manifests' users and parameters must all be on the target (an empty plan says so too). */
-function missingObjects(target: Emulator, options: ChaosOptions, _dir: string): string[] {
+function missingObjects(target: Emulator, options: ChaosOptions): string[] {
   const users = target.store.allUsers().filter((u) => /^chaos\d{4}$/i.test(u.user.UserName)).length;
   const parameters = target.store
     .allSecurityParameters()

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Command } from "commander";
 import type { Logger } from "pino";
-import { acquireLock, executePlan, Journal, type JournalState } from "../../apply/index.ts";
+import { acquireLock, executePlan, isPassing, Journal, type JournalState } from "../../apply/index.ts";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import { type Plan, readPlanFile, renderText } from "../../plan/index.ts";
@@ -30,6 +31,27 @@ async function confirm(env: string): Promise<boolean> {
     return answer.trim() === "yes";
   } finally {
     prompt.close();
+  }
+}
+
+const PLAN_TRIES = 5;
+
+/**
+ * The plans an apply makes (to resume, to apply, to verify) only read, so one that fails for a
+ * passing reason (5xx, 429, a lost connection) is read again, as a failed step is tried again: a
+ * plan makes many reads, and under heavy faults the client's retries of one of them can run out.
+ */
+async function planPatiently(...args: Parameters<typeof getPlan>): ReturnType<typeof getPlan> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await getPlan(...args);
+    } catch (error) {
+      if (attempt >= PLAN_TRIES || !isPassing(error)) throw error;
+      process.stdout.write(
+        `Reading the live state failed (${(error as Error).message}); reading it again (try ${attempt + 1} of ${PLAN_TRIES}).\n`,
+      );
+      await delay(1_000 * attempt);
+    }
   }
 }
 
@@ -124,7 +146,7 @@ export function registerApplyCommand(program: Command): void {
             process.stdout.write(
               `Resuming plan ${state.plan.id} from ${unfinished.journal.file} (${state.done.size} of ${state.plan.steps.length} steps done).\n`,
             );
-            const { desired } = await getPlan(dir, flags.env, options, connections, logger);
+            const { desired } = await planPatiently(dir, flags.env, options, connections, logger);
             ok = await run({
               dir,
               stateDir,
@@ -137,7 +159,7 @@ export function registerApplyCommand(program: Command): void {
             });
           }
 
-          const fresh = await getPlan(dir, flags.env, options, connections, logger);
+          const fresh = await planPatiently(dir, flags.env, options, connections, logger);
           let plan = fresh.plan;
           if (file && !unfinished) {
             const saved = readPlanFile(await readFile(resolve(file), "utf8"), file);
@@ -158,7 +180,7 @@ export function registerApplyCommand(program: Command): void {
           }
 
           // Verification: a fresh plan must show no changes.
-          const check = await getPlan(dir, flags.env, options, connections, logger);
+          const check = await planPatiently(dir, flags.env, options, connections, logger);
           if (check.plan.changes.length > 0) {
             process.stdout.write(
               `\nVerification: ${flags.env} still differs from the manifests:\n${renderText(check.plan)}`,

@@ -182,5 +182,6 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     at: new Date().toISOString(),
     ok: result.failed.length === 0 && result.skipped.length === 0,
   });
+  await journal.close();
   return result;
 }

@@ -67,6 +67,22 @@ describe("Journal.record: group commit", () => {
     expect(journal.read()?.interrupted.size).toBe(3);
   });
 
+  it("closes its descriptor once recorded entries are on disk, and opens it again for a later write", async () => {
+    let fsyncs = 0;
+    const journal = Journal.open(mkdtempSync(join(tmpdir(), "egp-journal-")), plan(), {
+      syncFile: async () => {
+        fsyncs += 1;
+      },
+    });
+    const first = journal.record({ type: "start", at: CREATED_AT, step: "User/a#create" });
+    await journal.close();
+    await first;
+    await journal.record({ type: "done", at: CREATED_AT, step: "User/a#create", output: { id: 1 } });
+    await journal.close();
+    expect(fsyncs).toBe(2);
+    expect(journal.read()?.done.get("User/a#create")).toEqual({ id: 1 });
+  });
+
   it("passes an fsync failure to every entry waiting on it", async () => {
     const journal = Journal.open(mkdtempSync(join(tmpdir(), "egp-journal-")), plan(), {
       syncFile: async () => {

@@ -1,6 +1,7 @@
 import {
   appendFileSync,
   closeSync,
+  fsync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -8,7 +9,6 @@ import {
   readFileSync,
   writeSync,
 } from "node:fs";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { type Plan, readPlanFile, writePlanFile } from "../plan/index.ts";
 
@@ -34,21 +34,17 @@ export interface JournalState {
   complete: boolean;
 }
 
-/** Flushes a file to disk; tests pass one that counts. */
-export type SyncFile = (file: string) => Promise<void>;
+/** Flushes an open file to disk; tests pass one that counts. */
+export type SyncFile = (fd: number) => Promise<void>;
 
-async function fsyncFile(file: string): Promise<void> {
-  const handle = await open(file, "a");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
+const fsyncFile: SyncFile = (fd) =>
+  new Promise((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())));
 
 export class Journal {
   readonly file: string;
   private readonly syncFile: SyncFile;
+  /** Kept open from the first write to close(): one descriptor for every write and fsync. */
+  private fd: number | undefined;
   /** The fsync running now. */
   private syncing: Promise<void> | undefined;
   /** The fsync that will start after it, covering every line written until it starts. */
@@ -102,12 +98,7 @@ export class Journal {
 
   /** Writes an entry and flushes it to disk before returning. */
   append(entry: JournalEntry): void {
-    const fd = this.write(entry);
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    fsyncSync(this.write(entry));
   }
 
   /**
@@ -116,12 +107,12 @@ export class Journal {
    * fsync, which had made the journal, not the platform, the limit of an apply's throughput.
    */
   record(entry: JournalEntry): Promise<void> {
-    closeSync(this.write(entry));
+    const fd = this.write(entry);
     if (this.next) return this.next;
     const next = (this.syncing ?? Promise.resolve()).then(() => {
       // From here on, a written line needs the fsync after this one.
       this.next = undefined;
-      const syncing = this.syncFile(this.file);
+      const syncing = this.syncFile(fd);
       this.syncing = syncing;
       return syncing.finally(() => {
         if (this.syncing === syncing) this.syncing = undefined;
@@ -131,16 +122,19 @@ export class Journal {
     return next;
   }
 
-  /** Appends one line; returns the open descriptor. */
+  /** Closes the descriptor, once every recorded entry is on disk (a later write opens it again). */
+  async close(): Promise<void> {
+    await Promise.allSettled([this.syncing, this.next]);
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  /** Appends one line; returns the descriptor. */
   private write(entry: JournalEntry): number {
-    const fd = openSync(this.file, "a");
-    try {
-      writeSync(fd, `${JSON.stringify(entry)}\n`);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-    return fd;
+    this.fd ??= openSync(this.file, "a");
+    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    return this.fd;
   }
 
   /** Reads the journal; a torn last line (a crash mid-write) is ignored. */

@@ -15,12 +15,23 @@ import { type ObjectRequest, readPackageObjects } from "./package-objects.ts";
 export interface ReadLiveOptions {
   /** Client of the environment packages come from; needed when the manifests name packages. */
   source?: PlatformClient;
+  /**
+   * `managed` (default) reads contacts and group memberships only when a manifest manages them:
+   * each of those reads returns every user of the instance. `all` reads them anyway (export).
+   */
+  scope?: "managed" | "all";
 }
 
-async function readUsers(client: PlatformClient, groupIds: number[]): Promise<LiveUser[]> {
+async function readUsers(
+  client: PlatformClient,
+  groupIds: number[],
+  withContacts: boolean,
+): Promise<LiveUser[]> {
   const [users, contacts, memberships] = await Promise.all([
     client.users.list() as Promise<User[]>,
-    client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>,
+    withContacts
+      ? (client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>)
+      : Promise.resolve([]),
     Promise.all(groupIds.map(async (id) => ({ id, users: (await client.users.listByGroup(id)) as User[] }))),
   ]);
   const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
@@ -59,7 +70,12 @@ export async function readLiveState(
   desired: DesiredState,
   options: ReadLiveOptions = {},
 ): Promise<LiveState> {
-  const groupIds = [...new Set(Object.values(desired.environment.groups))].sort((a, b) => a - b);
+  const all = options.scope === "all";
+  const managesGroups = all || desired.users.some((user) => user.groups !== undefined);
+  const managesContacts = all || desired.users.some((user) => user.contacts !== undefined);
+  const groupIds = managesGroups
+    ? [...new Set(Object.values(desired.environment.groups))].sort((a, b) => a - b)
+    : [];
   const readSource = async () => {
     if (!needsSource(desired)) return undefined;
     if (!options.source)
@@ -68,7 +84,7 @@ export async function readLiveState(
   };
   const [securityParameters, users, source] = await Promise.all([
     client.securityParameters.list() as Promise<SecurityParameter[]>,
-    readUsers(client, groupIds),
+    readUsers(client, groupIds, managesContacts),
     readSource(),
   ]);
   const packages = source

@@ -36,7 +36,7 @@ function environment(url: string, extra: string[]): string {
   return [`url: ${url}`, "instance: Default", auth, ...extra, ""].join("\n");
 }
 
-const read = () => readLiveState(prodClient, desired, { source: devClient });
+const read = () => readLiveState(prodClient, desired, { source: devClient, scope: "all" });
 
 beforeAll(async () => {
   [dev, prod] = await Promise.all([
@@ -83,6 +83,14 @@ describe("readLiveState", () => {
     // In Everyone and Auditors; Auditors is not in the map, so its membership is unknown.
     expect(live.users.find((u) => u.user.UserName === "cmendes")?.groups).toEqual([1]);
     expect(live.securityParameters.map((p) => p.Name)).toContain("General User Parameter");
+  });
+
+  it("skips contacts and memberships when no manifest manages them (each read returns every user)", async () => {
+    const managedOnly = await readLiveState(prodClient, desired, { source: devClient });
+    expect(desired.users.some((u) => u.contacts || u.groups)).toBe(false);
+    expect(managedOnly.groupsRead).toEqual([]);
+    expect(managedOnly.users.every((u) => u.contacts.length === 0 && u.groups.length === 0)).toBe(true);
+    expect(managedOnly.users.map((u) => u.user.UserName)).toEqual(live.users.map((u) => u.user.UserName));
   });
 
   it("reads only the objects the manifests name, on both sides, with ids mapped to GUIDs", () => {

@@ -39,7 +39,7 @@ export function registerExportCommand(program: Command): void {
         for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
         const target = await connections.open(desired.environment);
         // Packages are promotions between environments, not state to export: skip their trees.
-        const live = await readLiveState(target.client, { ...desired, packages: [] });
+        const live = await readLiveState(target.client, { ...desired, packages: [] }, { scope: "all" });
         const exported = exportManifests({ environment: desired.environment, live });
         const out = resolve(flags.out);
         await writeFiles(out, exported.files);

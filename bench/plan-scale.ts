@@ -1,9 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
+import { launcherFlags } from "./lib/emulator-child.ts";
 
 /*
  * `egp plan` at scale (DESIGN §5, issue 9 §1): 10,000 users, 100 extra security parameters and 200
@@ -54,9 +55,16 @@ interface Measured {
 
 const children = new Set<ChildProcess>();
 
-function run(args: string[], env: Record<string, string> = {}): Promise<Measured> {
+/** egp runs as it ships: the launcher's Node flags and the compiled dist/ (`--source`: the sources). */
+const FROM_SOURCE = process.argv.includes("--source");
+const egpRuntime = (): { flags: string[]; env: Record<string, string> } => ({
+  flags: launcherFlags(),
+  env: FROM_SOURCE ? {} : { EGP_USE_DIST: "1" },
+});
+
+function run(args: string[], env: Record<string, string> = {}, flags: string[] = []): Promise<Measured> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", PEAK_RSS, ...args], {
+  const child = spawn(process.execPath, ["--import", PEAK_RSS, ...flags, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -105,7 +113,9 @@ function environmentFile(url: string, extra: string[] = []): string {
     `groups: { ${Object.entries(GROUPS)
       .map(([name, id]) => `${name}: ${id}`)
       .join(", ")} }`,
-    `limits: { concurrency: ${CONCURRENCY}, requestsPerSecond: 1000 }`,
+    // No rate cap: the bare reads have none, and a cap of N per second alone would make 2,141
+    // requests last 2141/N seconds whatever egp does.
+    `limits: { concurrency: ${CONCURRENCY}, requestsPerSecond: 0 }`,
     ...extra,
     "",
   ].join("\n");
@@ -260,7 +270,8 @@ async function plan(dir: string, env: Record<string, string>): Promise<PlanRun> 
     "trace",
     "--json",
   ];
-  const result = await run(args, env);
+  const runtime = egpRuntime();
+  const result = await run(args, { ...env, ...runtime.env }, runtime.flags);
   if (result.code !== 0) throw new Error(`plan failed (${result.code}): ${result.stderr.slice(-2000)}`);
   // One trace line per HTTP exchange; logging them costs a few milliseconds.
   const requests = result.stderr.split("\n").filter((line) => line.includes('"msg":"request"')).length;
@@ -287,6 +298,15 @@ function row(cells: string[]): string {
     .join("")}\n`;
 }
 
+function buildDist(): void {
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const result = spawnSync(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`build failed: ${result.stdout}${result.stderr}`);
+}
+
 async function main(): Promise<boolean> {
   const work = mkdtempSync(join(tmpdir(), "egp-bench-plan-"));
   const deadline = setTimeout(() => {
@@ -296,6 +316,7 @@ async function main(): Promise<boolean> {
   }, DEADLINE_MS);
   const out = (text: string) => process.stdout.write(text);
   try {
+    if (!FROM_SOURCE) buildDist();
     out(`plan-scale: ${USERS} users, ${APPS} applications, ${PARAMETERS} + 3 security parameters\n`);
     const [target, source] = await Promise.all([
       startEmulator(`scale:users=${USERS},apps=${APPS},parameters=${PARAMETERS}`),
@@ -310,7 +331,8 @@ async function main(): Promise<boolean> {
     const all = repository(work, "all", target.url, source.url);
     const exported = await run(
       [bin, "export", "--env", "scale", "--dir", all, "--out", join(all, "manifests", "live")],
-      env,
+      { ...env, ...egpRuntime().env },
+      egpRuntime().flags,
     );
     if (exported.code !== 0) throw new Error(`export failed: ${exported.stderr}`);
     out(

@@ -61,10 +61,10 @@ export const EnvironmentDocument = z
           .describe("Requests in flight at once (default 4)."),
         requestsPerSecond: z
           .number()
-          .positive()
+          .min(0)
           .max(1000)
           .optional()
-          .describe("Request rate cap (default 10)."),
+          .describe("Request rate cap (default 10); 0: no cap, for an instance that needs no protection."),
       })
       .optional(),
   })

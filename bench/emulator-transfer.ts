@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { createHash, randomFillSync } from "node:crypto";
+import { createHash } from "node:crypto";
 import {
   createReadStream,
   createWriteStream,
@@ -15,8 +15,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import yauzl from "yauzl";
-import { ZipFile } from "yazl";
+import { bigPackage } from "./lib/package-zip.ts";
 
 /*
  * Large package transfer through the emulator: a ~300 MB package is uploaded (multipart, streamed
@@ -147,28 +146,6 @@ async function smallPackage(url: string, token: string): Promise<string> {
   return file;
 }
 
-/** The small package's entries plus one stored asset of incompressible bytes. */
-async function bigPackage(small: string, file: string): Promise<void> {
-  const zip = new ZipFile();
-  const source = await yauzl.openPromise(small);
-  for await (const entry of source.eachEntry()) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of (await source.openReadStreamPromise(entry)) as AsyncIterable<Buffer>)
-      chunks.push(chunk);
-    zip.addBuffer(Buffer.concat(chunks), entry.fileName);
-  }
-  const size = SIZE_MB * MB;
-  async function* noise() {
-    const block = Buffer.alloc(MB);
-    for (let sent = 0; sent < size; sent += MB) yield Buffer.from(randomFillSync(block));
-  }
-  zip.addReadStreamLazy("assets/evidence.bin", { compress: false, size }, (cb) =>
-    cb(null, Readable.from(noise())),
-  );
-  zip.end();
-  await pipeline(zip.outputStream, createWriteStream(file));
-}
-
 async function sha256(file: string): Promise<string> {
   const hash = createHash("sha256");
   await pipeline(createReadStream(file), hash);
@@ -220,7 +197,7 @@ async function main(): Promise<boolean> {
     const token = await login(url);
     const idle = memoryOf(pid);
     const big = join(work, "big.zip");
-    await bigPackage(await smallPackage(url, token), big);
+    await bigPackage(await smallPackage(url, token), big, SIZE_MB);
     const size = statSync(big).size;
     const digest = await sha256(big);
     console.log(`package: ${(size / MB).toFixed(1)} MB, sha256 ${digest.slice(0, 16)}…`);

@@ -1,21 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { createReadStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { request } from "undici";
-import { bigPackage } from "./lib/package-zip.ts";
+import { bigPackage, rawDownload, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
+import { memoryOf } from "./lib/proc.ts";
 
 /*
  * Large package transfer through the emulator: a ~300 MB package is uploaded (multipart, streamed
@@ -35,7 +26,6 @@ const SIZE_MB = Number(args.find((a) => /^\d+$/.test(a)) ?? 300);
 const RSS_LIMIT_MB = 200;
 const DEADLINE_MS = 120_000;
 const MB = 1024 * 1024;
-const RISK_REGISTER_GUID = "33528536-2b2b-5d6d-943c-276096d4be22";
 
 const root = new URL("..", import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), "egp-bench-transfer-"));
@@ -78,104 +68,10 @@ function startEmulator(): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
-}
-
-async function call(url: string, token: string, path: string, method: "GET" | "POST", body?: unknown) {
-  const response = await request(`${url}${path}`, {
-    method,
-    headers: {
-      authorization: `Platform session-id="${token}"`,
-      "content-type": "application/json",
-      accept: "application/json",
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.body.json()) as {
-    IsSuccessful: boolean;
-    RequestedObject: Record<string, unknown>;
-  };
-  if (response.statusCode !== 200 || !json.IsSuccessful) {
-    throw new Error(`${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`);
-  }
-  return json.RequestedObject;
-}
-
-async function login(url: string): Promise<string> {
-  const response = await request(`${url}/platformapi/core/security/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      InstanceName: "Default",
-      Username: "sysadmin",
-      UserDomain: "",
-      Password: "Password1!",
-    }),
-  });
-  const json = (await response.body.json()) as { RequestedObject: { SessionToken: string } };
-  return json.RequestedObject.SessionToken;
-}
-
-async function downloadTo(url: string, token: string, id: number, file: string): Promise<void> {
-  const response = await request(`${url}/api/core/package/download/${id}`, {
-    headers: { authorization: `Platform session-id="${token}"` },
-  });
-  if (response.statusCode !== 200)
-    throw new Error(`download ${id}: ${response.statusCode} ${await response.body.text()}`);
-  await pipeline(response.body, createWriteStream(file));
-}
-
-/** A real generated package, whose entries the big package reuses. */
-async function smallPackage(url: string, token: string): Promise<string> {
-  const { Id } = (await call(url, token, "/api/core/package", "POST", {
-    Name: "bench seed",
-    PackageObjects: [{ Guid: RISK_REGISTER_GUID, Type: "Application" }],
-  })) as { Id: number };
-  await call(url, token, `/api/core/package/generate/${Id}`, "POST");
-  for (;;) {
-    const info = (await call(url, token, `/api/core/package/${Id}`, "GET")) as { Status: string };
-    if (info.Status === "Ready") break;
-    if (info.Status === "Failed") throw new Error("generation failed");
-    await sleep(50);
-  }
-  const file = join(work, "small.zip");
-  await downloadTo(url, token, Id, file);
-  return file;
-}
-
 async function sha256(file: string): Promise<string> {
   const hash = createHash("sha256");
   await pipeline(createReadStream(file), hash);
   return hash.digest("hex");
-}
-
-async function uploadFrom(url: string, token: string, file: string): Promise<number> {
-  const boundary = "egp-bench-boundary";
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.zip"\r\nContent-Type: application/zip\r\n\r\n`,
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  async function* body() {
-    yield head;
-    yield* createReadStream(file);
-    yield tail;
-  }
-  const response = await request(`${url}/api/core/package/upload`, {
-    method: "POST",
-    headers: {
-      authorization: `Platform session-id="${token}"`,
-      "content-type": `multipart/form-data; boundary=${boundary}`,
-      "content-length": String(head.length + statSync(file).size + tail.length),
-      accept: "application/json",
-    },
-    body: Readable.from(body()),
-  });
-  const json = (await response.body.json()) as { RequestedObject: { Id: number } };
-  if (response.statusCode !== 200) throw new Error(`upload: ${response.statusCode} ${JSON.stringify(json)}`);
-  return json.RequestedObject.Id;
 }
 
 function rate(bytes: number, ms: number): string {
@@ -194,17 +90,19 @@ async function main(): Promise<boolean> {
     sampledPeak = Math.max(sampledPeak, memoryOf(pid).rss);
   }, 50);
   try {
-    const token = await login(url);
+    const token = await rawLogin(url, "Password1!");
     const idle = memoryOf(pid);
     const big = join(work, "big.zip");
-    await bigPackage(await smallPackage(url, token), big, SIZE_MB);
+    const small = join(work, "small.zip");
+    await smallPackage(url, token, small);
+    await bigPackage(small, big, SIZE_MB);
     const size = statSync(big).size;
     const digest = await sha256(big);
     console.log(`package: ${(size / MB).toFixed(1)} MB, sha256 ${digest.slice(0, 16)}…`);
     console.log(`emulator RSS after start: ${idle.rss.toFixed(1)} MB`);
 
     let started = performance.now();
-    const id = await uploadFrom(url, token, big);
+    const id = await rawUpload(url, token, big);
     const uploadMs = performance.now() - started;
     console.log(
       `upload (stream to disk + safe zip check): ${(uploadMs / 1000).toFixed(2)} s, ${rate(size, uploadMs)}`,
@@ -216,7 +114,7 @@ async function main(): Promise<boolean> {
 
     const back = join(work, "back.zip");
     started = performance.now();
-    await downloadTo(url, token, id, back);
+    await rawDownload(url, token, id, back);
     const downloadMs = performance.now() - started;
     console.log(`download: ${(downloadMs / 1000).toFixed(2)} s, ${rate(size, downloadMs)}`);
 

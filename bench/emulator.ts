@@ -1,6 +1,7 @@
 import autocannon from "autocannon";
 import { request } from "undici";
 import { spawnEmulator } from "./lib/emulator-child.ts";
+import { rawLogin } from "./lib/package-zip.ts";
 import { cpuSecondsOf, machine } from "./lib/proc.ts";
 import { finish } from "./lib/verdict.ts";
 
@@ -31,21 +32,6 @@ const CONNECTIONS = option("connections", 10);
 const DIST = args.includes("--dist");
 const DEADLINE_MS = 120_000;
 const SERVICES_PARAMETER = 3;
-
-async function login(url: string): Promise<string> {
-  const response = await request(`${url}/platformapi/core/security/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      InstanceName: "Default",
-      Username: "sysadmin",
-      UserDomain: "",
-      Password: "Password1!",
-    }),
-  });
-  const json = (await response.body.json()) as { RequestedObject: { SessionToken: string } };
-  return json.RequestedObject.SessionToken;
-}
 
 async function readParameter(url: string, headers: Record<string, string>): Promise<Record<string, unknown>> {
   const response = await request(`${url}/platformapi/core/system/securityparameter/${SERVICES_PARAMETER}`, {
@@ -86,7 +72,7 @@ await finish(DEADLINE_MS, async () => {
   console.log(machine());
   const emulator = await spawnEmulator({ seed: "demo-dev", dist: DIST });
   try {
-    const token = await login(emulator.url);
+    const token = await rawLogin(emulator.url, "Password1!");
     const headers = {
       authorization: `Platform session-id="${token}"`,
       "content-type": "application/json",

@@ -60,7 +60,7 @@ export async function rawCall(
   return json.RequestedObject;
 }
 
-async function rawDownload(url: string, token: string, id: number, file: string): Promise<void> {
+export async function rawDownload(url: string, token: string, id: number, file: string): Promise<void> {
   const response = await request(`${url}/api/core/package/download/${id}`, {
     headers: { authorization: authorization(token) },
   });

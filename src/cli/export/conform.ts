@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { KINDS } from "../../manifest/index.ts";
 import type { ExportedDocument } from "./kind.ts";
 
 /**
@@ -30,4 +31,26 @@ export function conform(
       delete current[key];
     }
   }
+}
+
+/**
+ * Writes one document per item and keeps those that pass the kind's own manifest schema, so that
+ * export never writes a file `egp validate` would refuse.
+ */
+export function conformEach<T>(
+  kind: string,
+  items: readonly T[],
+  write: (item: T) => { doc: ExportedDocument; warnings: string[]; label: string },
+  required: readonly string[],
+): { documents: ExportedDocument[]; warnings: string[] } {
+  const schema = KINDS.find((k) => k.kind === kind)?.schema;
+  if (!schema) throw new Error(`the ${kind} kind is not registered`);
+  const result = { documents: [] as ExportedDocument[], warnings: [] as string[] };
+  for (const item of items) {
+    const { doc, warnings, label } = write(item);
+    const conformed = conform(doc, schema, label, required);
+    result.warnings.push(...warnings, ...conformed.warnings);
+    if (conformed.doc) result.documents.push(conformed.doc);
+  }
+  return result;
 }

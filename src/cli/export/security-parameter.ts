@@ -1,6 +1,6 @@
-import { DAY_CODES, KINDS, PERIOD_UNIT_CODES } from "../../manifest/index.ts";
+import { DAY_CODES, PERIOD_UNIT_CODES } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
-import { conform } from "./conform.ts";
+import { conformEach } from "./conform.ts";
 import {
   DocumentWriter,
   type ExportContext,
@@ -116,27 +116,21 @@ export function securityParameterDocument(
   return { doc: w.doc, warnings: w.warnings };
 }
 
-function schema() {
-  const kind = KINDS.find((k) => k.kind === "SecurityParameter");
-  if (!kind) throw new Error("the SecurityParameter kind is not registered");
-  return kind.schema;
-}
-
 /** Every live security parameter, sorted by name. */
 export const securityParameterExporter: KindExporter = {
   kind: "SecurityParameter",
   file: "security-parameters.yaml",
   noun: "security parameters",
   export({ environment, live }: ExportContext): KindExport {
-    const result: KindExport = { documents: [], warnings: [] };
     const sorted = [...live.securityParameters].sort((a, b) => a.Name.localeCompare(b.Name, "en"));
-    for (const parameter of sorted) {
-      const { doc, warnings } = securityParameterDocument(parameter, environment.name);
-      const label = `SecurityParameter "${parameter.Name}"`;
-      const conformed = conform(doc, schema(), label, ["kind", "environments", "name"]);
-      result.warnings.push(...warnings, ...conformed.warnings);
-      if (conformed.doc) result.documents.push(conformed.doc);
-    }
-    return result;
+    return conformEach(
+      "SecurityParameter",
+      sorted,
+      (parameter) => ({
+        ...securityParameterDocument(parameter, environment.name),
+        label: `SecurityParameter "${parameter.Name}"`,
+      }),
+      ["kind", "environments", "name"],
+    );
   },
 };

@@ -2,12 +2,11 @@ import {
   CONTACT_SUBTYPE_CODES,
   CONTACT_TYPE_CODES,
   type EnvironmentConfig,
-  KINDS,
   STATUS_CODES,
 } from "../../manifest/index.ts";
 import type { LiveState, LiveUser } from "../../state/index.ts";
 import { type Contact, contactSubTypeAllowed, type User } from "../../wire/index.ts";
-import { conform } from "./conform.ts";
+import { conformEach } from "./conform.ts";
 import {
   DocumentWriter,
   type ExportContext,
@@ -141,36 +140,24 @@ export function userDocument(
   return { doc: w.doc, warnings: w.warnings };
 }
 
-function schema() {
-  const kind = KINDS.find((k) => k.kind === "User");
-  if (!kind) throw new Error("the User kind is not registered");
-  return kind.schema;
-}
-
 /** Every live user, sorted by user name. */
 export const userExporter: KindExporter = {
   kind: "User",
   file: "users.yaml",
   noun: "users",
   export({ environment, live }: ExportContext): KindExport {
-    const result: KindExport = { documents: [], warnings: [] };
     const lookups = lookupsOf(environment, live);
     const sorted = [...live.users].sort((a, b) =>
       a.user.UserName.toLowerCase().localeCompare(b.user.UserName.toLowerCase(), "en"),
     );
-    for (const liveUser of sorted) {
-      const { doc, warnings } = userDocument(liveUser, environment.name, lookups);
-      const label = `User "${liveUser.user.UserName}"`;
-      const conformed = conform(doc, schema(), label, [
-        "kind",
-        "environments",
-        "userName",
-        "firstName",
-        "lastName",
-      ]);
-      result.warnings.push(...warnings, ...conformed.warnings);
-      if (conformed.doc) result.documents.push(conformed.doc);
-    }
-    return result;
+    return conformEach(
+      "User",
+      sorted,
+      (liveUser) => ({
+        ...userDocument(liveUser, environment.name, lookups),
+        label: `User "${liveUser.user.UserName}"`,
+      }),
+      ["kind", "environments", "userName", "firstName", "lastName"],
+    );
   },
 };

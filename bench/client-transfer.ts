@@ -15,6 +15,7 @@ import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import pino from "pino";
 import type { PlatformClient } from "../src/index.ts";
+import { finish } from "./lib/verdict.ts";
 
 /*
  * Large package transfer through the client: a ~300 MB package is uploaded (multipart, streamed
@@ -36,6 +37,8 @@ const RISK_REGISTER_GUID = "33528536-2b2b-5d6d-943c-276096d4be22";
 
 const root = new URL("..", import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), "egp-bench-client-"));
+// The work folder goes whatever happens: the deadline, a child mode's early exit, a re-exec.
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
 function startEmulator(): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
@@ -236,22 +239,4 @@ if (
   process.exit(result.status ?? 1);
 }
 
-const deadline = setTimeout(() => {
-  console.log(`FAIL (did not finish within ${DEADLINE_MS / 1000} s)`);
-  rmSync(work, { recursive: true, force: true });
-  process.exit(1);
-}, DEADLINE_MS);
-
-main()
-  .then((pass) => {
-    console.log(pass ? "PASS" : "FAIL");
-    process.exitCode = pass ? 0 : 1;
-  })
-  .catch((error: Error) => {
-    console.log(`FAIL (${error.message})`);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    clearTimeout(deadline);
-    rmSync(work, { recursive: true, force: true });
-  });
+await finish(DEADLINE_MS, async () => ({ pass: await main() }));

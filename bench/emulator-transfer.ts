@@ -7,6 +7,7 @@ import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bigPackage, rawDownload, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
 import { memoryOf } from "./lib/proc.ts";
+import { finish } from "./lib/verdict.ts";
 
 /*
  * Large package transfer through the emulator: a ~300 MB package is uploaded (multipart, streamed
@@ -29,6 +30,8 @@ const MB = 1024 * 1024;
 
 const root = new URL("..", import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), "egp-bench-transfer-"));
+// The work folder goes whatever happens: the deadline, a child mode's early exit, a re-exec.
+process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 
 /** Compiles to dist/ like `npm run build`; type errors elsewhere do not stop tsc from emitting. */
 function build(): void {
@@ -135,22 +138,4 @@ async function main(): Promise<boolean> {
   }
 }
 
-const deadline = setTimeout(() => {
-  console.log(`FAIL (did not finish within ${DEADLINE_MS / 1000} s)`);
-  rmSync(work, { recursive: true, force: true });
-  process.exit(1);
-}, DEADLINE_MS);
-
-main()
-  .then((pass) => {
-    console.log(pass ? "PASS" : "FAIL");
-    process.exitCode = pass ? 0 : 1;
-  })
-  .catch((error: Error) => {
-    console.log(`FAIL (${error.message})`);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    clearTimeout(deadline);
-    rmSync(work, { recursive: true, force: true });
-  });
+await finish(DEADLINE_MS, async () => ({ pass: await main() }));

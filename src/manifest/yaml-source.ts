@@ -12,6 +12,7 @@ import {
 } from "yaml";
 import type { ManifestIssue, SourceLocation } from "./errors.ts";
 import { formatPath, type Path, type PathSegment } from "./path.ts";
+import { parseFast } from "./yaml-events.ts";
 
 /** One YAML document of a file, as plain data, with a way back to where each part is written. */
 export interface SourceDocument {
@@ -104,8 +105,30 @@ function sourceDocument(
   };
 }
 
-/** Parses a multi-document YAML file (YAML 1.2, unique keys), keeping positions. */
+/**
+ * Parses a multi-document YAML file (YAML 1.2, unique keys), keeping positions. Plain files take the
+ * fast path (yaml-events.ts); the others, and every file with an error, are read by the `yaml`
+ * library, whose messages users see.
+ */
 export function parseYamlFile(file: string, text: string): ParsedFile {
+  const fast = parseFast(file, text);
+  if (fast) {
+    const documents = fast
+      .filter((document) => document.value !== null && document.value !== undefined)
+      .map(({ index, value, locate }) => ({
+        file,
+        index,
+        value,
+        substituted: new Set<string>(),
+        locate: (path: Path, at: "key" | "value" = "value") => locate(path, at),
+      }));
+    return { file, documents, issues: [] };
+  }
+  return parsePrecise(file, text);
+}
+
+/** The `yaml` library's reading: per-document errors and warnings, alias limits, node trees for positions. */
+export function parsePrecise(file: string, text: string): ParsedFile {
   const counter = new LineCounter();
   const parsed = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   const documents: SourceDocument[] = [];

@@ -113,11 +113,14 @@ export async function readLiveState(
 
 const hash = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex");
 
-/** Users are hashed one by one: one canonical string per user, never one for all 10,000. */
+/**
+ * Users are hashed one by one: one string per user, never one for all 10,000. Plain JSON is canonical
+ * here: every user went through the same wire schema, which writes its keys in one order.
+ */
 function usersDigest(users: LiveState["users"], groupsRead: number[]): string {
-  const digest = createHash("sha256").update(canonicalJson(groupsRead));
-  for (const { user, ...rest } of users) {
-    digest.update(canonicalJson({ ...rest, user: { ...user, LastLoginDate: null } })).update("\n");
+  const digest = createHash("sha256").update(JSON.stringify(groupsRead));
+  for (const { user, contacts, groups } of users) {
+    digest.update(JSON.stringify([{ ...user, LastLoginDate: null }, contacts, groups])).update("\n");
   }
   return digest.digest("hex");
 }

@@ -1,0 +1,286 @@
+import {
+  CORE_SCHEMA,
+  constructFromEvents,
+  EVENT_ID,
+  type Event,
+  getScalarValue,
+  parseEvents,
+  SCALAR_STYLE,
+  type ScalarEvent,
+} from "js-yaml";
+import type { SourceLocation } from "./errors.ts";
+import type { Path, PathSegment } from "./path.ts";
+
+/*
+ * The fast path of manifest parsing. The `yaml` library reads about 1.7 MB/s and keeps a node tree
+ * per document for positions: 10,000 exported users (3.6 MB) took 2 s and most of a 350 MB peak.
+ * js-yaml's event parser reads the same YAML 1.2 core schema about six times faster and reports
+ * source offsets, so positions come from offsets kept per document instead of trees.
+ *
+ * Only plain files take this path: no tags, anchors, aliases, directives, complex or non-string keys,
+ * and no errors. For anything else `parseFast` returns null and the caller reads the file with the
+ * `yaml` library, whose messages, warnings and alias limits stay the ones users see. Positions match
+ * that library's (test/manifest/yaml-paths.test.ts compares the two on every path of a corpus).
+ */
+
+export interface FastDocument {
+  /** 0-based index of the document in its file, empty documents included. */
+  index: number;
+  value: unknown;
+  locate(path: Path, at: "key" | "value"): SourceLocation;
+}
+
+const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, ALIAS, POP } = EVENT_ID;
+const NULLS = new Set(["", "~", "null", "Null", "NULL"]);
+/** Plain keys that the core schema reads as something other than a string (the two libraries differ on those). */
+const NOT_A_STRING =
+  /^(?:~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9.].*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN))?$/;
+/** A block scalar's header (`|`, `>-`, `|2+ # comment`) at the end of its line. */
+const BLOCK_HEADER = /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/;
+
+/** Line starts of a text, for offset → line and column (1-based, as the `yaml` library counts). */
+class Lines {
+  private readonly starts: number[] = [0];
+  constructor(text: string) {
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) this.starts.push(at + 1);
+  }
+  position(file: string, offset: number): SourceLocation {
+    const { starts } = this;
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { file, line: low + 1, column: offset - (starts[low] as number) + 1 };
+  }
+}
+
+function isNullish(text: string, event: Event): boolean {
+  if (event.type !== SCALAR || event.style !== SCALAR_STYLE.PLAIN) return false;
+  return event.valueStart < 0 || NULLS.has(text.slice(event.valueStart, event.valueEnd));
+}
+
+/** Where a node starts, as the `yaml` library reports it: at the quote, at a block scalar's header. */
+function offsetOf(text: string, event: Event): number {
+  if (event.type === MAPPING || event.type === SEQUENCE) return event.start;
+  if (event.type !== SCALAR || event.valueStart < 0) return -1;
+  if (event.style === SCALAR_STYLE.SINGLE_QUOTED || event.style === SCALAR_STYLE.DOUBLE_QUOTED)
+    return event.valueStart - 1;
+  if (event.style === SCALAR_STYLE.LITERAL_BLOCK || event.style === SCALAR_STYLE.FOLDED_BLOCK) {
+    // The content starts on the line after the header; the header is the last indicator on that line.
+    const headerEnd = text.lastIndexOf("\n", event.valueStart - 1);
+    const headerStart = text.lastIndexOf("\n", headerEnd - 1) + 1;
+    const match = BLOCK_HEADER.exec(text.slice(headerStart, headerEnd));
+    return match ? headerStart + match.index : event.valueStart;
+  }
+  return event.valueStart;
+}
+
+/** Index just after the node that starts at `at`. */
+function after(events: Event[], at: number): number {
+  const first = (events[at] as Event).type;
+  if (first === SCALAR || first === ALIAS) return at + 1;
+  let depth = 0;
+  let index = at;
+  do {
+    const type = (events[index] as Event).type;
+    if (type === MAPPING || type === SEQUENCE) depth += 1;
+    else if (type === POP) depth -= 1;
+    index += 1;
+  } while (depth > 0);
+  return index;
+}
+
+/** Walks the events of one document along `path`; the offset of the deepest part that exists. */
+function locateInEvents(
+  text: string,
+  events: Event[],
+  documentEvent: number,
+  path: Path,
+  at: "key" | "value",
+): number {
+  let node = documentEvent + 1;
+  let found = node;
+  for (let i = 0; i < path.length; i++) {
+    const segment = path[i] as PathSegment;
+    const event = events[node] as Event;
+    if (event.type === MAPPING) {
+      let key = -1;
+      let value = -1;
+      for (let child = node + 1; (events[child] as Event).type !== POP; ) {
+        const valueAt = after(events, child);
+        if (getScalarValue(text, events[child] as ScalarEvent) === String(segment)) {
+          key = child;
+          value = valueAt;
+          break;
+        }
+        child = after(events, valueAt);
+      }
+      if (key < 0) return offsetOf(text, events[found] as Event);
+      if (i === path.length - 1 && at === "key") return offsetOf(text, events[key] as Event);
+      // `key:` with nothing after it: the key reads better than the end of the line.
+      node = isNullish(text, events[value] as Event) ? key : value;
+    } else if (event.type === SEQUENCE && typeof segment === "number") {
+      let child = node + 1;
+      for (let n = 0; n < segment && (events[child] as Event).type !== POP; n++) child = after(events, child);
+      if ((events[child] as Event).type === POP) return offsetOf(text, events[found] as Event);
+      node = child;
+    } else {
+      return offsetOf(text, events[found] as Event);
+    }
+    found = node;
+  }
+  return offsetOf(text, events[found] as Event);
+}
+
+/** A run of whole documents, parsed on its own: at most one chunk's events are alive at a time. */
+interface Chunk {
+  /** Offset of the chunk in the file. */
+  base: number;
+  text: string;
+  /** Parsed again, once, for a path deeper than one key. */
+  events?: Event[];
+}
+
+/** What is kept per document: its root's offset and, for a mapping, its keys' and values' offsets (in the file). */
+interface DocumentInfo {
+  chunk: Chunk;
+  /** Index of the document's event in its chunk's events. */
+  event: number;
+  start: number;
+  /** Flat triples: key, key offset, value offset (the key's when the value is empty or null). */
+  keys: Array<string | number> | null;
+}
+
+interface Frame {
+  kind: typeof DOCUMENT | typeof MAPPING | typeof SEQUENCE;
+  /** In a mapping: the next node is a key. */
+  expectKey: boolean;
+  /** The root mapping of a document: its keys are indexed. */
+  info: DocumentInfo | null;
+}
+
+/**
+ * Checks that a chunk is plain (see above) and indexes each document's top-level keys; null: not
+ * plain. `keys` interns key names across the file.
+ */
+function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): DocumentInfo[] | null {
+  const { text, base } = chunk;
+  const at = (event: Event) => {
+    const offset = offsetOf(text, event);
+    return offset < 0 ? offset : base + offset;
+  };
+  const documents: DocumentInfo[] = [];
+  const stack: Frame[] = [];
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index] as Event;
+    if (event.type === POP) {
+      stack.pop();
+      continue;
+    }
+    if (event.type === DOCUMENT) {
+      if (event.directives.length > 0) return null;
+      const info: DocumentInfo = { chunk, event: index, start: -1, keys: null };
+      documents.push(info);
+      stack.push({ kind: DOCUMENT, expectKey: false, info });
+      continue;
+    }
+    if (event.type === ALIAS || event.tagStart >= 0 || event.anchorStart >= 0) return null;
+    const parent = stack[stack.length - 1] as Frame;
+    // An empty list item has no offset to point at; the yaml library places it after the dash.
+    if (parent.kind === SEQUENCE && event.type === SCALAR && event.valueStart < 0) return null;
+    if (parent.kind === DOCUMENT) {
+      (parent.info as DocumentInfo).start = at(event);
+    } else if (parent.kind === MAPPING) {
+      if (parent.expectKey) {
+        if (event.type !== SCALAR || event.valueStart < 0) return null;
+        const name = getScalarValue(text, event);
+        if (event.style === SCALAR_STYLE.PLAIN && NOT_A_STRING.test(name)) return null;
+        if (parent.info) {
+          const interned = keys.get(name) ?? name;
+          keys.set(interned, interned);
+          parent.info.keys?.push(interned, at(event), -1);
+        }
+      } else if (parent.info?.keys) {
+        const list = parent.info.keys;
+        list[list.length - 1] = isNullish(text, event) ? (list[list.length - 2] as number) : at(event);
+      }
+      parent.expectKey = !parent.expectKey;
+    }
+    if (event.type === MAPPING || event.type === SEQUENCE) {
+      const root = parent.kind === DOCUMENT && event.type === MAPPING ? (parent.info as DocumentInfo) : null;
+      if (root) root.keys = [];
+      stack.push({ kind: event.type, expectKey: true, info: root });
+    }
+  }
+  return documents;
+}
+
+const CHUNK_SIZE = 64 * 1024;
+/** A document marker: `---` at the start of a line. YAML forbids that line inside any scalar. */
+const MARKER = /^---(?:[ \t\r]|$)/gm;
+
+/** Cuts a file into runs of about CHUNK_SIZE characters, at document markers only. */
+function chunksOf(text: string, size: number): Chunk[] {
+  const chunks: Chunk[] = [];
+  let start = 0;
+  while (text.length - start > size) {
+    MARKER.lastIndex = start + size;
+    const marker = MARKER.exec(text);
+    if (!marker) break;
+    chunks.push({ base: start, text: text.slice(start, marker.index) });
+    start = marker.index;
+  }
+  chunks.push({ base: start, text: start === 0 ? text : text.slice(start) });
+  return chunks;
+}
+
+/** Reads a plain YAML file fast (see above); null when it is not plain or not valid. `chunkSize`: for tests. */
+export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastDocument[] | null {
+  const documents: DocumentInfo[] = [];
+  const values: unknown[] = [];
+  const keys = new Map<string, string>();
+  try {
+    for (const chunk of chunksOf(text, chunkSize)) {
+      const events = parseEvents(chunk.text, { filename: file });
+      const found = scan(chunk, events, keys);
+      if (!found) return null;
+      const constructed = constructFromEvents(events, {
+        source: chunk.text,
+        filename: file,
+        schema: CORE_SCHEMA,
+      });
+      if (constructed.length !== found.length) return null;
+      documents.push(...found);
+      values.push(...constructed);
+    }
+  } catch {
+    return null;
+  }
+  let lines: Lines | undefined;
+  const position = (offset: number) => {
+    lines ??= new Lines(text);
+    return lines.position(file, Math.max(offset, 0));
+  };
+  const deep = (info: DocumentInfo, path: Path, at: "key" | "value") => {
+    const { chunk } = info;
+    chunk.events ??= parseEvents(chunk.text, { filename: file });
+    const offset = locateInEvents(chunk.text, chunk.events, info.event, path, at);
+    return offset < 0 ? info.start : chunk.base + offset;
+  };
+  return documents.map((info, index) => ({
+    index,
+    value: values[index],
+    locate(path, at) {
+      if (path.length === 0) return position(info.start);
+      if (path.length > 1 || !info.keys) return position(deep(info, path, at));
+      const name = String(path[0]);
+      for (let i = 0; i < info.keys.length; i += 3) {
+        if (info.keys[i] === name) return position(info.keys[i + (at === "key" ? 1 : 2)] as number);
+      }
+      return position(info.start);
+    },
+  }));
+}

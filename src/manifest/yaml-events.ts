@@ -218,7 +218,11 @@ function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Documen
   return documents;
 }
 
-const CHUNK_SIZE = 64 * 1024;
+/**
+ * Small runs: their events die young. Under the launcher's small young generation, 64 KiB runs had
+ * their events promoted to the old generation and parsed ~40% slower than 4–8 KiB runs.
+ */
+const CHUNK_SIZE = 8 * 1024;
 /** A document marker: `---` at the start of a line. YAML forbids that line inside any scalar. */
 const MARKER = /^---(?:[ \t\r]|$)/gm;
 

@@ -32,12 +32,12 @@ async function readUsers(
     withContacts
       ? (client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>)
       : Promise.resolve([]),
-    Promise.all(groupIds.map(async (id) => ({ id, users: (await client.users.listByGroup(id)) as User[] }))),
+    Promise.all(groupIds.map(async (id) => ({ id, members: await client.users.memberIds(id) }))),
   ]);
   const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
   const groupsByUser = new Map<number, number[]>();
-  for (const { id, users: members } of memberships) {
-    for (const member of members) groupsByUser.set(member.Id, [...(groupsByUser.get(member.Id) ?? []), id]);
+  for (const { id, members } of memberships) {
+    for (const member of members) groupsByUser.set(member, [...(groupsByUser.get(member) ?? []), id]);
   }
   return users.map((user) => ({
     user,

@@ -74,6 +74,19 @@ describe("users", () => {
     );
   });
 
+  it("member ids of a group: the same members as users by group", async () => {
+    const groupId = Number(Object.values(store().data.groups).find((g) => g.Name === "Risk Owners")?.Id);
+    const expected = store()
+      .allUsers()
+      .filter((r) => r.groups.includes(groupId))
+      .map((r) => r.user.Id)
+      .sort((a, b) => a - b);
+    expect(expected.length).toBeGreaterThan(0);
+    const ids = await client().users.memberIds(groupId);
+    expect([...ids].sort((a, b) => a - b)).toEqual(expected);
+    await expect(client().users.memberIds(987654)).rejects.toThrow(NotFoundError);
+  });
+
   it("all user contacts: one entry per user", async () => {
     const all = await client().users.listContacts();
     const alice = all.find((entry) => entry.UserId === idOf("anguyen"));

@@ -82,6 +82,20 @@ export function usersResource(caller: Caller, scrubber: Scrubber) {
       });
     },
 
+    /**
+     * The ids of a group's members: the same read as `listByGroup`, checked for ids only. A group
+     * such as Everyone holds every user; a plan needs only who is in it.
+     */
+    async memberIds(groupId: number): Promise<number[]> {
+      const members = await caller.call({
+        method: "POST",
+        override: true,
+        route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
+        decode: many(IdObject),
+      });
+      return members.map((member) => member.Id);
+    },
+
     /** Every user's contacts: one entry per user. A plain GET, as the seed lists it. */
     async listContacts() {
       return caller.call({

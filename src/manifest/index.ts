@@ -30,7 +30,13 @@ export { DAY_CODES, PERIOD_UNIT_CODES } from "./kinds/security-parameter.ts";
 export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/user.ts";
 export { CONTACT_SUBTYPE_CODES, CONTACT_TYPE_CODES, STATUS_CODES } from "./kinds/user.ts";
 export type { LoadOptions, LoadResult, LoadStats, Repository, RepositoryFile } from "./load.ts";
-export { loadEnvironment, loadRepository, readRepository, validateRepository } from "./load.ts";
+export {
+  environmentOf,
+  loadEnvironment,
+  loadRepository,
+  readRepository,
+  validateRepository,
+} from "./load.ts";
 export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";
 export { Secret } from "./secret.ts";
 export type { Variables } from "./substitute.ts";

@@ -357,7 +357,16 @@ export async function loadEnvironment(
   env: string,
   options: Omit<LoadOptions, "env"> = {},
 ): Promise<{ state: DesiredState; warnings: ManifestIssue[] }> {
-  const result = await loadRepository(dir, { ...options, env });
+  return environmentOf(await readRepository(dir), env, options);
+}
+
+/** `loadEnvironment` for a repository already read. */
+export function environmentOf(
+  repository: Repository,
+  env: string,
+  options: Omit<LoadOptions, "env"> = {},
+): { state: DesiredState; warnings: ManifestIssue[] } {
+  const result = validateRepository(repository, { ...options, env });
   if (!result.ok) throw new ManifestError(result.errors);
   const [state] = result.states;
   if (!state) throw new ManifestError([fileIssue(`environments/${env}.yaml`, "was not loaded")]);

@@ -7,5 +7,5 @@ export type {
 } from "./live-state.ts";
 export type { ObjectRequest } from "./package-objects.ts";
 export { normalizeTree, readPackageObjects } from "./package-objects.ts";
-export type { ReadLiveOptions } from "./read-live.ts";
-export { liveDigest, readLiveState } from "./read-live.ts";
+export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
+export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";

@@ -1,9 +1,14 @@
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import yauzl, { type Entry, type ZipFile } from "yauzl";
+import type { Entry, ZipFile } from "yauzl";
 import { PackageManifest } from "../wire/index.ts";
+
+// Loaded when a package is inspected: plans and drift checks never open a zip.
+const require = createRequire(import.meta.url);
+const yauzl = (): typeof import("yauzl") => require("yauzl") as typeof import("yauzl");
 
 /*
  * Downloaded packages live in a content-addressed cache, `.egp/artifacts/<sha256>.zip`, so that a
@@ -64,7 +69,7 @@ function unsafeName(name: string): string | undefined {
 
 function open(file: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(
+    yauzl().open(
       file,
       { lazyEntries: true, validateEntrySizes: true, strictFileNames: false },
       (error, zip) => {

@@ -1,15 +1,6 @@
-import {
-  type Document,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseAllDocuments,
-  type YAMLError,
-} from "yaml";
+import { createRequire } from "node:module";
+import type * as Yaml from "yaml";
+import type { Document, LineCounter, Node, YAMLError } from "yaml";
 import type { ManifestIssue, SourceLocation } from "./errors.ts";
 import { formatPath, type Path, type PathSegment } from "./path.ts";
 import { parseFast } from "./yaml-events.ts";
@@ -35,11 +26,20 @@ export interface ParsedFile {
   issues: ManifestIssue[];
 }
 
+// The yaml library is loaded when a file needs it: most runs read plain files only, and loading it
+// costs every command ~15 ms of start-up.
+const require = createRequire(import.meta.url);
+let library: typeof Yaml | undefined;
+const yaml = (): typeof Yaml => {
+  library ??= require("yaml") as typeof Yaml;
+  return library;
+};
+
 // Aliases could expand a small file into a huge value ("billion laughs"); real manifests need few.
 const MAX_ALIAS_COUNT = 100;
 
 function keyMatches(key: unknown, segment: PathSegment): boolean {
-  const value = isScalar(key) ? key.value : key;
+  const value = yaml().isScalar(key) ? key.value : key;
   return String(value) === String(segment);
 }
 
@@ -49,16 +49,16 @@ function nodeAt(document: Document, path: Path, at: "key" | "value"): Node | nul
   let found: Node | null = node;
   for (let i = 0; i < path.length; i++) {
     const segment = path[i] as PathSegment;
-    if (isAlias(node)) node = node.resolve(document) ?? null;
-    if (isMap(node)) {
-      const pair = node.items.find((item) => isPair(item) && keyMatches(item.key, segment));
+    if (yaml().isAlias(node)) node = node.resolve(document) ?? null;
+    if (yaml().isMap(node)) {
+      const pair = node.items.find((item) => yaml().isPair(item) && keyMatches(item.key, segment));
       if (!pair) return found;
       const last = i === path.length - 1;
       if (last && at === "key" && pair.key) return pair.key as Node;
       // `key:` with nothing after it has a value node at the end of the line; the key reads better.
       const value = pair.value as Node | null;
-      node = value && !(isScalar(value) && value.value === null) ? value : (pair.key as Node);
-    } else if (isSeq(node) && typeof segment === "number") {
+      node = value && !(yaml().isScalar(value) && value.value === null) ? value : (pair.key as Node);
+    } else if (yaml().isSeq(node) && typeof segment === "number") {
       const item = node.items[segment] as Node | undefined;
       if (!item) return found;
       node = item;
@@ -129,8 +129,12 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
 
 /** The `yaml` library's reading: per-document errors and warnings, alias limits, node trees for positions. */
 export function parsePrecise(file: string, text: string): ParsedFile {
-  const counter = new LineCounter();
-  const parsed = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  const counter = new (yaml().LineCounter)();
+  const parsed = yaml().parseAllDocuments(text, {
+    lineCounter: counter,
+    prettyErrors: false,
+    uniqueKeys: true,
+  });
   const documents: SourceDocument[] = [];
   const issues: ManifestIssue[] = [];
   // A stream that is only comments parses as an empty list, not as documents.

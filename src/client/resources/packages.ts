@@ -1,4 +1,3 @@
-import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -14,6 +13,7 @@ import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
+import { writeBodyToFile } from "../file-sink.ts";
 import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";
@@ -101,7 +101,8 @@ export function packagesResource(caller: Caller) {
       return caller.call({
         method: "GET",
         route: apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`,
-        consume: (response, context) => save(response, context, destination, options.onProgress),
+        consume: (response, context) =>
+          save(response, context, destination, options.onProgress, caller.ownsTransport),
       });
     },
 
@@ -134,17 +135,18 @@ async function save(
   context: DecodeContext,
   destination: string | Writable,
   onProgress: OnProgress | undefined,
+  ownsTransport: boolean,
 ): Promise<{ bytes: number }> {
   const type = String(response.headers["content-type"] ?? "");
   if (/json/i.test(type)) return refuseEnvelope(response, context);
   const length = Number(response.headers["content-length"]);
   const total = Number.isFinite(length) ? length : undefined;
   let bytes = 0;
-  const counter = progressCounter(total, (progress) => {
-    bytes = progress.bytes;
-    onProgress?.(progress);
-  });
   if (typeof destination !== "string") {
+    const counter = progressCounter(total, (progress) => {
+      bytes = progress.bytes;
+      onProgress?.(progress);
+    });
     await pipeline(response.body, counter, destination).catch((error: unknown) => {
       // Bytes already written to a caller's stream cannot be taken back: never retried.
       throw bytes > 0
@@ -155,9 +157,15 @@ async function save(
   }
   const partial = `${destination}.part`;
   try {
-    await pipeline(response.body, counter, createWriteStream(partial));
+    // Runs of chunks written straight from the body (file-sink.ts); progress once each is on disk.
+    ({ bytes } = await writeBodyToFile(response.body, partial, {
+      release: ownsTransport,
+      onWritten: (written) => onProgress?.({ bytes: written, total }),
+    }));
     await rename(partial, destination);
   } catch (error) {
+    // The body may not have been read at all (the file could not be opened): release the socket.
+    response.body.destroy();
     await rm(partial, { force: true });
     throw mapped(error, context);
   }

@@ -1,0 +1,149 @@
+import { hasSubscribers } from "node:diagnostics_channel";
+import { writeSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
+
+/*
+ * A response body written to a file, with no stream between the body and the file: the chunks
+ * the socket delivers (up to 64 KiB each) are gathered into runs of up to 256 KiB, and each run is
+ * written before the next chunk is read, so at most one run plus undici's body buffer is held
+ * (while a run is being written the socket waits: back-pressure).
+ * - Runs are written on the main thread while writes are fast (inline-io.ts), else in the thread
+ *   pool, as one writev.
+ * - Writes on the main thread are cut into pieces of at most 32 KiB. The kernel sizes the page-cache
+ *   memory it allocates by the write (ext4 with large folios, Linux 6.18), and on the development
+ *   machine, a virtual machine, larger allocations often cost several times more: a 500 MB
+ *   download spent 0.34–2.4 s in the kernel with 256 KiB writes, varying from run to run, and
+ *   0.44–0.55 s with 32 KiB ones (the promotion of bench/transfer.ts, 4 rounds each; 1–4 MiB `dd` writes showed
+ *   the same). The likely cause is memory the hypervisor has not backed yet, which small
+ *   allocations, served from recently freed pages, rarely meet.
+ * - Memory (`release`): each socket read gets a fresh buffer, which V8 frees only at its next
+ *   young-generation collection, after some tens of MB of them have piled up. A chunk that is the
+ *   whole of its ArrayBuffer is freed as soon as it is on disk instead (detached by
+ *   `transfer(0)`). Only safe for chunks no one else holds: the client asks for it with its own
+ *   undici Agent (socket buffers, which undici drops once delivered), never with an injected
+ *   dispatcher (one may keep the chunks, as undici's cache interceptor does to serve them again),
+ *   and it is skipped while anyone listens on undici's body-chunk diagnostics channel.
+ */
+
+export const BATCH_BYTES = 256 * 1024;
+/** Largest write made on the main thread. */
+export const INLINE_WRITE_BYTES = 32 * 1024;
+/** Also bounds the buffers given to one writev (a body of tiny chunks). */
+const BATCH_CHUNKS = 64;
+const BODY_CHUNK_CHANNEL = "undici:request:bodyChunkReceived";
+
+export interface FileSinkOptions {
+  /** Called after each run of chunks is on disk, with the bytes written so far. */
+  onWritten?: (bytes: number) => void;
+  /** Free each chunk's memory once it is on disk (only for chunks no one else holds). */
+  release?: boolean;
+  /** Bytes gathered before a write; default 256 KiB. */
+  batchBytes?: number;
+  /** When writes leave the main thread (inline-io.ts). */
+  io?: InlineIoOptions;
+}
+
+export interface FileSinkResult {
+  bytes: number;
+  /** Writes made on the main thread and in the thread pool. */
+  writes: { inline: number; pooled: number };
+}
+
+/** Writes `body` to a new file at `path` (truncating one that exists). */
+export async function writeBodyToFile(
+  body: AsyncIterable<Uint8Array>,
+  path: string,
+  options: FileSinkOptions = {},
+): Promise<FileSinkResult> {
+  const batchBytes = options.batchBytes ?? BATCH_BYTES;
+  const release = options.release === true && !hasSubscribers(BODY_CHUNK_CHANNEL);
+  const io = new InlineIo(options.io);
+  const handle = await open(path, "w");
+  let written = 0;
+  try {
+    let batch: Uint8Array[] = [];
+    let size = 0;
+    const flush = async () => {
+      const chunks = batch;
+      await io.run(
+        () => writeAllSync(handle.fd, chunks),
+        () => writeAll(handle, chunks, size),
+      );
+      if (release) releaseAll(chunks);
+      written += size;
+      batch = [];
+      size = 0;
+      options.onWritten?.(written);
+    };
+    for await (const chunk of body) {
+      if (chunk.byteLength === 0) continue;
+      batch.push(chunk);
+      size += chunk.byteLength;
+      if (size >= batchBytes || batch.length >= BATCH_CHUNKS) await flush();
+    }
+    if (size > 0) await flush();
+  } finally {
+    await handle.close();
+  }
+  return { bytes: written, writes: { ...io.counts } };
+}
+
+/** writev until every byte is written (a file may take fewer bytes than asked). */
+export async function writeAll(
+  handle: Pick<FileHandle, "writev">,
+  chunks: Uint8Array[],
+  size: number,
+): Promise<void> {
+  let rest = chunks;
+  let left = size;
+  while (left > 0) {
+    const { bytesWritten } = await handle.writev(rest);
+    left = afterWrite(left, bytesWritten);
+    if (left > 0) rest = dropFront(rest, bytesWritten);
+  }
+}
+
+/** Writes the chunks in pieces of at most `INLINE_WRITE_BYTES`, each until it is all written. */
+function writeAllSync(fd: number, chunks: Uint8Array[]): void {
+  for (const chunk of chunks) {
+    for (let at = 0; at < chunk.byteLength; ) {
+      const length = Math.min(INLINE_WRITE_BYTES, chunk.byteLength - at);
+      at += length - afterWrite(length, writeSync(fd, chunk, at, length));
+    }
+  }
+}
+
+/** The bytes still to write after a write took `bytesWritten` of `left`. */
+function afterWrite(left: number, bytesWritten: number): number {
+  if (bytesWritten <= 0) throw new Error(`the file took no bytes (${left} left to write)`);
+  return left - bytesWritten;
+}
+
+/** The chunks without their first `count` bytes. */
+export function dropFront(chunks: Uint8Array[], count: number): Uint8Array[] {
+  let skip = count;
+  let index = 0;
+  while (index < chunks.length && skip >= (chunks[index] as Uint8Array).byteLength) {
+    skip -= (chunks[index] as Uint8Array).byteLength;
+    index++;
+  }
+  const rest = chunks.slice(index);
+  if (skip > 0 && rest.length > 0) rest[0] = (rest[0] as Uint8Array).subarray(skip);
+  return rest;
+}
+
+/** Detaches each chunk's ArrayBuffer when the chunk is all of it, which frees its memory now. */
+export function releaseAll(chunks: Uint8Array[]): void {
+  for (const chunk of chunks) {
+    const buffer = chunk.buffer;
+    if (
+      buffer instanceof ArrayBuffer &&
+      !buffer.detached &&
+      chunk.byteOffset === 0 &&
+      chunk.byteLength === buffer.byteLength
+    ) {
+      buffer.transfer(0);
+    }
+  }
+}

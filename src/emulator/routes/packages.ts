@@ -39,6 +39,7 @@ import type { SegmentContext } from "./index.ts";
  */
 
 const UPLOADS_DIR = "uploads";
+const DOWNLOAD_READ_BYTES = 1024 * 1024;
 const api = { family: "api-core" } as const;
 
 function packageIdParam(ctx: RouteContext, name = "packageId"): number {
@@ -159,7 +160,10 @@ async function download(ctx: RouteContext, workDir: string) {
     .header("content-type", "application/zip")
     .header("content-length", String(size))
     .header("content-disposition", `attachment; filename="${downloadName(record)}"`)
-    .send(createReadStream(path));
+    // 1 MiB reads: a sixteenth of the thread-pool reads and socket writes of the default 64 KiB
+    // (a 500 MB download cost the emulator 1.2–1.6 s of CPU, now 0.9–1.1 s; curl's download of it
+    // went from 1.0–1.4 s to 0.8–0.9 s).
+    .send(createReadStream(path, { highWaterMark: DOWNLOAD_READ_BYTES }));
   // The router returns undefined for a raw reply; fastify would then answer again unless the
   // response has ended, so the handler waits for the stream (a client that goes away ends it too).
   await finished(ctx.reply.raw).catch(() => undefined);

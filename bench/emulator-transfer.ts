@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { launcherFlags } from "./lib/emulator-child.ts";
 import { bigPackage, rawDownload, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
 import { memoryOf } from "./lib/proc.ts";
 import { finish } from "./lib/verdict.ts";
@@ -46,9 +47,9 @@ function build(): void {
 }
 
 function startEmulator(): Promise<{ child: ChildProcess; url: string }> {
-  // As egp's launcher runs it (the shebang of bin/egp.js): a 2 MB young generation.
+  // As egp's launcher runs it (the Node flags of bin/egp.js's shebang, none today).
   const argv = [
-    "--max-semi-space-size=2",
+    ...launcherFlags(),
     join(root, "bin/egp.js"),
     "emulator",
     "--port",

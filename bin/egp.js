@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env node
 // In a checkout the TypeScript sources run directly (Node 24 strips types); a published package
 // ships only the compiled dist/.
 import { existsSync } from "node:fs";

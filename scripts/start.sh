@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/ensure-node.sh
-node --max-semi-space-size=2 bin/egp.js apply --env local-prod --yes
+node bin/egp.js apply --env local-prod --yes
 echo
 echo "Drift check:"
-node --max-semi-space-size=2 bin/egp.js drift --env local-prod
+node bin/egp.js drift --env local-prod

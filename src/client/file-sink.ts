@@ -1,6 +1,7 @@
 import { hasSubscribers } from "node:diagnostics_channel";
 import { writeSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
+import { finished, type Readable } from "node:stream";
 import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
 
 /*
@@ -51,39 +52,101 @@ export interface FileSinkResult {
   writes: { inline: number; pooled: number };
 }
 
-/** Writes `body` to a new file at `path` (truncating one that exists). */
+/**
+ * Writes `body` to a new file at `path` (truncating one that exists). The body is read in flowing
+ * mode: on the main thread each run is written inside the 'data' event, with no promise or
+ * microtask per chunk; a run that goes to the thread pool pauses the body until it is written.
+ * On failure the body is destroyed and the file closed; the caller removes what was written.
+ */
 export async function writeBodyToFile(
-  body: AsyncIterable<Uint8Array>,
+  body: Readable,
   path: string,
   options: FileSinkOptions = {},
 ): Promise<FileSinkResult> {
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
   const release = options.release === true && !hasSubscribers(BODY_CHUNK_CHANNEL);
   const io = new InlineIo(options.io);
-  const handle = await open(path, "w");
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "w");
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
   let written = 0;
   try {
-    let batch: Uint8Array[] = [];
-    let size = 0;
-    const flush = async () => {
-      const chunks = batch;
-      await io.run(
-        () => writeAllSync(handle.fd, chunks),
-        () => writeAll(handle, chunks, size),
-      );
-      if (release) releaseAll(chunks);
-      written += size;
-      batch = [];
-      size = 0;
-      options.onWritten?.(written);
-    };
-    for await (const chunk of body) {
-      if (chunk.byteLength === 0) continue;
-      batch.push(chunk);
-      size += chunk.byteLength;
-      if (size >= batchBytes || batch.length >= BATCH_CHUNKS) await flush();
-    }
-    if (size > 0) await flush();
+    await new Promise<void>((resolve, reject) => {
+      let batch: Uint8Array[] = [];
+      let size = 0;
+      let ended = false;
+      let writing: Promise<void> | undefined;
+      let settled = false;
+      const settle = (error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        body.off("data", onData);
+        if (error !== undefined) body.destroy();
+        // The file is closed after a write under way has ended, never in the middle of it.
+        const after = () => (error === undefined ? resolve() : reject(error));
+        void (writing ?? Promise.resolve()).then(after, after);
+      };
+      const wrote = (chunks: Uint8Array[], bytes: number) => {
+        if (release) releaseAll(chunks);
+        written += bytes;
+        options.onWritten?.(written);
+      };
+      const full = () => size >= batchBytes || batch.length >= BATCH_CHUNKS;
+      /** Writes the run gathered so far: now, or in the thread pool with the body paused. */
+      const flush = () => {
+        const chunks = batch;
+        const bytes = size;
+        batch = [];
+        size = 0;
+        if (!io.pooled) {
+          io.inline(() => writeAllSync(handle.fd, chunks));
+          return wrote(chunks, bytes);
+        }
+        body.pause();
+        writing = io.inPool(() => writeAll(handle, chunks, bytes));
+        writing.then(
+          () => {
+            writing = undefined;
+            if (settled) return;
+            wrote(chunks, bytes);
+            pump();
+          },
+          (error: unknown) => {
+            writing = undefined;
+            settle(error);
+          },
+        );
+      };
+      /** Writes what is due unless a pooled write is under way; then resumes or finishes. */
+      const pump = () => {
+        try {
+          while (!writing && (full() || (ended && size > 0))) flush();
+        } catch (error) {
+          return settle(error);
+        }
+        if (writing) return;
+        if (ended) settle();
+        else if (body.isPaused()) body.resume();
+      };
+      const onData = (chunk: Uint8Array) => {
+        if (chunk.byteLength === 0) return;
+        batch.push(chunk);
+        size += chunk.byteLength;
+        if (!writing && full()) pump();
+      };
+      body.on("data", onData);
+      // After the last chunk, or the body's error (a connection cut short included). The listeners
+      // stay: an error the body emits later must not go unhandled.
+      finished(body, (error) => {
+        if (error) return settle(error);
+        ended = true;
+        if (!writing) pump();
+      });
+    });
   } finally {
     await handle.close();
   }

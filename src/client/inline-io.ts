@@ -35,18 +35,30 @@ export class InlineIo {
     this.strikesLeft = options.strikes ?? SLOW_IO_STRIKES;
   }
 
+  /** True once the operations have been slow often enough to leave the main thread. */
+  get pooled(): boolean {
+    return this.strikesLeft <= 0;
+  }
+
   /** Runs `inline` on the main thread while operations are fast, else awaits `pooled`. */
   async run<T>(inline: () => T, pooled: () => Promise<T>): Promise<T> {
-    if (this.strikesLeft <= 0) {
-      this.counts.pooled++;
-      return pooled();
-    }
+    return this.pooled ? this.inPool(pooled) : this.inline(inline);
+  }
+
+  /** Runs a synchronous operation now, on the main thread, and counts it if it was slow. */
+  inline<T>(operation: () => T): T {
     this.counts.inline++;
     const started = performance.now();
     try {
-      return inline();
+      return operation();
     } finally {
       if (performance.now() - started >= this.slowMs) this.strikesLeft--;
     }
+  }
+
+  /** Starts an operation in the thread pool. */
+  inPool<T>(operation: () => Promise<T>): Promise<T> {
+    this.counts.pooled++;
+    return operation();
   }
 }

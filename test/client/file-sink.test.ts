@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { dropFront, releaseAll, writeAll, writeBodyToFile } from "../../src/client/file-sink.ts";
 import { InlineIo } from "../../src/client/inline-io.ts";
@@ -25,8 +26,9 @@ function chunked(bytes: Buffer, sizes: number[]): Uint8Array[] {
   return chunks;
 }
 
-async function* bodyOf(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  for (const chunk of chunks) yield chunk;
+/** A readable stream of the chunks as they are (object mode: no copies, no merging). */
+function bodyOf(chunks: Uint8Array[]): Readable {
+  return Readable.from(chunks);
 }
 
 describe("writeBodyToFile", () => {
@@ -102,10 +104,34 @@ describe("writeBodyToFile", () => {
       yield new Uint8Array(data.subarray(0, 5000));
       throw Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
     }
-    await expect(writeBodyToFile(failing(), join(work, "cut.bin"))).rejects.toMatchObject({
+    await expect(writeBodyToFile(Readable.from(failing()), join(work, "cut.bin"))).rejects.toMatchObject({
       code: "UND_ERR_SOCKET",
     });
   });
+
+  it("a body that fails while a write is in the thread pool rejects with the body's error", async () => {
+    const body = new Readable({ read() {} });
+    const failure = writeBodyToFile(body, join(work, "cut-pooled.bin"), {
+      batchBytes: 1000,
+      io: { slowMs: 0, strikes: 0 },
+    });
+    body.push(new Uint8Array(data.subarray(0, 4000)));
+    setImmediate(() => body.destroy(Object.assign(new Error("reset"), { code: "ECONNRESET" })));
+    await expect(failure).rejects.toMatchObject({ code: "ECONNRESET" });
+  });
+
+  for (const strikes of [3, 0]) {
+    const where = strikes === 0 ? "in the thread pool" : "on the main thread";
+    it.skipIf(!existsSync("/dev/full"))(
+      `a write that fails ${where} rejects and destroys the body`,
+      async () => {
+        const body = bodyOf(chunked(data, sizes));
+        const failure = writeBodyToFile(body, "/dev/full", { io: { strikes } });
+        await expect(failure).rejects.toMatchObject({ code: "ENOSPC" });
+        expect(body.destroyed).toBe(true);
+      },
+    );
+  }
 
   it("rejects with the file system's error when the file cannot be created", async () => {
     const path = join(work, "no-such-folder", "file.bin");

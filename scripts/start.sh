@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/ensure-node.sh
-node bin/egp.js apply --env local-prod --yes
+node --max-semi-space-size=8 bin/egp.js apply --env local-prod --yes
 echo
 echo "Drift check:"
-node bin/egp.js drift --env local-prod
+node --max-semi-space-size=8 bin/egp.js drift --env local-prod

@@ -86,6 +86,14 @@ function walk(
   return value;
 }
 
+/** Whether any string inside `value` holds `${`: most documents hold none, and are left as they are. */
+function mentions(value: unknown): boolean {
+  if (typeof value === "string") return value.includes(`\${`);
+  if (Array.isArray(value)) return value.some(mentions);
+  if (value !== null && typeof value === "object") return Object.values(value).some(mentions);
+  return false;
+}
+
 /**
  * Substitutes `${VAR}` in a document before it is validated. Records which paths held a reference
  * (so that messages never quote their values) and returns an issue per missing or malformed reference.
@@ -96,6 +104,7 @@ export function substituteDocument(
   pathPrefix: Path = [],
 ): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
+  if (!mentions(document.value)) return issues;
   document.value = walk(document.value, [], variables, (path, expanded) => {
     document.substituted.add(formatPath(path));
     for (const failure of expanded.failures) {

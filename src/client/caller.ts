@@ -16,6 +16,7 @@ import type { ClientLog } from "./logger.ts";
 import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
+import { isSinkError, type RawGetSink } from "./raw-get.ts";
 import type { Scrubber } from "./redact.ts";
 import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
 import type { Route } from "./route.ts";
@@ -55,6 +56,12 @@ export interface Call<T> {
   decode?: Decoder<T>;
   /** Consumes a successful response itself (downloads). */
   consume?: (response: RawResponse, context: DecodeContext) => Promise<T>;
+  /**
+   * For a GET: where the body goes, from one reused buffer, when the transport can do that
+   * (transport getInto, raw-get.ts); `consume` then sees `response.taken`. The sink's own errors
+   * are passed on as they are, never retried.
+   */
+  sink?: RawGetSink;
 }
 
 export interface CallerDeps {
@@ -206,7 +213,13 @@ export class Caller {
         },
         "request",
       );
-      const response = await this.deps.transport.send(exchange).catch((error: unknown) => {
+      const { transport } = this.deps;
+      const sent =
+        exchange.sink && transport.getInto
+          ? transport.getInto(exchange, exchange.sink)
+          : transport.send(exchange);
+      const response = await sent.catch((error: unknown) => {
+        if (isSinkError(error)) throw error;
         throw connectionErrorOf(error, { method: call.method, path: shown }, scrubber.scrub);
       });
       status = response.statusCode;
@@ -251,7 +264,7 @@ export class Caller {
     }
     // The seed's reads carry the JSON content type and no body.
     if (call.method !== "GET" || call.override) headers["content-type"] = "application/json";
-    return { method: call.method, url, headers };
+    return { method: call.method, url, headers, ...(call.sink ? { sink: call.sink } : {}) };
   }
 
   private async handle<T>(call: Call<T>, response: RawResponse, context: DecodeContext): Promise<T> {

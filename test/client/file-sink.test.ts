@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
-import { dropFront, releaseAll, writeAll, writeBodyToFile } from "../../src/client/file-sink.ts";
+import {
+  dropFront,
+  FileBodySink,
+  releaseAll,
+  writeAll,
+  writeBodyToFile,
+} from "../../src/client/file-sink.ts";
 import { InlineIo } from "../../src/client/inline-io.ts";
 
 /*
@@ -139,6 +145,69 @@ describe("writeBodyToFile", () => {
       code: "ENOENT",
     });
     expect(existsSync(path)).toBe(false);
+  });
+});
+
+describe("FileBodySink (the raw download's sink)", () => {
+  const data = randomBytes(700_001);
+  const pieces = (bytes: Buffer) => chunked(bytes, [262_144, 1, 100_000]);
+
+  /** Feeds the pieces the way rawGet does: one at a time, waiting when the sink asks to. */
+  async function feed(sink: FileBodySink, list: Uint8Array[]): Promise<void> {
+    for (const piece of list) {
+      const scratch = Buffer.from(piece); // a reused buffer: overwritten once the call returns
+      const waiting = sink.onData(scratch);
+      scratch.fill(0);
+      if (waiting) await waiting;
+    }
+  }
+
+  it("takes a successful answer that is not JSON, and writes every byte", async () => {
+    const path = join(work, "raw.bin");
+    const seen: number[] = [];
+    const sink = new FileBodySink(path, { onWritten: (bytes) => seen.push(bytes) });
+    expect(
+      sink.onHead(200, { "content-type": "application/zip", "content-length": String(data.length) }),
+    ).toBe(true);
+    expect(sink.total).toBe(data.length);
+    await feed(sink, pieces(data));
+    sink.close();
+    expect(readFileSync(path).equals(data)).toBe(true);
+    expect(sink.written).toBe(data.length);
+    expect(seen.at(-1)).toBe(data.length);
+    expect(sink.writes.pooled).toBe(0);
+  });
+
+  it("copies each piece before writing it in the thread pool (the read buffer is reused)", async () => {
+    const path = join(work, "raw-pooled.bin");
+    const sink = new FileBodySink(path, { io: { strikes: 0 } });
+    sink.onHead(200, { "content-type": "application/zip" });
+    await feed(sink, pieces(data));
+    sink.close();
+    expect(sink.writes.inline).toBe(0);
+    expect(readFileSync(path).equals(data)).toBe(true);
+  });
+
+  it("leaves error answers and JSON envelopes to the caller, and opens nothing for them", () => {
+    const path = join(work, "never-opened.bin");
+    const sink = new FileBodySink(path);
+    expect(sink.onHead(404, { "content-type": "application/zip" })).toBe(false);
+    expect(sink.onHead(200, { "content-type": "application/json; charset=utf-8" })).toBe(false);
+    expect(existsSync(path)).toBe(false);
+    sink.close();
+  });
+
+  it("starts the file again on every try", async () => {
+    const path = join(work, "raw-retried.bin");
+    const sink = new FileBodySink(path);
+    sink.onHead(200, {});
+    await feed(sink, pieces(data));
+    sink.onHead(200, {});
+    await feed(sink, [new Uint8Array(data.subarray(0, 10))]);
+    sink.close();
+    sink.close();
+    expect(sink.written).toBe(10);
+    expect(readFileSync(path).equals(data.subarray(0, 10))).toBe(true);
   });
 });
 

@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -107,6 +109,54 @@ describe("packages.download to a path", () => {
     await client.packages.download(7, file);
     await client.close();
     expect(readFileSync(file).equals(FILE)).toBe(true);
+  });
+});
+
+describe("packages.download over TLS", () => {
+  const dir = mkdtempSync(join(tmpdir(), "egp-download-tls-"));
+  const keyFile = join(dir, "key.pem");
+  const certFile = join(dir, "cert.pem");
+  let tlsUrl = "";
+  let tlsServer: ReturnType<typeof createHttpsServer>;
+
+  beforeAll(async () => {
+    execFileSync(
+      "openssl",
+      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certFile].concat([
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ]),
+      { stdio: "ignore" },
+    );
+    tlsServer = createHttpsServer(
+      { key: readFileSync(keyFile, "utf8"), cert: readFileSync(certFile, "utf8") },
+      (req, res) => server.emit("request", req, res),
+    );
+    await new Promise<void>((resolve) => tlsServer.listen(0, "127.0.0.1", resolve));
+    tlsUrl = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    tlsServer.closeAllConnections();
+    await new Promise((resolve) => tlsServer.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("trusts the CA file, and only it, for the download too", async () => {
+    cutsLeft = 0;
+    const trusting = createClient(optionsFor(tlsUrl, { tls: { caFile: certFile } }));
+    const file = join(work, "tls.zip");
+    await trusting.packages.download(7, file);
+    await trusting.close();
+    expect(readFileSync(file).equals(FILE)).toBe(true);
+
+    const insecure = createClient(optionsFor(tlsUrl, { tls: { insecure: true } }));
+    await insecure.packages.download(7, join(work, "tls-insecure.zip"));
+    await insecure.close();
+    expect(readFileSync(join(work, "tls-insecure.zip")).equals(FILE)).toBe(true);
   });
 });
 

@@ -13,10 +13,11 @@ import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
-import { writeBodyToFile } from "../file-sink.ts";
+import { FileBodySink, writeBodyToFile } from "../file-sink.ts";
 import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";
+import { isSinkError } from "../raw-get.ts";
 import { apiCoreRoute } from "../route.ts";
 import type { RawResponse } from "../transport.ts";
 
@@ -98,12 +99,41 @@ export function packagesResource(caller: Caller) {
       destination: string | Writable,
       options: TransferOptions = {},
     ): Promise<{ bytes: number }> {
-      return caller.call({
-        method: "GET",
-        route: apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`,
-        consume: (response, context) =>
-          save(response, context, destination, options.onProgress, caller.ownsTransport),
+      const route = apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`;
+      const { onProgress } = options;
+      if (typeof destination !== "string") {
+        return caller.call({
+          method: "GET",
+          route,
+          consume: (response, context) => saveToStream(response, context, destination, onProgress),
+        });
+      }
+      // With the client's own connection settings the body goes straight from a reused socket
+      // buffer to the file (raw-get.ts, FileBodySink); through an injected dispatcher it is read
+      // from undici's body stream (saveToFile). Both write `<path>.part`, renamed when whole.
+      const partial = `${destination}.part`;
+      const sink = new FileBodySink(partial, {
+        onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
       });
+      try {
+        const result = await caller.call({
+          method: "GET",
+          route,
+          sink,
+          consume: async (response, context) =>
+            response.taken
+              ? { bytes: sink.written }
+              : saveToFile(response, context, partial, onProgress, caller.ownsTransport),
+        });
+        sink.close();
+        await rename(partial, destination);
+        return result;
+      } catch (error) {
+        sink.close();
+        await rm(partial, { force: true });
+        // The sink's own failures (the disk) come through the caller as they are.
+        throw isSinkError(error) ? diskFailure(error) : error;
+      }
     },
 
     /** Not in the seed: every package, with its status and install jobs. */
@@ -130,46 +160,56 @@ export function packagesResource(caller: Caller) {
 
 export type PackagesResource = ReturnType<typeof packagesResource>;
 
-async function save(
+async function saveToStream(
   response: RawResponse,
   context: DecodeContext,
-  destination: string | Writable,
+  destination: Writable,
+  onProgress: OnProgress | undefined,
+): Promise<{ bytes: number }> {
+  const type = String(response.headers["content-type"] ?? "");
+  if (/json/i.test(type)) return refuseEnvelope(response, context);
+  let bytes = 0;
+  const counter = progressCounter(totalOf(response), (progress) => {
+    bytes = progress.bytes;
+    onProgress?.(progress);
+  });
+  await pipeline(response.body, counter, destination).catch((error: unknown) => {
+    // Bytes already written to a caller's stream cannot be taken back: never retried.
+    throw bytes > 0
+      ? new TransferError(`download failed after ${bytes} bytes`, error)
+      : mapped(error, context);
+  });
+  return { bytes };
+}
+
+/** Writes the body to `partial` (the caller renames or removes it). */
+async function saveToFile(
+  response: RawResponse,
+  context: DecodeContext,
+  partial: string,
   onProgress: OnProgress | undefined,
   ownsTransport: boolean,
 ): Promise<{ bytes: number }> {
   const type = String(response.headers["content-type"] ?? "");
   if (/json/i.test(type)) return refuseEnvelope(response, context);
-  const length = Number(response.headers["content-length"]);
-  const total = Number.isFinite(length) ? length : undefined;
-  let bytes = 0;
-  if (typeof destination !== "string") {
-    const counter = progressCounter(total, (progress) => {
-      bytes = progress.bytes;
-      onProgress?.(progress);
-    });
-    await pipeline(response.body, counter, destination).catch((error: unknown) => {
-      // Bytes already written to a caller's stream cannot be taken back: never retried.
-      throw bytes > 0
-        ? new TransferError(`download failed after ${bytes} bytes`, error)
-        : mapped(error, context);
-    });
-    return { bytes };
-  }
-  const partial = `${destination}.part`;
+  const total = totalOf(response);
   try {
     // Runs of chunks written straight from the body (file-sink.ts); progress once each is on disk.
-    ({ bytes } = await writeBodyToFile(response.body, partial, {
+    const { bytes } = await writeBodyToFile(response.body, partial, {
       release: ownsTransport,
       onWritten: (written) => onProgress?.({ bytes: written, total }),
-    }));
-    await rename(partial, destination);
+    });
+    return { bytes };
   } catch (error) {
     // The body may not have been read at all (the file could not be opened): release the socket.
     response.body.destroy();
-    await rm(partial, { force: true });
     throw mapped(error, context);
   }
-  return { bytes };
+}
+
+function totalOf(response: RawResponse): number | undefined {
+  const length = Number(response.headers["content-length"]);
+  return Number.isFinite(length) ? length : undefined;
 }
 
 /** A JSON answer where a file was expected: an error envelope, or a shape the client cannot use. */
@@ -190,5 +230,9 @@ function mapped(error: unknown, context: DecodeContext): Error {
   if (code.startsWith("UND_ERR") || code === "ECONNRESET") {
     return connectionErrorOf(error, context, context.scrub);
   }
+  return diskFailure(error);
+}
+
+function diskFailure(error: unknown): TransferError {
   return new TransferError(`download to disk failed: ${(error as Error)?.message ?? error}`, error);
 }

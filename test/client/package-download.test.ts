@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, type Dispatcher } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConnectionError, createClient, TransferError } from "../../src/index.ts";
+import {
+  ConnectionError,
+  createClient,
+  PlatformError,
+  ResponseShapeError,
+  TransferError,
+} from "../../src/index.ts";
 import { optionsFor, recordingSleep } from "./helpers/client.ts";
 import { envelope } from "./helpers/recorder.ts";
 
@@ -21,6 +27,14 @@ import { envelope } from "./helpers/recorder.ts";
 const TOKEN = "0123456789ABCDEF0123456789ABCDEF";
 const FILE = randomBytes(3 * 1024 * 1024 + 17);
 const work = mkdtempSync(join(tmpdir(), "egp-package-download-"));
+
+const NOT_READY = {
+  Reason: "PackageNotReady",
+  Description: "Package 8 has not been generated.",
+  MessageKey: "PackageNotReady",
+  Validations: null,
+  ResourcedMessage: "Package 8 has not been generated.",
+};
 
 /** How the next download answers: the whole file, or the headers and half of it, then a reset. */
 let cutsLeft = 0;
@@ -38,6 +52,12 @@ const server = createServer((req, res) => {
   if (path.endsWith("/core/security/login")) {
     res.writeHead(200, { "content-type": "application/json" });
     return res.end(JSON.stringify(envelope({ SessionToken: TOKEN })));
+  }
+  if (path === "/api/core/package/download/8" || path === "/api/core/package/download/9") {
+    // What an instance may answer instead of a file: an error envelope with HTTP 200, or JSON.
+    res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+    const failed = { IsSuccessful: false, RequestedObject: {}, ValidationMessages: [NOT_READY] };
+    return res.end(JSON.stringify(path.endsWith("/8") ? failed : envelope({ Id: 9 })));
   }
   if (path === "/api/core/package/download/7") {
     downloads++;
@@ -97,6 +117,21 @@ describe("packages.download to a path", () => {
     await client.close();
     expect(existsSync(file)).toBe(false);
     expect(existsSync(`${file}.part`)).toBe(false);
+  });
+
+  it("an error envelope with HTTP 200, or JSON, instead of a file is refused and leaves no file", async () => {
+    for (const dispatcher of [undefined, new KeepingAgent()]) {
+      const client = createClient(optionsFor(url, dispatcher ? { dispatcher } : {}));
+      const file = join(work, "envelope.zip");
+      const refused = client.packages.download(8, file);
+      await expect(refused).rejects.toThrow(PlatformError);
+      await expect(refused).rejects.toThrow(/has not been generated/);
+      await expect(client.packages.download(9, file)).rejects.toThrow(ResponseShapeError);
+      await client.close();
+      await dispatcher?.close();
+      expect(existsSync(file)).toBe(false);
+      expect(existsSync(`${file}.part`)).toBe(false);
+    }
   });
 
   it("a file that cannot be created is a TransferError, and the client goes on working", async () => {

@@ -1,8 +1,8 @@
 import { readSync, statSync } from "node:fs";
 import { open as openFile } from "node:fs/promises";
 import { basename } from "node:path";
+import { InlineIo, type InlineIoOptions } from "../io/inline-io.ts";
 import { TransferError } from "./errors.ts";
-import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
 import type { OnProgress } from "./progress.ts";
 
 /*

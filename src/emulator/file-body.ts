@@ -1,11 +1,11 @@
 import { readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { InlineIo } from "../client/inline-io.ts";
+import { InlineIo } from "../io/inline-io.ts";
 
 /*
  * A file as an HTTP response body (a package download), read into a small ring of reused buffers,
- * on the main thread while reads are fast (the client's inline-io.ts: the thread pool after three
+ * on the main thread while reads are fast (src/io/inline-io.ts: the thread pool after three
  * slow reads).
  *
  * Why a ring: a fresh buffer per read (`createReadStream`) is external memory to V8, and 500 MB of

@@ -4,14 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  dropFront,
-  FileBodySink,
-  releaseAll,
-  writeAll,
-  writeBodyToFile,
-} from "../../src/client/file-sink.ts";
-import { InlineIo } from "../../src/client/inline-io.ts";
+import { FileBodySink } from "../../src/client/file-body-sink.ts";
+import { dropFront, releaseAll, writeAll, writeBodyToFile } from "../../src/io/file-sink.ts";
+import { InlineIo } from "../../src/io/inline-io.ts";
 
 /*
  * The download sink: every byte lands in order whatever the chunking, writes leave the main thread
@@ -113,6 +108,14 @@ describe("writeBodyToFile", () => {
     await expect(writeBodyToFile(Readable.from(failing()), join(work, "cut.bin"))).rejects.toMatchObject({
       code: "UND_ERR_SOCKET",
     });
+  });
+
+  it("a body that fails while the file is being opened rejects with the body's error, unhandled by no one", async () => {
+    const body = new Readable({ read() {} });
+    const failure = writeBodyToFile(body, join(work, "cut-early.bin"));
+    // Synchronously, before open() can have answered: the sink must already be listening.
+    body.destroy(Object.assign(new Error("reset"), { code: "ECONNRESET" }));
+    await expect(failure).rejects.toMatchObject({ code: "ECONNRESET" });
   });
 
   it("a body that fails while a write is in the thread pool rejects with the body's error", async () => {

@@ -26,17 +26,34 @@ describe("the public API", () => {
     expect(api.ERROR_CODES).toContain("EGP_OUTCOME_UNKNOWN");
   });
 
-  it("the client never imports the emulator (or anything but wire and its own modules)", () => {
-    const root = new URL("../../src/client/", import.meta.url).pathname;
+  /** Relative imports of every .ts file under src/<folder>/, resolved. */
+  function importsOf(folder: string): Array<{ file: string; from: string; resolved: string }> {
+    const root = new URL(`../../src/${folder}/`, import.meta.url).pathname;
     const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
-    expect(files.length).toBeGreaterThan(20);
+    expect(files.length).toBeGreaterThan(1);
+    const found: Array<{ file: string; from: string; resolved: string }> = [];
     for (const file of files) {
       const source = readFileSync(join(root, file), "utf8");
       for (const [, from] of source.matchAll(/from "([^"]+)"/g)) {
         if (!from?.startsWith(".")) continue;
-        const resolved = new URL(from, `file://${join(root, file)}`).pathname;
-        expect(resolved, `${file} imports ${from}`).toMatch(/\/src\/(client|wire)\//);
+        found.push({ file, from, resolved: new URL(from, `file://${join(root, file)}`).pathname });
       }
     }
+    return found;
+  }
+
+  it("the client never imports the emulator (only wire, io and its own modules)", () => {
+    for (const { file, from, resolved } of importsOf("client"))
+      expect(resolved, `${file} imports ${from}`).toMatch(/\/src\/(client|wire|io)\//);
+  });
+
+  it("the emulator never imports the client", () => {
+    for (const { file, from, resolved } of importsOf("emulator"))
+      expect(resolved, `${file} imports ${from}`).not.toMatch(/\/src\/client\//);
+  });
+
+  it("io, shared by both, imports neither", () => {
+    for (const { file, from, resolved } of importsOf("io"))
+      expect(resolved, `${file} imports ${from}`).toMatch(/\/src\/io\//);
   });
 });

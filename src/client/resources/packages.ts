@@ -2,6 +2,7 @@ import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { z } from "zod";
+import { writeBodyToFile } from "../../io/file-sink.ts";
 import {
   EmptyObject,
   IdObject,
@@ -13,7 +14,7 @@ import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
-import { FileBodySink, writeBodyToFile } from "../file-sink.ts";
+import { FileBodySink } from "../file-body-sink.ts";
 import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";

@@ -3,7 +3,7 @@ import { rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { finished } from "node:stream/promises";
 import multipart from "@fastify/multipart";
-import { writeBodyToFile } from "../../client/file-sink.ts";
+import { writeBodyToFile } from "../../io/file-sink.ts";
 import {
   PackageCreateRequest,
   PackageInstallRequest,
@@ -185,7 +185,7 @@ async function receive(ctx: RouteContext, temp: string, limit: number): Promise<
   if (!part) throw badRequest("PackageFileMissing", "The upload holds no file part.");
   try {
     // Written on the main thread in small pieces while writes are fast (the client's file sink,
-    // client/file-sink.ts): a 500 MB upload cost the emulator 2.6–3.5 s of CPU through a file
+    // src/io/file-sink.ts, shared with the client): a 500 MB upload cost the emulator 2.6–3.5 s of CPU through a file
     // write stream, 0.8–1.3 s this way (curl's upload of it: 2.0–2.6 s -> 0.8–1.1 s). `release`
     // frees each request chunk once it is on disk: the HTTP parser gives every chunk a buffer of
     // its own and busboy is done with it once it has passed it on, and left to the garbage

@@ -1,12 +1,12 @@
 import { hasSubscribers } from "node:diagnostics_channel";
-import { closeSync, openSync, write, writeSync } from "node:fs";
+import { writeSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import type { IncomingHttpHeaders } from "node:http";
 import { finished, type Readable } from "node:stream";
 import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
-import type { RawGetSink } from "./raw-get.ts";
 
 /*
+ * Shared by the client and the emulator (which never import each other): file I/O only.
+ *
  * A body (a package download's, an upload's file part in the emulator) written to a file, with no
  * stream between the body and the file: the chunks the socket delivers (up to 64 KiB each) are
  * gathered into runs of up to 256 KiB, and each run is written before the next chunk is read, so
@@ -68,12 +68,22 @@ export async function writeBodyToFile(
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
   const release = options.release === true && !hasSubscribers(BODY_CHUNK_CHANNEL);
   const io = new InlineIo(options.io);
+  // Listened to from the start, and never removed: a body that fails while the file is being opened
+  // (a connection reset) must not throw an unhandled 'error'.
+  let failedEarly: unknown;
+  body.on("error", (error: unknown) => {
+    failedEarly ??= error;
+  });
   let handle: FileHandle;
   try {
     handle = await open(path, "w");
   } catch (error) {
     body.destroy();
     throw error;
+  }
+  if (failedEarly !== undefined) {
+    await handle.close();
+    throw failedEarly;
   }
   let written = 0;
   try {
@@ -171,7 +181,7 @@ export async function writeAll(
 }
 
 /** Writes the chunks in pieces of at most `INLINE_WRITE_BYTES`, each until it is all written. */
-function writeAllSync(fd: number, chunks: Uint8Array[]): void {
+export function writeAllSync(fd: number, chunks: Uint8Array[]): void {
   for (const chunk of chunks) {
     for (let at = 0; at < chunk.byteLength; ) {
       const length = Math.min(INLINE_WRITE_BYTES, chunk.byteLength - at);
@@ -181,7 +191,7 @@ function writeAllSync(fd: number, chunks: Uint8Array[]): void {
 }
 
 /** The bytes still to write after a write took `bytesWritten` of `left`. */
-function afterWrite(left: number, bytesWritten: number): number {
+export function afterWrite(left: number, bytesWritten: number): number {
   if (bytesWritten <= 0) throw new Error(`the file took no bytes (${left} left to write)`);
   return left - bytesWritten;
 }
@@ -211,81 +221,5 @@ export function releaseAll(chunks: Uint8Array[]): void {
     ) {
       buffer.transfer(0);
     }
-  }
-}
-
-/**
- * A sink for rawGet (raw-get.ts): a successful answer that is not JSON is written to `path`, which
- * every try opens anew (truncated). Each piece is written inside the read's callback, in pieces of
- * at most 32 KiB, while writes are fast; once they are slow (inline-io.ts), a piece is copied and
- * written in the thread pool while the socket waits. `close()` closes the file; the caller renames
- * or removes it.
- */
-export class FileBodySink implements RawGetSink {
-  /** Bytes written by the current try, and the size its answer announced. */
-  written = 0;
-  total: number | undefined;
-  private fd: number | undefined;
-  private io: InlineIo;
-  private readonly path: string;
-  private readonly options: Pick<FileSinkOptions, "onWritten" | "io">;
-
-  constructor(path: string, options: Pick<FileSinkOptions, "onWritten" | "io"> = {}) {
-    this.path = path;
-    this.options = options;
-    this.io = new InlineIo(options.io);
-  }
-
-  onHead(status: number, headers: IncomingHttpHeaders): boolean {
-    if (status < 200 || status >= 300) return false;
-    if (/json/i.test(String(headers["content-type"] ?? ""))) return false;
-    this.close();
-    this.fd = openSync(this.path, "w");
-    this.written = 0;
-    this.io = new InlineIo(this.options.io);
-    const length = Number(headers["content-length"]);
-    this.total = Number.isFinite(length) ? length : undefined;
-    return true;
-  }
-
-  onData(piece: Uint8Array): undefined | Promise<void> {
-    const fd = this.fd as number;
-    if (!this.io.pooled) {
-      this.io.inline(() => writeAllSync(fd, [piece]));
-      this.wrote(piece.byteLength);
-      return undefined;
-    }
-    const copy = Buffer.from(piece); // the piece is valid only during this call
-    return this.io.inPool(() => writeFdAll(fd, copy)).then(() => this.wrote(copy.byteLength));
-  }
-
-  /** Writes made on the main thread and in the thread pool by the current try. */
-  get writes(): { inline: number; pooled: number } {
-    return { ...this.io.counts };
-  }
-
-  close(): void {
-    if (this.fd === undefined) return;
-    const fd = this.fd;
-    this.fd = undefined;
-    closeSync(fd);
-  }
-
-  private wrote(bytes: number): void {
-    this.written += bytes;
-    this.options.onWritten?.(this.written);
-  }
-}
-
-/** Writes all of `bytes` at the file's position, in the thread pool. */
-async function writeFdAll(fd: number, bytes: Buffer): Promise<void> {
-  for (let at = 0; at < bytes.length; ) {
-    const bytesWritten = await new Promise<number>((resolve, reject) => {
-      write(fd, bytes, at, bytes.length - at, null, (error, count) =>
-        error ? reject(error) : resolve(count),
-      );
-    });
-    afterWrite(bytes.length - at, bytesWritten);
-    at += bytesWritten;
   }
 }

@@ -1,0 +1,81 @@
+import { closeSync, openSync, write } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { afterWrite, type FileSinkOptions, writeAllSync } from "../io/file-sink.ts";
+import { InlineIo } from "../io/inline-io.ts";
+import type { RawGetSink } from "./raw-get.ts";
+
+/**
+ * A sink for rawGet (raw-get.ts): a successful answer that is not JSON is written to `path`, which
+ * every try opens anew (truncated). Each piece is written inside the read's callback, in pieces of
+ * at most 32 KiB, while writes are fast; once they are slow (inline-io.ts), a piece is copied and
+ * written in the thread pool while the socket waits. `close()` closes the file; the caller renames
+ * or removes it.
+ */
+export class FileBodySink implements RawGetSink {
+  /** Bytes written by the current try, and the size its answer announced. */
+  written = 0;
+  total: number | undefined;
+  private fd: number | undefined;
+  private io: InlineIo;
+  private readonly path: string;
+  private readonly options: Pick<FileSinkOptions, "onWritten" | "io">;
+
+  constructor(path: string, options: Pick<FileSinkOptions, "onWritten" | "io"> = {}) {
+    this.path = path;
+    this.options = options;
+    this.io = new InlineIo(options.io);
+  }
+
+  onHead(status: number, headers: IncomingHttpHeaders): boolean {
+    if (status < 200 || status >= 300) return false;
+    if (/json/i.test(String(headers["content-type"] ?? ""))) return false;
+    this.close();
+    this.fd = openSync(this.path, "w");
+    this.written = 0;
+    this.io = new InlineIo(this.options.io);
+    const length = Number(headers["content-length"]);
+    this.total = Number.isFinite(length) ? length : undefined;
+    return true;
+  }
+
+  onData(piece: Uint8Array): undefined | Promise<void> {
+    const fd = this.fd as number;
+    if (!this.io.pooled) {
+      this.io.inline(() => writeAllSync(fd, [piece]));
+      this.wrote(piece.byteLength);
+      return undefined;
+    }
+    const copy = Buffer.from(piece); // the piece is valid only during this call
+    return this.io.inPool(() => writeFdAll(fd, copy)).then(() => this.wrote(copy.byteLength));
+  }
+
+  /** Writes made on the main thread and in the thread pool by the current try. */
+  get writes(): { inline: number; pooled: number } {
+    return { ...this.io.counts };
+  }
+
+  close(): void {
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    closeSync(fd);
+  }
+
+  private wrote(bytes: number): void {
+    this.written += bytes;
+    this.options.onWritten?.(this.written);
+  }
+}
+
+/** Writes all of `bytes` at the file's position, in the thread pool. */
+async function writeFdAll(fd: number, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length; ) {
+    const bytesWritten = await new Promise<number>((resolve, reject) => {
+      write(fd, bytes, at, bytes.length - at, null, (error, count) =>
+        error ? reject(error) : resolve(count),
+      );
+    });
+    afterWrite(bytes.length - at, bytesWritten);
+    at += bytesWritten;
+  }
+}

@@ -50,10 +50,10 @@ async function readUsers(
   client: PlatformClient,
   groupIds: number[],
   withContacts: boolean,
-  listed: Promise<User[]> | undefined,
+  listed: Promise<User[]>,
 ): Promise<LiveUser[]> {
   const [users, contacts, memberships] = await Promise.all([
-    listed ?? (client.users.list() as Promise<User[]>),
+    listed,
     withContacts
       ? (client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>)
       : Promise.resolve([]),
@@ -107,9 +107,10 @@ export async function readLiveState(
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
     return readPackageObjects(options.source, (names) => objectRequests(desired, names));
   };
+  const early = options.early ?? startEarlyReads(client);
   const [securityParameters, users, source] = await Promise.all([
-    options.early?.securityParameters ?? (client.securityParameters.list() as Promise<SecurityParameter[]>),
-    readUsers(client, groupIds, managesContacts, options.early?.users),
+    early.securityParameters,
+    readUsers(client, groupIds, managesContacts, early.users),
     readSource(),
   ]);
   const packages = source

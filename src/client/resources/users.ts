@@ -45,6 +45,14 @@ export function usersResource(caller: Caller, scrubber: Scrubber) {
   const users = route`/core/system/user`;
   const byId = (userId: number) => route`/core/system/user/${idOf("userId", userId)}`;
   const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
+  /** Users by group, each answer checked against `schema` (the whole user, or its id only). */
+  const byGroup = <S extends z.ZodType>(groupId: number, schema: S) =>
+    caller.call({
+      method: "POST",
+      override: true,
+      route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
+      decode: many(schema),
+    });
 
   return {
     /** Get all users; OData options allowed (`$select` through `listFields`). */
@@ -74,12 +82,7 @@ export function usersResource(caller: Caller, scrubber: Scrubber) {
     },
 
     async listByGroup(groupId: number) {
-      return caller.call({
-        method: "POST",
-        override: true,
-        route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
-        decode: many(UserRead),
-      });
+      return byGroup(groupId, UserRead);
     },
 
     /**
@@ -87,13 +90,7 @@ export function usersResource(caller: Caller, scrubber: Scrubber) {
      * such as Everyone holds every user; a plan needs only who is in it.
      */
     async memberIds(groupId: number): Promise<number[]> {
-      const members = await caller.call({
-        method: "POST",
-        override: true,
-        route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
-        decode: many(IdObject),
-      });
-      return members.map((member) => member.Id);
+      return (await byGroup(groupId, IdObject)).map((member) => member.Id);
     },
 
     /** Every user's contacts: one entry per user. A plain GET, as the seed lists it. */

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
@@ -17,6 +16,7 @@ import {
 } from "../../src/index.ts";
 import { optionsFor, recordingSleep } from "./helpers/client.ts";
 import { envelope } from "./helpers/recorder.ts";
+import { selfSignedCertificate } from "./helpers/tls.ts";
 
 /*
  * Package download to a path, against a server that sends a multi-megabyte file in many socket
@@ -149,27 +149,15 @@ describe("packages.download to a path", () => {
 
 describe("packages.download over TLS", () => {
   const dir = mkdtempSync(join(tmpdir(), "egp-download-tls-"));
-  const keyFile = join(dir, "key.pem");
-  const certFile = join(dir, "cert.pem");
+  let certFile = "";
   let tlsUrl = "";
   let tlsServer: ReturnType<typeof createHttpsServer>;
 
   beforeAll(async () => {
-    execFileSync(
-      "openssl",
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certFile].concat([
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ]),
-      { stdio: "ignore" },
-    );
-    tlsServer = createHttpsServer(
-      { key: readFileSync(keyFile, "utf8"), cert: readFileSync(certFile, "utf8") },
-      (req, res) => server.emit("request", req, res),
+    const certificate = selfSignedCertificate(dir);
+    certFile = certificate.certFile;
+    tlsServer = createHttpsServer({ key: certificate.key, cert: certificate.cert }, (req, res) =>
+      server.emit("request", req, res),
     );
     await new Promise<void>((resolve) => tlsServer.listen(0, "127.0.0.1", resolve));
     tlsUrl = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;

@@ -1,6 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from "node:net";
@@ -15,6 +14,7 @@ import {
   type RawGetSink,
   rawGet,
 } from "../../src/client/raw-get.ts";
+import { selfSignedCertificate } from "./helpers/tls.ts";
 
 /*
  * The download fast path's HTTP/1.1 GET against real servers: every framing of a body (length,
@@ -237,22 +237,8 @@ describe("rawGet", () => {
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     async function httpsServer(): Promise<{ url: string; cert: string }> {
-      const keyFile = join(dir, "key.pem");
-      const certFile = join(dir, "cert.pem");
-      execFileSync(
-        "openssl",
-        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certFile].concat([
-          "-days",
-          "1",
-          "-subj",
-          "/CN=localhost",
-          "-addext",
-          "subjectAltName=IP:127.0.0.1",
-        ]),
-        { stdio: "ignore" },
-      );
-      const cert = readFileSync(certFile, "utf8");
-      const server = createHttpsServer({ key: readFileSync(keyFile, "utf8"), cert }, (_req, res) => {
+      const { key, cert } = selfSignedCertificate(dir);
+      const server = createHttpsServer({ key, cert }, (_req, res) => {
         res.writeHead(200, { "content-length": String(BODY.length) });
         res.end(BODY);
       });

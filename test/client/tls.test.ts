@@ -1,5 +1,4 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { ConnectionError, createClient } from "../../src/index.ts";
 import { optionsFor } from "./helpers/client.ts";
+import { selfSignedCertificate } from "./helpers/tls.ts";
 
 /*
  * The emulator over TLS with a self-signed certificate made for this run: rejected by default,
@@ -16,36 +16,13 @@ import { optionsFor } from "./helpers/client.ts";
 
 describe("TLS", () => {
   const dir = mkdtempSync(join(tmpdir(), "egp-tls-"));
-  const keyFile = join(dir, "key.pem");
-  const certFile = join(dir, "cert.pem");
+  let certFile = "";
   let emulator: Emulator;
 
   beforeAll(async () => {
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-keyout",
-        keyFile,
-        "-out",
-        certFile,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1,DNS:localhost",
-      ],
-      { stdio: "ignore" },
-    );
-    emulator = await startEmulator({
-      port: 0,
-      tls: { key: readFileSync(keyFile, "utf8"), cert: readFileSync(certFile, "utf8") },
-    });
+    const certificate = selfSignedCertificate(dir);
+    certFile = certificate.certFile;
+    emulator = await startEmulator({ port: 0, tls: { key: certificate.key, cert: certificate.cert } });
   });
   afterAll(async () => {
     await emulator?.close();

@@ -5,9 +5,10 @@ import { ConnectionError, OutcomeUnknownError, RateLimitError, TransientError } 
 import type { DesiredState } from "../manifest/index.ts";
 import type { Plan, Step } from "../plan/index.ts";
 import type { SecurityParameter } from "../wire/index.ts";
-import type { Journal, JournalState } from "./journal.ts";
+import type { Journal } from "./journal.ts";
 import { OPS } from "./ops/index.ts";
 import type { OpContext, OpRegistry } from "./ops/types.ts";
+import type { Carried } from "./resume.ts";
 
 /*
  * Runs a plan's steps in dependency order, several at a time. A step whose dependency failed is
@@ -16,7 +17,7 @@ import type { OpContext, OpRegistry } from "./ops/types.ts";
  */
 
 export type ApplyEvent =
-  | { type: "start" | "done" | "reused" | "skipped"; step: Step; ms?: number }
+  | { type: "start" | "done" | "reused" | "skipped" | "stopped"; step: Step; ms?: number }
   | { type: "failed"; step: Step; error: string; ms: number }
   | { type: "retry"; step: Step; error: string; attempt: number }
   | { type: "progress"; step: Step; message: string; bytes?: number; total?: number };
@@ -27,6 +28,12 @@ export interface ApplyResult {
   reused: string[];
   failed: Array<{ step: string; error: string }>;
   skipped: string[];
+  /** Steps never started because the run was interrupted. */
+  notStarted: string[];
+  /** Steps stopped between tries by the interrupt: their outcome is checked when the plan is resumed. */
+  stopped: string[];
+  /** True when the signal stopped the run: its journal stays open, to be resumed. */
+  interrupted: boolean;
 }
 
 export interface ExecuteOptions {
@@ -35,8 +42,13 @@ export interface ExecuteOptions {
   /** A client per environment the plan's steps talk to. */
   clients: ReadonlyMap<string, PlatformClient>;
   journal: Journal;
-  /** What an interrupted run of the same plan recorded. */
-  previous?: JournalState;
+  /**
+   * What an interrupted run recorded: of the same plan, or carried over from a superseded plan
+   * (`carryOver`), in which case its reused outputs are written to this plan's journal too.
+   */
+  previous?: Carried;
+  /** Aborted on an interrupt: no step starts after it; steps in flight finish. */
+  signal?: AbortSignal;
   stateDir: string;
   concurrency: number;
   logger: Logger;
@@ -61,6 +73,13 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Resolves when the signal aborts (never without one), so that the scheduler wakes up at once. */
+function aborted(signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return new Promise(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
 export async function executePlan(options: ExecuteOptions): Promise<ApplyResult> {
   const { plan, journal } = options;
   const ops = options.ops ?? OPS;
@@ -72,7 +91,17 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   const attempts = options.attempts ?? 8;
   const outputs = new Map<string, Record<string, unknown>>(options.previous?.done ?? []);
   const interrupted = new Set(options.previous?.interrupted ?? []);
-  const result: ApplyResult = { done: [], reused: [], failed: [], skipped: [] };
+  const origins = new Map(options.previous?.origins ?? []);
+  const result: ApplyResult = {
+    done: [],
+    reused: [],
+    failed: [],
+    skipped: [],
+    notStarted: [],
+    stopped: [],
+    interrupted: false,
+  };
+  const stopping = () => options.signal?.aborted === true;
   const parameterCache = new Map<string, Promise<SecurityParameter[]>>();
 
   const clientFor = (step: Step) => {
@@ -85,7 +114,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     const client = clientFor(step);
     return {
       step,
-      planId: plan.id,
+      planId: origins.get(step.id) ?? plan.id,
       client,
       desired: options.desired,
       outputOf: (id) => outputs.get(id),
@@ -123,6 +152,12 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
         return;
       } catch (error) {
         const message = messageOf(error);
+        if (attempt < attempts && isPassing(error) && stopping()) {
+          // Left without an end in the journal: a resumed run checks whether it happened.
+          result.stopped.push(step.id);
+          emit({ type: "stopped", step });
+          return;
+        }
         if (attempt < attempts && isPassing(error)) {
           emit({ type: "retry", step, error: message, attempt });
           // The failed try may have done its work: the next one checks before it writes.
@@ -139,8 +174,19 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   };
 
   const pending = new Map(plan.steps.map((step) => [step.id, step]));
+  const carried = options.previous !== undefined && options.previous.plan.id !== plan.id;
   for (const step of plan.steps) {
-    if (!outputs.has(step.id)) continue;
+    if (carried && interrupted.has(step.id)) {
+      // Kept in this plan's journal, so that an interrupt of this run still knows to check it.
+      const origin = origins.get(step.id);
+      await journal.record({ type: "start", at: new Date().toISOString(), step: step.id, origin });
+    }
+    const output = outputs.get(step.id);
+    if (!output) continue;
+    if (carried) {
+      const origin = origins.get(step.id);
+      await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output, origin });
+    }
     pending.delete(step.id);
     result.reused.push(step.id);
     emit({ type: "reused", step });
@@ -149,8 +195,16 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   const blocked = (step: Step) =>
     step.dependsOn.some((id) => result.failed.some((f) => f.step === id) || result.skipped.includes(id));
   const running = new Map<string, Promise<void>>();
+  const interruptReceived = aborted(options.signal);
 
   while (pending.size > 0 || running.size > 0) {
+    if (stopping()) {
+      for (const id of pending.keys()) result.notStarted.push(id);
+      pending.clear();
+      if (running.size === 0) break;
+      await Promise.race(running.values());
+      continue;
+    }
     for (const step of [...pending.values()]) {
       if (blocked(step)) {
         pending.delete(step.id);
@@ -175,13 +229,19 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
       }
       break;
     }
-    await Promise.race(running.values());
+    await Promise.race([...running.values(), interruptReceived]);
+  }
+  if (result.notStarted.length > 0 || result.stopped.length > 0) {
+    // No `complete` entry: the journal stays open for `apply --resume`.
+    result.interrupted = true;
+    await journal.flush();
+    return result;
   }
   journal.append({
     type: "complete",
     at: new Date().toISOString(),
     ok: result.failed.length === 0 && result.skipped.length === 0,
   });
-  await journal.close();
+  await journal.flush();
   return result;
 }

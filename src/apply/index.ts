@@ -8,3 +8,6 @@ export { acquireLock, LockedError } from "./lock.ts";
 export { OPS } from "./ops/index.ts";
 export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
+export type { Carried } from "./resume.ts";
+export { assertResumable, carryOver } from "./resume.ts";
+export { assertFresh, StalePlanError } from "./stale.ts";

@@ -75,10 +75,10 @@ describe("Journal.record: group commit", () => {
       },
     });
     const first = journal.record({ type: "start", at: CREATED_AT, step: "User/a#create" });
-    await journal.close();
+    await journal.flush();
     await first;
     await journal.record({ type: "done", at: CREATED_AT, step: "User/a#create", output: { id: 1 } });
-    await journal.close();
+    await journal.flush();
     expect(fsyncs).toBe(2);
     expect(journal.read()?.done.get("User/a#create")).toEqual({ id: 1 });
   });

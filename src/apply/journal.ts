@@ -21,17 +21,25 @@ import { type Plan, readPlanFile, writePlanFile } from "../plan/index.ts";
 
 export type JournalEntry =
   | { type: "plan"; at: string; plan: Plan }
-  | { type: "start"; at: string; step: string }
-  | { type: "done"; at: string; step: string; output: Record<string, unknown> }
+  /** `origin`: the plan that first started the step, when it was carried over from a superseded run. */
+  | { type: "start"; at: string; step: string; origin?: string }
+  | { type: "done"; at: string; step: string; output: Record<string, unknown>; origin?: string }
   | { type: "failed"; at: string; step: string; error: string }
-  | { type: "complete"; at: string; ok: boolean };
+  | { type: "complete"; at: string; ok: boolean }
+  /** An interrupted run that will never be resumed: another plan replaced it, or a user discarded it. */
+  | { type: "closed"; at: string; reason: "superseded" | "discarded"; by?: string };
 
 export interface JournalState {
   plan: Plan;
   done: Map<string, Record<string, unknown>>;
   /** Steps that started and have no end: they may or may not have happened. */
   interrupted: Set<string>;
+  /** Steps carried over from a superseded plan, with the plan that first ran them. */
+  origins: Map<string, string>;
+  /** Completed, or closed as superseded or discarded: nothing to resume. */
   complete: boolean;
+  /** When the run started (its plan line was written). */
+  startedAt: string;
 }
 
 /** Flushes an open file to disk; tests pass one that counts. */
@@ -96,6 +104,12 @@ export class Journal {
     return candidates[0];
   }
 
+  /** Ends an interrupted run that will not be resumed, so that no later apply offers it again. */
+  close(reason: "superseded" | "discarded", by?: string): void {
+    this.append({ type: "closed", at: new Date().toISOString(), reason, ...(by ? { by } : {}) });
+    this.closeFile();
+  }
+
   /** Writes an entry and flushes it to disk before returning. */
   append(entry: JournalEntry): void {
     fsyncSync(this.write(entry));
@@ -123,8 +137,12 @@ export class Journal {
   }
 
   /** Closes the descriptor, once every recorded entry is on disk (a later write opens it again). */
-  async close(): Promise<void> {
+  async flush(): Promise<void> {
     await Promise.allSettled([this.syncing, this.next]);
+    this.closeFile();
+  }
+
+  private closeFile(): void {
     if (this.fd === undefined) return;
     closeSync(this.fd);
     this.fd = undefined;
@@ -146,8 +164,10 @@ export class Journal {
       return undefined;
     }
     let plan: Plan | undefined;
+    let startedAt = "";
     const done = new Map<string, Record<string, unknown>>();
     const started = new Set<string>();
+    const origins = new Map<string, string>();
     let complete = false;
     for (const line of text.split("\n")) {
       if (!line.trim()) continue;
@@ -157,16 +177,21 @@ export class Journal {
       } catch {
         continue;
       }
-      if (entry.type === "plan") plan = readPlanFile(JSON.stringify(entry.plan), this.file);
-      else if (entry.type === "start") started.add(entry.step);
-      else if (entry.type === "done") {
+      if (entry.type === "plan") {
+        plan = readPlanFile(JSON.stringify(entry.plan), this.file);
+        startedAt = entry.at;
+      } else if (entry.type === "start") {
+        started.add(entry.step);
+        if (entry.origin) origins.set(entry.step, entry.origin);
+      } else if (entry.type === "done") {
         done.set(entry.step, entry.output);
         started.delete(entry.step);
+        if (entry.origin) origins.set(entry.step, entry.origin);
       } else if (entry.type === "failed") started.delete(entry.step);
-      else if (entry.type === "complete") complete = true;
+      else if (entry.type === "complete" || entry.type === "closed") complete = true;
     }
     if (!plan) return undefined;
-    return { plan, done, interrupted: started, complete };
+    return { plan, done, interrupted: started, origins, complete, startedAt };
   }
 }
 

@@ -33,6 +33,11 @@ export function applyPrinter(options: { json: boolean; tty: boolean; write?: (li
       case "reused":
         write(`${prefix}: done in an earlier run, reused`);
         return;
+      case "stopped":
+        write(
+          `${prefix}: stopped by the interrupt between tries; checked before anything is written again on resume`,
+        );
+        return;
       case "skipped":
         write(`${prefix}: skipped, a step it depends on did not finish`);
         return;

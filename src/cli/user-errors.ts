@@ -1,9 +1,9 @@
 import { ArtifactError, LockedError } from "../apply/index.ts";
+import { StalePlanError } from "../apply/stale.ts";
 import { PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { PlanError, PlanFileError } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
-import { StalePlanError } from "./stale.ts";
 
 /**
  * Failures a user can act on, as the one line (or, for manifests, one line per issue) the CLI

@@ -36,11 +36,7 @@ function packageIdFrom(context: OpContext, verb: string): number {
 
 /** The plan id in the description is how a resumed run finds the package it created. */
 function marker(context: OpContext): string {
-  return `[egp ${context.step.id.split("#")[0]} ${planIdOf(context)}]`;
-}
-
-function planIdOf(context: OpContext): string {
-  return context.planId;
+  return `[egp ${context.step.id.split("#")[0]} ${context.planId}]`;
 }
 
 /** Packages of this instance, when it offers a package list (not in the seed); undefined when not. */
@@ -162,6 +158,13 @@ const upload: OpHandler = async (context) => {
   return { packageId };
 };
 
+/** The last install job of a package, where the instance reports them (not in the seed). */
+async function lastInstall(context: OpContext, packageId: number) {
+  const packages = await listPackages(context);
+  if (!packages) return undefined;
+  return { job: packages.find((p) => p.Id === packageId)?.Installs?.at(-1) };
+}
+
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = context.step.input as {
@@ -169,24 +172,27 @@ const install: OpHandler = async (context) => {
     prefixInactivatedFields: string | null;
     objects: ObjectInput[];
   };
-  await context.client.packages.install({
-    PackageId: packageId,
-    InactivateUnusedFields: input.inactivateUnusedFields,
-    PrefixInactivatedFields: input.prefixInactivatedFields,
-    InstallOptions: input.objects.map((o) => ({
-      Guid: o.guid,
-      Name: o.name,
-      Type: o.type,
-      TranslationOption: o.translationOption ?? 0,
-      InstallMethod: o.installMethod ?? 2,
-      InstallOption: o.installOption ?? 1,
-    })),
-  } as never);
+  // An install that may have been asked for already is never asked for twice: its job is waited for.
+  const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
+  if (!earlier || earlier.Status === "Failed")
+    await context.client.packages.install({
+      PackageId: packageId,
+      InactivateUnusedFields: input.inactivateUnusedFields,
+      PrefixInactivatedFields: input.prefixInactivatedFields,
+      InstallOptions: input.objects.map((o) => ({
+        Guid: o.guid,
+        Name: o.name,
+        Type: o.type,
+        TranslationOption: o.translationOption ?? 0,
+        InstallMethod: o.installMethod ?? 2,
+        InstallOption: o.installOption ?? 1,
+      })),
+    } as never);
   // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
   const job = await poll(context, "the install job", context.timeouts.jobMs, async () => {
-    const packages = await listPackages(context);
-    if (!packages) return "unknown";
-    const latest = packages.find((p) => p.Id === packageId)?.Installs?.at(-1);
+    const installs = await lastInstall(context, packageId);
+    if (!installs) return "unknown";
+    const latest = installs.job;
     if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
     if (latest.Status === "Failed") {
       const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
@@ -230,6 +236,13 @@ const verify: OpHandler = async (context) => {
   }
   return { verified: objects.map((o) => o.name) };
 };
+
+export const packageOpsOutlivingPlan = [
+  "package.create",
+  "package.generate",
+  "package.download",
+  "package.upload",
+] as const;
 
 export const packageOps = {
   "package.create": create,

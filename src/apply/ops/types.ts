@@ -14,6 +14,7 @@ export interface Progress {
 /** What a step's handler gets: its client, the manifests (for secrets), and what earlier steps produced. */
 export interface OpContext {
   step: Step;
+  /** The plan that first started this step: this one, or a superseded one it was carried over from. */
   planId: string;
   client: PlatformClient;
   desired: DesiredState;

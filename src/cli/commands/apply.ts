@@ -1,10 +1,21 @@
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Command } from "commander";
 import type { Logger } from "pino";
-import { acquireLock, executePlan, isPassing, Journal, type JournalState } from "../../apply/index.ts";
+import {
+  type ApplyEvent,
+  acquireLock,
+  assertFresh,
+  assertResumable,
+  type Carried,
+  carryOver,
+  executePlan,
+  isPassing,
+  Journal,
+} from "../../apply/index.ts";
+
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import { type Plan, readPlanFile, renderText } from "../../plan/index.ts";
@@ -12,18 +23,27 @@ import { applyPrinter } from "../apply-output.ts";
 import type { Connections } from "../connect.ts";
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
+import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
+import { pendingApply, stateDirOf } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
-import { assertFresh } from "../stale.ts";
 
 interface ApplyFlags {
   env: string;
   yes?: boolean;
   allowDelete?: boolean;
   enforceRoles?: boolean;
+  resume?: boolean;
+  discard?: boolean;
 }
 
-async function confirm(env: string): Promise<boolean> {
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+async function confirm(env: string, interrupts: Interrupts): Promise<boolean> {
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
+  // On a terminal, Ctrl-C at the prompt reaches readline, not the process.
+  prompt.on("SIGINT", () => interrupts.interrupt());
   try {
     const answer = await prompt.question(
       `\nDo you want to perform these actions on ${env}?\n  Only 'yes' will be accepted: `,
@@ -47,8 +67,8 @@ async function planPatiently(...args: Parameters<typeof getPlan>): ReturnType<ty
       return await getPlan(...args);
     } catch (error) {
       if (attempt >= PLAN_TRIES || !isPassing(error)) throw error;
-      process.stdout.write(
-        `Reading the live state failed (${(error as Error).message}); reading it again (try ${attempt + 1} of ${PLAN_TRIES}).\n`,
+      say(
+        `Reading the live state failed (${(error as Error).message}); reading it again (try ${attempt + 1} of ${PLAN_TRIES}).`,
       );
       await delay(1_000 * attempt);
     }
@@ -68,45 +88,87 @@ async function clientsFor(
   return clients;
 }
 
+/** Seconds the steps in flight get to finish after an interrupt (`EGP_INTERRUPT_GRACE_SECONDS`). */
+function graceMs(): number {
+  const seconds = Number(process.env.EGP_INTERRUPT_GRACE_SECONDS ?? 30);
+  if (!Number.isFinite(seconds) || seconds < 0)
+    throw new ExitError("EGP_INTERRUPT_GRACE_SECONDS: not a number of seconds");
+  return seconds * 1000;
+}
+
 interface RunOptions {
-  dir: string;
   stateDir: string;
   plan: Plan;
   desired: DesiredState;
-  previous?: JournalState;
+  previous?: Carried;
   connections: Connections;
   logger: Logger;
   json: boolean;
+  interrupts: Interrupts;
 }
 
 async function run(options: RunOptions): Promise<boolean> {
-  const { plan, desired } = options;
+  const { plan, desired, interrupts } = options;
+  const resume = `Resume with 'egp apply --env ${plan.environment} --resume'.`;
   const journal = Journal.open(options.stateDir, plan);
+  const clients = await clientsFor(plan, desired, options.connections);
+  const inFlight = new Set<string>();
+  const finished = new Set<string>();
+  const print = applyPrinter({ json: options.json, tty: Boolean(process.stdout.isTTY) });
+  const onEvent = (event: ApplyEvent) => {
+    if (event.type === "start") inFlight.add(event.step.id);
+    if (event.type === "done" || event.type === "failed" || event.type === "stopped")
+      inFlight.delete(event.step.id);
+    if (event.type === "done" || event.type === "reused") finished.add(event.step.id);
+    print(event);
+  };
+  interrupts.enter({
+    name: "steps",
+    inFlight: () => inFlight.size,
+    summary: () => {
+      const notStarted = plan.steps.length - finished.size - inFlight.size;
+      return (
+        `Interrupted: ${finished.size} of ${plan.steps.length} steps done, ${notStarted} not started, ` +
+        `${inFlight.size} in flight (checked before anything is written again on resume). ${resume}`
+      );
+    },
+  });
   const result = await executePlan({
     plan,
     desired,
-    clients: await clientsFor(plan, desired, options.connections),
+    clients,
     journal,
     previous: options.previous,
     stateDir: options.stateDir,
     concurrency: desired.environment.limits.concurrency,
     logger: options.logger,
-    onEvent: applyPrinter({ json: options.json, tty: Boolean(process.stdout.isTTY) }),
+    onEvent,
+    signal: interrupts.signal,
   });
+  interrupts.enter({ name: "after", env: plan.environment });
   const completed = new Set([...result.done, ...result.reused]);
-  const finished = plan.changes.filter((change) =>
+  if (result.interrupted) {
+    const stopped = result.stopped.length
+      ? `, ${result.stopped.length} stopped between tries (checked before anything is written again on resume)`
+      : "";
+    throw new ExitError(
+      `Interrupted: ${completed.size} of ${plan.steps.length} steps done, ${result.notStarted.length} not started${stopped}. ${resume}`,
+      INTERRUPTED_EXIT_CODE,
+    );
+  }
+  const done = plan.changes.filter((change) =>
     plan.steps.filter((s) => s.change === change.id).every((s) => completed.has(s.id)),
   );
-  const count = (...actions: string[]) => finished.filter((c) => actions.includes(c.action)).length;
+  const count = (...actions: string[]) => done.filter((c) => actions.includes(c.action)).length;
   const summary = `${count("create")} added, ${count("update", "deactivate", "promote")} changed, ${count("delete")} deleted`;
   if (result.failed.length === 0 && result.skipped.length === 0) {
-    process.stdout.write(`\nApply complete: ${summary}.\n`);
+    say(`\nApply complete: ${summary}.`);
     return true;
   }
-  process.stdout.write(
-    `\nApply incomplete: ${summary}; ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.\n`,
+  say(
+    `\nApply incomplete: ${summary}; ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.`,
   );
-  for (const failure of result.failed) process.stdout.write(`  ${failure.step}: ${failure.error}\n`);
+  for (const failure of result.failed) say(`  ${failure.step}: ${failure.error}`);
   return false;
 }
 
@@ -119,77 +181,110 @@ export function registerApplyCommand(program: Command): void {
     .option("--yes", "apply without asking")
     .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
     .option("--enforce-roles", "send roles of every managed user (roles can't be read back)")
+    .option("--resume", "finish the interrupted apply pending for the environment")
+    .option("--discard", "discard the interrupted apply pending for the environment, applying nothing")
     .action(async (file: string | undefined, _options: unknown, command: Command) => {
       await withEnvironments<ApplyFlags>(command, async ({ flags, dir, logger, connections }) => {
         const json = Boolean(flags.json);
-        if (!flags.yes && !file && !process.stdin.isTTY) {
+        const env = flags.env;
+        if (flags.resume && flags.discard)
+          throw new ExitError("apply: --resume and --discard exclude each other");
+        if (!flags.yes && !file && !flags.discard && !process.stdin.isTTY) {
           throw new ExitError(
             "apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file",
           );
         }
-        const stateDir = join(dir, ".egp");
-        const lock = acquireLock(stateDir, flags.env, `egp apply --env ${flags.env}`);
+        const stateDir = stateDirOf(dir);
+        const lock = acquireLock(stateDir, env, `egp apply --env ${env}`);
+        const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
         if (lock.tookOver) {
           const { pid, host, startedAt } = lock.tookOver;
-          process.stdout.write(
-            `Took over the lock of pid ${pid} on ${host} (since ${startedAt}), which is gone.\n`,
-          );
+          say(`Took over the lock of pid ${pid} on ${host} (since ${startedAt}), which is gone.`);
         }
         try {
           const options = { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles };
-          let ok = true;
-
-          // An apply that crashed is finished first, reusing what it did (DESIGN §3).
-          const unfinished = Journal.unfinished(stateDir, flags.env);
-          if (unfinished) {
-            const { state } = unfinished;
-            process.stdout.write(
-              `Resuming plan ${state.plan.id} from ${unfinished.journal.file} (${state.done.size} of ${state.plan.steps.length} steps done).\n`,
+          const pending = pendingApply(dir, env);
+          const progress = pending
+            ? `plan ${pending.state.plan.id}, ${pending.state.done.size} of ${pending.state.plan.steps.length} steps done`
+            : "";
+          if (flags.discard) {
+            if (!pending) return say(`No interrupted apply is pending for ${env}; nothing to discard.`);
+            pending.journal.close("discarded");
+            return say(`Discarded the interrupted apply of ${env} (${progress}).`);
+          }
+          const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
+          if (saved && saved.environment !== env)
+            throw new ExitError(`${file} is a plan for ${saved.environment}, not ${env}`);
+          if (flags.resume && !pending)
+            throw new ExitError(`--resume: no interrupted apply is pending for ${env}`);
+          if (flags.resume && saved && saved.id !== pending?.state.plan.id)
+            throw new ExitError(
+              `--resume: ${file} is plan ${saved.id}, but the interrupted apply pending for ${env} is plan ${pending?.state.plan.id}`,
             );
-            const { desired } = await planPatiently(dir, flags.env, options, connections, logger);
-            ok = await run({
-              dir,
-              stateDir,
-              plan: state.plan,
-              desired,
-              previous: state,
-              connections,
-              logger,
-              json,
-            });
-          }
+          const resuming =
+            pending && (flags.resume || saved?.id === pending.state.plan.id) ? pending : undefined;
+          if (pending && !resuming)
+            say(
+              `An interrupted apply is pending for ${env} (${progress}). This apply plans afresh from the live state, ` +
+                `which shows what it did, and discards it once confirmed; to finish it instead: 'egp apply --env ${env} --resume'.`,
+            );
 
-          const fresh = await planPatiently(dir, flags.env, options, connections, logger);
+          const fresh = await planPatiently(dir, env, options, connections, logger);
           let plan = fresh.plan;
-          if (file && !unfinished) {
-            const saved = readPlanFile(await readFile(resolve(file), "utf8"), file);
-            if (saved.environment !== flags.env) {
-              throw new ExitError(`${file} is a plan for ${saved.environment}, not ${flags.env}`);
+          let previous: Carried | undefined;
+          if (resuming) {
+            assertResumable(resuming.state, fresh.plan);
+            plan = resuming.state.plan;
+            previous = resuming.state;
+            say(
+              `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
+            );
+            if (!flags.yes && !saved) {
+              process.stdout.write(renderText(plan));
+              if (!(await confirm(env, interrupts))) throw new ExitError("apply cancelled");
             }
-            assertFresh(saved, fresh.plan);
-            plan = saved;
-          }
-          if (plan.changes.length > 0) {
+          } else {
+            if (saved) {
+              assertFresh(saved, fresh.plan);
+              plan = saved;
+            }
+            if (plan.changes.length === 0) {
+              pending?.journal.close("superseded", plan.id);
+              if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
+              return say(`No changes. ${env} matches the manifests.`);
+            }
             process.stdout.write(renderText(plan));
-            if (!flags.yes && !file && !(await confirm(flags.env))) throw new ExitError("apply cancelled");
-            ok =
-              (await run({ dir, stateDir, plan, desired: fresh.desired, connections, logger, json })) && ok;
-          } else if (!unfinished) {
-            process.stdout.write(`No changes. ${flags.env} matches the manifests.\n`);
-            return;
+            if (!flags.yes && !saved && !(await confirm(env, interrupts)))
+              throw new ExitError("apply cancelled");
+            if (pending) {
+              pending.journal.close("superseded", plan.id);
+              previous = carryOver(pending.state, plan);
+              say(`Discarded the interrupted apply (${progress}), superseded by plan ${plan.id}.`);
+            }
           }
+          const ok = await run({
+            stateDir,
+            plan,
+            desired: fresh.desired,
+            previous,
+            connections,
+            logger,
+            json,
+            interrupts,
+          });
 
           // Verification: a fresh plan must show no changes.
-          const check = await planPatiently(dir, flags.env, options, connections, logger);
+          const check = await planPatiently(dir, env, options, connections, logger);
           if (check.plan.changes.length > 0) {
             process.stdout.write(
-              `\nVerification: ${flags.env} still differs from the manifests:\n${renderText(check.plan)}`,
+              `\nVerification: ${env} still differs from the manifests:\n${renderText(check.plan)}`,
             );
             throw new ExitError("apply did not converge; see the plan above", 1);
           }
-          process.stdout.write(`Verified: ${flags.env} matches the manifests.\n`);
+          say(`Verified: ${env} matches the manifests.`);
           if (!ok) throw new ExitError("apply finished with failed steps", 1);
         } finally {
+          interrupts.dispose();
           lock.release();
         }
       });

@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { formatManifestError } from "../../manifest/index.ts";
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
+import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
 import { type Format, formatOption, render } from "./plan.ts";
 
@@ -24,6 +25,8 @@ export function registerDriftCommand(program: Command): void {
       await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
         const { plan, warnings } = await getPlan(dir, flags.env, {}, connections, logger);
         for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+        const pending = pendingNotice(dir, flags.env);
+        if (pending) process.stderr.write(`${pending}\n`);
         process.stdout.write(render(plan, flags.json ? "json" : flags.format));
         if (plan.summary.drift > 0) throw new ExitError("", 2);
       });

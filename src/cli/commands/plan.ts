@@ -5,6 +5,7 @@ import { formatManifestError } from "../../manifest/index.ts";
 import { type Plan, renderJson, renderMarkdown, renderText, writePlanFile } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
+import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
 
 export type Format = "text" | "markdown" | "json";
@@ -49,6 +50,8 @@ export function registerPlanCommand(program: Command): void {
           logger,
         );
         for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+        const pending = pendingNotice(dir, flags.env);
+        if (pending) process.stderr.write(`${pending}\n`);
         if (flags.out) {
           await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
           logger.info({ file: flags.out, plan: plan.id }, "plan saved");

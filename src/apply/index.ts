@@ -10,4 +10,4 @@ export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
 export type { Carried } from "./resume.ts";
 export { assertResumable, carryOver } from "./resume.ts";
-export { assertFresh, StalePlanError } from "./stale.ts";
+export { assertFresh, assertSamePlan, PlanMismatchError, StalePlanError } from "./stale.ts";

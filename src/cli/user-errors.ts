@@ -1,5 +1,5 @@
 import { ArtifactError, LockedError } from "../apply/index.ts";
-import { StalePlanError } from "../apply/stale.ts";
+import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { PlanError, PlanFileError } from "../plan/index.ts";
@@ -17,6 +17,7 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     error instanceof PlanError ||
     error instanceof PlanFileError ||
     error instanceof StalePlanError ||
+    error instanceof PlanMismatchError ||
     error instanceof LockedError ||
     error instanceof ArtifactError
   ) {

@@ -226,6 +226,51 @@ describe("egp apply: guards", () => {
     expect(createdPackages(dev)).toBe(0);
   });
 
+  it("refuses a saved plan edited after it was made: a step turned into a delete, or roles added", async () => {
+    const dev = await emulator({ seed: "demo-dev", jobs: { generateMs: 20, installMs: 50 } });
+    const prod = await emulator({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 50 } });
+    const dir = await exampleOn(dev, prod);
+    const file = join(dir, "plan.json");
+    expect((await egp(["plan", "--env", "local-prod", "--out", file, "--dir", dir], { env: ENV })).code).toBe(
+      0,
+    );
+    const reviewed = readFileSync(file, "utf8");
+    type Step = { id: string; op: string; input: Record<string, unknown> };
+    const tamper = (edit: (steps: Step[]) => void) => {
+      const plan = JSON.parse(reviewed) as { steps: Step[] };
+      edit(plan.steps);
+      writeFileSync(file, JSON.stringify(plan));
+    };
+    const step = (steps: Step[], id: string) => {
+      const found = steps.find((s) => s.id === id);
+      if (!found) throw new Error(`no step ${id} in the plan`);
+      return found;
+    };
+
+    tamper((steps) => {
+      step(steps, "User/cmendes#update").op = "user.delete";
+    });
+    const deleted = await egp(["apply", "--env", "local-prod", file, "--dir", dir], { env: ENV });
+    expect(deleted.code).toBe(1);
+    expect(deleted.stderr).toMatch(
+      /^egp: the saved plan [0-9a-f]{16} is not what its manifests and the live state give \(step User\/cmendes#update: op differs\); it was changed after it was made\. Run egp plan again\.\n$/,
+    );
+    expect(prod.store.userByName("cmendes")).toBeDefined();
+
+    tamper((steps) => {
+      step(steps, "User/kmurphy#create").input.roles = [1];
+    });
+    const admin = await egp(["apply", "--env", "local-prod", file, "--dir", dir], { env: ENV });
+    expect(admin.code).toBe(1);
+    expect(admin.stderr).toContain("(step User/kmurphy#create: input differs)");
+    expect(prod.store.userByName("kmurphy")).toBeUndefined();
+    expect(createdPackages(dev)).toBe(0);
+
+    writeFileSync(file, reviewed);
+    const applied = await egp(["apply", "--env", "local-prod", file, "--dir", dir], { env: ENV });
+    expect(applied.code).toBe(0);
+  });
+
   it("applies a fresh saved plan without asking", async () => {
     const dev = await emulator({ seed: "demo-dev", jobs: { generateMs: 20, installMs: 50 } });
     const prod = await emulator({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 50 } });

@@ -9,6 +9,7 @@ import {
   acquireLock,
   assertFresh,
   assertResumable,
+  assertSamePlan,
   type Carried,
   carryOver,
   executePlan,
@@ -229,7 +230,9 @@ export function registerApplyCommand(program: Command): void {
                 `which shows what it did, and discards it once confirmed; to finish it instead: 'egp apply --env ${env} --resume'.`,
             );
 
-          const fresh = await planPatiently(dir, env, options, connections, logger);
+          // A saved plan is derived again with the options it was made with, to be compared step by step.
+          const planOptions = saved ? saved.options : options;
+          const fresh = await planPatiently(dir, env, planOptions, connections, logger);
           let plan = fresh.plan;
           let previous: Carried | undefined;
           if (resuming) {
@@ -246,6 +249,7 @@ export function registerApplyCommand(program: Command): void {
           } else {
             if (saved) {
               assertFresh(saved, fresh.plan);
+              assertSamePlan(saved, fresh.plan);
               plan = saved;
             }
             if (plan.changes.length === 0) {
@@ -274,7 +278,7 @@ export function registerApplyCommand(program: Command): void {
           });
 
           // Verification: a fresh plan must show no changes.
-          const check = await planPatiently(dir, env, options, connections, logger);
+          const check = await planPatiently(dir, env, planOptions, connections, logger);
           if (check.plan.changes.length > 0) {
             process.stdout.write(
               `\nVerification: ${env} still differs from the manifests:\n${renderText(check.plan)}`,

@@ -5,8 +5,9 @@ import { finish } from "./lib/verdict.ts";
 /*
  * §5 chaos run: for each seed, `egp apply` of N users, N security parameters and up to 3 packages
  * against two emulators injecting 20% transient faults (500/502/503, 429 with Retry-After),
- * connection resets and one forced session expiry; SIGKILL at a step chosen from the seed; then a
- * re-run under the same faults; then a plan with faults off, and a search for duplicates.
+ * connection resets and one forced session expiry; SIGKILL (odd seeds, then `apply --resume`) or
+ * SIGINT (even seeds, then a plain `apply`, which plans afresh) at a step chosen from the seed; then
+ * the re-run under the same faults; then a plan with faults off, and a search for duplicates.
  * See bench/lib/chaos-run.ts for the details.
  *
  *   bash scripts/node24 node bench/chaos.ts [--seeds 5] [--users 500] [--parameters 20] [--packages 3]
@@ -41,7 +42,7 @@ function line(result: ChaosResult): string {
     `seed ${result.seed}: converged ${result.converged ? "yes" : "no"}`,
     `duplicates ${result.duplicateCount} (users ${d.users}, parameters ${d.parameters}, packages ${d.packages}, applications ${d.applications})`,
     `retries: ${result.stepRetries} step retries, faults injected ${faults || "none"}`,
-    `killed after step ${result.killedAfterStep ?? "-"} of ~${result.expectedSteps}`,
+    `${result.interrupt} after step ${result.killedAfterStep ?? "-"} of ~${result.expectedSteps}`,
     `final plan ${result.finalPlanEmpty ? "empty" : "NOT EMPTY"}`,
     `runs ${result.runs.map((r) => `${r.seconds} s (${r.signal ?? `exit ${r.code}`})`).join(", ")}`,
   ].join("; ");
@@ -60,6 +61,7 @@ await finish(DEADLINE_MS, async () => {
       parameters: PARAMETERS,
       packages: PACKAGES,
       concurrency: CONCURRENCY,
+      interrupt: seed % 2 === 1 ? "SIGKILL" : "SIGINT",
       log: (text) => console.log(`  ${text}`),
     });
     results.push(result);

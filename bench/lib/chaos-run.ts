@@ -38,6 +38,12 @@ export interface ChaosOptions {
   resetRate?: number;
   /** Seconds of Retry-After on random 429 and 503 answers. */
   retryAfter?: number;
+  /**
+   * How the first apply is stopped halfway: SIGKILL (a crash; the re-run is `apply --resume`, the
+   * same plan) or SIGINT (Ctrl-C: it exits 130 once the steps in flight end; the re-run is a plain
+   * `apply`, which plans afresh and supersedes it).
+   */
+  interrupt?: "SIGKILL" | "SIGINT";
   log?: (line: string) => void;
 }
 
@@ -59,6 +65,7 @@ export interface ChaosResult {
   stepRetries: number;
   /** Faults the emulators injected, by kind (status, reset, reset-after, expire). */
   injected: Record<string, number>;
+  interrupt: "SIGKILL" | "SIGINT";
   killedAfterStep: number | null;
   expectedSteps: number;
   finalPlanEmpty: boolean;
@@ -149,10 +156,12 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
     const expireAt = Math.max(1, Math.floor(killAt / 2));
     const env = { [BENCH_PASSWORD_VARIABLE]: PASSWORD };
     const apply = ["apply", "--env", "target", "--yes", "--dir", dir];
+    const interrupt = options.interrupt ?? "SIGKILL";
 
     let done = 0;
     const first = await runEgp(apply, {
       env,
+      signal: interrupt,
       killWhen: (line) => {
         if (!/: done in \d+ ms$/.test(line)) return false;
         done += 1;
@@ -160,13 +169,15 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
         return done === killAt;
       },
     });
-    const killed = first.signal === "SIGKILL";
+    const killed = interrupt === "SIGKILL" ? first.signal === "SIGKILL" : first.code === 130;
     log(
-      `seed ${options.seed}: first apply ${killed ? `SIGKILLed after step ${killAt} of ~${expectedSteps}` : `ended with exit ${first.code} before step ${killAt}`} (${(first.ms / 1000).toFixed(1)} s)`,
+      `seed ${options.seed}: first apply ${killed ? `${interrupt} after step ${killAt} of ~${expectedSteps}` : `ended with exit ${first.code} before step ${killAt}`} (${(first.ms / 1000).toFixed(1)} s)`,
     );
-    if (!killed) problems.push(`the first apply was not killed (exit ${first.code}, ${done} steps done)`);
+    if (!killed) problems.push(`the first apply was not stopped (exit ${first.code}, ${done} steps done)`);
+    if (interrupt === "SIGINT" && killed && !/egp: Interrupted: \d+ of \d+ steps done/.test(first.stderr))
+      problems.push("the interrupted apply did not say what it had done");
 
-    const second = await runEgp(apply, { env });
+    const second = await runEgp(interrupt === "SIGKILL" ? [...apply, "--resume"] : apply, { env });
     log(`seed ${options.seed}: second apply exit ${second.code} (${(second.ms / 1000).toFixed(1)} s)`);
     if (second.code !== 0) {
       const failures = second.stdout.split("\n").filter((l) => l.includes("FAILED"));
@@ -174,8 +185,10 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
         `the re-run exited ${second.code}: ${[...failures.slice(0, 3), second.stderr.trim()].filter(Boolean).join(" | ")}`,
       );
     }
-    if (!/Resuming plan [0-9a-f]{16}/.test(second.stdout) && killed)
-      problems.push("the re-run did not resume the killed plan");
+    if (interrupt === "SIGKILL" && killed && !/Resuming plan [0-9a-f]{16}/.test(second.stdout))
+      problems.push("apply --resume did not resume the killed plan");
+    if (interrupt === "SIGINT" && killed && !/superseded by plan [0-9a-f]{16}/.test(second.stdout))
+      problems.push("the re-run did not plan afresh and supersede the interrupted plan");
 
     const injected: Record<string, number> = {};
     addCounts(injected, source.faults.stats.byKind);
@@ -198,6 +211,7 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
       duplicateCount,
       stepRetries: retryLines(first.stdout) + retryLines(second.stdout),
       injected,
+      interrupt,
       killedAfterStep: killed ? killAt : null,
       expectedSteps,
       finalPlanEmpty,

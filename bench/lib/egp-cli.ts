@@ -22,8 +22,10 @@ export interface EgpRun {
 export interface EgpRunOptions {
   /** Only these variables (and PATH) reach the child, so that nothing of the machine leaks in. */
   env?: Record<string, string>;
-  /** Called on every stdout line; returning true SIGKILLs the child at once. */
+  /** Called on every stdout line; returning true sends the child `signal` at once. */
   killWhen?: (line: string) => boolean;
+  /** What killWhen sends: SIGKILL (a crash) by default, or SIGINT (Ctrl-C). */
+  signal?: NodeJS.Signals;
   /** Called with the child's pid as soon as it runs. */
   onSpawn?: (pid: number) => void;
 }
@@ -58,7 +60,7 @@ export function runEgp(args: readonly string[], options: EgpRunOptions = {}): Pr
       if (/: done in \d+ ms$/.test(line)) run.lastDone = performance.now();
       if (!killed && options.killWhen?.(line)) {
         killed = true;
-        child.kill("SIGKILL");
+        child.kill(options.signal ?? "SIGKILL");
       }
     }
   });

@@ -11,7 +11,10 @@ export interface InterruptOptions {
   graceMs: number;
   /** How often the countdown is shown. */
   tickMs?: number;
+  /** The countdown's lines. */
   write(line: string): void;
+  /** The last line, when the run ends at once (stderr, as the CLI's other final errors). */
+  fail?: (line: string) => void;
   /** Releases what the run holds (the lock); runs before any exit. */
   release(): void;
   exit?: (code: number) => never;
@@ -80,7 +83,7 @@ export class Interrupts {
   private exitNow(message: string): never {
     this.dispose();
     this.options.release();
-    this.options.write(message);
+    (this.options.fail ?? ((line) => process.stderr.write(`egp: ${line}\n`)))(message);
     return (this.options.exit ?? process.exit)(INTERRUPTED_EXIT_CODE);
   }
 

@@ -6,7 +6,8 @@ import { Raw } from "../helpers/raw.ts";
 /*
  * The chaos run of bench/chaos.ts (DESIGN §5), small enough for CI: one seed, 30 users,
  * 3 security parameters and 1 package, under 20% transient faults, 429s with Retry-After,
- * connection resets and one session expiry, with a SIGKILL mid-apply and a resumed re-run.
+ * connection resets and one session expiry, with a SIGKILL mid-apply and `apply --resume`, and
+ * with a SIGINT mid-apply and a plain re-run that plans afresh.
  */
 
 describe("chaos: faults, SIGKILL and a re-run", () => {
@@ -25,6 +26,24 @@ describe("chaos: faults, SIGKILL and a re-run", () => {
     expect(result.injected["429"] ?? 0).toBeGreaterThan(0);
     const statuses = ["500", "502", "503"].reduce((sum, s) => sum + (result.injected[s] ?? 0), 0);
     expect(statuses).toBeGreaterThan(0);
+  }, 90_000);
+
+  it("converges after a SIGINT halfway (exit 130) and a re-run that plans afresh", async () => {
+    const result = await runChaosSeed({
+      seed: 4,
+      users: 20,
+      parameters: 2,
+      packages: 1,
+      interrupt: "SIGINT",
+    });
+
+    expect(result.problems).toEqual([]);
+    expect(result.killedAfterStep).not.toBeNull();
+    expect(result.runs[0]?.code).toBe(130);
+    expect(result.runs[1]?.code).toBe(0);
+    expect(result.finalPlanEmpty).toBe(true);
+    expect(result.duplicates).toEqual({ users: 0, parameters: 0, packages: 0, applications: 0 });
+    expect(result.converged).toBe(true);
   }, 90_000);
 });
 

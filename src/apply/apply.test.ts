@@ -11,6 +11,7 @@ import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
 import { appendRaw, Journal } from "./journal.ts";
 import { acquireLock, isStale, LockedError } from "./lock.ts";
+import { OPS } from "./ops/index.ts";
 import type { OpRegistry } from "./ops/types.ts";
 import { generatePassword } from "./password.ts";
 
@@ -188,5 +189,47 @@ describe("executePlan", () => {
     expect(slept).toEqual([500]);
     expect(result.failed).toEqual([{ step: "SecurityParameter/New#create", error: "bad parameter" }]);
     expect(result.skipped).toEqual(["User/a#create"]);
+  });
+
+  it("refuses a delete step that neither --allow-delete nor the prune policy asked for, before any call", async () => {
+    const dir = state();
+    const plan = threeUserPlan();
+    const forged = {
+      ...plan,
+      steps: plan.steps.map((step) =>
+        step.id === "User/a#create" ? { ...step, op: "user.delete" as const } : step,
+      ),
+    };
+    const calls: string[] = [];
+    const client = new Proxy({} as PlatformClient, {
+      get: (_target, family: string) =>
+        new Proxy(
+          {},
+          {
+            get: (_t, method: string) => async () => {
+              calls.push(`${family}.${method}`);
+              return [];
+            },
+          },
+        ),
+    });
+    const result = await executePlan({
+      plan: forged,
+      desired: desired(),
+      clients: new Map([["prod", client]]),
+      journal: Journal.open(dir, forged),
+      stateDir: dir,
+      concurrency: 1,
+      logger: quiet,
+      ops: { ...OPS, "user.create": async () => ({ id: 1 }) },
+    });
+    expect(result.failed).toEqual([
+      {
+        step: "User/a#create",
+        error:
+          "refusing to delete user a: the plan was made without --allow-delete, and the prune policy does not delete users",
+      },
+    ]);
+    expect(calls.filter((c) => c.startsWith("users."))).toEqual([]);
   });
 });

@@ -118,6 +118,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
       client,
       desired: options.desired,
       outputOf: (id) => outputs.get(id),
+      allowDelete: plan.options.allowDelete,
       resumed,
       stateDir: options.stateDir,
       logger: options.logger,

@@ -1,5 +1,6 @@
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
+import { assertDeleteAllowed } from "./delete-guard.ts";
 import type { OpContext, OpHandler } from "./types.ts";
 
 interface ParameterInput {
@@ -54,6 +55,7 @@ const update: OpHandler = async (context) => {
 
 const remove: OpHandler = async (context) => {
   const { name } = context.step.input as unknown as ParameterInput;
+  assertDeleteAllowed(context, `security parameter ${name}`, "securityParameters");
   const live = await findByName(context, name);
   if (!live) return { id: null, note: "already gone" };
   await context.client.securityParameters.remove(live.Id);

@@ -20,6 +20,8 @@ export interface OpContext {
   desired: DesiredState;
   /** Outputs of earlier steps of the same plan, by step id. */
   outputOf(stepId: string): Record<string, unknown> | undefined;
+  /** The plan was made with --allow-delete: deletes need no prune policy. */
+  allowDelete: boolean;
   /** True when a previous run started this step and never recorded its end. */
   resumed: boolean;
   /** `.egp` of the repository. */

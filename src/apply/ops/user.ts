@@ -2,6 +2,7 @@ import { NotFoundError, OutcomeUnknownError } from "../../client/errors.ts";
 import type { UserRead } from "../../client/resources/users.ts";
 import type { DesiredContact } from "../../manifest/index.ts";
 import { generatePassword } from "../password.ts";
+import { assertDeleteAllowed } from "./delete-guard.ts";
 import type { OpContext, OpHandler } from "./types.ts";
 
 interface UserInput {
@@ -137,6 +138,7 @@ const deactivate: OpHandler = async (context) => {
 
 const remove: OpHandler = async (context) => {
   const input = inputOf(context);
+  assertDeleteAllowed(context, `user ${input.userName}`, "users");
   const id = await liveId(context, input);
   if (id === undefined) return { id: null, note: "already gone" };
   await context.client.users.remove(id);

@@ -5,6 +5,26 @@ import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { PlanError, PlanFileError } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
 
+/** What the file system said, in words, for the failures a user can act on (a full disk, a missing file). */
+const FILE_SYSTEM: Record<string, string> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  EROFS: "read-only file system",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  ENOENT: "no such file or directory",
+  EISDIR: "is a directory",
+  ENOTDIR: "a part of the path is not a directory",
+  EMFILE: "too many open files",
+};
+
+function fileSystemError(error: unknown): string | undefined {
+  const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof code !== "string" || !FILE_SYSTEM[code] || !syscall)
+    return undefined;
+  return `cannot ${syscall}${path ? ` ${path}` : ""}: ${FILE_SYSTEM[code]} (${code})`;
+}
+
 /**
  * Failures a user can act on, as the one line (or, for manifests, one line per issue) the CLI
  * prints. Anything else is an internal error and gets a stack.
@@ -34,6 +54,8 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     const detail = messages.length ? ` (${messages.join("; ")})` : "";
     return { lines: [`${head} ${text}${detail}`], exitCode: 1 };
   }
+  const fileSystem = fileSystemError(error);
+  if (fileSystem) return { lines: [fileSystem], exitCode: 1 };
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
   return undefined;
 }

@@ -55,3 +55,11 @@ describe("egp plan, drift and export fail in one line", () => {
     expect(run.stderr).not.toContain(wrong);
   });
 });
+
+describe("file system failures are one line", () => {
+  it("apply of a plan file that does not exist", async () => {
+    const dir = await testdir({ "environments/prod.yaml": "url: embedded:empty\n" });
+    const run = await egp(["apply", "--env", "prod", "missing-plan.json"], { cwd: dir });
+    expectOneLine(run, /^egp: cannot open .*missing-plan\.json: no such file or directory \(ENOENT\)\n$/);
+  });
+});

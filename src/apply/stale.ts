@@ -1,8 +1,9 @@
 import { canonicalJson, type Plan } from "../plan/index.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
 
 /** A saved plan made from manifests or a live state that have changed since. */
 export class StalePlanError extends Error {
-  readonly code = "EGP_PLAN_STALE";
+  readonly code = ApplyErrorCode.PlanStale;
   constructor(message: string) {
     super(message);
     this.name = "StalePlanError";
@@ -43,7 +44,7 @@ export function assertFresh(saved: Plan, fresh: Plan): void {
 
 /** A saved plan whose changes or steps are not what its own manifests and live state give. */
 export class PlanMismatchError extends Error {
-  readonly code = "EGP_PLAN_MISMATCH";
+  readonly code = ApplyErrorCode.PlanMismatch;
   constructor(message: string) {
     super(message);
     this.name = "PlanMismatchError";

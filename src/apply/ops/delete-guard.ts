@@ -1,9 +1,10 @@
 import type { DesiredState } from "../../manifest/index.ts";
+import { ApplyErrorCode } from "../error-codes.ts";
 import type { OpContext } from "./types.ts";
 
 /** A delete step that neither --allow-delete nor the prune policy asked for: never run. */
 export class DeleteRefusedError extends Error {
-  readonly code = "EGP_DELETE_REFUSED";
+  readonly code = ApplyErrorCode.DeleteRefused;
   constructor(message: string) {
     super(message);
     this.name = "DeleteRefusedError";

@@ -1,4 +1,4 @@
-import type { ManifestIssue, Severity } from "./errors.ts";
+import type { FieldSource, ManifestIssue, Severity } from "./errors.ts";
 import { formatPath, type Path, valueAt } from "./path.ts";
 import type { SourceDocument } from "./yaml-source.ts";
 
@@ -9,6 +9,8 @@ export interface Reporter {
   warning(path: Path, message: string, at?: "key" | "value"): void;
   /** The value at `path`, quoted for a message; a value that came from `${VAR}` is not shown. */
   quote(path: Path): string;
+  /** Where the value at `path` is written, with its full dot-path, for a check made later (the plan). */
+  where(path: Path): FieldSource;
   /** True once this reporter has reported an error. */
   failed(): boolean;
 }
@@ -36,6 +38,7 @@ export function reporterFor(document: SourceDocument, prefix: Path, sink: Manife
       if (document.substituted.has(formatPath(path))) return `(a value from \${…})`;
       return JSON.stringify(valueAt(document.value, path));
     },
+    where: (path) => ({ ...document.locate(path), path: formatPath([...prefix, ...path]) }),
     failed: () => errors > 0,
   };
 }

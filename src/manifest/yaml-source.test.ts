@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
 import { describe, expect, it } from "vitest";
 import { formatManifestError } from "./errors.ts";
 import { formatPath } from "./path.ts";
@@ -108,6 +109,18 @@ describe("YAML messages quote no source", () => {
       }
     });
   }
+
+  it("says that a ${VAR} in { } must be quoted, once, where YAML trips on it", () => {
+    const text = "url: x\nauth: { username: svc, password: ${EGP_PW} }\n";
+    const messages = parsePrecise("environments/prod.yaml", text).issues.map(formatManifestError);
+    expect(messages[0]).toBe(
+      'environments/prod.yaml:2:35: YAML: Unexpected flow-map-start at node end (a ${VAR} inside { } or [ ] must be quoted: "${VAR}")',
+    );
+    expect(messages.filter((m) => m.includes("must be quoted"))).toHaveLength(1);
+    expect(messages.at(-1)).toBe(
+      "environments/prod.yaml:2:44: YAML: Unexpected flow-map-end token in YAML stream",
+    );
+  });
 
   it("keeps the library's fixed messages, and replaces the quoting ones", () => {
     expect(safeYamlMessage("Map keys must be unique")).toBe("Map keys must be unique");

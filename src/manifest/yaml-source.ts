@@ -113,12 +113,36 @@ const QUOTING: ReadonlyArray<[RegExp, string]> = [
 
 /** The first line of a yaml library message, with any quoted source replaced (see QUOTING). */
 export function safeYamlMessage(message: string): string {
-  const line = message.split("\n")[0] ?? "";
+  // The parser's error tokens end with their source, JSON-quoted: `…in YAML stream: "}"`.
+  const line = (message.split("\n")[0] ?? "").replace(/: ".*"$/, "");
   return QUOTING.find(([pattern]) => pattern.test(line))?.[1] ?? line;
 }
 
-function yamlIssue(file: string, counter: LineCounter, error: YAMLError, severity: "error" | "warning") {
-  const message = safeYamlMessage(error.message) || error.code;
+/** `key: ${VAR}` unquoted inside `{ }` or `[ ]`: YAML reads `{` as the start of a mapping. */
+const UNQUOTED_REFERENCE = /[{[,][^'"\n]*:[ \t]*[^'"\s,{}[\]]*\$\{/;
+
+/**
+ * DESIGN §4.1: a `${…}` in a flow collection must be quoted; the first error on a line that has
+ * one says so (`hinted` holds the lines already told).
+ */
+function withHint(message: string, text: string, offset: number | undefined, hinted: Set<number>): string {
+  const start = text.lastIndexOf("\n", (offset ?? 0) - 1) + 1;
+  const end = text.indexOf("\n", offset ?? 0);
+  if (hinted.has(start) || !UNQUOTED_REFERENCE.test(text.slice(start, end < 0 ? undefined : end)))
+    return message;
+  hinted.add(start);
+  return `${message} (a \${VAR} inside { } or [ ] must be quoted: "\${VAR}")`;
+}
+
+function yamlIssue(
+  file: string,
+  text: string,
+  counter: LineCounter,
+  error: YAMLError,
+  severity: "error" | "warning",
+  hinted: Set<number>,
+) {
+  const message = withHint(safeYamlMessage(error.message) || error.code, text, error.pos[0], hinted);
   return {
     ...positionOf(file, counter, error.pos[0]),
     severity,
@@ -180,12 +204,15 @@ export function parsePrecise(file: string, text: string): ParsedFile {
   });
   const documents: SourceDocument[] = [];
   const issues: ManifestIssue[] = [];
+  const hinted = new Set<number>();
   // A stream that is only comments parses as an empty list, not as documents.
   const list = Array.isArray(parsed) ? parsed : [parsed];
   list.forEach((document, index) => {
-    for (const warning of document.warnings) issues.push(yamlIssue(file, counter, warning, "warning"));
+    for (const warning of document.warnings)
+      issues.push(yamlIssue(file, text, counter, warning, "warning", hinted));
     if (document.errors.length > 0) {
-      for (const error of document.errors) issues.push(yamlIssue(file, counter, error, "error"));
+      for (const error of document.errors)
+        issues.push(yamlIssue(file, text, counter, error, "error", hinted));
       return;
     }
     let value: unknown;

@@ -88,6 +88,10 @@ const FLOW_USERS: Record<string, string> = {
   unquotedMalformed:
     "{ kind: User, userName: uf5, firstName: A, lastName: B, initialPassword: Mk9!${zqvX-SECRET} }",
   flowKeyIsSecret: "{ kind: User, userName: uf6, firstName: A, lastName: B, Mk9!zqvX-SECRET-7f3 }",
+  // After a stray }, the parser's error token is the rest of the line.
+  strayBrace:
+    "kind: User\nuserName: uf7\nfirstName: A\nlastName: B\ninitialPassword: x\n}Mk9!zqvX-SECRET-7f3",
+  directive: "%Mk9!zqvX-SECRET-7f3\n---\nkind: User\nuserName: uf8\nfirstName: A\nlastName: B\nstatus: enabled",
 };
 
 const FLOW_AUTH: Record<string, string> = {

@@ -1,4 +1,5 @@
 export { canonicalJson, same } from "./compare.ts";
+export { comparePlans, planConsistency } from "./compare-plans.ts";
 export { KIND_PLANNERS } from "./kinds/index.ts";
 export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";

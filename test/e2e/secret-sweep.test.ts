@@ -91,7 +91,8 @@ const FLOW_USERS: Record<string, string> = {
   // After a stray }, the parser's error token is the rest of the line.
   strayBrace:
     "kind: User\nuserName: uf7\nfirstName: A\nlastName: B\ninitialPassword: x\n}Mk9!zqvX-SECRET-7f3",
-  directive: "%Mk9!zqvX-SECRET-7f3\n---\nkind: User\nuserName: uf8\nfirstName: A\nlastName: B\nstatus: enabled",
+  directive:
+    "%Mk9!zqvX-SECRET-7f3\n---\nkind: User\nuserName: uf8\nfirstName: A\nlastName: B\nstatus: enabled",
 };
 
 const FLOW_AUTH: Record<string, string> = {

@@ -79,8 +79,9 @@ export function parametersAfterPlan(
   const wanted = desired.securityParameters.find((p) => p.fields.Default === true);
   const current = live.securityParameters.find((p) => p.Default);
   const name = wanted?.name ?? current?.Name;
-  const fallback = name === undefined ? undefined : byName.get(name.toLowerCase());
-  return { byName, ...(fallback?.Default === false ? {} : fallback ? { default: fallback } : {}) };
+  const found = name === undefined ? undefined : byName.get(name.toLowerCase());
+  // A manifest that takes Default away from the live default leaves none the plan can know.
+  return found && found.Default !== false ? { byName, default: found } : { byName };
 }
 
 /** Security parameters: keyed by Name (case-insensitive, as the platform keeps names unique). */

@@ -96,6 +96,17 @@ describe("a password the platform will refuse", () => {
     expect(await liveDigests()).toEqual(before);
   });
 
+  it("fails apply of a saved plan whose password no longer fits (digests leave secrets out)", async () => {
+    const before = await liveDigests();
+    const saved = await run(["plan", "--env", "local-prod", "--out", "plan.json"], GOOD);
+    expect(saved.code).toBe(0);
+    const result = await run(["apply", "--env", "local-prod", "plan.json"], bad);
+    expect(lines(result.stderr)).toEqual(expected());
+    expect(result.code).toBe(1);
+    expectNoSecret(result, TOO_SHORT, NO_DIGIT);
+    expect(await liveDigests()).toEqual(before);
+  });
+
   it("plans as before once the passwords fit", async () => {
     const result = await run(["plan", "--env", "local-prod"], GOOD);
     expect(result.code).toBe(0);

@@ -2,7 +2,7 @@ import { ArtifactError, LockedError } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
-import { PlanError, PlanFileError } from "../plan/index.ts";
+import { formatPlanProblem, PlanError, PlanFileError } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
 
 /** What the file system said, in words, for the failures a user can act on (a full disk, a missing file). */
@@ -33,6 +33,9 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   if (error instanceof ExitError)
     return { lines: error.message ? [error.message] : [], exitCode: error.exitCode };
   if (error instanceof ManifestError) return { lines: error.issues.map(formatManifestError), exitCode: 1 };
+  // One line per problem, as manifest errors are printed: each at the field that asks for it.
+  if (error instanceof PlanError && error.problems.length > 0)
+    return { lines: error.problems.map(formatPlanProblem), exitCode: 1 };
   if (
     error instanceof PlanError ||
     error instanceof PlanFileError ||

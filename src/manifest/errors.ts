@@ -6,6 +6,11 @@ export interface SourceLocation {
   column: number;
 }
 
+/** Where one field of a document is written, with its dot-path (`users[3].initialPassword`). */
+export interface FieldSource extends SourceLocation {
+  path: string;
+}
+
 export type Severity = "error" | "warning";
 
 /** One problem found in an environment file or a manifest, pointing at where it is written. */

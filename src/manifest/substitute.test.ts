@@ -59,6 +59,30 @@ describe("substituteDocument", () => {
     expect(document.value).toMatchObject({ auth: { password: "${EGP_PROD_PASSWORD}" } });
   });
 
+  it("never quotes a malformed reference: in a literal secret, the text around ${ is the secret", () => {
+    const document = documentOf(
+      'auth:\n  password: "Mk9!${zqvX-SECRET}"\ninstance: "${a b}"\nurl: "https://${HOST"\n',
+    );
+    const messages = substituteDocument(document, {}).map(formatManifestError);
+    expect(messages).toEqual([
+      "environments/prod.yaml:2:13 auth.password: a ${…} that is not a variable reference (a name is letters, digits and _, defaults are not supported); write $${ for a literal ${",
+      "environments/prod.yaml:3:11 instance: a ${…} that is not a variable reference (a name is letters, digits and _, defaults are not supported); write $${ for a literal ${",
+      "environments/prod.yaml:4:6 url: a ${ without its closing }; write $${ for a literal ${",
+    ]);
+    expect(messages.join("\n")).not.toMatch(/zqvX|SECRET|a b|HOST/);
+  });
+
+  it("names a missing variable inside a secret only when it is the whole value", () => {
+    const document = documentOf(
+      'auth:\n  password: "Mk9!zqvX-${SECRET}-7f3"\nkind: User\ninitialPassword: ${EGP_PW}\nurl: "https://${HOST}/grc"\n',
+    );
+    expect(substituteDocument(document, {}).map((issue) => `${issue.path}: ${issue.message}`)).toEqual([
+      "auth.password: a ${…} in this secret names an environment variable that is not set; write $${ for a literal ${",
+      "initialPassword: environment variable EGP_PW is not set",
+      "url: environment variable HOST is not set",
+    ]);
+  });
+
   it("prefixes paths with the document's name", () => {
     const document = documentOf("kind: User\ninitialPassword: ${NOPE}\n");
     const [issue] = substituteDocument(document, {}, ["users", 2]);

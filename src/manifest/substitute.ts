@@ -7,6 +7,18 @@ export type Variables = Readonly<Record<string, string | undefined>>;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * Keys whose value is a secret (auth.password, initialPassword, and what a typo of them or a
+ * future secret field would look like): a failure there never names anything written in the value.
+ */
+export const SECRET_KEY = /pass|pwd|secret|token/i;
+
+/** A malformed reference is never quoted: inside a literal secret, the text around `${` is the secret. */
+const MALFORMED = {
+  unclosed: `a \${ without its closing }; write $\${ for a literal \${`,
+  name: `a \${…} that is not a variable reference (a name is letters, digits and _, defaults are not supported); write $\${ for a literal \${`,
+} as const;
+
 type Failure = { kind: "missing"; name: string } | { kind: "malformed"; reason: string };
 
 interface Expanded {
@@ -35,16 +47,13 @@ export function expandString(text: string, variables: Variables): Expanded {
     }
     const close = text.indexOf("}", i + 2);
     if (close < 0) {
-      failures.push({ kind: "malformed", reason: `a \${ without its closing }` });
+      failures.push({ kind: "malformed", reason: MALFORMED.unclosed });
       break;
     }
     const name = text.slice(i + 2, close);
     i = close + 1;
     if (!NAME.test(name)) {
-      failures.push({
-        kind: "malformed",
-        reason: `\${${name}} is not a variable reference (a name is letters, digits and _, and defaults are not supported)`,
-      });
+      failures.push({ kind: "malformed", reason: MALFORMED.name });
       continue;
     }
     const value = variables[name];
@@ -57,10 +66,21 @@ export function expandString(text: string, variables: Variables): Expanded {
   return { text: out, failures };
 }
 
-function messageOf(failure: Failure): string {
-  // The variable is named, never its value (it is usually a password).
-  if (failure.kind === "missing") return `environment variable ${failure.name} is not set`;
-  return failure.reason;
+/**
+ * The variable is named, never its value. In a secret that is more than one reference, the name
+ * is not shown either: `Mk9${zqv}x` may be a literal password that happens to hold `${`.
+ */
+function messageOf(failure: Failure, secret: boolean): string {
+  if (failure.kind === "malformed") return failure.reason;
+  if (secret)
+    return `a \${…} in this secret names an environment variable that is not set; write $\${ for a literal \${`;
+  return `environment variable ${failure.name} is not set`;
+}
+
+/** Whether a failure at `path` in `text` must not name the variable: inside a secret, unless it is the whole value. */
+function hidesNames(path: Path, text: string): boolean {
+  const key = [...path].reverse().find((segment) => typeof segment === "string");
+  return key !== undefined && SECRET_KEY.test(key) && !/^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(text);
 }
 
 /** Substitutes in every string value of `value` (keys are left alone); reports at the string's path. */
@@ -68,12 +88,12 @@ function walk(
   value: unknown,
   path: PathSegment[],
   variables: Variables,
-  visit: (path: Path, expanded: Expanded) => void,
+  visit: (path: Path, expanded: Expanded, text: string) => void,
 ): unknown {
   if (typeof value === "string") {
     if (!value.includes(`\${`)) return value;
     const expanded = expandString(value, variables);
-    visit(path, expanded);
+    visit(path, expanded, value);
     // On failure the reference stays as written, so that validation adds no second, derived error.
     return expanded.failures.length > 0 ? value : expanded.text;
   }
@@ -105,14 +125,15 @@ export function substituteDocument(
 ): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   if (!mentions(document.value)) return issues;
-  document.value = walk(document.value, [], variables, (path, expanded) => {
+  document.value = walk(document.value, [], variables, (path, expanded, text) => {
     document.substituted.add(formatPath(path));
+    const secret = hidesNames(path, text);
     for (const failure of expanded.failures) {
       issues.push({
         ...document.locate(path),
         severity: "error",
         path: formatPath([...pathPrefix, ...path]),
-        message: messageOf(failure),
+        message: messageOf(failure, secret),
       });
     }
   });

@@ -1,7 +1,8 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
 import { describe, expect, it } from "vitest";
 import { formatManifestError } from "./errors.ts";
 import { formatPath } from "./path.ts";
-import { parseYamlFile } from "./yaml-source.ts";
+import { parsePrecise, parseYamlFile, safeYamlMessage } from "./yaml-source.ts";
 
 const TEXT = [
   "# a comment", // 1
@@ -84,5 +85,53 @@ describe("formatPath", () => {
     expect(formatPath(["users", 3, "contacts", 0, "subType"])).toBe("users[3].contacts[0].subType");
     expect(formatPath(["roles", "General User"])).toBe('roles["General User"]');
     expect(formatPath([])).toBe("");
+  });
+});
+
+describe("YAML messages quote no source", () => {
+  const SECRET = "Mk9zqvX-SECRET-7f3";
+  const cases: Record<string, string> = {
+    tag: `password: !${SECRET}\n`,
+    alias: `password: *${SECRET}\n`,
+    blockHeader: `password: |${SECRET}\n`,
+    foldedHeader: `password: >-${SECRET}\n`,
+    escape: `password: "${SECRET}\\q"\n`,
+    unclosedQuote: `password: "${SECRET}\nnext: x\n`,
+  };
+
+  for (const [name, text] of Object.entries(cases)) {
+    it(`${name}: positioned, without the value`, () => {
+      const { issues } = parsePrecise("environments/prod.yaml", text);
+      expect(issues.length).toBeGreaterThan(0);
+      for (const issue of issues) {
+        expect(issue.line).toBeGreaterThan(0);
+        expect(formatManifestError(issue)).not.toMatch(/zqvX|SECRET|7f3/);
+      }
+    });
+  }
+
+  it("says that a ${VAR} in { } must be quoted, once, where YAML trips on it", () => {
+    const text = "url: x\nauth: { username: svc, password: ${EGP_PW} }\n";
+    const messages = parsePrecise("environments/prod.yaml", text).issues.map(formatManifestError);
+    expect(messages[0]).toBe(
+      'environments/prod.yaml:2:35: YAML: Unexpected flow-map-start at node end (a ${VAR} inside { } or [ ] must be quoted: "${VAR}")',
+    );
+    expect(messages.filter((m) => m.includes("must be quoted"))).toHaveLength(1);
+    expect(messages.at(-1)).toBe(
+      "environments/prod.yaml:2:44: YAML: Unexpected flow-map-end token in YAML stream",
+    );
+  });
+
+  it("keeps the library's fixed messages, and replaces the quoting ones", () => {
+    expect(safeYamlMessage("Map keys must be unique")).toBe("Map keys must be unique");
+    expect(safeYamlMessage("Missing , or : between flow map items")).toBe(
+      "Missing , or : between flow map items",
+    );
+    expect(safeYamlMessage(`Unresolved tag: !${SECRET}`)).toBe(
+      "unresolved tag: a value that starts with ! is a tag; quote the value",
+    );
+    expect(safeYamlMessage(`Unexpected &${SECRET} in flow map`)).toBe(
+      "unexpected text in a {…} or […] collection; quote the value",
+    );
   });
 });

@@ -75,9 +75,74 @@ function positionOf(file: string, counter: LineCounter, offset: number | undefin
   return { file, line, column: col };
 }
 
-function yamlIssue(file: string, counter: LineCounter, error: YAMLError, severity: "error" | "warning") {
-  // The first line only: with prettyErrors off the message holds no source excerpt, so no secret.
-  const message = error.message.split("\n")[0] ?? error.code;
+/*
+ * Messages of the yaml library that quote the source (a tag, an alias, a block header, an escape, a
+ * token): the quoted text may be a secret written on that line, so each is replaced by what it
+ * means. The others are fixed text. With prettyErrors off, no message holds an excerpt.
+ */
+const QUOTING: ReadonlyArray<[RegExp, string]> = [
+  [
+    /^(Unresolved tag|Could not resolve tag|Not a valid tag|The .* tag has no suffix|Verbatim tags)/,
+    "unresolved tag: a value that starts with ! is a tag; quote the value",
+  ],
+  [
+    / used for .* collection, but expects /,
+    "a tag that does not fit its value; quote a value that starts with !",
+  ],
+  [/^Unresolved alias/, "unresolved alias: a value that starts with * is an alias; quote the value"],
+  [
+    /^Block scalar header includes extra characters/,
+    "a | or > block header with text after it; quote the value",
+  ],
+  [
+    /^Invalid escape sequence/,
+    "invalid escape sequence in a double-quoted value; single-quote it, or write \\\\ for \\",
+  ],
+  [/^Plain value cannot start with/, "a value cannot start with this character; quote the value"],
+  [
+    /^Unexpected (?!, in |empty item in ).* in (flow map|flow sequence|flow collection|collection)$/,
+    "unexpected text in a {…} or […] collection; quote the value",
+  ],
+  [/^Anchors and tags must be after the /, "anchors and tags must come after the indicator"],
+  [/^(Unknown directive|Unsupported YAML version)/, "unknown % directive"],
+  [
+    /^(Unresolved plain scalar|Ordered maps must not include duplicate keys)/,
+    "a value this reader can't resolve; quote it",
+  ],
+];
+
+/** The first line of a yaml library message, with any quoted source replaced (see QUOTING). */
+export function safeYamlMessage(message: string): string {
+  // The parser's error tokens end with their source, JSON-quoted: `…in YAML stream: "}"`.
+  const line = (message.split("\n")[0] ?? "").replace(/: ".*"$/, "");
+  return QUOTING.find(([pattern]) => pattern.test(line))?.[1] ?? line;
+}
+
+/** `key: ${VAR}` unquoted inside `{ }` or `[ ]`: YAML reads `{` as the start of a mapping. */
+const UNQUOTED_REFERENCE = /[{[,][^'"\n]*:[ \t]*[^'"\s,{}[\]]*\$\{/;
+
+/**
+ * DESIGN §4.1: a `${…}` in a flow collection must be quoted; the first error on a line that has
+ * one says so (`hinted` holds the lines already told).
+ */
+function withHint(message: string, text: string, offset: number | undefined, hinted: Set<number>): string {
+  const start = text.lastIndexOf("\n", (offset ?? 0) - 1) + 1;
+  const end = text.indexOf("\n", offset ?? 0);
+  if (hinted.has(start) || !UNQUOTED_REFERENCE.test(text.slice(start, end < 0 ? undefined : end)))
+    return message;
+  hinted.add(start);
+  return `${message} (a \${VAR} inside { } or [ ] must be quoted: "\${VAR}")`;
+}
+
+function yamlIssue(
+  file: string,
+  text: string,
+  counter: LineCounter,
+  error: YAMLError,
+  severity: "error" | "warning",
+  hinted: Set<number>,
+) {
+  const message = withHint(safeYamlMessage(error.message) || error.code, text, error.pos[0], hinted);
   return {
     ...positionOf(file, counter, error.pos[0]),
     severity,
@@ -134,15 +199,20 @@ export function parsePrecise(file: string, text: string): ParsedFile {
     lineCounter: counter,
     prettyErrors: false,
     uniqueKeys: true,
+    // The library's own warnings go to the process's stderr and quote keys; positioned ones come back as issues.
+    logLevel: "error",
   });
   const documents: SourceDocument[] = [];
   const issues: ManifestIssue[] = [];
+  const hinted = new Set<number>();
   // A stream that is only comments parses as an empty list, not as documents.
   const list = Array.isArray(parsed) ? parsed : [parsed];
   list.forEach((document, index) => {
-    for (const warning of document.warnings) issues.push(yamlIssue(file, counter, warning, "warning"));
+    for (const warning of document.warnings)
+      issues.push(yamlIssue(file, text, counter, warning, "warning", hinted));
     if (document.errors.length > 0) {
-      for (const error of document.errors) issues.push(yamlIssue(file, counter, error, "error"));
+      for (const error of document.errors)
+        issues.push(yamlIssue(file, text, counter, error, "error", hinted));
       return;
     }
     let value: unknown;
@@ -153,7 +223,7 @@ export function parsePrecise(file: string, text: string): ParsedFile {
         ...positionOf(file, counter, document.range?.[0]),
         severity: "error",
         path: formatPath([]),
-        message: `YAML: ${(error as Error).message.split("\n")[0]}`,
+        message: `YAML: ${safeYamlMessage((error as Error).message)}`,
       });
       return;
     }

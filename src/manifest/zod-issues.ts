@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { type Path, type PathSegment, valueAt } from "./path.ts";
 import type { Reporter } from "./report.ts";
+import { SECRET_KEY } from "./substitute.ts";
 
 type Issue = z.core.$ZodIssue;
 
@@ -67,12 +68,42 @@ function messageOf(issue: Issue, root: unknown): string {
   }
 }
 
+/** What a person types as a field name, right or wrong: a password rarely looks like this. */
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,39}$/;
+
+/**
+ * Whether an unknown key can be named in a message. It can't when it does not look like a field
+ * name, nor when it sits on the line of a secret's value: a literal secret with a comma in a
+ * `{ … }` mapping splits there, and its second half becomes a key.
+ */
+function showsKey(mapping: Path, key: string, report: Reporter): boolean {
+  if (!FIELD_NAME.test(key)) return false;
+  const siblings = valueAt(report.document.value, mapping);
+  if (siblings === null || typeof siblings !== "object") return true;
+  const line = report.document.locate([...mapping, key], "key").line;
+  return !Object.entries(siblings).some(
+    ([name, value]) =>
+      name !== key &&
+      SECRET_KEY.test(name) &&
+      typeof value === "string" &&
+      report.document.locate([...mapping, name]).line === line,
+  );
+}
+
+function reportUnknownKey(mapping: Path, key: string, report: Reporter): void {
+  if (showsKey(mapping, key, report)) {
+    report.error([...mapping, key], `unknown key "${key}"`, "key");
+    return;
+  }
+  report.error([...mapping, key], "unknown key (not shown: it may be part of a secret)", "key", mapping);
+}
+
 /** Turns zod's issues into positioned errors; an unknown key is reported at the key itself. */
 export function reportZodIssues(error: z.ZodError, report: Reporter): void {
   for (const issue of error.issues) {
     const path = issue.path as PathSegment[];
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) report.error([...path, key], `unknown key "${key}"`, "key");
+      for (const key of issue.keys) reportUnknownKey(path, key, report);
       continue;
     }
     report.error(path, messageOf(issue, report.document.value));

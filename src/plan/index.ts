@@ -1,7 +1,8 @@
 export { canonicalJson, same } from "./compare.ts";
+export { comparePlans, planConsistency } from "./compare-plans.ts";
 export { KIND_PLANNERS } from "./kinds/index.ts";
-export type { KindPlanner, PlanInput, PlanOptions } from "./kinds/kind.ts";
-export { PlanError } from "./kinds/kind.ts";
+export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
+export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
 export type {
   Change,
@@ -15,7 +16,9 @@ export type {
   UnmanagedResource,
 } from "./model.ts";
 export { PLAN_FORMAT_VERSION, SENSITIVE } from "./model.ts";
-export { countsAsDrift, planChanges, summarize } from "./plan-changes.ts";
+export type { PasswordRules } from "./password-rules.ts";
+export { passwordRulesOf, passwordShortfalls } from "./password-rules.ts";
+export { countsAsDrift, planChanges, planRefusals, summarize } from "./plan-changes.ts";
 export { PlanFileError, readPlanFile, writePlanFile } from "./plan-file.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";

@@ -162,6 +162,21 @@ describe("environment files: validation", () => {
     ]);
   });
 
+  it("does not name an unknown key that may be part of a secret", () => {
+    const text = [
+      "url: https://grc.example.com",
+      "instance: Production",
+      // A comma in a literal password, in a { } mapping, makes its second half a key.
+      "auth: { username: svc, password: Mk9!zqvX, SECRET7f3, passwrd: x }",
+      "tls: { Mk9!zqvX-SECRET-7f3: true }",
+    ].join("\n");
+    expect(lines(errorsOf({ environments: { prod: text } }))).toEqual([
+      "environments/prod.yaml:3:44 auth: unknown key (not shown: it may be part of a secret)",
+      "environments/prod.yaml:3:55 auth: unknown key (not shown: it may be part of a secret)",
+      "environments/prod.yaml:4:8 tls: unknown key (not shown: it may be part of a secret)",
+    ]);
+  });
+
   it("checks role and group ids", () => {
     const errors = errorsOf({ environments: { dev: environmentDoc({ roles: { "General User": 0 } }) } });
     expect(errors.map((e) => `${e.path}: ${e.message}`)).toEqual([

@@ -64,6 +64,39 @@ describe("User documents", () => {
     });
   });
 
+  it("keep where initialPassword and securityParameter are written, for the plan's checks", () => {
+    const text = [
+      "kind: User",
+      "userName: jdoe",
+      "firstName: Jane",
+      "lastName: Doe",
+      "---",
+      "kind: User",
+      "userName: kmurphy",
+      "firstName: Kieran",
+      "lastName: Murphy",
+      "securityParameter: Contractor Parameter",
+      'initialPassword: "${EGP_DEMO_PASSWORD}"',
+      "",
+    ].join("\n");
+    const [plain, placed] = usersIn("dev", { "users.yaml": text });
+    expect(plain).not.toHaveProperty("fieldSources");
+    expect(placed?.fieldSources).toEqual({
+      initialPassword: {
+        file: "manifests/users.yaml",
+        line: 11,
+        column: 18,
+        path: "users[1].initialPassword",
+      },
+      securityParameter: {
+        file: "manifests/users.yaml",
+        line: 10,
+        column: 20,
+        path: "users[1].securityParameter",
+      },
+    });
+  });
+
   it("manage roles, groups and contacts only when they are written", () => {
     const [user] = usersIn("dev", { "users.yaml": userDoc() });
     expect(user).not.toHaveProperty("roles");

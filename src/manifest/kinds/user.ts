@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SourceLocation } from "../errors.ts";
+import type { FieldSource, SourceLocation } from "../errors.ts";
 import type { Reporter } from "../report.ts";
 import { Secret } from "../secret.ts";
 import {
@@ -163,7 +163,12 @@ export interface DesiredUser {
   /** Used only when the user is created. */
   initialPassword?: Secret;
   source: SourceLocation;
+  /** Where the fields the plan checks against the live state are written, for its errors. */
+  fieldSources?: Partial<Record<CheckedField, FieldSource>>;
 }
+
+/** Fields the plan checks against the live state (docs/manifests.md, "Checked before any write"). */
+export type CheckedField = "initialPassword" | "securityParameter";
 
 const DIRECT = {
   firstName: "FirstName",
@@ -323,6 +328,9 @@ export const userKind = defineKind({
     const contacts = contactsOf(doc);
     if (contacts) user.contacts = contacts;
     if (doc.initialPassword !== undefined) user.initialPassword = new Secret(doc.initialPassword);
+    const checked = (["initialPassword", "securityParameter"] as const).filter((f) => doc[f] !== undefined);
+    if (checked.length > 0)
+      user.fieldSources = Object.fromEntries(checked.map((field) => [field, report.where([field])]));
     return user;
   },
 });

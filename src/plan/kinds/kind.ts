@@ -1,4 +1,4 @@
-import type { DesiredState } from "../../manifest/index.ts";
+import type { DesiredState, FieldSource } from "../../manifest/index.ts";
 import type { LiveState } from "../../state/live-state.ts";
 import type { Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
 
@@ -33,14 +33,42 @@ export interface KindPlanner {
   order: number;
   /** Fields that are written but can't be read back: shown, never counted as drift. */
   unverifiable: readonly string[];
+  /**
+   * What the platform would refuse in this kind's part of the plan and that the live state lets the
+   * planner see beforehand (DESIGN §3, "Plan refuses what the platform will refuse"); run before any
+   * step is planned, so that a plan with such a problem is never made and nothing is written.
+   */
+  refusals?(input: PlanInput): PlanProblem[];
   plan(input: PlanInput): KindPlan;
+}
+
+/** Something the platform would refuse, at the manifest field that asks for it. */
+export interface PlanProblem extends FieldSource {
+  message: string;
+}
+
+/** `manifests/users.yaml:12:3 users[3].initialPassword: message`, as manifest errors are written. */
+export function formatPlanProblem(problem: PlanProblem): string {
+  const where = problem.line > 0 ? `${problem.file}:${problem.line}:${problem.column}` : problem.file;
+  return problem.path ? `${where} ${problem.path}: ${problem.message}` : `${where}: ${problem.message}`;
 }
 
 /** A problem that makes a plan impossible, such as a package naming an application the source lacks. */
 export class PlanError extends Error {
   readonly code = "EGP_PLAN_INVALID";
-  constructor(message: string) {
+  /** Each problem at its manifest position; empty when the message says it all. */
+  readonly problems: readonly PlanProblem[];
+  constructor(message: string, problems: readonly PlanProblem[] = []) {
     super(message);
     this.name = "PlanError";
+    this.problems = problems;
+  }
+
+  /** The plan's problems, each at its manifest field; the message is the first, as ManifestError's. */
+  static refused(problems: readonly PlanProblem[]): PlanError {
+    const [first, ...more] = problems;
+    if (!first) throw new TypeError("PlanError.refused needs at least one problem");
+    const tail = more.length > 0 ? ` (and ${more.length} more)` : "";
+    return new PlanError(`${formatPlanProblem(first)}${tail}`, problems);
   }
 }

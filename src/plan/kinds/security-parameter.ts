@@ -54,6 +54,36 @@ function step(change: Change, op: Step["op"], environment: string, input: Record
   return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn: [], input };
 }
 
+/** The security parameters as a plan leaves them, by lower-case name, and which one is the default. */
+export interface ParametersAfterPlan {
+  byName: ReadonlyMap<string, Partial<SecurityParameter> & { Name: string }>;
+  default?: Partial<SecurityParameter> & { Name: string };
+}
+
+/**
+ * Live parameters with the managed fields applied; a parameter the plan creates has only the fields
+ * its manifest gives (the platform's defaults for the others are unknown, so they are not assumed).
+ * The platform keeps one default: a manifest that makes a parameter the default takes it from the
+ * live one.
+ */
+export function parametersAfterPlan(
+  desired: PlanInput["desired"],
+  live: PlanInput["live"],
+): ParametersAfterPlan {
+  const byName = new Map<string, Partial<SecurityParameter> & { Name: string }>();
+  for (const parameter of live.securityParameters) byName.set(parameter.Name.toLowerCase(), { ...parameter });
+  for (const parameter of desired.securityParameters) {
+    const key = parameter.name.toLowerCase();
+    byName.set(key, { ...byName.get(key), ...parameter.fields, Name: parameter.name });
+  }
+  const wanted = desired.securityParameters.find((p) => p.fields.Default === true);
+  const current = live.securityParameters.find((p) => p.Default);
+  const name = wanted?.name ?? current?.Name;
+  const found = name === undefined ? undefined : byName.get(name.toLowerCase());
+  // A manifest that takes Default away from the live default leaves none the plan can know.
+  return found && found.Default !== false ? { byName, default: found } : { byName };
+}
+
 /** Security parameters: keyed by Name (case-insensitive, as the platform keeps names unique). */
 export const securityParameterPlanner: KindPlanner = {
   kind: KIND,

@@ -1,10 +1,23 @@
-import type { DesiredContact, DesiredState, DesiredUser, NamedId } from "../../manifest/index.ts";
+import type {
+  DesiredContact,
+  DesiredState,
+  DesiredUser,
+  FieldSource,
+  NamedId,
+} from "../../manifest/index.ts";
 import type { LiveState, LiveUser } from "../../state/live-state.ts";
 import type { Contact } from "../../wire/index.ts";
 import { same } from "../compare.ts";
 import { type Change, type FieldChange, SENSITIVE, type Step } from "../model.ts";
-import { type KindPlan, type KindPlanner, type PlanInput, RESOURCE_DEPENDENCY } from "./kind.ts";
-import { parameterChangeId } from "./security-parameter.ts";
+import { passwordRulesOf, passwordShortfalls } from "../password-rules.ts";
+import {
+  type KindPlan,
+  type KindPlanner,
+  type PlanInput,
+  type PlanProblem,
+  RESOURCE_DEPENDENCY,
+} from "./kind.ts";
+import { type ParametersAfterPlan, parameterChangeId, parametersAfterPlan } from "./security-parameter.ts";
 
 export const KIND = "User";
 const ACTIVE = 1;
@@ -218,11 +231,59 @@ function planUpdate(
   return { change, steps };
 }
 
+function fieldSource(user: DesiredUser, field: "initialPassword" | "securityParameter"): FieldSource {
+  return user.fieldSources?.[field] ?? { ...user.source, path: field };
+}
+
+function list(phrases: readonly string[]): string {
+  return phrases.length < 2 ? (phrases[0] ?? "") : `${phrases.slice(0, -1).join(", ")} and ${phrases.at(-1)}`;
+}
+
+/**
+ * What the platform would refuse of one user: a security parameter that will not exist, or, for a
+ * user to be created, an initialPassword that the parameter it gets (the named one, else the
+ * default) will not accept. The password itself is never part of a message.
+ */
+function userRefusals(
+  user: DesiredUser,
+  parameters: ParametersAfterPlan,
+  exists: boolean,
+  environment: string,
+): PlanProblem[] {
+  const named = user.securityParameter;
+  const parameter = named ? parameters.byName.get(named.toLowerCase()) : parameters.default;
+  if (named && !parameter) {
+    return [
+      {
+        ...fieldSource(user, "securityParameter"),
+        message: `security parameter "${named}" does not exist on ${environment}, and no manifest for ${environment} defines it`,
+      },
+    ];
+  }
+  if (exists || !user.initialPassword || !parameter) return [];
+  const shortfalls = passwordShortfalls(user.initialPassword.reveal(), passwordRulesOf(parameter));
+  if (shortfalls.length === 0) return [];
+  const which = named ? "its" : "the default";
+  return [
+    {
+      ...fieldSource(user, "initialPassword"),
+      message: `the platform would refuse this password: ${which} security parameter "${parameter.Name}", as this plan leaves it, requires ${list(shortfalls)}`,
+    },
+  ];
+}
+
 /** Users: keyed by UserName, case-insensitively. */
 export const userPlanner: KindPlanner = {
   kind: KIND,
   order: 20,
   unverifiable: ["Roles", "Password"],
+  refusals({ desired, live }: PlanInput): PlanProblem[] {
+    const parameters = parametersAfterPlan(desired, live);
+    const existing = new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
+    return desired.users.flatMap((user) =>
+      userRefusals(user, parameters, existing.has(user.key), desired.environment.name),
+    );
+  },
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;

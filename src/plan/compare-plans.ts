@@ -1,0 +1,145 @@
+import { canonicalJson } from "./compare.ts";
+import type { Change, ChangeAction, ChangeKind, Plan, Step } from "./model.ts";
+
+/*
+ * A saved plan is a file a person may edit. Before one is applied, apply derives the plan again from
+ * the same manifests and live state and runs the saved one only if the two agree (DESIGN §3, "Apply
+ * runs the reviewed plan and nothing else"). These pure checks say, in words, where they don't.
+ * `createdAt` is the only field left out: it is the one a fresh plan always changes.
+ */
+
+const SAVED = "the saved plan";
+const FRESH = "a fresh plan";
+
+/** The ops a change of each action may run; anything else in a plan was not made by the planner. */
+const VERBS: Record<ChangeAction, readonly string[]> = {
+  create: ["create"],
+  update: ["update", "activate", "deactivate"],
+  delete: ["delete"],
+  deactivate: ["deactivate"],
+  promote: ["create", "generate", "download", "upload", "install", "verify"],
+};
+
+const OP_KIND: Record<string, ChangeKind> = {
+  securityParameter: "SecurityParameter",
+  user: "User",
+  package: "Package",
+};
+
+const MAX_VALUE = 120;
+
+function shown(value: unknown): string {
+  if (value === undefined) return "absent";
+  const text = canonicalJson(value);
+  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Where two JSON values differ, as `path: <saved> in the saved plan, <fresh> in a fresh plan`. */
+function valueDifferences(where: string, saved: unknown, fresh: unknown): string[] {
+  if (canonicalJson(saved) === canonicalJson(fresh)) return [];
+  if (isRecord(saved) && isRecord(fresh)) {
+    const keys = [...new Set([...Object.keys(saved), ...Object.keys(fresh)])].sort();
+    return keys.flatMap((key) => valueDifferences(`${where}.${key}`, saved[key], fresh[key]));
+  }
+  if (Array.isArray(saved) && Array.isArray(fresh) && saved.length === fresh.length) {
+    return saved.flatMap((item, index) => valueDifferences(`${where}[${index}]`, item, fresh[index]));
+  }
+  return [`${where}: ${shown(saved)} in ${SAVED}, ${shown(fresh)} in ${FRESH}`];
+}
+
+function byId<T extends { id: string }>(items: readonly T[]): Map<string, T> {
+  return new Map(items.map((item) => [item.id, item]));
+}
+
+/** Items only on one side, and the differences of those on both; `describe` names an item. */
+function listDifferences<T extends { id: string }>(
+  what: string,
+  saved: readonly T[],
+  fresh: readonly T[],
+  describe: (item: T) => string,
+  normalize: (item: T) => unknown,
+): string[] {
+  const [savedById, freshById] = [byId(saved), byId(fresh)];
+  const lines: string[] = [];
+  for (const item of saved) {
+    const other = freshById.get(item.id);
+    if (!other) lines.push(`${what} ${describe(item)} is in ${SAVED} but not in ${FRESH}`);
+    else lines.push(...valueDifferences(`${what} ${item.id}`, normalize(item), normalize(other)));
+  }
+  for (const item of fresh)
+    if (!savedById.has(item.id)) lines.push(`${what} ${describe(item)} is in ${FRESH} but not in ${SAVED}`);
+  return lines;
+}
+
+/** dependsOn is a set: its order does not change what runs. */
+const stepShape = (step: Step) => ({ ...step, dependsOn: [...step.dependsOn].sort() });
+const changeShape = (change: Change) => change;
+
+function repeated(ids: readonly string[]): string[] {
+  return ids.filter((id, index) => ids.indexOf(id) !== index);
+}
+
+function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earlier: Set<string>): string[] {
+  const problems: string[] = [];
+  const [prefix = "", verb = ""] = step.op.split(".");
+  const change = changes.get(step.change);
+  if (!change)
+    problems.push(`step ${step.id} belongs to change ${step.change}, which the plan does not have`);
+  else if (OP_KIND[prefix] !== change.kind || !VERBS[change.action].includes(verb))
+    problems.push(`step ${step.id} runs ${step.op}, which a ${change.action} of a ${change.kind} never runs`);
+  const environments = [plan.environment, plan.sourceEnvironment].filter(Boolean);
+  if (!environments.includes(step.environment))
+    problems.push(`step ${step.id} talks to ${step.environment}, which is not an environment of the plan`);
+  for (const dependency of step.dependsOn)
+    if (!earlier.has(dependency))
+      problems.push(`step ${step.id} depends on ${dependency}, which does not come before it`);
+  return problems;
+}
+
+/**
+ * Whether a plan holds together as the planner makes plans: unique ids, every step under a change
+ * of its kind and action, every change with a step, deletes marked destructive, dependencies that
+ * exist and come first. Empty when it does.
+ */
+export function planConsistency(plan: Plan): string[] {
+  const problems = [
+    ...repeated(plan.changes.map((c) => c.id)).map((id) => `change ${id} is listed twice`),
+    ...repeated(plan.steps.map((s) => s.id)).map((id) => `step ${id} is listed twice`),
+  ];
+  const changes = byId(plan.changes);
+  const earlier = new Set<string>();
+  for (const step of plan.steps) {
+    problems.push(...stepProblems(plan, step, changes, earlier));
+    earlier.add(step.id);
+  }
+  for (const change of plan.changes) {
+    if (!plan.steps.some((step) => step.change === change.id))
+      problems.push(`change ${change.id} has no step`);
+    const destructive = change.action === "delete" || change.action === "deactivate";
+    if (change.destructive !== destructive)
+      problems.push(
+        `change ${change.id} is a ${change.action} marked ${change.destructive ? "" : "not "}destructive`,
+      );
+  }
+  return problems;
+}
+
+/**
+ * How a saved plan differs from one derived afresh from the same manifests and live state, and how
+ * it fails to hold together on its own; empty when apply may run it. Each line names the change or
+ * step and the field, with both values (plans hold no secrets).
+ */
+export function comparePlans(saved: Plan, derived: Plan): string[] {
+  const { createdAt: _a, changes: savedChanges, steps: savedSteps, ...savedRest } = saved;
+  const { createdAt: _b, changes: freshChanges, steps: freshSteps, ...freshRest } = derived;
+  return [
+    ...planConsistency(saved).map((problem) => `${SAVED}: ${problem}`),
+    ...valueDifferences("plan", savedRest, freshRest),
+    ...listDifferences("change", savedChanges, freshChanges, (c) => `${c.id} (${c.action})`, changeShape),
+    ...listDifferences("step", savedSteps, freshSteps, (s) => `${s.id} (${s.op})`, stepShape),
+  ];
+}

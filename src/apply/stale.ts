@@ -1,4 +1,4 @@
-import { canonicalJson, type Plan } from "../plan/index.ts";
+import { comparePlans, type Plan } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
 /** A saved plan made from manifests or a live state that have changed since. */
@@ -51,52 +51,13 @@ export class PlanMismatchError extends Error {
   }
 }
 
-/** Differences between two lists of records keyed by `id`, on the fields that say what will be done. */
-function differences<T extends { id: string }>(
-  what: string,
-  saved: readonly T[],
-  derived: readonly T[],
-  fields: ReadonlyArray<keyof T>,
-): string[] {
-  const found: string[] = [];
-  const mine = new Map(derived.map((item) => [item.id, item]));
-  const theirs = new Map(saved.map((item) => [item.id, item]));
-  for (const item of saved) {
-    const other = mine.get(item.id);
-    if (!other) {
-      found.push(`${what} ${item.id} is in the file only`);
-      continue;
-    }
-    for (const field of fields)
-      if (canonicalJson(item[field]) !== canonicalJson(other[field]))
-        found.push(`${what} ${item.id}: ${String(field)} differs`);
-  }
-  for (const item of derived)
-    if (!theirs.has(item.id)) found.push(`${what} ${item.id} is missing from the file`);
-  return found;
-}
-
 /**
  * A saved plan runs only if it is exactly what planning its manifests against the same live state
  * gives (its digests match, and the planner is deterministic): a file edited after review, with a
  * step turned into a delete or roles added to an input, is refused, naming what differs.
  */
 export function assertSamePlan(saved: Plan, derived: Plan): void {
-  const found = [
-    ...(canonicalJson(saved.options) !== canonicalJson(derived.options) ? ["options differ"] : []),
-    ...differences("change", saved.changes, derived.changes, [
-      "kind",
-      "key",
-      "action",
-      "fields",
-      "destructive",
-    ]),
-    ...differences("step", saved.steps, derived.steps, ["change", "op", "environment", "dependsOn", "input"]),
-    ...(canonicalJson(saved.unmanaged) !== canonicalJson(derived.unmanaged)
-      ? ["unmanaged objects differ"]
-      : []),
-    ...(canonicalJson(saved.summary) !== canonicalJson(derived.summary) ? ["summary differs"] : []),
-  ];
+  const found = comparePlans(saved, derived);
   if (found.length === 0) return;
   const shown = found.slice(0, 5).join("; ") + (found.length > 5 ? `; and ${found.length - 5} more` : "");
   throw new PlanMismatchError(

@@ -54,6 +54,14 @@ export const EmulatorOptionsSchema = z
           .int()
           .positive()
           .default(2 * 1024 * 1024 * 1024),
+        /** Largest total of a package's manifest.json and object files, which are parsed in memory. */
+        zipJsonBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(32 * 1024 * 1024),
+        /** Most JSON objects and arrays a package's manifest.json and object files may hold. */
+        zipJsonNodes: z.number().int().positive().default(300_000),
       })
       .prefault({}),
     /** Folder for package files and other blobs; a temp folder by default. */

@@ -120,6 +120,21 @@ describe("queries and URLs", () => {
     await stillAnswers();
   });
 
+  it("a request that is not HTTP, or a chunked body with a bad chunk size, is a 400 envelope", async () => {
+    expectEnvelope(await exchange(emulator().url, "HELLO THERE\r\n\r\n"), 400, "MalformedRequest");
+    const chunked = request("POST", "/platformapi/core/system/user", {
+      Authorization: authorization(),
+      "Content-Type": "application/json",
+      "Transfer-Encoding": "chunked",
+    }).replace(/Content-Length: 0\r\n/, "");
+    expectEnvelope(
+      await exchange(emulator().url, `${chunked}zz\r\n{}\r\n0\r\n\r\n`),
+      400,
+      "MalformedRequest",
+    );
+    await stillAnswers();
+  });
+
   it("an unknown route is a 404 envelope", async () => {
     const response = await exchange(emulator().url, request("GET", "/platformapi/core/no/such/thing"));
     expectEnvelope(response, 404, "ResourceNotFound");

@@ -59,9 +59,9 @@ export const EmulatorOptionsSchema = z
           .number()
           .int()
           .positive()
-          .default(32 * 1024 * 1024),
+          .default(16 * 1024 * 1024),
         /** Most JSON objects and arrays a package's manifest.json and object files may hold. */
-        zipJsonNodes: z.number().int().positive().default(300_000),
+        zipJsonNodes: z.number().int().positive().default(100_000),
         /**
          * Most time, in ms, from the start of a request to the last byte of its body (headers
          * included); past it the answer is 408 and the connection closes.

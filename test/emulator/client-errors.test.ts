@@ -135,6 +135,12 @@ describe("queries and URLs", () => {
     await stillAnswers();
   });
 
+  it("a path parameter past the router's length limit is a 414 envelope", async () => {
+    const response = await raw().read(`/core/system/user/${"9".repeat(200)}`, token);
+    expect(response.status).toBe(414);
+    expect(response.body.ValidationMessages[0].MessageKey).toBe("UrlTooLong");
+  });
+
   it("an unknown route is a 404 envelope", async () => {
     const response = await exchange(emulator().url, request("GET", "/platformapi/core/no/such/thing"));
     expectEnvelope(response, 404, "ResourceNotFound");

@@ -20,9 +20,9 @@ import { MANIFEST_FILE, objectFileName } from "./zip-writer.ts";
  *    refused before any object file is inflated, as is a listed one that is missing, and the JSON
  *    entries' declared sizes must add up to at most `limits.jsonBytes`.
  * 3. Each listed object file, inflated into a buffer of its declared size (yauzl's
- *    `validateEntrySizes` fails an entry that inflates past it) and parsed only when its objects
- *    and arrays, counted over the raw bytes, stay within `limits.jsonNodes`: JSON.parse turns `{}`
- *    into some 60 bytes of heap, so bytes alone do not bound the memory a package costs.
+ *    `validateEntrySizes` fails an entry that inflates past it) while its objects and arrays are
+ *    counted against `limits.jsonNodes`: JSON.parse turns `{}` into some 60 bytes of heap, so
+ *    bytes alone do not bound the memory a package costs.
  * 4. Assets, streamed and counted, never held.
  * JSON is held for one package at a time in this process, so that concurrent uploads queue instead
  * of adding up.
@@ -97,24 +97,35 @@ class Budget {
   }
 }
 
-/** Objects and arrays of the package's JSON so far, counted before each file is parsed. */
+/**
+ * Objects and arrays of the package's JSON so far, counted chunk by chunk as each file inflates,
+ * so that a file past the limit is dropped before it is whole (and long before it is parsed).
+ */
 class NodeBudget {
   private used = 0;
   private readonly limit: number;
+  private inString = false;
+  private escaped = false;
 
   constructor(limit: number) {
     this.limit = limit;
   }
 
-  /** Counts `{` and `[` outside strings, stopping as soon as the package passes the limit. */
-  count(data: Buffer, name: string): void {
-    let inString = false;
-    for (let i = 0; i < data.length; i++) {
-      const c = data[i];
-      if (inString) {
-        if (c === 0x5c) i++;
-        else if (c === 0x22) inString = false;
-      } else if (c === 0x22) inString = true;
+  /** Starts a new file: string state does not carry over between files. */
+  reset(): void {
+    this.inString = false;
+    this.escaped = false;
+  }
+
+  /** Counts `{` and `[` outside strings. */
+  count(chunk: Buffer, name: string): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (this.escaped) this.escaped = false;
+      else if (this.inString) {
+        if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
       else if (c === 0x7b || c === 0x5b) {
         this.used += 1;
         if (this.used > this.limit) {
@@ -152,19 +163,27 @@ async function drain(zip: ZipFile, entry: Entry, budget: Budget): Promise<void> 
   for await (const chunk of stream as AsyncIterable<Buffer>) budget.add(chunk.length, entry.fileName);
 }
 
-/** Inflates a JSON entry into one buffer of its declared size (checked against the limits already). */
-async function inflate(zip: ZipFile, entry: Entry, budget: Budget): Promise<Buffer> {
+/**
+ * Inflates a JSON entry into one buffer of its declared size (checked against the limits already),
+ * counting its objects and arrays on the way.
+ */
+async function inflate(zip: ZipFile, entry: Entry, budget: Budget, nodes: NodeBudget): Promise<Buffer> {
   const data = Buffer.allocUnsafe(entry.uncompressedSize);
   let length = 0;
+  nodes.reset();
   const stream = await zip.openReadStreamPromise(entry);
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    budget.add(chunk.length, entry.fileName);
-    if (length + chunk.length > data.length) {
-      stream.destroy();
-      throw rejected("InvalidZip", `${entry.fileName} expands past its declared size.`, entry.fileName);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      budget.add(chunk.length, entry.fileName);
+      if (length + chunk.length > data.length) {
+        throw rejected("InvalidZip", `${entry.fileName} expands past its declared size.`, entry.fileName);
+      }
+      nodes.count(chunk, entry.fileName);
+      chunk.copy(data, length);
+      length += chunk.length;
     }
-    chunk.copy(data, length);
-    length += chunk.length;
+  } finally {
+    stream.destroy();
   }
   return data.subarray(0, length);
 }
@@ -294,8 +313,7 @@ async function readJsonEntry<T extends z.ZodType>(
   entry: Entry,
   key: string,
 ): Promise<z.infer<T>> {
-  const data = await inflate(source.zip, entry, source.budget);
-  source.nodes.count(data, entry.fileName);
+  const data = await inflate(source.zip, entry, source.budget, source.nodes);
   return parseJson(schema, data, entry.fileName, { missing: key, invalid: key });
 }
 

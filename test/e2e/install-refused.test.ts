@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, exampleTree } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -17,8 +18,8 @@ afterEach(async () => {
   running = [];
 });
 
-async function emulator(seed: string): Promise<Emulator> {
-  const started = await startEmulator({ port: 0, seed, jobs: { generateMs: 20, installMs: 20 } });
+async function emulator(seed: string, installMs = 20): Promise<Emulator> {
+  const started = await startEmulator({ port: 0, seed, jobs: { generateMs: 20, installMs } });
   running.push(started);
   return started;
 }
@@ -46,25 +47,29 @@ const applicationNames = (e: Emulator) =>
     .map((m) => `${m.Name} ${m.Guid}`)
     .sort();
 
+/** Someone makes a "Findings" application by hand on prod; the package brings dev's, another GUID. */
+function findingsByHand(prod: Emulator): void {
+  const catalogue = catalogueOf(prod.store);
+  catalogue.put("modules", {
+    Id: catalogue.nextId("modules"),
+    Guid: "0d0d0d0d-1111-4222-8333-444444444444",
+    Alias: "findings_by_hand",
+    Name: "Findings",
+    Description: null,
+    Type: "Application",
+    KeepLicensed: false,
+    IsDeprecated: false,
+    TargetFieldId: null,
+    Translations: [],
+    UpdateInformation: null,
+  });
+  prod.store.changed();
+}
+
 describe("egp apply: an install the target refuses", () => {
   it("a second application named like one on the target fails the apply with the platform's message", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
-    // Someone made a "Findings" application by hand on prod; the package brings dev's, another GUID.
-    const catalogue = catalogueOf(prod.store);
-    catalogue.put("modules", {
-      Id: catalogue.nextId("modules"),
-      Guid: "0d0d0d0d-1111-4222-8333-444444444444",
-      Alias: "findings_by_hand",
-      Name: "Findings",
-      Description: null,
-      Type: "Application",
-      KeepLicensed: false,
-      IsDeprecated: false,
-      TargetFieldId: null,
-      Translations: [],
-      UpdateInformation: null,
-    });
-    prod.store.changed();
+    findingsByHand(prod);
     const before = applicationNames(prod);
 
     const dir = await exampleOn(dev, prod);
@@ -77,5 +82,31 @@ describe("egp apply: an install the target refuses", () => {
     expect(output).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
     expect(output).not.toContain("Apply complete");
     expect(applicationNames(prod)).toEqual(before);
+  });
+
+  it("an install job that fails (the conflict appeared after the call) fails the apply with its messages", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod", 1500)]);
+    // The conflict is made while the job waits in the queue, after the call's dry run passed.
+    let made = false;
+    const watch = setInterval(() => {
+      const queued = Object.values(packagesOf(prod.store).byId).some((p) => p.Installs.length > 0);
+      if (queued && !made) {
+        made = true;
+        findingsByHand(prod);
+      }
+    }, 5);
+    try {
+      const dir = await exampleOn(dev, prod);
+      const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+      expect(made).toBe(true);
+      expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+      expect(applied.stdout + applied.stderr).toMatch(
+        /Package\/GRC Core#install: install of package \d+ failed: Two applications would be named "Findings"/,
+      );
+      const findings = applicationNames(prod).filter((name) => name.startsWith("Findings "));
+      expect(findings).toEqual(["Findings 0d0d0d0d-1111-4222-8333-444444444444"]);
+    } finally {
+      clearInterval(watch);
+    }
   });
 });

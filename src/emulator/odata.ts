@@ -24,6 +24,10 @@ export interface ParseOptions {
 
 /** Largest `$top`; a larger one is refused rather than silently cut, so paging can't lose rows. */
 export const MAX_TOP = 1000;
+/** Deepest nesting of parentheses and `not` in a `$filter`; the parser and evaluator recurse. */
+export const MAX_FILTER_DEPTH = 100;
+/** Most comparisons and tests in a `$filter`: `and`/`or` chains nest as deep as they are long. */
+export const MAX_FILTER_TERMS = 1000;
 
 export type CompareOp = "eq" | "ne" | "gt" | "lt" | "ge" | "le";
 type LiteralType = "string" | "number" | "boolean" | "null" | "datetime";
@@ -296,6 +300,8 @@ function readWordOrNumber(text: string, start: number, tokens: Token[]): number 
 
 class FilterParser {
   private index = 0;
+  private depth = 0;
+  private terms = 0;
   private readonly tokens: Token[];
   private readonly text: string;
   private readonly fields: Fields;
@@ -327,15 +333,19 @@ class FilterParser {
   }
 
   private unary(): FilterNode {
-    if (this.keyword("not")) return { kind: "not", operand: this.unary() };
+    if (this.keyword("not")) return { kind: "not", operand: this.nested(() => this.unary()) };
     const token = this.tokens[this.index];
     if (token?.kind === "(") {
       this.index += 1;
-      const node = this.or();
+      const node = this.nested(() => this.or());
       const close = this.tokens[this.index];
       if (close?.kind !== ")") throw this.unexpected(close, "where ')' was expected");
       this.index += 1;
       return node;
+    }
+    this.terms += 1;
+    if (this.terms > MAX_FILTER_TERMS) {
+      throw invalid("$filter", `holds more than ${MAX_FILTER_TERMS} comparisons.`, this.text.slice(0, 200));
     }
     const left = this.operand();
     const op = this.tokens[this.index];
@@ -392,6 +402,20 @@ class FilterParser {
       `'${field}' is a ${kind} and cannot be compared with a ${otherType}.`,
       this.text,
     );
+  }
+
+  private nested(parse: () => FilterNode): FilterNode {
+    this.depth += 1;
+    if (this.depth > MAX_FILTER_DEPTH) {
+      throw invalid(
+        "$filter",
+        `nests parentheses and 'not' deeper than ${MAX_FILTER_DEPTH} levels.`,
+        this.text.slice(0, 200),
+      );
+    }
+    const node = parse();
+    this.depth -= 1;
+    return node;
   }
 
   private keyword(word: string): boolean {

@@ -54,6 +54,19 @@ export const EmulatorOptionsSchema = z
           .int()
           .positive()
           .default(2 * 1024 * 1024 * 1024),
+        /** Largest total of a package's manifest.json and object files, which are parsed in memory. */
+        zipJsonBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(16 * 1024 * 1024),
+        /** Most JSON objects and arrays a package's manifest.json and object files may hold. */
+        zipJsonNodes: z.number().int().positive().default(100_000),
+        /**
+         * Most time, in ms, from the start of a request to the last byte of its body (headers
+         * included); past it the answer is 408 and the connection closes.
+         */
+        requestMs: z.number().int().positive().default(300_000),
       })
       .prefault({}),
     /** Folder for package files and other blobs; a temp folder by default. */

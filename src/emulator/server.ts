@@ -1,8 +1,10 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { failed } from "./envelope.ts";
 import { HttpFailure, message } from "./failure.ts";
 import { Faults } from "./faults.ts";
@@ -43,15 +45,74 @@ function loadStore(options: EmulatorOptions): Store {
   return store;
 }
 
-/** Maps fastify's own errors (bad JSON, too large, wrong media type) to envelopes. */
+/** Message keys of fastify's own client errors; any other 4xx of fastify's is `BadRequest`. */
+const FASTIFY_KEYS: Record<string, string> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: "RequestTooLarge",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "UnsupportedMediaType",
+  FST_ERR_BAD_URL: "BadUrl",
+  FST_ERR_MAX_PARAM_LENGTH: "UrlTooLong",
+};
+
+/** Maps fastify's own errors (bad JSON, too large, wrong media type, bad URL) to envelopes. */
 function failureOf(error: FastifyError | HttpFailure): HttpFailure {
   if (error instanceof HttpFailure) return error;
   const status =
     error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
   if (status === 500)
     return new HttpFailure(500, message("InternalError", "The server failed to process the request."));
-  const key = error.code === "FST_ERR_CTP_BODY_TOO_LARGE" ? "RequestTooLarge" : "BadRequest";
+  const key = FASTIFY_KEYS[error.code] ?? "BadRequest";
   return new HttpFailure(status, message(key, `The request was badly formatted: ${error.message}`));
+}
+
+/** The envelope for an error Node's HTTP parser or its request deadline raises before any route. */
+function clientFailureOf(error: NodeJS.ErrnoException, requestMs: number): HttpFailure {
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return new HttpFailure(
+      408,
+      message("RequestTimeout", `The request did not arrive whole within ${requestMs} ms.`),
+    );
+  }
+  if (error.code === "HPE_HEADER_OVERFLOW") {
+    return new HttpFailure(
+      431,
+      message("HeadersTooLarge", `The request line and headers are larger than ${maxHeaderSize} bytes.`),
+    );
+  }
+  return new HttpFailure(400, message("MalformedRequest", `The request is not valid HTTP (${error.code}).`));
+}
+
+/**
+ * Answers a client error on the socket itself (there is no request object to answer through):
+ * Node would write a bare status line, fastify a JSON of its own; the platform's clients expect an
+ * envelope. Nothing is written when a response has started already.
+ */
+function clientErrorHandler(requestMs: number) {
+  return (error: NodeJS.ErrnoException, socket: Duplex): void => {
+    if (error.code === "ECONNRESET" || socket.destroyed) return;
+    const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const failure = clientFailureOf(error, requestMs);
+      const body = JSON.stringify(failed(failure.messages));
+      socket.write(
+        `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\n` +
+          "Content-Type: application/json; charset=utf-8\r\n" +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
+}
+
+/**
+ * Node's own request deadline (`requestTimeout`, headers included), checked every quarter of it
+ * (at most every second) so that a short test deadline is kept too.
+ */
+function serverTimeouts(requestMs: number) {
+  return {
+    requestTimeout: requestMs,
+    headersTimeout: Math.min(requestMs, 60_000),
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(requestMs / 4))),
+  };
 }
 
 export async function buildEmulator(
@@ -63,12 +124,23 @@ export async function buildEmulator(
   faults.onExpire = () => store.sessions.clear();
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), "egp-emulator-"));
 
+  const { requestMs } = options.limits;
+  const timeouts = serverTimeouts(requestMs);
   const app = Fastify({
     logger: options.logger,
     bodyLimit: options.bodyLimit,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true },
     forceCloseConnections: true,
-    ...(options.tls ? { https: { key: options.tls.key, cert: options.tls.cert } } : {}),
+    requestTimeout: requestMs,
+    clientErrorHandler: clientErrorHandler(requestMs),
+    // A bad percent escape or an over-long parameter, found before routing.
+    frameworkErrors: (error, _req, reply) => {
+      const failure = failureOf(error);
+      return sendPayload((reply as FastifyReply).code(failure.status), failed(failure.messages));
+    },
+    ...(options.tls
+      ? { https: { key: options.tls.key, cert: options.tls.cert, ...timeouts } }
+      : { http: timeouts }),
   }) as FastifyInstance;
 
   // An empty JSON body is no body: documented reads send Content-Type with POST and nothing else.

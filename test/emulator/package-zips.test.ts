@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { request } from "undici";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import yauzl from "yauzl";
 import { ZipFile } from "yazl";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { createPackage, download, generateAndWait, upload } from "../helpers/packages.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
-import { type RawEntry, rawZip, readZipEntries } from "../helpers/zip.ts";
+import { type Deflated, deflated, type RawEntry, rawZip, readZipEntries } from "../helpers/zip.ts";
 
 const work = mkdtempSync(join(tmpdir(), "egp-zips-test-"));
 const workDir = join(work, "emulator");
@@ -186,5 +187,97 @@ describe("package uploads are read safely", () => {
       "PackageFileMissing",
     );
     expect(await state()).toEqual(before);
+  });
+});
+
+describe("package bombs are refused before they are inflated (default limits)", () => {
+  const bombDir = join(work, "bomb-emulator");
+  const { raw } = useEmulator({
+    seed: "demo-dev",
+    workDir: bombDir,
+    jobs: { generateMs: 20, installMs: 20 },
+  });
+  let token = "";
+  let valid: RawEntry[] = [];
+  const guids = ["0b0b0b0b-0000-4000-8000-000000000001", "0b0b0b0b-0000-4000-8000-000000000002"];
+  const more = Array.from({ length: 8 }, (_, i) => `0b0b0b0b-0000-4000-8000-00000000001${i}`);
+
+  beforeAll(async () => {
+    token = await raw().token();
+    const id = await createPackage(raw(), token, {
+      Name: "valid",
+      PackageObjects: [{ Guid: demoGuid("risks"), Type: "Application" }],
+    });
+    await generateAndWait(raw(), token, id);
+    const file = join(work, "bomb-valid.zip");
+    await download(raw(), token, id, file);
+    valid = [...(await readZipEntries(file))].map(([name, data]) => ({ name, data, deflate: true }));
+  });
+
+  /** The valid package with `guids` added to its manifest as applications. */
+  function listing(extra: string[]): RawEntry[] {
+    return valid.map((entry) => {
+      if (entry.name !== "manifest.json") return entry;
+      const manifest = JSON.parse(entry.data.toString("utf8"));
+      for (const guid of extra) {
+        manifest.Objects.push({ Guid: guid, Type: "Application", Name: guid, File: `objects/${guid}.json` });
+      }
+      return { ...entry, data: Buffer.from(JSON.stringify(manifest)) };
+    });
+  }
+
+  const padded = (ids: string[], padding: Deflated): RawEntry[] =>
+    ids.map((guid) => ({ name: `objects/${guid}.json`, data: Buffer.alloc(0), precompressed: padding }));
+
+  /** Uploads `bytes`; returns the answer and the names of the entries the emulator inflated. */
+  async function refused(bytes: Buffer, status: number, key: string): Promise<string[]> {
+    const spy = vi.spyOn(yauzl.ZipFile.prototype, "openReadStream");
+    try {
+      const response = await upload(raw(), token, fileOf(bytes));
+      expect(response.status, response.text).toBe(status);
+      expect(response.body.IsSuccessful).toBe(false);
+      expect(response.body.ValidationMessages[0].MessageKey).toBe(key);
+      return spy.mock.calls.map(([entry]) => (entry as { fileName: string }).fileName);
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it("object files the manifest does not list are refused without inflating any object file", async () => {
+    const bomb = rawZip([...valid, ...padded(guids, deflated(Buffer.alloc(8 * MiB, 0x20)))]);
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    const inflated = await refused(bomb, 400, "UnexpectedEntry");
+    expect(inflated).toEqual(["manifest.json"]);
+  });
+
+  it("an object file declared larger than the JSON limit is refused from the directory alone", async () => {
+    // The issue's zip: entries of 60 MiB of spaces, which deflate about 1000:1.
+    const sixty = deflated(Buffer.alloc(60 * MiB, 0x20));
+    expect(await refused(rawZip([...valid, ...padded(guids, sixty)]), 400, "EntryTooLarge")).toEqual([]);
+    expect(await refused(rawZip([...listing(guids), ...padded(guids, sixty)]), 400, "EntryTooLarge")).toEqual(
+      [],
+    );
+  });
+
+  it("listed object files that add up past the JSON limit are refused before any is inflated", async () => {
+    const bomb = rawZip([...listing(more), ...padded(more, deflated(Buffer.alloc(6 * MiB, 0x20)))]);
+    expect(await refused(bomb, 400, "JsonTooLarge")).toEqual(["manifest.json"]);
+  });
+
+  it("JSON whose objects and arrays pass the limit is refused before it is parsed", async () => {
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const objects = Buffer.from(`[${"{},".repeat(400_000)}{}]`);
+      const bomb = rawZip([...listing(guids.slice(0, 1)), ...padded(guids.slice(0, 1), deflated(objects))]);
+      await refused(bomb, 400, "JsonTooComplex");
+      expect(parse.mock.calls.some(([text]) => String(text).startsWith("[{},"))).toBe(false);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("a valid package is still accepted", async () => {
+    const response = await upload(raw(), token, fileOf(rawZip(valid)));
+    expect(response.status, response.text).toBe(200);
   });
 });

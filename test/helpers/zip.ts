@@ -15,6 +15,19 @@ export interface RawEntry {
   deflate?: boolean;
   /** Writes this uncompressed size instead of the real one (a lying header). */
   declaredSize?: number;
+  /** Data deflated once by `deflated()` and reused: many large entries (a bomb) without deflating each. */
+  precompressed?: Deflated;
+}
+
+export interface Deflated {
+  body: Buffer;
+  size: number;
+  crc: number;
+}
+
+/** Deflates `data` once, for entries that repeat it (`RawEntry.precompressed`). */
+export function deflated(data: Buffer): Deflated {
+  return { body: deflateRawSync(data), size: data.length, crc: crc32(data) };
 }
 
 const DOS_TIME = 0x6000; // 12:00:00
@@ -26,10 +39,11 @@ export function rawZip(entries: RawEntry[]): Buffer {
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name, "utf8");
-    const body = entry.deflate ? deflateRawSync(entry.data) : entry.data;
-    const size = entry.declaredSize ?? entry.data.length;
-    const crc = crc32(entry.data);
-    const method = entry.deflate ? 8 : 0;
+    const pre = entry.precompressed;
+    const body = pre ? pre.body : entry.deflate ? deflateRawSync(entry.data) : entry.data;
+    const size = entry.declaredSize ?? pre?.size ?? entry.data.length;
+    const crc = pre ? pre.crc : crc32(entry.data);
+    const method = entry.deflate || pre ? 8 : 0;
 
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);

@@ -20,6 +20,7 @@ import {
   updateInformation,
 } from "../catalogue/model.ts";
 import { message } from "../failure.ts";
+import { guidConflicts, nameConflicts, packagedGuids } from "./conflicts.ts";
 import type { InstallChoiceRecord } from "./model.ts";
 
 /*
@@ -36,6 +37,9 @@ import type { InstallChoiceRecord } from "./model.ts";
  *   deactivated and renamed with PrefixInactivatedFields (never twice).
  * - Objects of the target that the package does not mention (levels, rules, actions) stay.
  * - A reference must resolve to an object of the package or of the target, else nothing changes.
+ * - What a real instance refuses (conflicts.ts): a GUID twice in the package or of another kind on
+ *   the target, two fields of a level (or levels of a module) with one alias, two modules of a type
+ *   with one name. Nothing of the package is installed then.
  * - UpdateInformation moves only for records whose content changed, so a reinstall is a no-op.
  */
 
@@ -103,9 +107,15 @@ class Installer {
   }
 
   run(): boolean {
+    this.messages.push(...guidConflicts(this.input.objects, this.catalogue));
+    if (this.messages.length > 0) return false;
     for (const object of this.input.objects) {
       if (object.Type !== "GlobalReport") this.moduleStructure(object.Module, object.Type);
     }
+    if (this.messages.length > 0) return false;
+    const touched = new Set(packagedGuids(this.input.objects).map((g) => g.guid.toLowerCase()));
+    const modules = this.pending.map((p) => p.module);
+    this.messages.push(...nameConflicts(this.catalogue, modules, touched));
     if (this.messages.length > 0) return false;
     for (const pending of this.pending) this.moduleReferences(pending);
     for (const object of this.input.objects) {
@@ -376,6 +386,10 @@ class Installer {
       });
       for (const action of pkgRule.Actions) {
         const old = this.catalogue.byGuid("eventActions", action.Guid);
+        if (old && old.EventRuleId !== rule.Id) {
+          this.fail("GuidConflict", `Event action ${action.Guid} belongs to another rule on this instance.`);
+          continue;
+        }
         this.save("eventActions", {
           Id: this.idFor("eventActions", old),
           Guid: action.Guid,

@@ -43,7 +43,13 @@ export function installInputOf(contents: PackageContents, job: InstallJobRecord,
 }
 
 export function zipLimitsOf(options: EmulatorOptions): ZipLimits {
-  return { entries: options.limits.zipEntries, expandedBytes: options.limits.zipExpandedBytes };
+  const { limits } = options;
+  return {
+    entries: limits.zipEntries,
+    expandedBytes: limits.zipExpandedBytes,
+    jsonBytes: limits.zipJsonBytes,
+    jsonNodes: limits.zipJsonNodes,
+  };
 }
 
 function messagesOf(error: unknown, key: string): ValidationMessage[] {

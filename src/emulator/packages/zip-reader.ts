@@ -10,20 +10,31 @@ import { HttpFailure, message } from "../failure.ts";
 import { MANIFEST_FILE, objectFileName } from "./zip-writer.ts";
 
 /*
- * Reads a package zip without trusting it. Rejected, each with its own message key:
- * - names that are absolute, carry a drive letter, a backslash, a NUL or a `..` segment;
- * - symbolic links and encrypted entries;
- * - more entries than `limits.entries`, or duplicate names;
- * - entries whose expanded bytes, counted while streaming, pass `limits.expandedBytes`;
- * - entries other than `manifest.json`, `objects/*.json` and `assets/**`;
- * - a missing or invalid manifest, or an object file it lists that is missing, invalid or does not
- *   match its manifest entry.
- * Entries are read one at a time (lazy entries) and only the JSON ones are held in memory.
+ * Reads a package zip without trusting it, in an order that inflates nothing it will refuse:
+ * 1. The central directory alone (no entry is inflated): names that are absolute, carry a drive
+ *    letter, a backslash, a NUL or a `..` segment; symbolic links and encrypted entries; more
+ *    entries than `limits.entries`, or duplicate names; entries other than `manifest.json`,
+ *    `objects/*.json` and `assets/**`; declared sizes that add up past `limits.expandedBytes`, or a
+ *    JSON entry declared larger than `limits.jsonBytes`.
+ * 2. `manifest.json`, then the object files checked against it: an object file it does not list is
+ *    refused before any object file is inflated, as is a listed one that is missing, and the JSON
+ *    entries' declared sizes must add up to at most `limits.jsonBytes`.
+ * 3. Each listed object file, inflated into a buffer of its declared size (yauzl's
+ *    `validateEntrySizes` fails an entry that inflates past it) while its objects and arrays are
+ *    counted against `limits.jsonNodes`: JSON.parse turns `{}` into some 60 bytes of heap, so
+ *    bytes alone do not bound the memory a package costs.
+ * 4. Assets, streamed and counted, never held.
+ * JSON is held for one package at a time in this process, so that concurrent uploads queue instead
+ * of adding up.
  */
 
 export interface ZipLimits {
   entries: number;
   expandedBytes: number;
+  /** Largest total of manifest.json and the object files: they are held in memory and parsed. */
+  jsonBytes: number;
+  /** Most JSON objects and arrays in manifest.json and the object files together. */
+  jsonNodes: number;
 }
 
 export interface PackageContents {
@@ -31,8 +42,6 @@ export interface PackageContents {
   objects: PackageObjectFile[];
 }
 
-/** Largest manifest or object file; a real metadata tree is far smaller. */
-const JSON_ENTRY_LIMIT = 64 * 1024 * 1024;
 const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
@@ -65,6 +74,15 @@ function fromYauzl(error: Error): HttpFailure {
   return rejected("InvalidZip", `The package is not a readable zip file: ${text}.`);
 }
 
+function expandsTooFar(limit: number, name: string): HttpFailure {
+  return rejected(
+    "ZipExpandsTooFar",
+    `The package expands past the limit of ${limit} bytes (at entry ${name}).`,
+    name,
+  );
+}
+
+/** Counts expanded bytes while streaming: a second line behind the declared sizes. */
 class Budget {
   private expanded = 0;
   private readonly limit: number;
@@ -75,25 +93,99 @@ class Budget {
 
   add(bytes: number, name: string): void {
     this.expanded += bytes;
-    if (this.expanded > this.limit) {
-      throw rejected(
-        "ZipExpandsTooFar",
-        `The package expands past the limit of ${this.limit} bytes (at entry ${name}).`,
-        name,
-      );
+    if (this.expanded > this.limit) throw expandsTooFar(this.limit, name);
+  }
+}
+
+/**
+ * Objects and arrays of the package's JSON so far, counted chunk by chunk as each file inflates,
+ * so that a file past the limit is dropped before it is whole (and long before it is parsed).
+ */
+class NodeBudget {
+  private used = 0;
+  private readonly limit: number;
+  private inString = false;
+  private escaped = false;
+
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  /** Starts a new file: string state does not carry over between files. */
+  reset(): void {
+    this.inString = false;
+    this.escaped = false;
+  }
+
+  /** Counts `{` and `[` outside strings. */
+  count(chunk: Buffer, name: string): void {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (this.escaped) this.escaped = false;
+      else if (this.inString) {
+        if (c === 0x5c) this.escaped = true;
+        else if (c === 0x22) this.inString = false;
+      } else if (c === 0x22) this.inString = true;
+      else if (c === 0x7b || c === 0x5b) {
+        this.used += 1;
+        if (this.used > this.limit) {
+          throw rejected(
+            "JsonTooComplex",
+            `The package's JSON holds more than ${this.limit} objects and arrays (at ${name}).`,
+            name,
+          );
+        }
+      }
     }
   }
 }
 
-/** Streams one entry, counting its bytes against the budget; keeps them only when asked to. */
-async function drain(zip: ZipFile, entry: Entry, budget: Budget, keep: boolean): Promise<Buffer> {
-  const stream = await zip.openReadStreamPromise(entry);
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    budget.add(chunk.length, entry.fileName);
-    if (keep) chunks.push(chunk);
+let gate: Promise<void> = Promise.resolve();
+
+/** Runs `work` when no other package's JSON is being read in this process. */
+async function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const previous = gate;
+  let release = () => {};
+  gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await previous;
+  try {
+    return await work();
+  } finally {
+    release();
   }
-  return Buffer.concat(chunks);
+}
+
+/** Streams one entry, counting its bytes against the budget, and drops them. */
+async function drain(zip: ZipFile, entry: Entry, budget: Budget): Promise<void> {
+  const stream = await zip.openReadStreamPromise(entry);
+  for await (const chunk of stream as AsyncIterable<Buffer>) budget.add(chunk.length, entry.fileName);
+}
+
+/**
+ * Inflates a JSON entry into one buffer of its declared size (checked against the limits already),
+ * counting its objects and arrays on the way.
+ */
+async function inflate(zip: ZipFile, entry: Entry, budget: Budget, nodes: NodeBudget): Promise<Buffer> {
+  const data = Buffer.allocUnsafe(entry.uncompressedSize);
+  let length = 0;
+  nodes.reset();
+  const stream = await zip.openReadStreamPromise(entry);
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      budget.add(chunk.length, entry.fileName);
+      if (length + chunk.length > data.length) {
+        throw rejected("InvalidZip", `${entry.fileName} expands past its declared size.`, entry.fileName);
+      }
+      nodes.count(chunk, entry.fileName);
+      chunk.copy(data, length);
+      length += chunk.length;
+    }
+  } finally {
+    stream.destroy();
+  }
+  return data.subarray(0, length);
 }
 
 function checkEntry(entry: Entry, seen: Set<string>, limits: ZipLimits): EntryKind | "directory" {
@@ -120,40 +212,39 @@ function checkEntry(entry: Entry, seen: Set<string>, limits: ZipLimits): EntryKi
       name,
     );
   }
-  if (kind !== "asset" && entry.uncompressedSize > JSON_ENTRY_LIMIT) {
-    throw rejected("EntryTooLarge", `${name} is larger than ${JSON_ENTRY_LIMIT} bytes.`, name);
+  if (kind !== "asset" && entry.uncompressedSize > limits.jsonBytes) {
+    throw rejected("EntryTooLarge", `${name} is larger than ${limits.jsonBytes} bytes.`, name);
   }
   return kind;
 }
 
-async function readEntries(
-  zip: ZipFile,
-  limits: ZipLimits,
-  readAssets: boolean,
-): Promise<Map<string, Buffer>> {
+interface Listing {
+  manifest: Entry | undefined;
+  objects: Map<string, Entry>;
+  assets: Entry[];
+}
+
+/** Walks the central directory: every check that needs no entry's data. */
+async function listEntries(zip: ZipFile, limits: ZipLimits): Promise<Listing> {
   if (zip.entryCount > limits.entries) {
     throw rejected(
       "TooManyEntries",
       `The package holds ${zip.entryCount} entries; the limit is ${limits.entries}.`,
     );
   }
-  const budget = new Budget(limits.expandedBytes);
+  const listing: Listing = { manifest: undefined, objects: new Map(), assets: [] };
   const seen = new Set<string>();
-  const json = new Map<string, Buffer>();
+  let declared = 0;
   for await (const entry of zip.eachEntry()) {
     const kind = checkEntry(entry, seen, limits);
     if (kind === "directory") continue;
-    // A stored asset cannot expand: yauzl has checked its size against the directory before
-    // emitting it, so it is counted without reading it. A compressed one is inflated and counted,
-    // unless the file was accepted earlier (`readAssets: false`).
-    if (kind === "asset" && (!readAssets || entry.compressionMethod === 0)) {
-      budget.add(entry.uncompressedSize, entry.fileName);
-      continue;
-    }
-    const data = await drain(zip, entry, budget, kind !== "asset");
-    if (kind !== "asset") json.set(entry.fileName, data);
+    declared += entry.uncompressedSize;
+    if (declared > limits.expandedBytes) throw expandsTooFar(limits.expandedBytes, entry.fileName);
+    if (kind === "manifest") listing.manifest = entry;
+    else if (kind === "object") listing.objects.set(entry.fileName, entry);
+    else listing.assets.push(entry);
   }
-  return json;
+  return listing;
 }
 
 function parseJson<T extends z.ZodType>(
@@ -176,13 +267,10 @@ function parseJson<T extends z.ZodType>(
   throw rejected(key, `${name} does not match the package format: ${issues.slice(0, 5).join("; ")}`, name);
 }
 
-function parseContents(json: Map<string, Buffer>): PackageContents {
-  const manifest = parseJson(ManifestSchema, json.get(MANIFEST_FILE), MANIFEST_FILE, {
-    missing: "ManifestMissing",
-    invalid: "ManifestInvalid",
-  });
-  const listed = new Set<string>();
-  const objects = manifest.Objects.map((entry) => {
+/** The object file each manifest entry names, checked for its name and for duplicates. */
+function listedFiles(manifest: PackageManifest): Map<string, PackageManifest["Objects"][number]> {
+  const listed = new Map<string, PackageManifest["Objects"][number]>();
+  for (const entry of manifest.Objects) {
     const expected = objectFileName(entry.Guid);
     if (entry.File !== expected) {
       throw rejected(
@@ -191,26 +279,85 @@ function parseContents(json: Map<string, Buffer>): PackageContents {
       );
     }
     if (listed.has(expected)) throw rejected("ManifestInvalid", `manifest.json lists ${entry.Guid} twice.`);
-    listed.add(expected);
-    const object = parseJson(ObjectFileSchema, json.get(expected), expected, {
-      missing: "ObjectFileMissing",
-      invalid: "ObjectFileInvalid",
-    });
+    listed.set(expected, entry);
+  }
+  return listed;
+}
+
+/** Object files against the manifest, by name and declared size, before any is inflated. */
+function checkAgainstManifest(
+  listing: Listing,
+  listed: Map<string, PackageManifest["Objects"][number]>,
+  limits: ZipLimits,
+): void {
+  for (const name of listing.objects.keys()) {
+    if (!listed.has(name)) throw rejected("UnexpectedEntry", `${name} is not listed in manifest.json.`, name);
+  }
+  let declared = listing.manifest?.uncompressedSize ?? 0;
+  for (const name of listed.keys()) {
+    const entry = listing.objects.get(name);
+    if (!entry) throw rejected("ObjectFileMissing", `The package has no ${name}.`, name);
+    declared += entry.uncompressedSize;
+  }
+  if (declared > limits.jsonBytes) {
+    throw rejected(
+      "JsonTooLarge",
+      `manifest.json and the object files expand to ${declared} bytes; the limit is ${limits.jsonBytes}.`,
+    );
+  }
+}
+
+async function readJsonEntry<T extends z.ZodType>(
+  source: { zip: ZipFile; budget: Budget; nodes: NodeBudget },
+  schema: T,
+  entry: Entry,
+  key: string,
+): Promise<z.infer<T>> {
+  const data = await inflate(source.zip, entry, source.budget, source.nodes);
+  return parseJson(schema, data, entry.fileName, { missing: key, invalid: key });
+}
+
+async function readContents(
+  zip: ZipFile,
+  listing: Listing,
+  limits: ZipLimits,
+  budget: Budget,
+): Promise<PackageContents> {
+  const source = { zip, budget, nodes: new NodeBudget(limits.jsonNodes) };
+  if (!listing.manifest)
+    throw rejected("ManifestMissing", `The package has no ${MANIFEST_FILE}.`, MANIFEST_FILE);
+  const manifest = await readJsonEntry(source, ManifestSchema, listing.manifest, "ManifestInvalid");
+  const listed = listedFiles(manifest);
+  checkAgainstManifest(listing, listed, limits);
+  const objects: PackageObjectFile[] = [];
+  for (const [name, entry] of listed) {
+    const object = await readJsonEntry(
+      source,
+      ObjectFileSchema,
+      listing.objects.get(name) as Entry,
+      "ObjectFileInvalid",
+    );
     const guid = object.Type === "GlobalReport" ? object.Report.Guid : object.Module.Guid;
     if (object.Type !== entry.Type || guid.toLowerCase() !== entry.Guid.toLowerCase()) {
       throw rejected(
         "ObjectFileInvalid",
-        `${expected} does not hold the ${entry.Type} ${entry.Guid} its manifest entry names.`,
+        `${name} does not hold the ${entry.Type} ${entry.Guid} its manifest entry names.`,
       );
     }
-    return object;
-  });
-  for (const name of json.keys()) {
-    if (name !== MANIFEST_FILE && !listed.has(name)) {
-      throw rejected("UnexpectedEntry", `${name} is not listed in manifest.json.`, name);
-    }
+    objects.push(object);
   }
   return { manifest, objects };
+}
+
+/**
+ * Streams through compressed assets, counting what they expand to. A stored asset cannot expand:
+ * its declared size was counted from the directory, and yauzl fails an entry that passes it.
+ */
+async function checkAssets(zip: ZipFile, listing: Listing, budget: Budget): Promise<void> {
+  for (const entry of listing.assets) {
+    if (entry.compressionMethod === 0) budget.add(entry.uncompressedSize, entry.fileName);
+    else await drain(zip, entry, budget);
+  }
 }
 
 /**
@@ -225,6 +372,8 @@ export async function readPackageFile(
   let zip: ZipFile;
   try {
     zip = await yauzl.openPromise(file, {
+      // Entries are read after the whole directory has been walked, which would close it.
+      autoClose: false,
       strictFileNames: true,
       validateEntrySizes: true,
       decodeStrings: true,
@@ -233,8 +382,11 @@ export async function readPackageFile(
     throw fromYauzl(error as Error);
   }
   try {
-    const json = await readEntries(zip, limits, options.readAssets);
-    return parseContents(json);
+    const listing = await listEntries(zip, limits);
+    const budget = new Budget(limits.expandedBytes);
+    const contents = await oneAtATime(() => readContents(zip, listing, limits, budget));
+    if (options.readAssets) await checkAssets(zip, listing, budget);
+    return contents;
   } catch (error) {
     throw fromYauzl(error as Error);
   } finally {

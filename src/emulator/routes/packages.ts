@@ -178,10 +178,12 @@ async function receive(ctx: RouteContext, temp: string, limit: number): Promise<
       message("UnsupportedMediaType", "Upload a package as multipart/form-data with one zip file part."),
     );
   }
-  const part = await ctx.req.file({
-    limits: { fileSize: limit, files: 1, parts: 20 },
-    throwFileSizeLimit: false,
-  });
+  // A missing or wrong boundary, or a body that ends inside a part's headers, fails here.
+  const part = await ctx.req
+    .file({ limits: { fileSize: limit, files: 1, parts: 20 }, throwFileSizeLimit: false })
+    .catch((error: Error) => {
+      throw badRequest("MalformedMultipart", `The multipart body could not be read: ${error.message}`);
+    });
   if (!part) throw badRequest("PackageFileMissing", "The upload holds no file part.");
   try {
     // Written on the main thread in small pieces while writes are fast (the client's file sink,

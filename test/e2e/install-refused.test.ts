@@ -1,0 +1,112 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
+import { afterEach, describe, expect, it } from "vitest";
+import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { packagesOf } from "../../src/emulator/packages/model.ts";
+import { egp, exampleTree } from "../helpers/cli.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * A package install the target refuses (issue 14: a second application with an existing name)
+ * fails `egp apply` with one clear line and exit 1: no hang, no success, nothing installed.
+ */
+
+const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+let running: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((e) => e.close()));
+  running = [];
+});
+
+async function emulator(seed: string, installMs = 20): Promise<Emulator> {
+  const started = await startEmulator({ port: 0, seed, jobs: { generateMs: 20, installMs } });
+  running.push(started);
+  return started;
+}
+
+function exampleOn(dev: Emulator, prod: Emulator): Promise<string> {
+  const tree = exampleTree();
+  for (const [env, target] of [
+    ["local-dev", dev],
+    ["local-prod", prod],
+  ] as const) {
+    const path = `environments/${env}.yaml`;
+    tree[path] = (tree[path] ?? "")
+      .replace(/^url: .*$/m, `url: ${target.url}`)
+      .replace(
+        /^instance: .*$/m,
+        "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
+      );
+  }
+  return testdir(tree);
+}
+
+const applicationNames = (e: Emulator) =>
+  catalogueOf(e.store)
+    .all("modules")
+    .map((m) => `${m.Name} ${m.Guid}`)
+    .sort();
+
+/** Someone makes a "Findings" application by hand on prod; the package brings dev's, another GUID. */
+function findingsByHand(prod: Emulator): void {
+  const catalogue = catalogueOf(prod.store);
+  catalogue.put("modules", {
+    Id: catalogue.nextId("modules"),
+    Guid: "0d0d0d0d-1111-4222-8333-444444444444",
+    Alias: "findings_by_hand",
+    Name: "Findings",
+    Description: null,
+    Type: "Application",
+    KeepLicensed: false,
+    IsDeprecated: false,
+    TargetFieldId: null,
+    Translations: [],
+    UpdateInformation: null,
+  });
+  prod.store.changed();
+}
+
+describe("egp apply: an install the target refuses", () => {
+  it("a second application named like one on the target fails the apply with the platform's message", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
+    findingsByHand(prod);
+    const before = applicationNames(prod);
+
+    const dir = await exampleOn(dev, prod);
+    const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    const output = applied.stdout + applied.stderr;
+    expect(output).toMatch(
+      /Package\/GRC Core#install: POST \/api\/core\/package\/install: HTTP 400 rejected: Two applications would be named "Findings"/,
+    );
+    expect(output).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
+    expect(output).not.toContain("Apply complete");
+    expect(applicationNames(prod)).toEqual(before);
+  });
+
+  it("an install job that fails (the conflict appeared after the call) fails the apply with its messages", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod", 1500)]);
+    // The conflict is made while the job waits in the queue, after the call's dry run passed.
+    let made = false;
+    const watch = setInterval(() => {
+      const queued = Object.values(packagesOf(prod.store).byId).some((p) => p.Installs.length > 0);
+      if (queued && !made) {
+        made = true;
+        findingsByHand(prod);
+      }
+    }, 5);
+    try {
+      const dir = await exampleOn(dev, prod);
+      const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+      expect(made).toBe(true);
+      expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+      expect(applied.stdout + applied.stderr).toMatch(
+        /Package\/GRC Core#install: install of package \d+ failed: Two applications would be named "Findings"/,
+      );
+      const findings = applicationNames(prod).filter((name) => name.startsWith("Findings "));
+      expect(findings).toEqual(["Findings 0d0d0d0d-1111-4222-8333-444444444444"]);
+    } finally {
+      clearInterval(watch);
+    }
+  });
+});

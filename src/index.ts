@@ -9,11 +9,14 @@ export {
   ConnectionError,
   ForbiddenError,
   InvalidArgumentError,
+  LoginRefusedError,
   NotFoundError,
   OutcomeUnknownError,
   PlatformError,
   RateLimitError,
   ResponseShapeError,
+  ResponseTooLargeError,
+  RetryAfterTooLongError,
   TransferError,
   TransientError,
   ValidationError,
@@ -61,6 +64,7 @@ export type {
 export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
+export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
 export type {
   Application,
   ChangePasswordRequest,

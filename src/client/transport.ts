@@ -20,6 +20,8 @@ export interface Exchange {
   body?: string | Chunks;
   /** A GET whose body goes to a sink from one reused buffer, when the transport can (getInto). */
   sink?: RawGetSink;
+  /** Aborts the exchange, its body included (the caller's overall deadline of a JSON call). */
+  signal?: AbortSignal;
 }
 
 /** `taken`: the body went to the exchange's sink (getInto); the response's body is then empty. */
@@ -111,6 +113,7 @@ export function createTransport(options: ClientOptions): Transport {
         // Per request as well, so that an injected dispatcher honours the client's timeouts.
         headersTimeout: options.timeouts.headersMs,
         bodyTimeout: options.timeouts.bodyMs,
+        ...(exchange.signal ? { signal: exchange.signal } : {}),
       }),
     close: async () => {
       await owned?.close();

@@ -180,16 +180,20 @@ export class Caller {
     const idempotent = call.idempotent ?? (call.override === true || call.method !== "POST");
     const sleep = this.deps.options.sleep ?? realSleep;
     const random = this.deps.options.random ?? Math.random;
-    // The notices run from the first send to the end of the last try, retry pauses included.
+    // The notices, and the overall deadline of a JSON call, run from the first send to the end of
+    // the last try, retry pauses included: retries never stretch a call past timeouts.requestMs.
     let endWait: EndWait | undefined;
-    const waiting = () => {
+    let until: number | undefined;
+    const sending = (): number => {
       endWait ??= this.deps.waits.start(
         call.what ?? `${call.method} ${this.deps.scrubber.scrub(prefix + call.route.path)}`,
       );
+      until ??= Date.now() + this.deps.options.timeouts.requestMs;
+      return until;
     };
     let refused: RetryAfterTooLongError | undefined;
     try {
-      return await pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent, waiting), {
+      return await pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent, sending), {
         retries: this.policy.retries,
         minTimeout: 0,
         shouldRetry: async ({ error, attemptNumber }) => {
@@ -201,6 +205,7 @@ export class Caller {
             return false;
           }
           const delayMs = delayFor(attemptNumber, headers, this.policy, random);
+          if (!isTransfer(call) && until !== undefined && Date.now() + delayMs >= until) return false;
           this.deps.stats.retry();
           this.deps.log.debug(
             { route: call.route.template, attempt: attemptNumber, delayMs, error },
@@ -223,15 +228,15 @@ export class Caller {
     token: string | undefined,
     attempt: number,
     idempotent: boolean,
-    waiting: () => void,
+    sending: () => number,
   ): Promise<T> {
     const { log, scrubber, limiter, semaphore } = this.deps;
     const path = prefix + call.route.path;
     const shown = scrubber.scrub(path + queryString(call.query));
     await limiter.acquire();
     const release = await semaphore.acquire();
-    waiting();
-    const deadline = isTransfer(call) ? undefined : this.deadline(call.method, shown);
+    const until = sending();
+    const deadline = isTransfer(call) ? undefined : this.deadline(call.method, shown, until);
     const exchange = { ...this.exchangeOf(call, path, token), signal: deadline?.signal };
     const started = performance.now();
     let status: number | undefined;
@@ -280,11 +285,12 @@ export class Caller {
     }
   }
 
-  /** Aborts one try of a JSON call that has no complete answer by `timeouts.requestMs`. */
-  private deadline(method: string, path: string): { signal: AbortSignal; clear: () => void } {
+  /** Aborts a try of a JSON call still without its complete answer when the call's deadline passes. */
+  private deadline(method: string, path: string, until: number): { signal: AbortSignal; clear: () => void } {
     const ms = this.deps.options.timeouts.requestMs;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(requestDeadline(ms, { method, path })), ms);
+    const left = Math.max(1, until - Date.now());
+    const timer = setTimeout(() => controller.abort(requestDeadline(ms, { method, path })), left);
     return { signal: controller.signal, clear: () => clearTimeout(timer) };
   }
 

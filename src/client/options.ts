@@ -49,7 +49,7 @@ export const ClientOptionsSchema = z
         /** Longest silence between two chunks of a body: what bounds a package transfer. */
         bodyMs: positiveMs.default(120_000),
         /**
-         * Overall deadline of one try of a JSON call, headers and body together (a server that
+         * Overall deadline of a JSON call, headers and body together, retries included (a server that
          * trickles its answer). Package downloads and uploads are not bound by it: a big file may
          * take long, and `bodyMs` ends one that stalls.
          */

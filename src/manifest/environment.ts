@@ -8,10 +8,12 @@ import type { Variables } from "./substitute.ts";
 
 /** A duration: seconds as a number (`30`, `0.5`), or a number with its unit (`500ms`, `30s`, `2m`). */
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
+const DURATION_FORMS =
+  "expected a duration: seconds as a number, or a number with ms, s or m (30s, 500ms, 2m)";
 const Duration = (what: string) =>
   z
-    .union([z.number().positive(), z.string().regex(DURATION)], {
-      error: "expected a duration: seconds as a number, or a number with ms, s or m (30s, 500ms, 2m)",
+    .union([z.number().positive(DURATION_FORMS), z.string().regex(DURATION, DURATION_FORMS)], {
+      error: DURATION_FORMS,
     })
     .optional()
     .describe(what);

@@ -24,6 +24,7 @@ import type { Paths } from "./paths.ts";
 import { isSinkError, type RawGetSink } from "./raw-get.ts";
 import type { Scrubber } from "./redact.ts";
 import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
+import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
 import type { Session } from "./session.ts";
 import type { StatsRecorder } from "./stats.ts";
@@ -192,6 +193,7 @@ export class Caller {
       return until;
     };
     let refused: RetryAfterTooLongError | undefined;
+    const budget = currentRetryBudget();
     try {
       return await pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent, sending), {
         retries: this.policy.retries,
@@ -206,6 +208,7 @@ export class Caller {
           }
           const delayMs = delayFor(attemptNumber, headers, this.policy, random);
           if (!isTransfer(call) && until !== undefined && Date.now() + delayMs >= until) return false;
+          if (budget && !budget.take(delayMs)) return false;
           this.deps.stats.retry();
           this.deps.log.debug(
             { route: call.route.template, attempt: attemptNumber, delayMs, error },

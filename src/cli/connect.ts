@@ -27,6 +27,8 @@ export interface ConnectOptions {
   logger: Logger;
   /** Extra emulator options for embedded environments (tests raise job durations or inject faults). */
   emulator?: Record<string, unknown>;
+  /** How often a long wait is reported (default 10 s; tests pass less). */
+  waitNoticeMs?: number;
 }
 
 export function connections(options: ConnectOptions): Connections {
@@ -72,6 +74,7 @@ export function connections(options: ConnectOptions): Connections {
       limits: emulator ? { concurrency: config.limits.concurrency, requestsPerSecond: 0 } : config.limits,
       timeouts: config.timeouts,
       logger: options.logger,
+      ...(options.waitNoticeMs ? { waitNoticeMs: options.waitNoticeMs } : {}),
       // A warning, so that it shows at the default log level, on stderr (stdout stays the output).
       onWait: ({ what, seconds }) =>
         options.logger.warn(

@@ -38,6 +38,10 @@ export interface Transport {
   close(): Promise<void>;
 }
 
+function isStreamed(exchange: Exchange): boolean {
+  return exchange.body !== undefined && typeof exchange.body !== "string";
+}
+
 function caOf(caFile: string): string[] {
   try {
     return [...rootCertificates, readFileSync(caFile, "utf8")];
@@ -110,8 +114,12 @@ export function createTransport(options: ClientOptions): Transport {
         headers: exchange.headers,
         // undici sends an async iterable chunk by chunk (its types list streams only).
         body: exchange.body as string | Readable | undefined,
-        // Per request as well, so that an injected dispatcher honours the client's timeouts.
-        headersTimeout: options.timeouts.headersMs,
+        // Per request as well, so that an injected dispatcher honours the client's timeouts. After
+        // the last byte of a streamed upload (a package) the server may take long to store and
+        // check it: that wait is bound by the stall timeout, as the upload itself is.
+        headersTimeout: isStreamed(exchange)
+          ? Math.max(options.timeouts.headersMs, options.timeouts.bodyMs)
+          : options.timeouts.headersMs,
         bodyTimeout: options.timeouts.bodyMs,
         ...(exchange.signal ? { signal: exchange.signal } : {}),
       }),

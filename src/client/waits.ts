@@ -32,7 +32,7 @@ export class Waits {
     const timer = setInterval(() => {
       const ms = performance.now() - started;
       try {
-        notify({ what, seconds: Math.floor(ms / 1000), ms: Math.round(ms) });
+        notify({ what, seconds: Math.round(ms / 1000), ms: Math.round(ms) });
       } catch {
         // A failing listener must not fail the wait it hears about.
       }

@@ -1,7 +1,8 @@
 /*
  * How long `egp plan` runs, with the default timeouts, against a server that accepts the login and
- * then trickles its answer one byte a second (issue 14): prints the time to the error and the lines
- * egp wrote. Usage: node bench/trickle.ts [path/to/bin/egp.js] [limit seconds]
+ * then trickles its answer one byte a second (issue 14), or with `silent` one that accepts and never
+ * answers (issue 13): prints the time to the error and the lines egp wrote.
+ * Usage: node bench/trickle.ts [trickle|silent] [path/to/bin/egp.js] [limit seconds]
  * (the default binary is this checkout's bin/egp.js; build it first: npx tsc -p tsconfig.build.json).
  */
 import { execFile } from "node:child_process";
@@ -10,13 +11,15 @@ import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const bin = process.argv[2] ?? join(import.meta.dirname, "..", "bin", "egp.js");
-const limitS = Number(process.argv[3] ?? 600);
+const mode = process.argv[2] === "silent" ? "silent" : "trickle";
+const bin = process.argv[3] ?? join(import.meta.dirname, "..", "bin", "egp.js");
+const limitS = Number(process.argv[4] ?? 600);
 
 const sockets = new Set<Socket>();
 const server = createServer((socket) => {
   sockets.add(socket);
   socket.on("error", () => undefined);
+  if (mode === "silent") return;
   socket.once("data", () => {
     socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n");
     const timer = setInterval(() => socket.write(" "), 1_000);
@@ -44,7 +47,8 @@ const result = await new Promise<{ code: number | string | null; stderr: string 
   );
 });
 const seconds = (performance.now() - started) / 1000;
-console.log(`egp plan against a 1 byte/s trickle: exit ${result.code} after ${seconds.toFixed(1)} s`);
+const against = mode === "silent" ? "a host that never answers" : "a 1 byte/s trickle";
+console.log(`egp plan against ${against}: exit ${result.code} after ${seconds.toFixed(1)} s`);
 console.log(`connections opened: ${sockets.size}`);
 console.log(result.stderr.trimEnd());
 for (const socket of sockets) socket.destroy();

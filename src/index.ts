@@ -9,11 +9,14 @@ export {
   ConnectionError,
   ForbiddenError,
   InvalidArgumentError,
+  LoginRefusedError,
   NotFoundError,
   OutcomeUnknownError,
   PlatformError,
   RateLimitError,
   ResponseShapeError,
+  ResponseTooLargeError,
+  RetryAfterTooLongError,
   TransferError,
   TransientError,
   ValidationError,
@@ -47,6 +50,7 @@ export type { SecurityParameterRead } from "./client/resources/security-paramete
 export type { UserQuery, UserRead } from "./client/resources/users.ts";
 export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";
 export { DEFAULT_RETRY_POLICY, delayFor, shouldRetry } from "./client/retry.ts";
+export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
 export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
 export type {
   ContentPost,
@@ -61,6 +65,7 @@ export type {
 export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
+export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
 export type {
   Application,
   ChangePasswordRequest,

@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { PlatformClient } from "../client/client.ts";
 import { ConnectionError, OutcomeUnknownError, RateLimitError, TransientError } from "../client/errors.ts";
+import { RetryBudget, withRetryBudget } from "../client/retry-budget.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import type { Plan, Step } from "../plan/index.ts";
 import type { SecurityParameter } from "../wire/index.ts";
@@ -142,9 +143,11 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     await journal.record({ type: "start", at: new Date().toISOString(), step: step.id });
     emit({ type: "start", step });
     let resumed = interrupted.has(step.id);
+    // The step's retries and its calls' retries draw from one budget: they add up, never multiply.
+    const budget = new RetryBudget({ tries: 16, ms: 300_000 });
     for (let attempt = 1; ; attempt++) {
       try {
-        const output = await ops[step.op](contextFor(step, resumed));
+        const output = await withRetryBudget(budget, () => ops[step.op](contextFor(step, resumed)));
         // On disk before a dependent can start.
         await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output });
         outputs.set(step.id, output);
@@ -153,17 +156,18 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
         return;
       } catch (error) {
         const message = messageOf(error);
+        const pause = Math.min(500 * 2 ** (attempt - 1), 4_000);
         if (attempt < attempts && isPassing(error) && stopping()) {
           // Left without an end in the journal: a resumed run checks whether it happened.
           result.stopped.push(step.id);
           emit({ type: "stopped", step });
           return;
         }
-        if (attempt < attempts && isPassing(error)) {
+        if (attempt < attempts && isPassing(error) && budget.take(pause)) {
           emit({ type: "retry", step, error: message, attempt });
           // The failed try may have done its work: the next one checks before it writes.
           resumed = true;
-          await sleep(Math.min(500 * 2 ** (attempt - 1), 4_000));
+          await sleep(pause);
           continue;
         }
         await journal.record({ type: "failed", at: new Date().toISOString(), step: step.id, error: message });

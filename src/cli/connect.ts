@@ -27,6 +27,8 @@ export interface ConnectOptions {
   logger: Logger;
   /** Extra emulator options for embedded environments (tests raise job durations or inject faults). */
   emulator?: Record<string, unknown>;
+  /** How often a long wait is reported (default 10 s; tests pass less). */
+  waitNoticeMs?: number;
 }
 
 export function connections(options: ConnectOptions): Connections {
@@ -61,6 +63,7 @@ export function connections(options: ConnectOptions): Connections {
         : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
     const client = createClient({
+      name: config.name,
       url,
       instance: config.instance,
       username: config.auth.username,
@@ -69,7 +72,15 @@ export function connections(options: ConnectOptions): Connections {
       scheme: emulator ? "Platform" : config.auth.scheme,
       tls: { caFile: config.tls.caFile, insecure: config.tls.insecure },
       limits: emulator ? { concurrency: config.limits.concurrency, requestsPerSecond: 0 } : config.limits,
+      timeouts: config.timeouts,
       logger: options.logger,
+      ...(options.waitNoticeMs ? { waitNoticeMs: options.waitNoticeMs } : {}),
+      // A warning, so that it shows at the default log level, on stderr (stdout stays the output).
+      onWait: ({ what, seconds }) =>
+        options.logger.warn(
+          { env: config.name, what, seconds },
+          `still waiting for ${config.name} (${what}, ${seconds} s)`,
+        ),
     });
     return { name: config.name, client, ...(emulator ? { emulator } : {}) };
   };

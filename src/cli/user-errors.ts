@@ -1,6 +1,6 @@
 import { ArtifactError, LockedError } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
-import { PlatformError, ResponseShapeError } from "../client/errors.ts";
+import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
@@ -46,6 +46,8 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   ) {
     return { lines: [error.message], exitCode: 1 };
   }
+  // Its message names the environment, the account and the reason; the request adds nothing.
+  if (error instanceof LoginRefusedError) return { lines: [`${error.code} ${error.message}`], exitCode: 1 };
   if (error instanceof PlatformError) {
     // The client's messages already name the call; add only what they don't say.
     const where = [error.method, error.path].filter(Boolean).join(" ");

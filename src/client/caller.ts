@@ -10,6 +10,11 @@ import {
   outcomeUnknown,
   PlatformError,
   ResponseShapeError,
+  ResponseTooLargeError,
+  type RetryAfterTooLongError,
+  requestDeadline,
+  retryAfterOf,
+  retryAfterTooLong,
 } from "./errors.ts";
 import { type RateLimiter, realSleep, type Semaphore } from "./limits.ts";
 import type { ClientLog } from "./logger.ts";
@@ -19,10 +24,12 @@ import type { Paths } from "./paths.ts";
 import { isSinkError, type RawGetSink } from "./raw-get.ts";
 import type { Scrubber } from "./redact.ts";
 import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
+import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
 import type { Session } from "./session.ts";
 import type { StatsRecorder } from "./stats.ts";
 import type { Exchange, RawResponse, Transport } from "./transport.ts";
+import type { EndWait, Waits } from "./waits.ts";
 
 /*
  * Runs one call of the interface, in layers:
@@ -62,6 +69,8 @@ export interface Call<T> {
    * are passed on as they are, never retried.
    */
   sink?: RawGetSink;
+  /** How wait notices name the call; default: its method and path. */
+  what?: string;
 }
 
 export interface CallerDeps {
@@ -73,6 +82,7 @@ export interface CallerDeps {
   stats: StatsRecorder;
   semaphore: Semaphore;
   limiter: RateLimiter;
+  waits: Waits;
 }
 
 const ERROR_BODY_LIMIT = 1024 * 1024;
@@ -167,26 +177,52 @@ export class Caller {
     });
   }
 
-  private withRetry<T>(call: Call<T>, prefix: string, token: string | undefined): Promise<T> {
+  private async withRetry<T>(call: Call<T>, prefix: string, token: string | undefined): Promise<T> {
     const idempotent = call.idempotent ?? (call.override === true || call.method !== "POST");
     const sleep = this.deps.options.sleep ?? realSleep;
     const random = this.deps.options.random ?? Math.random;
-    return pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent), {
-      retries: this.policy.retries,
-      minTimeout: 0,
-      shouldRetry: async ({ error, attemptNumber }) => {
-        if (!shouldRetry(outcomeOf(error, idempotent), attemptNumber, this.policy)) return false;
-        const headers = error instanceof PlatformError ? error.headers : undefined;
-        const delayMs = delayFor(attemptNumber, headers, this.policy, random);
-        this.deps.stats.retry();
-        this.deps.log.debug(
-          { route: call.route.template, attempt: attemptNumber, delayMs, error },
-          "retrying",
-        );
-        await sleep(delayMs);
-        return true;
-      },
-    });
+    // The notices, and the overall deadline of a JSON call, run from the first send to the end of
+    // the last try, retry pauses included: retries never stretch a call past timeouts.requestMs.
+    let endWait: EndWait | undefined;
+    let until: number | undefined;
+    const sending = (): number => {
+      endWait ??= this.deps.waits.start(
+        call.what ?? `${call.method} ${this.deps.scrubber.scrub(prefix + call.route.path)}`,
+      );
+      until ??= Date.now() + this.deps.options.timeouts.requestMs;
+      return until;
+    };
+    let refused: RetryAfterTooLongError | undefined;
+    const budget = currentRetryBudget();
+    try {
+      return await pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent, sending), {
+        retries: this.policy.retries,
+        minTimeout: 0,
+        shouldRetry: async ({ error, attemptNumber }) => {
+          if (!shouldRetry(outcomeOf(error, idempotent), attemptNumber, this.policy)) return false;
+          const headers = error instanceof PlatformError ? error.headers : undefined;
+          const asked = retryAfterOf(headers, Date.now());
+          if (asked !== undefined && asked > this.policy.maxRetryAfterMs) {
+            refused = retryAfterTooLong(error as PlatformError, asked, this.policy.maxRetryAfterMs);
+            return false;
+          }
+          const delayMs = delayFor(attemptNumber, headers, this.policy, random);
+          if (!isTransfer(call) && until !== undefined && Date.now() + delayMs >= until) return false;
+          if (budget && !budget.take(delayMs)) return false;
+          this.deps.stats.retry();
+          this.deps.log.debug(
+            { route: call.route.template, attempt: attemptNumber, delayMs, error },
+            "retrying",
+          );
+          await sleep(delayMs);
+          return true;
+        },
+      });
+    } catch (error) {
+      throw refused ?? error;
+    } finally {
+      endWait?.();
+    }
   }
 
   private async attempt<T>(
@@ -195,13 +231,16 @@ export class Caller {
     token: string | undefined,
     attempt: number,
     idempotent: boolean,
+    sending: () => number,
   ): Promise<T> {
     const { log, scrubber, limiter, semaphore } = this.deps;
     const path = prefix + call.route.path;
     const shown = scrubber.scrub(path + queryString(call.query));
-    const exchange = this.exchangeOf(call, path, token);
     await limiter.acquire();
     const release = await semaphore.acquire();
+    const until = sending();
+    const deadline = isTransfer(call) ? undefined : this.deadline(call.method, shown, until);
+    const exchange = { ...this.exchangeOf(call, path, token), signal: deadline?.signal };
     const started = performance.now();
     let status: number | undefined;
     try {
@@ -236,6 +275,7 @@ export class Caller {
       log.debug({ path: shown, attempt, error }, "attempt failed");
       throw idempotent ? error : unknownIfUnclear(error, scrubber.scrub);
     } finally {
+      deadline?.clear();
       release();
       this.deps.stats.request({
         method: call.method,
@@ -246,6 +286,15 @@ export class Caller {
         durationMs: performance.now() - started,
       });
     }
+  }
+
+  /** Aborts a try of a JSON call still without its complete answer when the call's deadline passes. */
+  private deadline(method: string, path: string, until: number): { signal: AbortSignal; clear: () => void } {
+    const ms = this.deps.options.timeouts.requestMs;
+    const controller = new AbortController();
+    const left = Math.max(1, until - Date.now());
+    const timer = setTimeout(() => controller.abort(requestDeadline(ms, { method, path })), left);
+    return { signal: controller.signal, clear: () => clearTimeout(timer) };
   }
 
   private exchangeOf(call: Call<unknown>, path: string, token: string | undefined): Exchange {
@@ -278,12 +327,45 @@ export class Caller {
       });
     }
     if (call.consume) return call.consume(response, context);
-    const text = await response.body.text();
+    const text = await readJsonText(response, this.deps.options.limits.maxResponseBytes, context);
     if (text.trim() === "" && "emptyAs" in call) return call.emptyAs as T;
     const payload = parseJson(text, context);
     if (!call.decode) return undefined as T;
     return call.decode(payload, context);
   }
+}
+
+/** Package files (a download's consumer, an upload's multipart body) are not bound by the request deadline. */
+function isTransfer(call: Call<unknown>): boolean {
+  return call.consume !== undefined || call.sink !== undefined || call.multipart !== undefined;
+}
+
+/** A JSON body as text, counted as it streams in: a failure mid-body is a ConnectionError. */
+async function readJsonText(response: RawResponse, limit: number, context: DecodeContext): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > limit) break;
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    throw connectionErrorOf(error, context, context.scrub);
+  }
+  if (size > limit) {
+    response.body.destroy();
+    throw new ResponseTooLargeError({
+      code: ErrorCode.ResponseTooLarge,
+      message: `${context.method} ${context.path}: the answer is larger than limits.maxResponseBytes (${limit} bytes); stopped reading it`,
+      status: context.status,
+      method: context.method,
+      path: context.path,
+      scrub: context.scrub,
+    });
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** The server answered (anything but a 404): the prefix exists. */

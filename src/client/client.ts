@@ -18,6 +18,7 @@ import { type WorkflowResource, workflowResource } from "./resources/workflow.ts
 import { Session } from "./session.ts";
 import { type ClientStats, StatsRecorder } from "./stats.ts";
 import { createTransport } from "./transport.ts";
+import { type EndWait, Waits } from "./waits.ts";
 
 export interface PlatformClient {
   readonly security: SecurityResource;
@@ -32,6 +33,11 @@ export interface PlatformClient {
   stats(): ClientStats;
   /** The prefixes discovered so far; undefined until the first call settles them. */
   paths(): { base: BasePath | undefined; apiCore: string | undefined };
+  /**
+   * Marks a wait of the caller's own (a package job): `onWait` hears about it every
+   * `waitNoticeMs` until the returned function is called.
+   */
+  waiting(what: string): EndWait;
   /** Logs out and releases connections. Never throws, also when the session has already ended. */
   close(): Promise<void>;
 }
@@ -53,6 +59,7 @@ export function createClient(input: ClientOptionsInput): PlatformClient {
   const stats = new StatsRecorder(options.onRequest);
   const paths = new Paths(options.basePath);
   const transport = createTransport(options);
+  const waits = new Waits(options.onWait, options.waitNoticeMs);
   const caller = new Caller({
     options,
     transport,
@@ -62,6 +69,7 @@ export function createClient(input: ClientOptionsInput): PlatformClient {
     stats,
     semaphore: new Semaphore(options.limits.concurrency),
     limiter: new RateLimiter(options.limits.requestsPerSecond),
+    waits,
   });
   const session = new Session(() => logIn({ caller, options, scrubber, stats }));
   caller.useSession(session);
@@ -88,6 +96,7 @@ export function createClient(input: ClientOptionsInput): PlatformClient {
     attachments: attachmentsResource(caller),
     workflow: workflowResource(caller),
     stats: () => stats.snapshot(),
+    waiting: (what: string) => waits.start(what),
     paths: () => ({ base: paths.basePath, apiCore: paths.apiCorePath }),
     close: () => {
       closed ??= close();

@@ -21,6 +21,8 @@ export const ErrorCode = {
   OutcomeUnknown: "EGP_OUTCOME_UNKNOWN",
   ResponseShape: "EGP_RESPONSE_SHAPE",
   Transfer: "EGP_TRANSFER",
+  ResponseTooLarge: "EGP_RESPONSE_TOO_LARGE",
+  RetryAfterTooLong: "EGP_RETRY_AFTER_TOO_LONG",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -47,6 +47,11 @@ export class PlatformError extends Error {
 }
 
 export class AuthError extends PlatformError {}
+/**
+ * The login was refused for its credentials (or a locked or inactive account). Never retried: the
+ * session remembers it, and every later call of the client fails at once with this same error.
+ */
+export class LoginRefusedError extends AuthError {}
 export class ForbiddenError extends PlatformError {}
 export class NotFoundError extends PlatformError {}
 export class ValidationError extends PlatformError {}
@@ -67,6 +72,18 @@ export class ConnectionError extends PlatformError {
   constructor(init: PlatformErrorInit & { sent: boolean }) {
     super(init);
     this.sent = init.sent;
+  }
+}
+
+/** A JSON answer larger than `limits.maxResponseBytes`: reading stopped there. Not retried. */
+export class ResponseTooLargeError extends PlatformError {}
+
+/** The server asked (Retry-After) for a longer wait than `retry.maxRetryAfterMs`: not waited for. */
+export class RetryAfterTooLongError extends PlatformError {
+  readonly retryAfterMs: number;
+  constructor(init: PlatformErrorInit & { retryAfterMs: number }) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
   }
 }
 
@@ -162,7 +179,9 @@ export function errorFromResponse(failure: ResponseFailure): PlatformError {
     headers: failure.headers,
     scrub: failure.scrub,
   });
-  if (failure.login && status < 400) return new AuthError(init(ErrorCode.LoginFailed, "login rejected"));
+  // A 401 to the login itself is a refusal too (some releases answer so); never a stale session.
+  if (failure.login && (status < 400 || status === 401))
+    return new LoginRefusedError(init(ErrorCode.LoginFailed, "login rejected"));
   if (status >= 200 && status < 300)
     return new ValidationError(init(ErrorCode.RequestFailed, "not successful"));
   if (status === 401) return new AuthError(init(ErrorCode.Unauthorized, "not authorized"));
@@ -215,7 +234,40 @@ export function retryAfterOf(headers: Headers | undefined, now: number): number 
   return Math.max(0, date - now);
 }
 
+/** Fails a retry at once instead of waiting longer than the policy allows. */
+export function retryAfterTooLong(
+  cause: PlatformError,
+  askedMs: number,
+  maxMs: number,
+): RetryAfterTooLongError {
+  const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+  return new RetryAfterTooLongError({
+    code: ErrorCode.RetryAfterTooLong,
+    message: `${cause.method} ${cause.path}: HTTP ${cause.status} asked to retry after ${seconds(askedMs)} (Retry-After), longer than the ${seconds(maxMs)} egp waits (retry.maxRetryAfterMs); not retried`,
+    status: cause.status,
+    method: cause.method,
+    path: cause.path,
+    validationMessages: cause.validationMessages,
+    headers: cause.headers,
+    cause,
+    retryAfterMs: askedMs,
+  });
+}
+
 // ---- connection-level failures
+
+const DEADLINE = "EGP_REQUEST_DEADLINE";
+
+/** The abort reason of a try that passed `timeouts.requestMs`; connectionErrorOf makes it EGP_TIMEOUT. */
+export function requestDeadline(ms: number, request: { method: string; path: string }): Error {
+  return Object.assign(
+    new Error(`${request.method} ${request.path}: no complete answer within ${ms / 1000} s`),
+    {
+      code: DEADLINE,
+      deadlineMs: ms,
+    },
+  );
+}
 
 const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
@@ -253,6 +305,15 @@ export function connectionErrorOf(
       code: ErrorCode.Tls,
       sent: false,
       message: `${request.method} ${request.path}: the server's certificate was rejected (${low}); pass the CA file, or insecure to skip verification`,
+    });
+  }
+  if (low === DEADLINE) {
+    const ms = (error as { deadlineMs: number }).deadlineMs;
+    return new ConnectionError({
+      ...base,
+      code: ErrorCode.Timeout,
+      sent: true,
+      message: `${request.method} ${request.path}: no complete answer within ${ms / 1000} s (timeouts.requestMs)`,
     });
   }
   if (low === "UND_ERR_CONNECT_TIMEOUT") {

@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import { z } from "zod";
 import { ClientOptionsError } from "./errors.ts";
 import type { Sleep } from "./limits.ts";
+import type { WaitInfo } from "./waits.ts";
 
 /*
  * Options are an allow-list: an unknown key is an error (a misspelt `insecure` must not silently
@@ -16,6 +17,8 @@ const positiveMs = z.number().int().positive();
 
 export const ClientOptionsSchema = z
   .object({
+    /** How messages name this instance (the CLI passes the environment's name); default: the url's host. */
+    name: z.string().min(1).optional(),
     /** `{base_url}`: scheme, host, port and the instance's prefix, if any; not the `/platformapi` part. */
     url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" }),
     /** InstanceName of the login. */
@@ -42,15 +45,27 @@ export const ClientOptionsSchema = z
       .object({
         connectMs: positiveMs.default(10_000),
         /** Until the response headers arrive. */
-        headersMs: positiveMs.default(120_000),
-        /** Longest silence between two chunks of a body. */
+        headersMs: positiveMs.default(30_000),
+        /** Longest silence between two chunks of a body: what bounds a package transfer. */
         bodyMs: positiveMs.default(120_000),
+        /**
+         * Overall deadline of a JSON call, headers and body together, retries included (a server that
+         * trickles its answer). Package downloads and uploads are not bound by it: a big file may
+         * take long, and `bodyMs` ends one that stalls.
+         */
+        requestMs: positiveMs.default(120_000),
       })
       .strict()
       .prefault({}),
     limits: z
       .object({
         concurrency: z.number().int().min(1).max(256).default(4),
+        /** Largest JSON answer read, counted as it streams in; larger fails with EGP_RESPONSE_TOO_LARGE. */
+        maxResponseBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(256 * 1024 * 1024),
         /** 0 means no limit. */
         requestsPerSecond: z.number().min(0).default(10),
       })
@@ -61,7 +76,8 @@ export const ClientOptionsSchema = z
         retries: z.number().int().min(0).max(20).default(4),
         baseDelayMs: z.number().int().min(0).default(250),
         maxDelayMs: z.number().int().min(0).default(10_000),
-        maxRetryAfterMs: z.number().int().min(0).default(60_000),
+        /** Longest `Retry-After` waited for; a longer one fails at once with EGP_RETRY_AFTER_TOO_LONG. */
+        maxRetryAfterMs: z.number().int().min(0).default(120_000),
       })
       .strict()
       .prefault({}),
@@ -82,6 +98,12 @@ export const ClientOptionsSchema = z
       .optional(),
     /** Called after every HTTP exchange, for request counting. */
     onRequest: fn<(info: RequestInfo) => void>("onRequest").optional(),
+    /**
+     * Called every `waitNoticeMs` while a call waits for its answer (retries included), and while a
+     * caller waits through `client.waiting()` (package jobs): so that no wait is silent.
+     */
+    onWait: fn<(info: WaitInfo) => void>("onWait").optional(),
+    waitNoticeMs: positiveMs.default(10_000),
     /** Waits between retries; tests pass one that records instead of sleeping. */
     sleep: fn<Sleep>("sleep").optional(),
     /** Jitter source, from 0 to 1. */

@@ -20,6 +20,8 @@ export interface Exchange {
   body?: string | Chunks;
   /** A GET whose body goes to a sink from one reused buffer, when the transport can (getInto). */
   sink?: RawGetSink;
+  /** Aborts the exchange, its body included (the caller's overall deadline of a JSON call). */
+  signal?: AbortSignal;
 }
 
 /** `taken`: the body went to the exchange's sink (getInto); the response's body is then empty. */
@@ -34,6 +36,10 @@ export interface Transport {
    */
   getInto?(exchange: Exchange, sink: RawGetSink): Promise<RawResponse>;
   close(): Promise<void>;
+}
+
+function isStreamed(exchange: Exchange): boolean {
+  return exchange.body !== undefined && typeof exchange.body !== "string";
 }
 
 function caOf(caFile: string): string[] {
@@ -108,9 +114,14 @@ export function createTransport(options: ClientOptions): Transport {
         headers: exchange.headers,
         // undici sends an async iterable chunk by chunk (its types list streams only).
         body: exchange.body as string | Readable | undefined,
-        // Per request as well, so that an injected dispatcher honours the client's timeouts.
-        headersTimeout: options.timeouts.headersMs,
+        // Per request as well, so that an injected dispatcher honours the client's timeouts. After
+        // the last byte of a streamed upload (a package) the server may take long to store and
+        // check it: that wait is bound by the stall timeout, as the upload itself is.
+        headersTimeout: isStreamed(exchange)
+          ? Math.max(options.timeouts.headersMs, options.timeouts.bodyMs)
+          : options.timeouts.headersMs,
         bodyTimeout: options.timeouts.bodyMs,
+        ...(exchange.signal ? { signal: exchange.signal } : {}),
       }),
     close: async () => {
       await owned?.close();

@@ -6,6 +6,25 @@ import type { Reporter } from "./report.ts";
 import { Secret } from "./secret.ts";
 import type { Variables } from "./substitute.ts";
 
+/** A duration: seconds as a number (`30`, `0.5`), or a number with its unit (`500ms`, `30s`, `2m`). */
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
+const DURATION_FORMS =
+  "expected a duration: seconds as a number, or a number with ms, s or m (30s, 500ms, 2m)";
+const Duration = (what: string) =>
+  z
+    .union([z.number().positive(DURATION_FORMS), z.string().regex(DURATION, DURATION_FORMS)], {
+      error: DURATION_FORMS,
+    })
+    .optional()
+    .describe(what);
+
+/** Milliseconds of a Duration that zod has accepted. */
+export function durationMs(value: number | string): number {
+  if (typeof value === "number") return Math.round(value * 1000);
+  const [, amount = "0", unit = "s"] = DURATION.exec(value) ?? [];
+  return Math.round(Number(amount) * { ms: 1, s: 1000, m: 60_000 }[unit as "ms" | "s" | "m"]);
+}
+
 const IdMap = (what: string) =>
   z
     .record(z.string().min(1), z.number().int().positive())
@@ -67,6 +86,19 @@ export const EnvironmentDocument = z
           .describe("Request rate cap (default 10); 0: no cap, for an instance that needs no protection."),
       })
       .optional(),
+    timeouts: z
+      .strictObject({
+        connect: Duration("Longest wait for a connection (default 10s)."),
+        headers: Duration("Longest wait for the head of an answer (default 30s)."),
+        request: Duration(
+          "Overall deadline of one try of an API call, headers and body together (default 120s); package transfers are bound by stall instead.",
+        ),
+        stall: Duration(
+          "Longest silence in the middle of a body, the bound of a package download or upload (default 120s).",
+        ),
+      })
+      .optional()
+      .describe("How long to wait for the instance; a wait over 10 s is reported every 10 s."),
   })
   .describe("An environment: one platform instance, named by its file name.");
 export type EnvironmentDocument = z.infer<typeof EnvironmentDocument>;
@@ -98,6 +130,8 @@ export interface EnvironmentConfig {
   domains: Readonly<Record<string, number>>;
   packagesFrom?: string;
   limits: { concurrency: number; requestsPerSecond: number };
+  /** In milliseconds, with the defaults filled in. */
+  timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
 }
 
 export interface EnvironmentContextOptions {
@@ -113,6 +147,13 @@ export interface EnvironmentContextOptions {
 export const EMBEDDED_USERNAME = "sysadmin";
 export const EMBEDDED_DEFAULT_PASSWORD = "Password1!";
 export const DEFAULT_LIMITS = { concurrency: 4, requestsPerSecond: 10 } as const;
+export const DEFAULT_TIMEOUTS = {
+  connectMs: 10_000,
+  headersMs: 30_000,
+  requestMs: 120_000,
+  bodyMs: 120_000,
+} as const;
+const MAX_TIMEOUT_MS = 24 * 3600_000;
 
 const SEED =
   /^(empty|demo-dev|demo-prod|scale:(users|apps|parameters)=\d{1,7}(,(users|apps|parameters)=\d{1,7})*)$/;
@@ -208,6 +249,25 @@ function tlsOf(
   return { caFile, insecure: tls.insecure ?? false };
 }
 
+function timeoutsOf(doc: EnvironmentDocument, report: Reporter): EnvironmentConfig["timeouts"] {
+  const given = doc.timeouts ?? {};
+  const timeouts: EnvironmentConfig["timeouts"] = { ...DEFAULT_TIMEOUTS };
+  const fields = [
+    ["connect", "connectMs"],
+    ["headers", "headersMs"],
+    ["request", "requestMs"],
+    ["stall", "bodyMs"],
+  ] as const;
+  for (const [key, field] of fields) {
+    const value = given[key];
+    if (value === undefined) continue;
+    const ms = durationMs(value);
+    if (ms < 1 || ms > MAX_TIMEOUT_MS) report.error(["timeouts", key], "must be from 1ms to 24h");
+    else timeouts[field] = ms;
+  }
+  return timeouts;
+}
+
 function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
   const from = doc.packagesFrom;
   if (from === undefined) return undefined;
@@ -233,6 +293,7 @@ export function normalizeEnvironment(
   const auth = authOf(doc, endpoint, options, report);
   const tls = tlsOf(doc, endpoint, options, report);
   const packagesFrom = packagesFromOf(doc, options, report);
+  const timeouts = timeoutsOf(doc, report);
   if (!auth || report.failed()) return null;
   const config: EnvironmentConfig = {
     name: options.name,
@@ -246,6 +307,7 @@ export function normalizeEnvironment(
     groups: { ...doc.groups },
     domains: { ...doc.domains },
     limits: { ...DEFAULT_LIMITS, ...doc.limits },
+    timeouts,
   };
   if (packagesFrom) config.packagesFrom = packagesFrom;
   return config;

@@ -4,7 +4,12 @@
  */
 export type { DesiredState } from "./desired-state.ts";
 export type { Endpoint, EnvironmentConfig, EnvironmentDocument } from "./environment.ts";
-export { DEFAULT_LIMITS, EMBEDDED_DEFAULT_PASSWORD, EMBEDDED_USERNAME } from "./environment.ts";
+export {
+  DEFAULT_LIMITS,
+  DEFAULT_TIMEOUTS,
+  EMBEDDED_DEFAULT_PASSWORD,
+  EMBEDDED_USERNAME,
+} from "./environment.ts";
 export type { FieldSource, ManifestIssue, Severity, SourceLocation } from "./errors.ts";
 export { formatManifestError, ManifestError } from "./errors.ts";
 export type { SchemaFile } from "./json-schema.ts";

@@ -11,7 +11,19 @@ describe("client options", () => {
     expect(options.scheme).toBe("Platform");
     expect(options.domain).toBe("");
     expect(options.tls).toEqual({ insecure: false });
-    expect(options.limits).toEqual({ concurrency: 4, requestsPerSecond: 10 });
+    expect(options.limits).toEqual({
+      concurrency: 4,
+      requestsPerSecond: 10,
+      maxResponseBytes: 256 * 1024 * 1024,
+    });
+    expect(options.timeouts).toEqual({
+      connectMs: 10_000,
+      headersMs: 30_000,
+      bodyMs: 120_000,
+      requestMs: 120_000,
+    });
+    expect(options.retry.maxRetryAfterMs).toBe(120_000);
+    expect(options.waitNoticeMs).toBe(10_000);
     expect(Object.isFrozen(options)).toBe(true);
     expect(Object.isFrozen(options.timeouts)).toBe(true);
   });
@@ -34,6 +46,15 @@ describe("client options", () => {
         logger: 5 as never,
       }),
     ).toThrow(/^(?!.*S3cret).*logger must be a pino logger/);
+  });
+
+  it("refuses a wait hook that is not a function, and a zero timeout", () => {
+    expect(() => parseClientOptions({ ...minimal, onWait: "log" } as never)).toThrow(
+      /onWait must be a function/,
+    );
+    expect(() => parseClientOptions({ ...minimal, timeouts: { requestMs: 0 } })).toThrow(
+      /timeouts\.requestMs/,
+    );
   });
 
   it("refuses an unreadable CA file at construction", () => {

@@ -229,3 +229,44 @@ describe("environment files: validation", () => {
     ]);
   });
 });
+
+describe("environment files: timeouts", () => {
+  it("defaults to 10 s to connect, 30 s for the answer's head, 120 s per call and 120 s of stall", () => {
+    expect(onlyEnvironment(environmentDoc()).timeouts).toEqual({
+      connectMs: 10_000,
+      headersMs: 30_000,
+      requestMs: 120_000,
+      bodyMs: 120_000,
+    });
+  });
+
+  it("reads seconds as numbers, and numbers with ms, s or m", () => {
+    const doc = environmentDoc({ timeouts: { connect: 2.5, headers: "45s", request: "3m", stall: "500ms" } });
+    expect(onlyEnvironment(doc).timeouts).toEqual({
+      connectMs: 2_500,
+      headersMs: 45_000,
+      requestMs: 180_000,
+      bodyMs: 500,
+    });
+  });
+
+  it("reports a bad value, an unknown key and an out-of-range value at file:line:col", () => {
+    const text = [
+      "url: embedded:empty",
+      "timeouts:",
+      "  connect: 10 seconds",
+      "  headers: -1",
+      "  body: 30",
+      "  request: 2000m",
+    ].join("\n");
+    expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
+      "environments/dev.yaml:3:12 timeouts.connect: expected a duration: seconds as a number, or a number with ms, s or m (30s, 500ms, 2m)",
+      "environments/dev.yaml:4:12 timeouts.headers: must be greater than 0",
+      'environments/dev.yaml:5:3 timeouts.body: unknown key "body"',
+    ]);
+    const range = ["url: embedded:empty", "timeouts:", "  request: 2000m"].join("\n");
+    expect(lines(errorsOf({ environments: { dev: range } }))).toEqual([
+      "environments/dev.yaml:3:12 timeouts.request: must be from 1ms to 24h",
+    ]);
+  });
+});

@@ -111,14 +111,20 @@ async function poll<T>(
 ): Promise<T> {
   const started = Date.now();
   let pause = context.timeouts.pollMs;
-  for (;;) {
-    const result = await attempt();
-    if (result !== undefined) return result;
-    if (Date.now() - started + pause > limitMs)
-      throw new Error(`${what}: gave up after ${Math.round((Date.now() - started) / 1000)} s`);
-    context.progress(`waiting for ${what}`);
-    await context.sleep(pause);
-    pause = Math.min(pause * 2, 5_000);
+  // The client reports the wait every few seconds, so that a long job is never silent.
+  const endWait = context.client.waiting(what);
+  try {
+    for (;;) {
+      const result = await attempt();
+      if (result !== undefined) return result;
+      if (Date.now() - started + pause > limitMs)
+        throw new Error(`${what}: gave up after ${Math.round((Date.now() - started) / 1000)} s`);
+      context.progress(`waiting for ${what}`);
+      await context.sleep(pause);
+      pause = Math.min(pause * 2, 5_000);
+    }
+  } finally {
+    endWait();
   }
 }
 

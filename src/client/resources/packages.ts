@@ -91,6 +91,7 @@ export function packagesResource(caller: Caller) {
         route: apiCoreRoute`/core/package/upload`,
         multipart: body,
         decode: idOnly,
+        what: `the upload of ${file.fileName}`,
       });
     },
 
@@ -106,6 +107,7 @@ export function packagesResource(caller: Caller) {
         return caller.call({
           method: "GET",
           route,
+          what: `the download of package ${packageId}`,
           consume: (response, context) => saveToStream(response, context, destination, onProgress),
         });
       }
@@ -120,6 +122,7 @@ export function packagesResource(caller: Caller) {
         const result = await caller.call({
           method: "GET",
           route,
+          what: `the download of package ${packageId}`,
           sink,
           consume: async (response, context) =>
             response.taken

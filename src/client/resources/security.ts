@@ -2,8 +2,9 @@ import { z } from "zod";
 import { SessionContext } from "../../wire/index.ts";
 import type { Caller } from "../caller.ts";
 import { one } from "../envelope.ts";
+import { LoginRefusedError } from "../errors.ts";
 import type { ClientOptions } from "../options.ts";
-import type { Scrubber } from "../redact.ts";
+import type { Scrub, Scrubber } from "../redact.ts";
 import { route } from "../route.ts";
 import type { Session } from "../session.ts";
 import type { StatsRecorder } from "../stats.ts";
@@ -28,22 +29,47 @@ const LogoutAnswer = one(z.boolean());
 export async function logIn(deps: Omit<SecurityDeps, "session">): Promise<string> {
   const { options } = deps;
   deps.stats.login();
-  const context = await deps.caller.call({
-    method: "POST",
-    route: route`/core/security/login`,
-    auth: false,
-    login: true,
-    idempotent: true,
-    json: {
-      InstanceName: options.instance,
-      Username: options.username,
-      UserDomain: options.domain,
-      Password: options.password,
-    },
-    decode: LoginAnswer,
-  });
+  const context = await deps.caller
+    .call({
+      method: "POST",
+      route: route`/core/security/login`,
+      auth: false,
+      login: true,
+      idempotent: true,
+      json: {
+        InstanceName: options.instance,
+        Username: options.username,
+        UserDomain: options.domain,
+        Password: options.password,
+      },
+      decode: LoginAnswer,
+    })
+    .catch((error: unknown) => {
+      throw error instanceof LoginRefusedError ? refusal(error, options, deps.scrubber.scrub) : error;
+    });
   deps.scrubber.add(context.SessionToken);
   return context.SessionToken;
+}
+
+/** The refusal as a person reads it: which instance, which account, why, and that no retry follows. */
+function refusal(error: LoginRefusedError, options: ClientOptions, scrub: Scrub): LoginRefusedError {
+  const why =
+    error.validationMessages
+      .map((m) => [m.MessageKey, m.Description].filter(Boolean).join(": "))
+      .filter(Boolean)
+      .join("; ") || `HTTP ${error.status}`;
+  const who = options.domain ? `${options.domain}\\${options.username}` : options.username;
+  return new LoginRefusedError({
+    code: error.code,
+    message: `${options.name ?? new URL(options.url).host}: the login as ${who} was refused (${why}); no further login was tried, so that the account does not get locked`,
+    status: error.status,
+    method: error.method,
+    path: error.path,
+    validationMessages: error.validationMessages,
+    headers: error.headers,
+    cause: error,
+    scrub,
+  });
 }
 
 /** Ends the session of `value` with `token` as the caller's own credential. */
@@ -63,9 +89,7 @@ export function securityResource(deps: SecurityDeps) {
   return {
     /** Logs in now (again, if a session is open) and makes the new session the client's. */
     async login(): Promise<SessionContext> {
-      const token = await logIn(deps);
-      deps.session.adopt(token);
-      return { SessionToken: token };
+      return { SessionToken: await deps.session.fresh() };
     },
 
     /**

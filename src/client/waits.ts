@@ -1,0 +1,44 @@
+/*
+ * No silent waits: while a call waits for its answer, or a caller waits for a job, `onWait` hears
+ * about it every `intervalMs`, with what is awaited and for how long so far.
+ */
+
+export interface WaitInfo {
+  /** What is awaited: `POST /platformapi/core/system/user`, `the install job`… */
+  what: string;
+  /** Whole seconds waited so far. */
+  seconds: number;
+  ms: number;
+}
+
+export type OnWait = (info: WaitInfo) => void;
+
+/** Ends a wait's notices; calling it again does nothing. */
+export type EndWait = () => void;
+
+export class Waits {
+  private readonly onWait: OnWait | undefined;
+  private readonly intervalMs: number;
+
+  constructor(onWait: OnWait | undefined, intervalMs: number) {
+    this.onWait = onWait;
+    this.intervalMs = intervalMs;
+  }
+
+  start(what: string): EndWait {
+    const notify = this.onWait;
+    if (!notify) return () => undefined;
+    const started = performance.now();
+    const timer = setInterval(() => {
+      const ms = performance.now() - started;
+      try {
+        notify({ what, seconds: Math.round(ms / 1000), ms: Math.round(ms) });
+      } catch {
+        // A failing listener must not fail the wait it hears about.
+      }
+    }, this.intervalMs);
+    // The wait itself (a socket, a sleep) keeps the process alive, not its notices.
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+}

@@ -6,8 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import type { EmulatorOptionsInput } from "../../src/emulator/options.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, exampleTree, ROOT } from "../helpers/cli.ts";
-import { testdir } from "../helpers/testdir.ts";
+import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 
 /*
  * Issue 13, defects 1 and 2: an interrupted apply is resumed only when the same plan is applied
@@ -32,24 +31,8 @@ async function emulators(installMs: number): Promise<{ dev: Emulator; prod: Emul
   return { dev, prod };
 }
 
-/** The example repository on the test's emulators; `concurrency: 1` runs steps one at a time, in plan order. */
-async function exampleOn(dev: Emulator, prod: Emulator, concurrency = 4): Promise<string> {
-  const tree = exampleTree();
-  for (const [env, target] of [
-    ["local-dev", dev],
-    ["local-prod", prod],
-  ] as const) {
-    const path = `environments/${env}.yaml`;
-    tree[path] = (tree[path] ?? "")
-      .replace(/^url: .*$/m, `url: ${target.url}`)
-      .replace(/concurrency: \d+/, `concurrency: ${concurrency}`)
-      .replace(
-        /^instance: .*$/m,
-        "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
-      );
-  }
-  return testdir(tree);
-}
+const exampleOn = (dev: Emulator, prod: Emulator, concurrency = 4) =>
+  exampleOnEmulators({ dev: dev.url, prod: prod.url }, { concurrency });
 
 /** Removes the user document of `userName` from the example's users.yaml. */
 function removeUser(dir: string, userName: string): void {

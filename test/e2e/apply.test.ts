@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import type { EmulatorOptionsInput } from "../../src/emulator/options.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, exampleTree, ROOT, type Run } from "../helpers/cli.ts";
+import { egp, exampleOnEmulators, exampleTree, ROOT, type Run } from "../helpers/cli.ts";
 import { Raw } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -28,22 +28,7 @@ async function emulator(options: EmulatorOptionsInput): Promise<Emulator> {
 }
 
 /** The example repository, with both environments pointed at emulators this test runs. */
-async function exampleOn(dev: Emulator, prod: Emulator): Promise<string> {
-  const tree = exampleTree();
-  for (const [env, target] of [
-    ["local-dev", dev],
-    ["local-prod", prod],
-  ] as const) {
-    const path = `environments/${env}.yaml`;
-    tree[path] = (tree[path] ?? "")
-      .replace(/^url: .*$/m, `url: ${target.url}`)
-      .replace(
-        /^instance: .*$/m,
-        "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
-      );
-  }
-  return testdir(tree);
-}
+const exampleOn = (dev: Emulator, prod: Emulator) => exampleOnEmulators({ dev: dev.url, prod: prod.url });
 
 function usernames(emulatorInstance: Emulator): string[] {
   return emulatorInstance.store.allUsers().map((u) => u.user.UserName.toLowerCase());

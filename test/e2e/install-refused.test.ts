@@ -3,8 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, exampleTree } from "../helpers/cli.ts";
-import { testdir } from "../helpers/testdir.ts";
+import { egp, exampleOnEmulators } from "../helpers/cli.ts";
 
 /*
  * A package install the target refuses (issue 14: a second application with an existing name)
@@ -24,22 +23,7 @@ async function emulator(seed: string, installMs = 20): Promise<Emulator> {
   return started;
 }
 
-function exampleOn(dev: Emulator, prod: Emulator): Promise<string> {
-  const tree = exampleTree();
-  for (const [env, target] of [
-    ["local-dev", dev],
-    ["local-prod", prod],
-  ] as const) {
-    const path = `environments/${env}.yaml`;
-    tree[path] = (tree[path] ?? "")
-      .replace(/^url: .*$/m, `url: ${target.url}`)
-      .replace(
-        /^instance: .*$/m,
-        "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
-      );
-  }
-  return testdir(tree);
-}
+const exampleOn = (dev: Emulator, prod: Emulator) => exampleOnEmulators({ dev: dev.url, prod: prod.url });
 
 const applicationNames = (e: Emulator) =>
   catalogueOf(e.store)

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FileTree } from "./testdir.ts";
+import { type FileTree, testdir } from "./testdir.ts";
 
 /* The egp binary, run as a user runs it: Node 24 (this process's node) on bin/egp.js. */
 
@@ -56,6 +56,35 @@ export function exampleTree(options: { manifests?: boolean; persist?: boolean } 
       environments[path] = text.replace(/\?data=\S+/, "");
   }
   return { ...environments, ...(options.manifests === false ? {} : yamlFiles("manifests")) };
+}
+
+/**
+ * The example repository with local-dev and local-prod pointed at emulators a test runs, logged
+ * into with `${EGP_TEST_PASSWORD}`; `concurrency` replaces the environments' limit (1 runs steps
+ * one at a time, in plan order).
+ */
+export function exampleOnEmulators(
+  urls: { dev: string; prod: string },
+  options: { concurrency?: number } = {},
+): Promise<string> {
+  const tree = exampleTree();
+  for (const [env, url] of [
+    ["local-dev", urls.dev],
+    ["local-prod", urls.prod],
+  ] as const) {
+    const path = `environments/${env}.yaml`;
+    let text = (tree[path] ?? "")
+      .replace(/^url: .*$/m, `url: ${url}`)
+      .replace(
+        /^instance: .*$/m,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: manifest text, not a template.
+        "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
+      );
+    if (options.concurrency !== undefined)
+      text = text.replace(/concurrency: \d+/, `concurrency: ${options.concurrency}`);
+    tree[path] = text;
+  }
+  return testdir(tree);
 }
 
 /** An environment file for an emulator at `url`, logged into with `${EGP_TEST_PASSWORD}`. */

@@ -73,13 +73,11 @@ export function exampleOnEmulators(
     ["local-prod", urls.prod],
   ] as const) {
     const path = `environments/${env}.yaml`;
-    let text = (tree[path] ?? "")
-      .replace(/^url: .*$/m, `url: ${url}`)
-      .replace(
-        /^instance: .*$/m,
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: manifest text, not a template.
-        "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
-      );
+    let text = (tree[path] ?? "").replace(/^url: .*$/m, `url: ${url}`).replace(
+      /^instance: .*$/m,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: manifest text, not a template.
+      "instance: Default\nauth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
+    );
     if (options.concurrency !== undefined)
       text = text.replace(/concurrency: \d+/, `concurrency: ${options.concurrency}`);
     tree[path] = text;

@@ -70,34 +70,34 @@ const MAY_IMPORT: Record<Stage, Rule> = {
 };
 
 /**
- * Today's known exceptions, one per (file, what it imports). Each is to be removed by the part of
- * issue 15 named; an exception that is no longer needed fails the last test, so the list only shrinks.
+ * Today's known exceptions, one per (file, what it imports), each with the part of issue 15 that is to
+ * remove it. An exception that is no longer needed fails the last test, so the list only shrinks.
  */
 const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: string }> = [
-  // js-yaml: the fast path for plain manifest files (yaml-events.ts), kept by measurement next to
-  // the `yaml` library (docs/performance.md, issue 15 item 3).
+  // js-yaml: the fast path for plain manifest files, kept next to the `yaml` library by measurement
+  // (docs/performance.md, bench/manifest-parse.ts); DESIGN §1's manifest row names only `yaml`.
   { file: "manifest/yaml-events.ts", imports: "js-yaml", why: "issue 15 item 3: kept by measurement" },
-  // Apply reads manifest types (environment config, prune policy) instead of receiving them through
-  // the plan: issue 15 item 1 (one typed contract per kind) gives ops their input through the plan.
-  { file: "apply/executor.ts", imports: "manifest", why: "issue 15 item 1" },
-  { file: "apply/ops/delete-guard.ts", imports: "manifest", why: "issue 15 item 1" },
-  { file: "apply/ops/types.ts", imports: "manifest", why: "issue 15 item 1" },
-  { file: "apply/ops/user.ts", imports: "manifest", why: "issue 15 item 1" },
-  // Apply and plan name wire types directly instead of through client and state: issue 15 item 1.
-  { file: "apply/artifacts.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "apply/executor.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "apply/password.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "apply/ops/security-parameter.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "apply/ops/types.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "plan/password-rules.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "plan/kinds/security-parameter.ts", imports: "wire", why: "issue 15 item 1" },
-  { file: "plan/kinds/user.ts", imports: "wire", why: "issue 15 item 1" },
-  // State names the environment config's type to know what to read: issue 15 item 1.
-  { file: "state/read-live.ts", imports: "manifest", why: "issue 15 item 1" },
-  // Export lives in src/cli/export (a stage of its own in DESIGN §1, src/export/) and reads wire
-  // types: issue 15 item 2 moves it.
-  { file: "cli/export/security-parameter.ts", imports: "wire", why: "issue 15 item 2" },
-  { file: "cli/export/user.ts", imports: "wire", why: "issue 15 item 2" },
+  // Apply reads manifest types (environment config, prune policy) instead of receiving what it needs
+  // through the plan's steps.
+  { file: "apply/executor.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/delete-guard.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/types.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/user.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  // Apply and plan name wire types directly, not through client (apply) or state (plan).
+  { file: "apply/artifacts.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/executor.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/password.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/types.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "plan/password-rules.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "plan/kinds/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "plan/kinds/user.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  // State names the desired state's type to know what to read (manifest is not in its row).
+  { file: "state/read-live.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  // Export is a stage of its own in DESIGN §1 (src/export/) but lives in src/cli/export, checked
+  // here against export's row; it reads wire types directly.
+  { file: "cli/export/security-parameter.ts", imports: "wire", why: "issue 15: export as its own stage" },
+  { file: "cli/export/user.ts", imports: "wire", why: "issue 15: export as its own stage" },
 ];
 
 interface Import {

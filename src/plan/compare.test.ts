@@ -49,4 +49,12 @@ describe("canonicalJson agrees with JSON.stringify", () => {
     expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
     expect(canonicalJson(value).indexOf('"a"')).toBeLessThan(canonicalJson(value).indexOf('"z"'));
   });
+
+  it("for undefined, and for a cycle, which throws", () => {
+    expect(canonicalJson(undefined)).toBe("null");
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    expect(() => JSON.stringify(cycle)).toThrow(TypeError);
+    expect(() => canonicalJson(cycle)).toThrow(TypeError);
+  });
 });

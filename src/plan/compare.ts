@@ -1,3 +1,5 @@
+import { configure } from "safe-stable-stringify";
+
 /*
  * Comparison that ignores what the platform fills in or reorders (LESSONS 2): null, undefined, the
  * empty string and the empty list are the same; date-times compare as instants; arrays compare as given (callers
@@ -40,22 +42,12 @@ export function same(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
-/** Canonical JSON: keys sorted, so that equal values always serialize alike. Hand-rolled: it runs over every live user. */
+/**
+ * Canonical JSON: keys sorted at every depth, so that equal values always serialize alike; otherwise
+ * what JSON.stringify writes (toJSON, undefined in an array as null). A cycle throws, as it does there.
+ */
+const stringify = configure({ circularValue: TypeError, bigint: false });
+
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object") {
-    // undefined (in an array) and functions are written as null, as JSON.stringify does.
-    return JSON.stringify(value) ?? "null";
-  }
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
-    return canonicalJson((value as { toJSON: () => unknown }).toJSON());
-  }
-  const keys = Object.keys(value).sort();
-  const parts: string[] = [];
-  for (const key of keys) {
-    const inner = (value as Record<string, unknown>)[key];
-    if (inner === undefined || typeof inner === "function") continue;
-    parts.push(`${JSON.stringify(key)}:${canonicalJson(inner)}`);
-  }
-  return `{${parts.join(",")}}`;
+  return stringify(value) ?? "null";
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
+import { configure } from "safe-stable-stringify";
 import type { PlatformClient } from "../client/client.ts";
 import type { DesiredState } from "../manifest/index.ts";
-import { canonicalJson } from "../plan/compare.ts";
 import type { Contact, SecurityParameter, User } from "../wire/index.ts";
 import type { LivePackageSide, LiveState, LiveUser } from "./live-state.ts";
 import { type ObjectRequest, readPackageObjects } from "./package-objects.ts";
@@ -137,7 +137,12 @@ export async function readLiveState(
   return { ...state, digest: combine(state.environment, parts), partDigests: parts };
 }
 
-const hash = (value: unknown) => createHash("sha256").update(canonicalJson(value)).digest("hex");
+/** Canonical JSON (keys sorted at every depth), the plan's `canonicalJson`. */
+const canonicalJson = configure({ circularValue: TypeError, bigint: false });
+const hash = (value: unknown) =>
+  createHash("sha256")
+    .update(canonicalJson(value) ?? "null")
+    .digest("hex");
 
 /**
  * Users are hashed one by one: one string per user, never one for all 10,000. Plain JSON is canonical

@@ -1,3 +1,4 @@
+import { configure } from "safe-stable-stringify";
 import {
   InstallMethod,
   InstallOption,
@@ -76,12 +77,7 @@ interface PendingModule {
 }
 
 /** JSON with sorted keys, to compare records whatever order their keys were written in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, inner) => {
-    if (inner === null || typeof inner !== "object" || Array.isArray(inner)) return inner;
-    return Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)));
-  });
-}
+const canonical = configure({ circularValue: TypeError, bigint: false });
 
 function contentOf(record: { UpdateInformation: unknown }): string {
   const { UpdateInformation: _info, ...content } = record;

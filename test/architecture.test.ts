@@ -1,0 +1,270 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/*
+ * DESIGN §1: folders follow the pipeline and data flows one way. Every import of every module that
+ * ships (src/**\/*.ts but the colocated *.test.ts, which the build leaves out) is checked against
+ * the table below, runtime and type imports alike. A module is loaded at runtime unless the whole
+ * statement is `import type` / `export type`: `import { type A } from` still loads its module.
+ */
+
+const SRC = new URL("../src/", import.meta.url).pathname;
+
+type Stage =
+  | "wire"
+  | "io"
+  | "client"
+  | "emulator"
+  | "manifest"
+  | "state"
+  | "plan"
+  | "apply"
+  | "export"
+  | "cli"
+  | "index.ts";
+
+interface Rule {
+  /** Stages it may import at runtime (and so for types too). */
+  runtime: readonly Stage[];
+  /** Stages it may import types from only. */
+  types?: readonly Stage[];
+  /** When given, the only npm packages it may import. */
+  packages?: readonly string[];
+  /** When given, the only node: modules it may import. */
+  node?: readonly string[];
+}
+
+const ABOVE_CLI: readonly Stage[] = [
+  "wire",
+  "io",
+  "client",
+  "emulator",
+  "manifest",
+  "state",
+  "plan",
+  "apply",
+  "export",
+];
+
+/** DESIGN §1's "may import" column. */
+const MAY_IMPORT: Record<Stage, Rule> = {
+  wire: { runtime: [], packages: ["zod"] },
+  io: { runtime: [] },
+  client: { runtime: ["wire", "io"] },
+  emulator: { runtime: ["wire", "io"] },
+  manifest: { runtime: [], packages: ["zod", "yaml"] },
+  state: { runtime: ["client", "wire"] },
+  // Pure: no I/O. zod validates a plan file on load (DESIGN §1, "a kind is a typed contract").
+  plan: {
+    runtime: [],
+    types: ["manifest", "state"],
+    packages: ["zod", "safe-stable-stringify"],
+    node: ["node:crypto"],
+  },
+  apply: { runtime: ["client", "plan", "state"] },
+  export: { runtime: ["state", "manifest"] },
+  cli: { runtime: ABOVE_CLI },
+  // The library's public API; like everything else, it never imports cli.
+  "index.ts": { runtime: ABOVE_CLI },
+};
+
+/**
+ * Today's known exceptions, one per (file, what it imports), each with the part of issue 15 that is to
+ * remove it. An exception that is no longer needed fails the last test, so the list only shrinks.
+ */
+const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: string }> = [
+  // js-yaml: the fast path for plain manifest files, kept next to the `yaml` library by measurement
+  // (docs/performance.md, bench/manifest-parse.ts); DESIGN §1's manifest row names only `yaml`.
+  { file: "manifest/yaml-events.ts", imports: "js-yaml", why: "issue 15 item 3: kept by measurement" },
+  // Apply reads manifest types (environment config, prune policy) instead of receiving what it needs
+  // through the plan's steps.
+  { file: "apply/executor.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/delete-guard.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/types.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/user.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  // Apply and plan name wire types directly, not through client (apply) or state (plan).
+  { file: "apply/artifacts.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/executor.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/password.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "apply/ops/types.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "plan/password-rules.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "plan/kinds/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  { file: "plan/kinds/user.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
+  // State names the desired state's type to know what to read (manifest is not in its row).
+  { file: "state/read-live.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  // Export is a stage of its own in DESIGN §1 (src/export/) but lives in src/cli/export, checked
+  // here against export's row; it reads wire types directly.
+  { file: "cli/export/security-parameter.ts", imports: "wire", why: "issue 15: export as its own stage" },
+  { file: "cli/export/user.ts", imports: "wire", why: "issue 15: export as its own stage" },
+];
+
+interface Import {
+  /** Relative to src/. */
+  file: string;
+  specifier: string;
+  typeOnly: boolean;
+}
+
+/** The source with comments blanked and strings kept, so that commented-out imports don't count. */
+function withoutComments(source: string): string {
+  return source.replace(
+    /\/\*[\s\S]*?\*\/|\/\/[^\n]*|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`/g,
+    (token) => (token.startsWith("/") ? token.replace(/[^\n]/g, " ") : token),
+  );
+}
+
+const IMPORT =
+  /(?:^|[;}\n])[ \t]*(?:import|export)[ \t]+(type[ \t]+)?(?:[\w$*{},\s]*?[ \t\n]from[ \t]*)?"([^"]+)"|(typeof[ \t]+)?\b(?:import|require)\([ \t]*"([^"]+)"[ \t]*\)/g;
+
+/** Every import, export-from, dynamic import() and require() of a TypeScript source. */
+function importsIn(file: string, source: string): Import[] {
+  const found: Import[] = [];
+  for (const match of withoutComments(source).matchAll(IMPORT)) {
+    const [, typeKeyword, staticFrom, typeOf, dynamicFrom] = match;
+    const specifier = (staticFrom ?? dynamicFrom) as string;
+    found.push({ file, specifier, typeOnly: Boolean(typeKeyword ?? typeOf) });
+  }
+  return found;
+}
+
+function stageOf(path: string): Stage | "outside" {
+  const inSrc = relative(SRC, path).split("\\").join("/");
+  if (inSrc.startsWith("..")) return "outside";
+  if (inSrc.startsWith("cli/export/")) return "export";
+  if (inSrc === "index.ts") return "index.ts";
+  return inSrc.split("/")[0] as Stage;
+}
+
+function packageOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return (specifier.startsWith("@") ? parts.slice(0, 2) : parts.slice(0, 1)).join("/");
+}
+
+interface Finding {
+  file: string;
+  imports: string;
+  message: string;
+}
+
+/** What breaks the table, one finding per import. */
+function findings(imports: readonly Import[]): Finding[] {
+  const found: Finding[] = [];
+  for (const { file, specifier, typeOnly } of imports) {
+    const stage = stageOf(join(SRC, file)) as Stage;
+    const rule = MAY_IMPORT[stage];
+    const kind = typeOnly ? "types from " : "";
+    if (specifier.startsWith(".")) {
+      const target = stageOf(resolve(dirname(join(SRC, file)), specifier));
+      if (target === stage) continue;
+      const allowed =
+        target !== "outside" &&
+        target !== "cli" &&
+        (rule.runtime.includes(target) || (typeOnly && (rule.types ?? []).includes(target)));
+      if (!allowed)
+        found.push({ file, imports: target, message: `${stage} imports ${kind}${target} (${specifier})` });
+    } else if (specifier.startsWith("node:")) {
+      if (rule.node && !rule.node.includes(specifier))
+        found.push({ file, imports: specifier, message: `${stage} imports ${specifier}` });
+    } else {
+      const name = packageOf(specifier);
+      if (rule.packages && !rule.packages.includes(name))
+        found.push({ file, imports: name, message: `${stage} imports the package ${name}` });
+    }
+  }
+  return found;
+}
+
+function shippedModules(): Import[] {
+  const files = readdirSync(SRC, { recursive: true, encoding: "utf8" })
+    .map((file) => file.split("\\").join("/"))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"));
+  return files.flatMap((file) => importsIn(file, readFileSync(join(SRC, file), "utf8")));
+}
+
+const isKnown = (finding: Finding) =>
+  KNOWN_EXCEPTIONS.some((known) => known.file === finding.file && known.imports === finding.imports);
+
+describe("the import parser", () => {
+  it("finds static, type-only, re-exported, dynamic and required imports, not commented ones", () => {
+    const source = [
+      'import { a } from "./a.ts";',
+      'import type { B } from "./b.ts";',
+      'import { type C } from "./c.ts";',
+      "import {",
+      "  d,",
+      "  type E,",
+      '} from "../d.ts";',
+      'import "./side-effect.ts";',
+      'export { f } from "./f.ts";',
+      'export type { G } from "./g.ts";',
+      'export * from "./h.ts";',
+      '// import { x } from "./commented.ts";',
+      '/* import { y } from "./block.ts"; */',
+      'const text = "/* not a comment";',
+      'const later = await import("./later.ts");',
+      'const lazy = (): typeof import("yauzl") => require("yauzl");',
+      'const words = "import nothing from here";',
+    ].join("\n");
+    expect(importsIn("x.ts", source).map(({ specifier, typeOnly }) => [specifier, typeOnly])).toEqual([
+      ["./a.ts", false],
+      ["./b.ts", true],
+      ["./c.ts", false],
+      ["../d.ts", false],
+      ["./side-effect.ts", false],
+      ["./f.ts", false],
+      ["./g.ts", true],
+      ["./h.ts", false],
+      ["./later.ts", false],
+      ["yauzl", true],
+      ["yauzl", false],
+    ]);
+  });
+
+  it("reads every module under src", () => {
+    const imports = shippedModules();
+    expect(new Set(imports.map((i) => stageOf(join(SRC, i.file)))).size).toBe(Object.keys(MAY_IMPORT).length);
+    expect(imports.filter((i) => i.file === "client/client.ts").length).toBeGreaterThan(5);
+  });
+});
+
+describe("DESIGN §1: each stage imports only what its row allows", () => {
+  it("the table catches what it must", () => {
+    const sample: Import[] = [
+      { file: "client/x.ts", specifier: "../emulator/store.ts", typeOnly: false },
+      { file: "emulator/x.ts", specifier: "../client/index.ts", typeOnly: true },
+      { file: "plan/x.ts", specifier: "../manifest/index.ts", typeOnly: false },
+      { file: "plan/x.ts", specifier: "../manifest/index.ts", typeOnly: true },
+      { file: "plan/x.ts", specifier: "node:fs", typeOnly: false },
+      { file: "state/x.ts", specifier: "../plan/compare.ts", typeOnly: false },
+      { file: "apply/x.ts", specifier: "../cli/errors.ts", typeOnly: true },
+      { file: "cli/export/x.ts", specifier: "../../client/index.ts", typeOnly: false },
+      { file: "cli/x.ts", specifier: "./export/index.ts", typeOnly: false },
+      { file: "wire/x.ts", specifier: "undici", typeOnly: false },
+    ];
+    expect(findings(sample).map((finding) => finding.message)).toEqual([
+      "client imports emulator (../emulator/store.ts)",
+      "emulator imports types from client (../client/index.ts)",
+      "plan imports manifest (../manifest/index.ts)",
+      "plan imports node:fs",
+      "state imports plan (../plan/compare.ts)",
+      "apply imports types from cli (../cli/errors.ts)",
+      "export imports client (../../client/index.ts)",
+      "wire imports the package undici",
+    ]);
+  });
+
+  it("no new violation: every import follows the table or is a known exception", () => {
+    const unexpected = findings(shippedModules()).filter((finding) => !isKnown(finding));
+    expect(unexpected.map((finding) => `${finding.file}: ${finding.message}`)).toEqual([]);
+  });
+
+  it("every known exception is still needed (remove it from the list once fixed)", () => {
+    const all = findings(shippedModules());
+    const stale = KNOWN_EXCEPTIONS.filter(
+      (known) => !all.some((finding) => finding.file === known.file && finding.imports === known.imports),
+    );
+    expect(stale).toEqual([]);
+  });
+});

@@ -70,6 +70,7 @@ export type {
   EventAction,
   EventRule,
   FieldDefinition,
+  Group,
   Level,
   LevelLayout,
   PackageCreateRequest,
@@ -89,6 +90,7 @@ export type {
   UserGroupRequest,
   UserRoleRequest,
   ValidationMessage,
+  ValuesListValueRead,
 } from "./wire/index.ts";
 export {
   AccountStatus,

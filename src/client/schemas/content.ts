@@ -18,7 +18,15 @@ export type {
 export const ContentPost = ContentRecord.extend({ SubformFieldId: z.number().int().optional() });
 export type ContentPost = z.infer<typeof ContentPost>;
 
-export const ContentRead = z.looseObject({});
+/**
+ * A record as the reads return it. Beyond `Id` and `LevelId`, it passes through what the instance
+ * sends; `SequentialId` (the record's number within its application) is typed where present.
+ */
+export const ContentRead = z.looseObject({
+  Id: z.number().int(),
+  LevelId: z.number().int(),
+  SequentialId: z.number().int().optional(),
+});
 export type ContentRead = z.infer<typeof ContentRead>;
 
 export const HistoryEntry = z.looseObject({});

@@ -19,12 +19,13 @@ export const ContentPost = ContentRecord.extend({ SubformFieldId: z.number().int
 export type ContentPost = z.infer<typeof ContentPost>;
 
 /**
- * A record as the reads return it. Beyond `Id` and `LevelId`, it passes through what the instance
- * sends; `SequentialId` (the record's number within its application) is typed where present.
+ * A record as the reads return it: everything the instance sends passes through. The ids are typed
+ * where present, `SequentialId` (the record's number within its application) among them; none is
+ * required, as the seed shows no read body.
  */
 export const ContentRead = z.looseObject({
-  Id: z.number().int(),
-  LevelId: z.number().int(),
+  Id: z.number().int().optional(),
+  LevelId: z.number().int().optional(),
   SequentialId: z.number().int().optional(),
 });
 export type ContentRead = z.infer<typeof ContentRead>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { contentOf } from "../../src/emulator/content/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { type Json, Raw, useEmulator } from "../helpers/raw.ts";
 
@@ -223,6 +224,30 @@ describe("behaviours of real instances the seed does not state", () => {
       expect(missing.status).toBe(404);
       expect(missing.body.ValidationMessages[0].MessageKey).toBe("ValuesListNotFound");
     });
+  });
+});
+
+describe("SequentialId in state written before it existed", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev" });
+
+  it("numbers the records in id order per application, and new records follow", async () => {
+    const content = contentOf(emulator().store);
+    delete content.sequences;
+    for (const record of Object.values(content.records)) delete record.SequentialId;
+    const token = await raw().token();
+    const one = async (id: number) =>
+      (await raw().read(`/core/content/contentid?id=${id}`, token)).body.RequestedObject.SequentialId;
+    expect([await one(1002), await one(1008), await one(1011)]).toEqual([1, 2, 2]);
+    const name = catalogueOf(emulator().store).byGuid("fields", demoGuid("risks/risk/name"))?.Id as number;
+    const created = await raw().call("/core/content", {
+      method: "POST",
+      token,
+      body: {
+        LevelId: catalogueOf(emulator().store).byGuid("levels", demoGuid("risks/risk"))?.Id,
+        FieldContents: { [name]: { Type: 1, Value: "After the upgrade", FieldId: name } },
+      },
+    });
+    expect(await one(created.body.RequestedObject.Id)).toBe(3);
   });
 });
 

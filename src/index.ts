@@ -75,6 +75,7 @@ export type {
   EventAction,
   EventRule,
   FieldDefinition,
+  Group,
   Level,
   LevelLayout,
   PackageCreateRequest,
@@ -94,6 +95,7 @@ export type {
   UserGroupRequest,
   UserRoleRequest,
   ValidationMessage,
+  ValuesListValueRead,
 } from "./wire/index.ts";
 export {
   AccountStatus,

@@ -6,6 +6,7 @@ import { type BasePath, Paths } from "./paths.ts";
 import { Scrubber } from "./redact.ts";
 import { type AttachmentsResource, attachmentsResource } from "./resources/attachments.ts";
 import { type ContentResource, contentResource } from "./resources/content.ts";
+import { type GroupsResource, groupsResource } from "./resources/groups.ts";
 import { type MetadataResource, metadataResource } from "./resources/metadata.ts";
 import { type PackagesResource, packagesResource } from "./resources/packages.ts";
 import { logIn, logOut, type SecurityResource, securityResource } from "./resources/security.ts";
@@ -14,6 +15,7 @@ import {
   securityParametersResource,
 } from "./resources/security-parameters.ts";
 import { type UsersResource, usersResource } from "./resources/users.ts";
+import { type ValuesListsResource, valuesListsResource } from "./resources/values-lists.ts";
 import { type WorkflowResource, workflowResource } from "./resources/workflow.ts";
 import { Session } from "./session.ts";
 import { type ClientStats, StatsRecorder } from "./stats.ts";
@@ -29,6 +31,8 @@ export interface PlatformClient {
   readonly content: ContentResource;
   readonly attachments: AttachmentsResource;
   readonly workflow: WorkflowResource;
+  readonly groups: GroupsResource;
+  readonly valuesLists: ValuesListsResource;
   /** Request counts so far (a copy). */
   stats(): ClientStats;
   /** The prefixes discovered so far; undefined until the first call settles them. */
@@ -95,6 +99,8 @@ export function createClient(input: ClientOptionsInput): PlatformClient {
     content: contentResource(caller),
     attachments: attachmentsResource(caller),
     workflow: workflowResource(caller),
+    groups: groupsResource(caller),
+    valuesLists: valuesListsResource(caller),
     stats: () => stats.snapshot(),
     waiting: (what: string) => waits.start(what),
     paths: () => ({ base: paths.basePath, apiCore: paths.apiCorePath }),

@@ -200,6 +200,14 @@ describe("per-call options and kinds", () => {
     ]);
   });
 
+  it("reads a quoted number compared with a numeric field as the number, on either side", () => {
+    expect(run({ $filter: "Id eq '3'" })).toEqual([3]);
+    expect(run({ $filter: "'2' ge Id" })).toEqual([1, 2]);
+    expect(run({ $filter: "Id gt '2.5' and Id lt ' 5 '" })).toEqual([3, 4]);
+    expect(() => parseODataQuery({ $filter: "Id eq '3x'" }, KINDS)).toThrow(invalidQuery(/is a number/));
+    expect(() => parseODataQuery({ $filter: "Id eq ''" }, KINDS)).toThrow(invalidQuery(/is a number/));
+  });
+
   it("accepts a name without a kind alongside typed ones, without type checks for it", () => {
     const spec: FieldSpec = { Id: "number", Name: undefined };
     expect(run({ $filter: "Name eq 'bravo' or Id eq 5" }, spec)).toEqual([2, 5]);

@@ -378,7 +378,9 @@ class FilterParser {
     return { kind: "test", field: operand.name };
   }
 
-  private comparison(op: CompareOp, left: Operand, right: Operand): FilterNode {
+  private comparison(op: CompareOp, leftOperand: Operand, rightOperand: Operand): FilterNode {
+    const left = this.numberFor(leftOperand, rightOperand);
+    const right = this.numberFor(rightOperand, leftOperand);
     for (const [field, other] of [
       [left, right],
       [right, left],
@@ -386,6 +388,18 @@ class FilterParser {
       if (field.kind === "field") this.checkTypes(op, field.name, other);
     }
     return { kind: "compare", op, left, right };
+  }
+
+  /**
+   * A quoted number compared with a numeric field is that number (`AccountStatus eq '1'`), as on
+   * real instances, whose clients quote every literal; a quoted non-number stays a type mismatch.
+   */
+  private numberFor(operand: Operand, other: Operand): Operand {
+    if (operand.kind !== "literal" || operand.type !== "string" || other.kind !== "field") return operand;
+    if (this.fields.kind(other.name) !== "number") return operand;
+    const text = String(operand.value).trim();
+    if (!NUMBER.test(text)) return operand;
+    return { kind: "literal", type: "number", value: Number(text) };
   }
 
   private checkTypes(op: CompareOp, field: string, other: Operand): void {
@@ -432,6 +446,8 @@ class FilterParser {
     return invalid("$filter", `unexpected '${shown}' at position ${token.at} ${where}.`, this.text);
   }
 }
+
+const NUMBER = /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/;
 
 function isKeyword(word: string): boolean {
   return ["and", "or", "not", ...COMPARE_OPS].includes(word.toLowerCase());

@@ -62,7 +62,9 @@ export const EnvironmentDocument = z
       })
       .optional(),
     roles: IdMap("Role"),
-    groups: IdMap("Group"),
+    groups: IdMap("Group").describe(
+      "Group names used by the manifests → this environment's ids. Optional where the instance lists its groups (core/system/group): without it, names are resolved by reading them. Required where that read answers 404.",
+    ),
     domains: IdMap("Domain"),
     packagesFrom: z
       .string()
@@ -127,6 +129,8 @@ export interface EnvironmentConfig {
   tls: { caFile?: string; insecure: boolean };
   roles: Readonly<Record<string, number>>;
   groups: Readonly<Record<string, number>>;
+  /** True when the file has no `groups:` map: group names are resolved by reading the instance's groups. */
+  groupsFromInstance?: boolean;
   domains: Readonly<Record<string, number>>;
   packagesFrom?: string;
   limits: { concurrency: number; requestsPerSecond: number };
@@ -310,5 +314,6 @@ export function normalizeEnvironment(
     timeouts,
   };
   if (packagesFrom) config.packagesFrom = packagesFrom;
+  if (doc.groups === undefined) config.groupsFromInstance = true;
   return config;
 }

@@ -252,6 +252,7 @@ function buildState(
     roles: environment.roles,
     groups: environment.groups,
     domains: environment.domains,
+    ...(environment.groupsFromInstance ? { groupsFromInstance: true } : {}),
   };
   const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
   const documents: PlacedDocument[] = [];

@@ -45,6 +45,12 @@ export interface LiveState {
   users: LiveUser[];
   /** Group ids whose membership was read. */
   groupsRead: number[];
+  /**
+   * The instance's groups, read (one list read) when the environment has no groups map and a
+   * manifest names groups; null when the instance has no group read (404), so the map is needed.
+   * Absent: not read.
+   */
+  groupsListed?: Array<{ Id: number; Name: string }> | null;
   /** The package objects the manifests name, on the target (this environment). */
   packages: LivePackageSide;
   /** The same objects on the environment packages come from, when the manifests name any. */

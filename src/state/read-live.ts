@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { configure } from "safe-stable-stringify";
 import type { PlatformClient } from "../client/client.ts";
+import { NotFoundError } from "../client/errors.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import type { Contact, SecurityParameter, User } from "../wire/index.ts";
 import type { LivePackageSide, LiveState, LiveUser } from "./live-state.ts";
@@ -9,7 +10,9 @@ import { type ObjectRequest, readPackageObjects } from "./package-objects.ts";
 /*
  * Reads what one environment needs for a plan, with a number of requests that does not grow with
  * the number of users or parameters (LESSONS 7, 8): one get-all per kind, one get-all-contacts,
- * one users-by-group per mapped group, and the metadata trees of the package objects named.
+ * one users-by-group per mapped group, and the metadata trees of the package objects named. An
+ * environment without a groups map costs one read of the instance's groups, and one users-by-group
+ * per group the manifests name (every group for export).
  */
 
 export interface ReadLiveOptions {
@@ -90,17 +93,41 @@ function needsSource(desired: DesiredState): boolean {
   return desired.packages.length > 0 && desired.packagesFrom !== undefined;
 }
 
+/** The instance's groups, or null when it has no group read (an older instance answers 404). */
+async function listGroups(client: PlatformClient): Promise<Array<{ Id: number; Name: string }> | null> {
+  try {
+    const groups = await client.groups.list();
+    return groups.map((g) => ({ Id: g.Id, Name: g.Name })).sort((a, b) => a.Id - b.Id);
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}
+
+/** Which groups' members to read: the mapped ones, or (no map) those of the instance the manifests name. */
+async function groupsToRead(
+  client: PlatformClient,
+  desired: DesiredState,
+  all: boolean,
+): Promise<{ ids: number[]; listed?: Array<{ Id: number; Name: string }> | null }> {
+  const managed = desired.users.some((u) => u.groups !== undefined || u.groupNames !== undefined);
+  if (!all && !managed) return { ids: [] };
+  if (!desired.environment.groupsFromInstance)
+    return { ids: [...new Set(Object.values(desired.environment.groups))].sort((a, b) => a - b) };
+  const listed = await listGroups(client);
+  if (!listed) return { ids: [], listed };
+  const named = new Set(desired.users.flatMap((u) => u.groupNames?.map((g) => g.name.toLowerCase()) ?? []));
+  const ids = listed.filter((g) => all || named.has(g.Name.toLowerCase())).map((g) => g.Id);
+  return { ids, listed };
+}
+
 export async function readLiveState(
   client: PlatformClient,
   desired: DesiredState,
   options: ReadLiveOptions = {},
 ): Promise<LiveState> {
   const all = options.scope === "all";
-  const managesGroups = all || desired.users.some((user) => user.groups !== undefined);
   const managesContacts = all || desired.users.some((user) => user.contacts !== undefined);
-  const groupIds = managesGroups
-    ? [...new Set(Object.values(desired.environment.groups))].sort((a, b) => a - b)
-    : [];
   const readSource = async () => {
     if (!needsSource(desired)) return undefined;
     if (!options.source)
@@ -108,10 +135,12 @@ export async function readLiveState(
     return readPackageObjects(options.source, (names) => objectRequests(desired, names));
   };
   const early = options.early ?? startEarlyReads(client);
-  const [securityParameters, users, source] = await Promise.all([
+  const groups = groupsToRead(client, desired, all);
+  const [securityParameters, users, source, { ids: groupIds, listed }] = await Promise.all([
     early.securityParameters,
-    readUsers(client, groupIds, managesContacts, early.users),
+    groups.then(({ ids }) => readUsers(client, ids, managesContacts, early.users)),
     readSource(),
+    groups,
   ]);
   const packages = source
     ? await readPackageObjects(client, source.requests)
@@ -122,6 +151,7 @@ export async function readLiveState(
     securityParameters: [...securityParameters].sort((a, b) => a.Id - b.Id),
     users: users.sort((a, b) => a.user.Id - b.user.Id),
     groupsRead: groupIds,
+    ...(listed !== undefined ? { groupsListed: listed } : {}),
     packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
     ...(source && desired.packagesFrom
       ? {
@@ -148,8 +178,14 @@ const hash = (value: unknown) =>
  * Users are hashed one by one: one string per user, never one for all 10,000. Plain JSON is canonical
  * here: every user went through the same wire schema, which writes its keys in one order.
  */
-function usersDigest(users: LiveState["users"], groupsRead: number[]): string {
-  const digest = createHash("sha256").update(JSON.stringify(groupsRead));
+function usersDigest(
+  users: LiveState["users"],
+  groupsRead: number[],
+  groupsListed: LiveState["groupsListed"],
+): string {
+  // The listed groups join the digest only when they were read, so other plans' digests stay as they were.
+  const groups = groupsListed === undefined ? groupsRead : [groupsRead, groupsListed];
+  const digest = createHash("sha256").update(JSON.stringify(groups));
   for (const { user, contacts, groups } of users) {
     digest.update(JSON.stringify([{ ...user, LastLoginDate: null }, contacts, groups])).update("\n");
   }
@@ -159,7 +195,7 @@ function usersDigest(users: LiveState["users"], groupsRead: number[]): string {
 function partDigests(state: Omit<LiveState, "digest" | "partDigests">): LiveState["partDigests"] {
   return {
     securityParameters: hash(state.securityParameters),
-    users: usersDigest(state.users, state.groupsRead),
+    users: usersDigest(state.users, state.groupsRead, state.groupsListed),
     packages: hash([state.packages, state.packageSource ?? null]),
   };
 }

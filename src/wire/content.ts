@@ -62,6 +62,11 @@ export type ContentWrapper = z.infer<typeof ContentWrapper>;
 export const ContentRead = z.object({
   Id: int,
   LevelId: int,
+  /**
+   * The record's number within its application (1, 2, …). Real instances return it; the seed does
+   * not list it, so a client reading an instance without it still parses the record.
+   */
+  SequentialId: int.optional(),
   Version: z.string().optional(),
   FieldContents: z.record(z.string(), FieldContent),
   UpdateInformation: UpdateInformation.optional(),

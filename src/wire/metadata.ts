@@ -98,6 +98,19 @@ export type Level = z.infer<typeof Level>;
 export const ValuesListValue = z.object({ Id: int, Guid: z.string(), Name: z.string() });
 export type ValuesListValue = z.infer<typeof ValuesListValue>;
 
+/** `valueslistvalue/flat/valueslist/<id>`: one value of a values list, as real instances list it. */
+export const ValuesListValueRead = z.object({
+  Id: int,
+  Guid: z.string(),
+  Name: z.string(),
+  ValuesListId: int,
+  /** Position in the list, from 1. */
+  SortOrder: int,
+  /** A flat read has no hierarchy: always null. */
+  ParentId: int.nullable(),
+});
+export type ValuesListValueRead = z.infer<typeof ValuesListValueRead>;
+
 /** `fielddefinition` reads (an emulator extra that real instances also serve). */
 export const FieldDefinition = z.object({
   Id: int,
@@ -111,6 +124,11 @@ export const FieldDefinition = z.object({
   Description: text,
   /** Type 4 only; empty otherwise. */
   ValuesListValues: z.array(ValuesListValue),
+  /**
+   * Type 4: the values list whose values `valueslistvalue/flat/valueslist/<id>` reads; null
+   * otherwise. Real instances send it; optional so that reads without it still parse.
+   */
+  RelatedValuesListId: int.nullable().optional(),
   /** Types 9 and 23: the levels the field points at; empty otherwise. */
   ReferencedLevelIds: z.array(int),
   /** Type 24: the sub-form module; null otherwise. */

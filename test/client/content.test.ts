@@ -93,6 +93,7 @@ describe("client: content, attachments and workflow", () => {
       expect(read).toEqual({
         Id: 1002,
         LevelId: level("risks/risk"),
+        SequentialId: 1,
         FieldContents: fc("risks/risk/score", 16),
       });
     });
@@ -120,6 +121,7 @@ describe("client: content, attachments and workflow", () => {
         {
           Id: 1003,
           LevelId: level("controls/control"),
+          SequentialId: 1,
           FieldContents: fc("controls/control/name", "Quarterly user access review"),
         },
       ]);

@@ -76,6 +76,24 @@ describe("requests built for content, attachments and workflow", () => {
     expect(last().query.get("$top")).toBe("5");
   });
 
+  it("SequentialId is typed: a record whose SequentialId is not a whole number is a ResponseShapeError", async () => {
+    answer(() => ({ body: envelope({ Id: 5, LevelId: 3, SequentialId: "five", FieldContents: {} }) }));
+    await expect(client().content.get(5)).rejects.toThrow(ResponseShapeError);
+    answer(() => ({ body: envelope({ Id: 5, LevelId: 3, SequentialId: 7, FieldContents: {} }) }));
+    await expect(client().content.get(5)).resolves.toMatchObject({ SequentialId: 7 });
+  });
+
+  it("content and reference-field reads by path id: POST reads of core/content/<id> and referencefield/<id>", async () => {
+    answer(() => ({ body: envelope({ Id: 5, LevelId: 3, FieldContents: {} }) }));
+    await client().content.getByPathId(5);
+    expect(isRead(last())).toBe(true);
+    expect(last().url).toBe("/platformapi/core/content/5");
+    answer(() => ({ body: [envelope({ Id: 1 })] }));
+    await client().content.byReferenceFieldPathId(77, { top: 3 });
+    expect(isRead(last())).toBe(true);
+    expect(last().url).toBe("/platformapi/core/content/referencefield/77?$top=3");
+  });
+
   it("post content: a create, not retried; the id comes back", async () => {
     answer(() => ({ body: envelope({ Id: 321 }) }));
     const record = {

@@ -154,6 +154,7 @@ describe("content records", () => {
     expect(selected.body.RequestedObject).toEqual({
       Id: 1002,
       LevelId: d.level("risks/risk"),
+      SequentialId: 1,
       FieldContents: { ...d.fc("risks/risk/name", "Cloud provider outage"), ...d.fc("risks/risk/score", 16) },
     });
     const filtered = await get(token, 1002, "&$filter=Risk_Score eq 1");
@@ -466,6 +467,7 @@ describe("reads by reference field and field content", () => {
       {
         Id: 1002,
         LevelId: d.level("risks/risk"),
+        SequentialId: 1,
         FieldContents: d.fc("risks/risk/name", "Cloud provider outage"),
       },
     ]);
@@ -518,6 +520,7 @@ describe("reads by reference field and field content", () => {
       {
         Id: 1002,
         LevelId: d.level("risks/risk"),
+        SequentialId: 1,
         FieldContents: d.fc("risks/risk/name", "Cloud provider outage"),
       },
     ]);

@@ -188,7 +188,14 @@ export async function moduleTree(raw: Raw, token: string, guid: string): Promise
       const targets = [9, 23].includes(field.Type)
         ? (await collection(raw, token, `/core/system/level/referencefield/${field.Id}`)).map((l) => l.Guid)
         : [];
-      const { ReferencedLevelIds, SubformModuleId, ValuesListValues, LevelId: _l, ...rest } = strip(field);
+      const {
+        ReferencedLevelIds,
+        SubformModuleId,
+        ValuesListValues,
+        LevelId: _l,
+        RelatedValuesListId: _list,
+        ...rest
+      } = strip(field);
       fields.push({
         ...rest,
         ReferencedLevels: ReferencedLevelIds.map((id: number) => levelGuid.get(id)),

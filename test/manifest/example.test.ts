@@ -43,13 +43,16 @@ describe("the example repository", () => {
     expect(states.get("local-prod")?.packages.map((p) => p.name)).toEqual(["GRC Core"]);
   });
 
-  it("maps roles and groups to the ids the demo seeds give them", async () => {
+  it("maps roles to the ids the demo seeds give them, and leaves groups to the instance's list", async () => {
     for (const state of (await exampleStates()).values()) {
       const store = buildStore(seedOf(state), { instance: "Default", release: "6.14.0", adminPassword: "x" });
       const byName = (records: Record<string, { Id: number; Name: string }>) =>
         Object.fromEntries(Object.values(records).map((record) => [record.Name, record.Id]));
       expect(state.environment.roles, state.environment.name).toEqual(byName(store.data.roles));
-      expect(state.environment.groups, state.environment.name).toEqual(byName(store.data.groups));
+      expect(state.environment.groups, state.environment.name).toEqual({});
+      expect(state.environment.groupsFromInstance, state.environment.name).toBe(true);
+      const named = state.users.flatMap((user) => user.groupNames?.map((g) => g.name) ?? []);
+      for (const name of named) expect(Object.keys(byName(store.data.groups))).toContain(name);
     }
   });
 

@@ -41,12 +41,13 @@ const MANIFESTS = [
   "",
 ].join("\n");
 
-function environment(url: string, extra: string[] = []): string {
+const GROUPS_MAP = "groups: { Everyone: 1, Administrators: 2 }";
+
+function environment(url: string, extra: string[] = [GROUPS_MAP]): string {
   return [
     `url: ${url}`,
     "instance: Default",
     "auth: { username: sysadmin, password: '${EGP_TEST_PASSWORD}' }",
-    "groups: { Everyone: 1, Administrators: 2 }",
     ...extra,
     "",
   ].join("\n");
@@ -57,6 +58,8 @@ interface Counted {
   target: ClientStats;
   source: ClientStats;
   changes: number;
+  /** The target's requests when the environment has no groups map (names resolved by reading). */
+  listed: ClientStats;
 }
 
 const emulators: Emulator[] = [];
@@ -83,19 +86,32 @@ async function countFor(users: number): Promise<Counted> {
   const target = await start(`scale:users=${users},${APPS}`);
   const dir = await testdir({
     "environments/source.yaml": environment(source.url),
-    "environments/target.yaml": environment(target.url, ["packagesFrom: source"]),
+    "environments/target.yaml": environment(target.url, [GROUPS_MAP, "packagesFrom: source"]),
+    "environments/listed.yaml": environment(target.url, ["packagesFrom: source"]),
     "manifests/all.yaml": MANIFESTS,
   });
   const { state: desired } = await loadEnvironment(dir, "target", {
     variables: { EGP_TEST_PASSWORD: PASSWORD },
   });
+  const { state: listedDesired } = await loadEnvironment(dir, "listed", {
+    variables: { EGP_TEST_PASSWORD: PASSWORD },
+  });
   const [targetClient, sourceClient] = [client(target.url), client(source.url)];
+  const [listedClient, listedSource] = [client(target.url), client(source.url)];
   try {
     const live = await readLiveState(targetClient, desired, { source: sourceClient });
     const plan = planChanges(desired, live, { createdAt: "2026-01-01T00:00:00Z" });
-    return { live, target: targetClient.stats(), source: sourceClient.stats(), changes: plan.changes.length };
+    const listedLive = await readLiveState(listedClient, listedDesired, { source: listedSource });
+    planChanges(listedDesired, listedLive, { createdAt: "2026-01-01T00:00:00Z" });
+    return {
+      live,
+      target: targetClient.stats(),
+      source: sourceClient.stats(),
+      changes: plan.changes.length,
+      listed: listedClient.stats(),
+    };
   } finally {
-    await Promise.all([targetClient.close(), sourceClient.close()]);
+    await Promise.all([targetClient, sourceClient, listedClient, listedSource].map((c) => c.close()));
   }
 }
 
@@ -147,5 +163,14 @@ describe("requests of a plan's reads", () => {
     });
     expect(large.source.byRoute).toEqual({ "POST /core/security/login": 1, ...tree });
     expect(large.target.retries).toBe(0);
+  });
+
+  it("without a groups map: one read of the instance's groups and one per group named, whatever the users", () => {
+    expect(large.listed.byRoute).toEqual(small.listed.byRoute);
+    expect(large.listed.byRoute).toMatchObject({
+      "POST /core/system/group": 1,
+      "POST /core/system/user/group/{}": 1,
+      "POST /core/system/user": 1,
+    });
   });
 });

@@ -59,7 +59,10 @@ function byId(map: Readonly<Record<string, number>>): Map<number, string> {
 function lookupsOf(environment: EnvironmentConfig, live: LiveState): Lookups {
   return {
     parameters: new Map(live.securityParameters.map((p) => [p.Id, p.Name])),
-    groups: byId(environment.groups),
+    // Without a groups map, the instance's own group names (read by readLiveState).
+    groups: live.groupsListed
+      ? new Map(live.groupsListed.map((g) => [g.Id, g.Name]))
+      : byId(environment.groups),
     domains: byId(environment.domains),
     groupsMapped: live.groupsRead.length > 0,
   };

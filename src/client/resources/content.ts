@@ -56,6 +56,15 @@ export function contentResource(caller: Caller) {
       return read(route`/core/content/contentid`, one(ContentRead), query);
     },
 
+    /**
+     * Not in the seed: a record by path id (`core/content/<id>`), as public clients read it; the
+     * same answer as `get`.
+     */
+    async getByPathId(contentId: number) {
+      const at = route`/core/content/${idOf("contentId", contentId)}`;
+      return read(at, one(ContentRead), []);
+    },
+
     /** Content by reference field id; all OData options allowed. */
     async byReferenceField(referenceFieldId: number, query?: ODataQuery) {
       const params: Array<[string, string]> = [
@@ -63,6 +72,12 @@ export function contentResource(caller: Caller) {
         ...odataParams(query),
       ];
       return read(route`/core/content/referencefield/referencefieldid`, oneOrMany(ContentRead), params);
+    },
+
+    /** Not in the seed: `referencefield/<id>`, the path-id form of `byReferenceField`. */
+    async byReferenceFieldPathId(referenceFieldId: number, query?: ODataQuery) {
+      const at = route`/core/content/referencefield/${idOf("referenceFieldId", referenceFieldId)}`;
+      return read(at, oneOrMany(ContentRead), odataParams(query));
     },
 
     /** Field content by content ids and field ids (body), with OData options. */

@@ -16,7 +16,7 @@ import { type Route, route } from "../route.ts";
 import { InstanceVersion } from "../schemas/version.ts";
 
 /*
- * The 16 metadata reads of the seed (POST with the GET override, no body), plus the two field
+ * The 16 metadata reads of the seed (POST with the GET override, no body), plus the three field
  * definition reads that the seed does not list but instances (and the emulator) serve.
  * - Objects are checked against the wire schemas and keep any other field the instance sends.
  * - The seed does not show these bodies: a read that names a collection returns an array and
@@ -103,6 +103,12 @@ export function metadataResource(caller: Caller) {
     /** Not in the seed: the field definitions of a level. */
     fieldDefinitions: (levelId: number) =>
       list(() => route`/core/system/fielddefinition/level/${idOf("levelId", levelId)}`, loose.field),
+    /** Not in the seed: every field of an application's levels. */
+    fieldDefinitionsByApplication: (applicationId: number) =>
+      list(
+        () => route`/core/system/fielddefinition/application/${idOf("applicationId", applicationId)}`,
+        loose.field,
+      ),
     /** Not in the seed: one field definition. */
     fieldDefinition: (fieldId: number) =>
       single(() => route`/core/system/fielddefinition/${idOf("fieldId", fieldId)}`, loose.field),

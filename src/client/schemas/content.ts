@@ -18,7 +18,16 @@ export type {
 export const ContentPost = ContentRecord.extend({ SubformFieldId: z.number().int().optional() });
 export type ContentPost = z.infer<typeof ContentPost>;
 
-export const ContentRead = z.looseObject({});
+/**
+ * A record as the reads return it: everything the instance sends passes through. The ids are typed
+ * where present, `SequentialId` (the record's number within its application) among them; none is
+ * required, as the seed shows no read body.
+ */
+export const ContentRead = z.looseObject({
+  Id: z.number().int().optional(),
+  LevelId: z.number().int().optional(),
+  SequentialId: z.number().int().optional(),
+});
 export type ContentRead = z.infer<typeof ContentRead>;
 
 export const HistoryEntry = z.looseObject({});

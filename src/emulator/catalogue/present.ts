@@ -1,5 +1,12 @@
-import type { Application, Level, Questionnaire } from "../../wire/index.ts";
-import type { Catalogue, LevelRecord, ModuleRecord } from "./model.ts";
+import {
+  type Application,
+  type FieldDefinition,
+  FieldType,
+  type Level,
+  type Questionnaire,
+  type ValuesListValueRead,
+} from "../../wire/index.ts";
+import type { Catalogue, FieldRecord, LevelRecord, ModuleRecord } from "./model.ts";
 
 /*
  * Records are stored nearly as the reads return them; these functions add what is derived
@@ -31,4 +38,29 @@ export function presentLevel(catalogue: Catalogue, level: LevelRecord): Level {
     Translations: level.Translations,
     UpdateInformation: level.UpdateInformation,
   };
+}
+
+/**
+ * Each values-list field has a list of its own, numbered as the field is: the catalogue keeps a
+ * field's values on the field, and nothing in the emulator shares a list between fields.
+ */
+export function valuesListIdOf(field: FieldRecord): number | null {
+  return field.Type === FieldType.ValuesList ? field.Id : null;
+}
+
+export function presentField(field: FieldRecord): FieldDefinition {
+  return { ...field, RelatedValuesListId: valuesListIdOf(field) };
+}
+
+export function presentValuesListValues(field: FieldRecord): ValuesListValueRead[] {
+  const listId = valuesListIdOf(field);
+  if (listId === null) return [];
+  return field.ValuesListValues.map((value, index) => ({
+    Id: value.Id,
+    Guid: value.Guid,
+    Name: value.Name,
+    ValuesListId: listId,
+    SortOrder: index + 1,
+    ParentId: null,
+  }));
 }

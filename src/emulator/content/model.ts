@@ -1,4 +1,5 @@
 import type { FieldContent, HistoryEntry, UpdateInformation } from "../../wire/index.ts";
+import { type Catalogue, catalogueOf } from "../catalogue/model.ts";
 import type { Store } from "../store.ts";
 
 /*
@@ -11,6 +12,11 @@ import type { Store } from "../store.ts";
 export interface StoredRecord {
   Id: number;
   LevelId: number;
+  /**
+   * The record's number within its application (1, 2, …), from the application's own counter, so
+   * it is never reused. Absent in data files written before it existed: `contentOf` fills it in.
+   */
+  SequentialId?: number;
   /** Incremented by every save, as a string (the seed types it so). */
   Version: string;
   FieldContents: Record<string, FieldContent>;
@@ -84,10 +90,19 @@ export interface ContentData {
   workflows: Record<string, WorkflowRecord>;
   /** Hex AES-256 key generated for sensitive files when the environment gives none. */
   generatedKey: string | null;
+  /** Module id → the last `SequentialId` given in it. */
+  sequences?: Record<string, number>;
 }
 
 export function emptyContent(): ContentData {
-  return { records: {}, attachments: {}, historyFields: {}, workflows: {}, generatedKey: null };
+  return {
+    records: {},
+    attachments: {},
+    historyFields: {},
+    workflows: {},
+    generatedKey: null,
+    sequences: {},
+  };
 }
 
 /** The store's content state, created empty on first use. */
@@ -97,7 +112,28 @@ export function contentOf(store: Store): ContentData {
     data = emptyContent();
     store.data.content = data;
   }
+  if (!data.sequences) numberRecords(store, data);
   return data;
+}
+
+/** Gives records of a data file written before `SequentialId` existed their numbers, in id order. */
+function numberRecords(store: Store, data: ContentData): void {
+  const catalogue = catalogueOf(store);
+  data.sequences = {};
+  for (const record of allRecords(data)) {
+    if (record.SequentialId === undefined)
+      record.SequentialId = nextSequentialId(data, catalogue, record.LevelId);
+  }
+}
+
+/** The next number in the application of `levelId` (module 0 when the level is unknown). */
+export function nextSequentialId(data: ContentData, catalogue: Catalogue, levelId: number): number {
+  const sequences = data.sequences ?? {};
+  data.sequences = sequences;
+  const key = String(catalogue.level(levelId)?.ModuleId ?? 0);
+  const next = (sequences[key] ?? 0) + 1;
+  sequences[key] = next;
+  return next;
 }
 
 export function recordOf(content: ContentData, id: number): StoredRecord | undefined {

@@ -92,6 +92,7 @@ export function presentRecord(
     return {
       Id: record.Id,
       LevelId: record.LevelId,
+      SequentialId: record.SequentialId ?? 0,
       Version: record.Version,
       FieldContents: Object.fromEntries(keys.map((key) => [key, record.FieldContents[key]!])),
       UpdateInformation: record.UpdateInformation,
@@ -106,6 +107,7 @@ export function presentRecord(
   return {
     Id: record.Id,
     LevelId: record.LevelId,
+    SequentialId: record.SequentialId ?? 0,
     FieldContents: Object.fromEntries(
       keys.filter((key) => chosen.has(key)).map((key) => [key, record.FieldContents[key]!]),
     ),

@@ -5,7 +5,7 @@ import type { Store } from "../store.ts";
 import type { SaveInput } from "./bodies.ts";
 import { checkValue, keyed, toId, type ValueLookups } from "./field-values.ts";
 import { logSave } from "./history.ts";
-import { type ContentData, contentOf, recordOf, type StoredRecord } from "./model.ts";
+import { type ContentData, contentOf, nextSequentialId, recordOf, type StoredRecord } from "./model.ts";
 import { startJob } from "./workflow.ts";
 
 /*
@@ -220,6 +220,7 @@ export function createRecord(store: Store, userId: number, input: SaveInput): St
   const record: StoredRecord = {
     Id: store.nextId("content"),
     LevelId: level.Id,
+    SequentialId: nextSequentialId(content, catalogue, level.Id),
     Version: "1",
     FieldContents: contents,
     OwnerId: userId,

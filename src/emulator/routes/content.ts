@@ -76,7 +76,16 @@ function remove(ctx: RouteContext): Envelope {
 }
 
 function getById(ctx: RouteContext): Envelope {
-  const record = recordOr404(ctx, queryId(ctx, "id"));
+  return presentById(ctx, queryId(ctx, "id"));
+}
+
+/** `core/content/<id>`: public clients read a record by path id; it answers as `contentid?id=<id>`. */
+function getByPathId(ctx: RouteContext): Envelope {
+  return presentById(ctx, pathId(ctx.params, "contentId"));
+}
+
+function presentById(ctx: RouteContext, id: number): Envelope {
+  const record = recordOr404(ctx, id);
   const scope = contentScope(catalogueOf(ctx.store).fieldsOf(record.LevelId));
   const query = parseODataQuery(ctx.query, scope.spec, { allow: ["$select"] });
   requireAccess(ctx.store, ctx.session, record);
@@ -106,7 +115,16 @@ function levelsOfReference(ctx: RouteContext, fieldId: number): Set<number> {
 }
 
 function byReferenceField(ctx: RouteContext): Envelope[] {
-  const levels = levelsOfReference(ctx, queryId(ctx, "id"));
+  return recordsOfReference(ctx, queryId(ctx, "id"));
+}
+
+/** `referencefield/<id>`: the path-id form public clients use of `referencefieldid?id=<id>`. */
+function byReferenceFieldPath(ctx: RouteContext): Envelope[] {
+  return recordsOfReference(ctx, pathId(ctx.params, "fieldId"));
+}
+
+function recordsOfReference(ctx: RouteContext, fieldId: number): Envelope[] {
+  const levels = levelsOfReference(ctx, fieldId);
   const scope = contentScope(levelFields(catalogueOf(ctx.store), levels));
   const query = parseODataQuery(ctx.query, scope.spec);
   const rows = allRecords(contentOf(ctx.store)).filter((r) => levels.has(r.LevelId) && readable(ctx)(r));
@@ -162,8 +180,13 @@ export function registerContent(routes: Routes): void {
   routes.put("/core/content", update);
   routes.read("/core/content/contentid", getById);
   routes.read("/core/content/referencefield/referencefieldid", byReferenceField);
+  routes.read("/core/content/referencefield/:fieldId", byReferenceFieldPath);
   routes.read("/core/content/fieldcontent", fieldContent);
+  // The seed's table gives this read as POST: a POST is the read with or without the GET override,
+  // and also when a client sends `X-Http-Method-Override: POST`.
+  routes.post("/core/content/fieldcontent", fieldContent);
   routes.put("/core/content/externalContentChangeNotification", dataGateway);
   routes.read("/core/content/history/:contentId", history, api);
+  routes.read("/core/content/:contentId", getByPathId, api);
   routes.delete("/core/content/:contentId", remove, api);
 }

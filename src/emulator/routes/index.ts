@@ -5,11 +5,13 @@ import type { Routes } from "../router.ts";
 import type { Store } from "../store.ts";
 import { registerAttachments } from "./attachments.ts";
 import { registerContent } from "./content.ts";
+import { registerGroups } from "./groups.ts";
 import { registerMetadata } from "./metadata.ts";
 import { registerPackages } from "./packages.ts";
 import { registerSecurity } from "./security.ts";
 import { registerSecurityParameters } from "./security-parameters.ts";
 import { registerUsers } from "./users.ts";
+import { registerValuesLists } from "./values-lists.ts";
 import { registerVersion } from "./version.ts";
 import { registerWorkflow } from "./workflow.ts";
 
@@ -27,8 +29,10 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes, { options }) => registerSecurity(routes, { scheme: options.scheme }),
   (routes) => registerVersion(routes),
   (routes) => registerMetadata(routes),
+  (routes) => registerValuesLists(routes),
   (routes, context) => registerPackages(routes, context),
   (routes) => registerUsers(routes),
+  (routes) => registerGroups(routes),
   (routes) => registerSecurityParameters(routes),
   (routes) => registerContent(routes),
   (routes, context) => registerAttachments(routes, context),

@@ -1,6 +1,11 @@
 import { REFERENCE_FIELD_TYPES } from "../../wire/index.ts";
 import { type Catalogue, catalogueOf, type ModuleRecord } from "../catalogue/model.ts";
-import { presentApplication, presentLevel, presentQuestionnaire } from "../catalogue/present.ts";
+import {
+  presentApplication,
+  presentField,
+  presentLevel,
+  presentQuestionnaire,
+} from "../catalogue/present.ts";
 import { ok } from "../envelope.ts";
 import { badRequest, notFound } from "../failure.ts";
 import type { RouteContext, Routes } from "../router.ts";
@@ -110,12 +115,23 @@ export function registerMetadata(routes: Routes): void {
 
   routes.read(`${base}/fielddefinition/level/:levelId`, (ctx) => {
     const catalogue = catalogueOf(ctx.store);
-    return catalogue.fieldsOf(levelOf(catalogue, ctx).Id).map((f) => ok(f));
+    return catalogue.fieldsOf(levelOf(catalogue, ctx).Id).map((f) => ok(presentField(f)));
+  });
+
+  // Every field of every level of a module (application, sub-form or questionnaire), level by level.
+  routes.read(`${base}/fielddefinition/application/:applicationId`, (ctx) => {
+    const catalogue = catalogueOf(ctx.store);
+    const id = idParam(ctx, "applicationId");
+    found(catalogue.module(id), "Application", id);
+    return catalogue
+      .levelsOf(id)
+      .flatMap((level) => catalogue.fieldsOf(level.Id))
+      .map((f) => ok(presentField(f)));
   });
 
   routes.read(`${base}/fielddefinition/:fieldId`, (ctx) => {
     const id = idParam(ctx, "fieldId");
-    return ok(found(catalogueOf(ctx.store).field(id), "Field", id));
+    return ok(presentField(found(catalogueOf(ctx.store).field(id), "Field", id)));
   });
 
   // ---- event rules and actions

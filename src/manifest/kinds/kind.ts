@@ -11,6 +11,8 @@ export interface EnvironmentContext {
   file: string;
   roles: Readonly<Record<string, number>>;
   groups: Readonly<Record<string, number>>;
+  /** No `groups:` map: group names are left for the plan to resolve against the instance's groups. */
+  groupsFromInstance?: boolean;
   domains: Readonly<Record<string, number>>;
 }
 

@@ -158,6 +158,12 @@ export interface DesiredUser {
   roles?: NamedId[];
   /** Absent: not managed. Sorted by id. */
   groups?: NamedId[];
+  /**
+   * Group names as written, when the environment has no groups map: the plan resolves them against
+   * the groups the instance lists (an unknown name is a plan error at its position). Absent: not
+   * managed, or resolved into `groups`.
+   */
+  groupNames?: Array<{ name: string; source: FieldSource }>;
   /** Absent: not managed. In manifest order. */
   contacts?: DesiredContact[];
   /** Used only when the user is created. */
@@ -323,7 +329,9 @@ export const userKind = defineKind({
     if (doc.securityParameter !== undefined) user.securityParameter = doc.securityParameter;
     if (doc.roles)
       user.roles = resolveNames(doc.roles, environment.roles, "role", "roles", environment, report);
-    if (doc.groups)
+    if (doc.groups && environment.groupsFromInstance)
+      user.groupNames = doc.groups.map((name, index) => ({ name, source: report.where(["groups", index]) }));
+    else if (doc.groups)
       user.groups = resolveNames(doc.groups, environment.groups, "group", "groups", environment, report);
     const contacts = contactsOf(doc);
     if (contacts) user.contacts = contacts;

@@ -104,8 +104,49 @@ function differences(
   return changes;
 }
 
-function groupNamesOf(desired: DesiredState): NamedId[] {
-  return Object.entries(desired.environment.groups).map(([name, id]) => ({ name, id }));
+function groupNamesOf(desired: DesiredState, live: LiveState): NamedId[] {
+  const listed = (live.groupsListed ?? []).map((g) => ({ name: g.Name, id: g.Id }));
+  return [...Object.entries(desired.environment.groups).map(([name, id]) => ({ name, id })), ...listed];
+}
+
+/** The instance's group of that name: the same spelling first, else the same name in another case. */
+function listedGroup(live: LiveState, name: string): { Id: number; Name: string } | undefined {
+  const listed = live.groupsListed ?? [];
+  return (
+    listed.find((g) => g.Name === name) ?? listed.find((g) => g.Name.toLowerCase() === name.toLowerCase())
+  );
+}
+
+/**
+ * The user with its group names (written where the environment has no groups map) resolved
+ * against the groups the instance lists. Names that resolve to nothing are refusals.
+ */
+function withListedGroups(user: DesiredUser, live: LiveState): DesiredUser {
+  if (!user.groupNames) return user;
+  const groups = user.groupNames.flatMap(({ name }) => {
+    const group = listedGroup(live, name);
+    return group ? [{ name, id: group.Id }] : [];
+  });
+  return { ...user, groups: groups.sort((a, b) => a.id - b.id) };
+}
+
+/** Group names that can't be resolved: not among the instance's groups, or the instance can't list them. */
+function groupRefusals(user: DesiredUser, live: LiveState, desired: DesiredState): PlanProblem[] {
+  if (!user.groupNames || live.groupsListed === undefined) return [];
+  const { name: environment, file } = desired.environment;
+  const listed = live.groupsListed;
+  if (listed === null) {
+    return user.groupNames.map(({ name, source }) => ({
+      ...source,
+      message: `group "${name}" can't be resolved: ${environment} does not list its groups (core/system/group answers 404), so ${file} needs a groups map (groups: { ${JSON.stringify(name)}: <id> })`,
+    }));
+  }
+  return user.groupNames
+    .filter(({ name }) => !listedGroup(live, name))
+    .map(({ name, source }) => ({
+      ...source,
+      message: `group "${name}" does not exist on ${environment} (its groups: ${listed.map((g) => g.Name).join(", ") || "none"})`,
+    }));
 }
 
 function rolesField(desired: DesiredUser): FieldChange[] {
@@ -280,17 +321,18 @@ export const userPlanner: KindPlanner = {
   refusals({ desired, live }: PlanInput): PlanProblem[] {
     const parameters = parametersAfterPlan(desired, live);
     const existing = new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
-    return desired.users.flatMap((user) =>
-      userRefusals(user, parameters, existing.has(user.key), desired.environment.name),
-    );
+    return desired.users.flatMap((user) => [
+      ...groupRefusals(user, live, desired),
+      ...userRefusals(user, parameters, existing.has(user.key), desired.environment.name),
+    ]);
   },
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
     const liveByName = new Map(live.users.map((u) => [u.user.UserName.toLowerCase(), u]));
-    const groupNames = groupNamesOf(desired);
+    const groupNames = groupNamesOf(desired, live);
 
-    for (const user of desired.users) {
+    for (const user of desired.users.map((u) => withListedGroups(u, live))) {
       const current = liveByName.get(user.key);
       const planned = current
         ? planUpdate(user, current, live, groupNames, options.enforceRoles ?? false, environment)

@@ -1,0 +1,52 @@
+import type { Envelope, Group } from "../../wire/index.ts";
+import { guidFor } from "../catalogue/guid.ts";
+import { ok } from "../envelope.ts";
+import { notFound } from "../failure.ts";
+import { applyODataQuery, type FieldKind, parseODataQuery, selectFields } from "../odata.ts";
+import { pathId } from "../path-id.ts";
+import type { Routes } from "../router.ts";
+import type { NamedRecord } from "../store.ts";
+
+/*
+ * Group reads: `group` (all, with OData options, as the user list takes them) and `group/<id>`.
+ * The seed lists no read of groups; real instances serve both, and clients resolve group names
+ * with them (docs/emulator.md, "Groups, field definitions and values lists").
+ */
+
+const GROUP_FIELDS: Readonly<Record<keyof Group, FieldKind>> = {
+  Id: "number",
+  Name: "string",
+  Description: "string",
+  Guid: "string",
+  UpdateInformation: "object",
+};
+
+/** The emulator stores a group's id and name; the GUID is derived from the name, stable across restarts. */
+function presentGroup(record: NamedRecord): Group {
+  return {
+    Id: record.Id,
+    Name: record.Name,
+    Description: null,
+    Guid: guidFor(`egp-group:${record.Name}`),
+    UpdateInformation: null,
+  };
+}
+
+const groupField = (group: Group, name: string): unknown => group[name as keyof Group];
+
+export function registerGroups(routes: Routes): void {
+  routes.read("/core/system/group", ({ store, query }): Envelope[] => {
+    const odata = parseODataQuery(query, GROUP_FIELDS);
+    const groups = Object.values(store.data.groups)
+      .sort((a, b) => a.Id - b.Id)
+      .map(presentGroup);
+    return applyODataQuery(groups, odata, groupField).map((g) => ok(selectFields(g, odata, groupField)));
+  });
+
+  routes.read("/core/system/group/:groupId", ({ store, params }) => {
+    const id = pathId(params, "groupId");
+    const record = store.group(id);
+    if (!record) throw notFound("Group", id);
+    return ok(presentGroup(record));
+  });
+}

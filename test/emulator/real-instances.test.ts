@@ -1,0 +1,270 @@
+import { describe, expect, it } from "vitest";
+import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { contentOf } from "../../src/emulator/content/model.ts";
+import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
+import { type Json, Raw, useEmulator } from "../helpers/raw.ts";
+
+/*
+ * What real instances do where the seed is silent, and public clients rely on (issue 20,
+ * docs/emulator.md "Groups, field definitions and values lists" and the Content section), over
+ * real HTTP on the demo-dev seed. Ids are looked up by GUID, as they differ per instance.
+ */
+
+const requested = (response: { body: Json }) => response.body.map((e: Json) => e.RequestedObject);
+
+describe("behaviours of real instances the seed does not state", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev" });
+  const catalogue = () => catalogueOf(emulator().store);
+  const id = (kind: "modules" | "levels" | "fields", path: string) => {
+    const found = catalogue().byGuid(kind, demoGuid(path));
+    if (!found) throw new Error(`no ${kind} ${path}`);
+    return found.Id;
+  };
+
+  describe("OData: a quoted number against a numeric field", () => {
+    const users = async (filter: string) =>
+      raw().read(
+        `/core/system/user?$filter=${encodeURIComponent(filter)}&$select=UserName`,
+        await raw().token(),
+      );
+
+    it("matches as the number does", async () => {
+      const quoted = await users("AccountStatus eq '2' and Id le 9");
+      expect(quoted.status).toBe(200);
+      expect(requested(quoted)).toEqual([{ UserName: "fkim" }]);
+      expect(requested(await users("Id lt '3'"))).toEqual([
+        { UserName: "sysadmin" },
+        { UserName: "anguyen" },
+      ]);
+    });
+
+    it("a quoted non-number stays a 400 envelope", async () => {
+      const response = await users("AccountStatus eq 'one'");
+      expect(response.status).toBe(400);
+      expect(response.body.IsSuccessful).toBe(false);
+      expect(response.body.ValidationMessages[0]).toMatchObject({ MessageKey: "InvalidQuery" });
+      expect(response.body.ValidationMessages[0].Description).toMatch(/'AccountStatus' is a number/);
+    });
+  });
+
+  describe("field content is read by POST", () => {
+    const body = () => ({ FieldIds: [id("fields", "risks/risk/name")], ContentIds: [1008, 1002] });
+
+    it("answers a POST with the GET override, without it, and with the override POST alike", async () => {
+      const token = await raw().token();
+      const withGet = await raw().read("/core/content/fieldcontent", token, { body: body() });
+      const plain = await raw().call("/core/content/fieldcontent", { method: "POST", token, body: body() });
+      const withPost = await raw().call("/core/content/fieldcontent", {
+        method: "POST",
+        token,
+        body: body(),
+        headers: { "x-http-method-override": "POST" },
+      });
+      expect(withGet.status).toBe(200);
+      expect(requested(withGet).map((r: Json) => r.Id)).toEqual([1008, 1002]);
+      expect(plain.status).toBe(200);
+      expect(plain.body).toEqual(withGet.body);
+      expect(withPost.status).toBe(200);
+      expect(withPost.body).toEqual(withGet.body);
+    });
+  });
+
+  describe("SequentialId", () => {
+    it("numbers records within their application, in every read, and is never reused", async () => {
+      const token = await raw().token();
+      const one = async (contentId: number) =>
+        (await raw().read(`/core/content/contentid?id=${contentId}`, token)).body.RequestedObject;
+      expect((await one(1002)).SequentialId).toBe(1);
+      expect((await one(1008)).SequentialId).toBe(2);
+      expect((await one(1001)).SequentialId).toBe(1);
+      expect((await one(1011)).SequentialId).toBe(2);
+      const selected = await raw().read("/core/content/contentid?id=1008&$select=Risk_Name", token);
+      expect(selected.body.RequestedObject.SequentialId).toBe(2);
+      const fields = await raw().read("/core/content/fieldcontent", token, {
+        body: { FieldIds: [id("fields", "risks/risk/name")], ContentIds: [1008, 1002] },
+      });
+      expect(requested(fields).map((r: Json) => r.SequentialId)).toEqual([2, 1]);
+
+      const create = async () =>
+        (
+          await raw().call("/core/content", {
+            method: "POST",
+            token,
+            body: {
+              LevelId: id("levels", "risks/risk"),
+              FieldContents: {
+                [id("fields", "risks/risk/name")]: {
+                  Type: 1,
+                  Value: "Numbered",
+                  FieldId: id("fields", "risks/risk/name"),
+                },
+              },
+            },
+          })
+        ).body.RequestedObject.Id as number;
+      const third = await create();
+      expect((await one(third)).SequentialId).toBe(3);
+      await raw().call(`/core/content/${third}`, { method: "DELETE", token });
+      expect((await one(await create())).SequentialId).toBe(4);
+    });
+  });
+
+  describe("content by path id", () => {
+    it("core/content/<id> answers as contentid?id=<id>, by GET and by POST with the override, on both prefixes", async () => {
+      const token = await raw().token();
+      const documented = await raw().read("/core/content/contentid?id=1002", token);
+      const get = await raw().call("/core/content/1002", { token });
+      const post = await raw().read("/core/content/1002", token);
+      const api = await raw().read("/core/content/1002", token, { prefix: "/api" });
+      expect(documented.status).toBe(200);
+      for (const response of [get, post, api]) {
+        expect(response.status).toBe(200);
+        expect(response.body).toEqual(documented.body);
+      }
+      expect((await raw().call("/core/content/424242", { token })).status).toBe(404);
+      expect((await raw().call("/core/content/abc", { token })).status).toBe(400);
+    });
+
+    it("core/content/referencefield/<id> answers as referencefield/referencefieldid?id=<id>", async () => {
+      const token = await raw().token();
+      const fieldId = id("fields", "risks/risk/controls");
+      const documented = await raw().read(
+        `/core/content/referencefield/referencefieldid?id=${fieldId}`,
+        token,
+      );
+      const byPath = await raw().call(`/core/content/referencefield/${fieldId}`, { token });
+      expect(documented.status).toBe(200);
+      expect(documented.body.length).toBeGreaterThan(0);
+      expect(byPath.status).toBe(200);
+      expect(byPath.body).toEqual(documented.body);
+      const named = id("fields", "risks/risk/name");
+      expect((await raw().call(`/core/content/referencefield/${named}`, { token })).status).toBe(400);
+    });
+  });
+
+  describe("groups", () => {
+    it("group lists every group and group/<id> reads one, by GET and by POST with the override", async () => {
+      const token = await raw().token();
+      const all = await raw().call("/core/system/group", { token });
+      expect(all.status).toBe(200);
+      expect(requested(all).map((g: Json) => [g.Id, g.Name])).toEqual([
+        [1, "Everyone"],
+        [2, "Administrators"],
+        [3, "Risk Owners"],
+        [4, "Auditors"],
+      ]);
+      for (const group of requested(all)) {
+        expect(Object.keys(group).sort()).toEqual(["Description", "Guid", "Id", "Name", "UpdateInformation"]);
+        expect(group.Guid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      }
+      const one = await raw().read("/core/system/group/3", token);
+      expect(one.status).toBe(200);
+      expect(one.body.RequestedObject).toEqual(requested(all)[2]);
+      const filtered = await raw().read(
+        `/core/system/group?$filter=${encodeURIComponent("Name eq 'auditors'")}`,
+        token,
+      );
+      expect(requested(filtered).map((g: Json) => g.Id)).toEqual([4]);
+    });
+
+    it("an unknown group is 404 GroupNotFound; a bad id is 400", async () => {
+      const token = await raw().token();
+      const missing = await raw().read("/core/system/group/99", token);
+      expect(missing.status).toBe(404);
+      expect(missing.body.ValidationMessages[0].MessageKey).toBe("GroupNotFound");
+      expect((await raw().read("/core/system/group/x", token)).status).toBe(400);
+    });
+  });
+
+  describe("field definitions by application, and values lists", () => {
+    it("fielddefinition/application/<id> lists every field of the application's levels", async () => {
+      const token = await raw().token();
+      const risks = id("modules", "risks");
+      const response = await raw().read(`/core/system/fielddefinition/application/${risks}`, token);
+      expect(response.status).toBe(200);
+      const levels = catalogue()
+        .levelsOf(risks)
+        .map((l) => l.Id);
+      const expected = levels.flatMap((l) =>
+        catalogue()
+          .fieldsOf(l)
+          .map((f) => f.Id),
+      );
+      expect(requested(response).map((f: Json) => f.Id)).toEqual(expected);
+      expect((await raw().read("/core/system/fielddefinition/application/999999", token)).status).toBe(404);
+    });
+
+    it("a values-list field names its list, whose values the flat read returns", async () => {
+      const token = await raw().token();
+      const categoryId = id("fields", "risks/risk/category");
+      const category = (await raw().read(`/core/system/fielddefinition/${categoryId}`, token)).body
+        .RequestedObject;
+      expect(category.RelatedValuesListId).toEqual(expect.any(Number));
+      const name = (
+        await raw().read(`/core/system/fielddefinition/${id("fields", "risks/risk/name")}`, token)
+      ).body.RequestedObject;
+      expect(name.RelatedValuesListId).toBeNull();
+
+      const values = await raw().read(
+        `/core/system/valueslistvalue/flat/valueslist/${category.RelatedValuesListId}`,
+        token,
+      );
+      expect(values.status).toBe(200);
+      expect(requested(values)).toEqual(
+        category.ValuesListValues.map((v: Json, i: number) => ({
+          Id: v.Id,
+          Guid: v.Guid,
+          Name: v.Name,
+          ValuesListId: category.RelatedValuesListId,
+          SortOrder: i + 1,
+          ParentId: null,
+        })),
+      );
+      const missing = await raw().read(`/core/system/valueslistvalue/flat/valueslist/${name.Id}`, token);
+      expect(missing.status).toBe(404);
+      expect(missing.body.ValidationMessages[0].MessageKey).toBe("ValuesListNotFound");
+    });
+  });
+});
+
+describe("SequentialId in state written before it existed", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev" });
+
+  it("numbers the records in id order per application, and new records follow", async () => {
+    const content = contentOf(emulator().store);
+    delete content.sequences;
+    for (const record of Object.values(content.records)) delete record.SequentialId;
+    const token = await raw().token();
+    const one = async (id: number) =>
+      (await raw().read(`/core/content/contentid?id=${id}`, token)).body.RequestedObject.SequentialId;
+    expect([await one(1002), await one(1008), await one(1011)]).toEqual([1, 2, 2]);
+    const name = catalogueOf(emulator().store).byGuid("fields", demoGuid("risks/risk/name"))?.Id as number;
+    const created = await raw().call("/core/content", {
+      method: "POST",
+      token,
+      body: {
+        LevelId: catalogueOf(emulator().store).byGuid("levels", demoGuid("risks/risk"))?.Id,
+        FieldContents: { [name]: { Type: 1, Value: "After the upgrade", FieldId: name } },
+      },
+    });
+    expect(await one(created.body.RequestedObject.Id)).toBe(3);
+  });
+});
+
+describe("the new reads on a release before 6.5", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev", release: "6.4.0" });
+
+  it("answer under /api", async () => {
+    const api = new Raw(raw().url, "/api");
+    const token = await api.token();
+    const name = catalogueOf(emulator().store).byGuid("fields", demoGuid("risks/risk/name"))?.Id;
+    expect((await api.read("/core/system/group/1", token)).body.RequestedObject.Name).toBe("Everyone");
+    expect((await api.call("/core/content/1002", { token })).body.RequestedObject.Id).toBe(1002);
+    const fields = await api.call("/core/content/fieldcontent", {
+      method: "POST",
+      token,
+      body: { FieldIds: [name], ContentIds: [1002] },
+    });
+    expect(requested(fields).map((r: Json) => r.Id)).toEqual([1002]);
+  });
+});

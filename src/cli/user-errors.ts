@@ -5,6 +5,8 @@ import { PlanError, PlanFileError } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
 import { StalePlanError } from "./stale.ts";
 
+const FILESYSTEM_CODES = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);
+
 /**
  * Failures a user can act on, as the one line (or, for manifests, one line per issue) the CLI
  * prints. Anything else is an internal error and gets a stack.
@@ -34,5 +36,14 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     return { lines: [`${head} ${text}${detail}`], exitCode: 1 };
   }
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
+  // Another process kept an embedded environment's data file; a lock file naming no holder.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === "EGP_DATA_BUSY" || code === "EGP_LOCK_UNREADABLE") {
+    return { lines: [(error as Error).message], exitCode: 1 };
+  }
+  // The disk, not egp: full, read-only or not ours. Node's message names the call and the path.
+  if (typeof code === "string" && FILESYSTEM_CODES.has(code) && error instanceof Error) {
+    return { lines: [`${code === "EACCES" || code === "EPERM" ? "cannot access" : "cannot write"}: ${error.message}`], exitCode: 1 };
+  }
   return undefined;
 }

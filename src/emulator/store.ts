@@ -1,12 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
-import { renameSync, writeFileSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
 import type { Contact, SecurityParameter, Task, User } from "../wire/index.ts";
+import type { DataFile } from "./persist.ts";
 
 /*
- * The emulator's whole state. `data` is plain JSON, so that `--data FILE` can snapshot it as is.
+ * The emulator's whole state. `data` is plain JSON, so that `--data FILE` can persist it as is.
  * Sessions live beside it and are never persisted: a restart ends every session, as on a real
  * instance, and keeps every other fact.
+ *
+ * Durability (`--data`): routes mutate `data` and call `changed()`; the store commits the changes
+ * (src/emulator/persist.ts) once the current turn of the event loop is over, so that the writes of
+ * concurrent requests share one fdatasync, and the server answers no request before `settled()`
+ * says that what it saw is on disk. A commit that fails (a full disk) puts `data` back to what is
+ * on disk and fails every request that is waiting, so that no refused write stays visible.
  */
 
 export interface UserRecord {
@@ -51,22 +56,27 @@ export interface Session {
 
 export interface StoreOptions {
   clock?: () => number;
-  /** Where to persist snapshots; writes are atomic (temp file + rename). */
-  dataFile?: string;
+  /** Where changes are committed; absent: in memory only. */
+  persistence?: DataFile;
 }
 
 export class Store {
   data: StoreData;
   readonly sessions = new Map<string, Session>();
   readonly now: () => number;
-  private readonly dataFile: string | undefined;
-  private flushScheduled = false;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly persistence: DataFile | undefined;
+  /** Counts calls of `changed()`; `committed` is the count the disk has caught up with. */
+  private changes = 0;
+  private committed = 0;
+  private committing = false;
+  private waiters: { upTo: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+  /** Goes up each time a failed commit puts `data` back; a request that saw another value is failed. */
+  revision = 0;
 
   constructor(data: StoreData, options: StoreOptions = {}) {
     this.data = data;
     this.now = options.clock ?? Date.now;
-    this.dataFile = options.dataFile;
+    this.persistence = options.persistence;
   }
 
   nextId(counter: string): number {
@@ -152,29 +162,49 @@ export class Store {
 
   // ---- persistence
 
-  /** Call after every change; snapshots are coalesced so a burst of writes costs one file write. */
+  /** Call after every change of `data`; the change is committed with the others of this turn. */
   changed(): void {
-    if (!this.dataFile || this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flushing = this.flushing.then(() => this.writeSnapshot()).catch(() => undefined);
-    });
+    if (!this.persistence) return;
+    this.changes++;
+    if (!this.committing) {
+      this.committing = true;
+      setImmediate(() => void this.commitLoop());
+    }
   }
 
-  private async writeSnapshot(): Promise<void> {
-    if (!this.dataFile) return;
-    const temp = `${this.dataFile}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify(this.data));
-    await rename(temp, this.dataFile);
+  /** Resolves once every change made so far is on disk; rejects if committing them failed. */
+  settled(): Promise<void> {
+    if (this.committed >= this.changes) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ upTo: this.changes, resolve, reject }));
   }
 
-  /** Waits for pending snapshots, then writes the final one synchronously. */
-  async flush(): Promise<void> {
-    await this.flushing;
-    if (!this.dataFile) return;
-    const temp = `${this.dataFile}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.data));
-    renameSync(temp, this.dataFile);
+  private async commitLoop(): Promise<void> {
+    const persistence = this.persistence as DataFile;
+    while (this.committed < this.changes) {
+      const upTo = this.changes;
+      try {
+        await persistence.commit(this.data);
+        this.committed = upTo;
+        const ready = this.waiters.filter((w) => w.upTo <= upTo);
+        this.waiters = this.waiters.filter((w) => w.upTo > upTo);
+        for (const waiter of ready) waiter.resolve();
+      } catch (error) {
+        // Changes made after this commit began sit on top of the refused ones: all go.
+        this.data = persistence.lastCommitted() as StoreData;
+        this.revision++;
+        this.committed = this.changes;
+        const failed = this.waiters;
+        this.waiters = [];
+        for (const waiter of failed) waiter.reject(error as Error);
+      }
+    }
+    this.committing = false;
+  }
+
+  /** Commits what is left and closes the data file. */
+  async close(): Promise<void> {
+    if (!this.persistence) return;
+    await this.settled().catch(() => undefined);
+    await this.persistence.close();
   }
 }

@@ -29,7 +29,9 @@ describe("acquireLock, lock files that name no holder", () => {
     const dir = stateDir();
     const file = writeLock(dir, text);
     expect(() => acquireLock(dir, "prod", "test")).toThrow(LockedError);
-    expect(() => acquireLock(dir, "prod", "test")).toThrow(`prod cannot be locked: the lock file ${file} is unreadable`);
+    expect(() => acquireLock(dir, "prod", "test")).toThrow(
+      `prod cannot be locked: the lock file ${file} is unreadable`,
+    );
     expect(readdirSync(join(dir, "locks"))).toEqual(["prod.lock"]);
   });
 
@@ -93,7 +95,9 @@ describe("acquireLock, two processes at once", () => {
     expect(await race(500, () => undefined)).toEqual({ "locked+taken": 500 });
   });
 
-  it("500 rounds with a stale lock: one owner each time, the other sees it", { timeout: 60_000 }, async () => {
+  it("500 rounds with a stale lock: one owner each time, the other sees it", {
+    timeout: 60_000,
+  }, async () => {
     expect(await race(500, (dir) => writeLock(dir, JSON.stringify(DEAD)))).toEqual({ "locked+taken": 500 });
   });
 });

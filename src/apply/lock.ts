@@ -3,8 +3,8 @@ import { join } from "node:path";
 import {
   holderOfThisProcess,
   isStale,
-  type LockHolder,
   LockFileUnreadableError,
+  type LockHolder,
   releaseLockFile,
   tryTakeLockFile,
 } from "../io/lock-file.ts";

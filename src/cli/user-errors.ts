@@ -43,7 +43,12 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   }
   // The disk, not egp: full, read-only or not ours. Node's message names the call and the path.
   if (typeof code === "string" && FILESYSTEM_CODES.has(code) && error instanceof Error) {
-    return { lines: [`${code === "EACCES" || code === "EPERM" ? "cannot access" : "cannot write"}: ${error.message}`], exitCode: 1 };
+    return {
+      lines: [
+        `${code === "EACCES" || code === "EPERM" ? "cannot access" : "cannot write"}: ${error.message}`,
+      ],
+      exitCode: 1,
+    };
   }
   return undefined;
 }

@@ -23,9 +23,9 @@ export const EmulatorOptionsSchema = z
     dataFileWaitMs: z.number().int().min(0).default(60_000),
     /** Told once who holds `dataFile` when we start waiting for it. */
     onDataFileWait: z
-      .custom<(holder: { pid: number; host: string; startedAt: string; command: string }, file: string) => void>(
-        (v) => typeof v === "function",
-      )
+      .custom<
+        (holder: { pid: number; host: string; startedAt: string; command: string }, file: string) => void
+      >((v) => typeof v === "function")
       .optional(),
     /** Names this process in the data file's lock (`egp apply --env dev`); never argv, which may hold a password. */
     holder: z.string().default("egp emulator"),

@@ -12,12 +12,7 @@ import {
 import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  holderOfThisProcess,
-  type LockHolder,
-  releaseLockFile,
-  tryTakeLockFile,
-} from "../io/lock-file.ts";
+import { holderOfThisProcess, type LockHolder, releaseLockFile, tryTakeLockFile } from "../io/lock-file.ts";
 
 /*
  * `--data FILE`: the state, durable. Files beside FILE:
@@ -83,7 +78,12 @@ function isPlainObject(value: unknown): value is Json {
  *   ["v", seg, v]         seg = v (not an object)
  *   ["x", seg]            delete seg
  */
-type Op = ["o", string] | ["s", string, string, unknown] | ["d", string, string] | ["v", string, unknown] | ["x", string];
+type Op =
+  | ["o", string]
+  | ["s", string, string, unknown]
+  | ["d", string, string]
+  | ["v", string, unknown]
+  | ["x", string];
 
 function applyOps(data: Json, ops: Op[]): void {
   for (const op of ops) {
@@ -107,20 +107,22 @@ function applyOps(data: Json, ops: Op[]): void {
   }
 }
 
+function segmentRows(value: unknown): SegmentRows | undefined {
+  if (value === undefined) return undefined;
+  if (!isPlainObject(value)) return { json: JSON.stringify(value), entries: new Map() };
+  const entries = new Map<string, string>();
+  for (const [key, entry] of Object.entries(value)) {
+    const json = JSON.stringify(entry);
+    if (json !== undefined) entries.set(key, json);
+  }
+  return { json: null, entries };
+}
+
 function rowsOf(data: Json): Map<string, SegmentRows> {
   const rows = new Map<string, SegmentRows>();
   for (const [segment, value] of Object.entries(data)) {
-    if (value === undefined) continue;
-    if (isPlainObject(value)) {
-      const entries = new Map<string, string>();
-      for (const [key, entry] of Object.entries(value)) {
-        const json = JSON.stringify(entry);
-        if (json !== undefined) entries.set(key, json);
-      }
-      rows.set(segment, { json: null, entries });
-    } else {
-      rows.set(segment, { json: JSON.stringify(value), entries: new Map() });
-    }
+    const row = segmentRows(value);
+    if (row) rows.set(segment, row);
   }
   return rows;
 }
@@ -250,15 +252,24 @@ export class DataFile {
 
   /**
    * Makes `data` durable: appends the rows that differ from the last commit to the log and
-   * fdatasyncs it. On failure nothing is committed, and `lastCommitted()` is what is on disk.
+   * fdatasyncs it. `touched` names the top-level keys that may differ (null: any). On failure
+   * nothing is committed, and `lastCommitted()` is what is on disk.
    */
-  async commit(data: Json): Promise<void> {
+  async commit(data: Json, touched: ReadonlySet<string> | null = null): Promise<void> {
     if (this.closed) throw new Error(`${this.file} is closed`);
-    const next = rowsOf(data);
+    const segments = touched ?? new Set([...Object.keys(data), ...this.rows.keys()]);
+    const next = new Map(this.rows);
     const ops: string[] = [];
-    for (const [segment, row] of next) {
+    for (const segment of segments) {
+      const row = segmentRows(data[segment]);
       const before = this.rows.get(segment);
       const seg = JSON.stringify(segment);
+      if (!row) {
+        if (before) ops.push(`["x",${seg}]`);
+        next.delete(segment);
+        continue;
+      }
+      next.set(segment, row);
       if (row.json !== null) {
         if (before?.json !== row.json) ops.push(`["v",${seg},${row.json}]`);
         continue;
@@ -266,16 +277,14 @@ export class DataFile {
       const fresh = !before || before.json !== null;
       if (fresh) ops.push(`["o",${seg}]`);
       for (const [key, json] of row.entries) {
-        if (fresh || before.entries.get(key) !== json) ops.push(`["s",${seg},${JSON.stringify(key)},${json}]`);
+        if (fresh || before.entries.get(key) !== json)
+          ops.push(`["s",${seg},${JSON.stringify(key)},${json}]`);
       }
       if (!fresh) {
         for (const key of before.entries.keys()) {
           if (!row.entries.has(key)) ops.push(`["d",${seg},${JSON.stringify(key)}]`);
         }
       }
-    }
-    for (const segment of this.rows.keys()) {
-      if (!next.has(segment)) ops.push(`["x",${JSON.stringify(segment)}]`);
     }
     if (ops.length === 0) return;
     const line = `[${ops.join(",")}]\n`;

@@ -13,8 +13,8 @@ import {
   faultSpecOf,
   parseEmulatorOptions,
 } from "./options.ts";
-import { Routes, sendPayload } from "./router.ts";
 import { DataFile } from "./persist.ts";
+import { Routes, sendPayload } from "./router.ts";
 import { segments } from "./routes/index.ts";
 import { buildStore, restoreStore } from "./seeds/index.ts";
 import { authenticator } from "./sessions.ts";
@@ -64,12 +64,18 @@ function notPersisted(error: unknown): HttpFailure {
   if (code === "ENOSPC" || code === "EDQUOT") {
     return new HttpFailure(
       507,
-      message("InsufficientStorage", "The change was not saved: the server's disk is full. Nothing was changed."),
+      message(
+        "InsufficientStorage",
+        "The change was not saved: the server's disk is full. Nothing was changed.",
+      ),
     );
   }
   return new HttpFailure(
     500,
-    message("NotPersisted", "The change was not saved: the server could not write its data. Nothing was changed."),
+    message(
+      "NotPersisted",
+      "The change was not saved: the server could not write its data. Nothing was changed.",
+    ),
   );
 }
 
@@ -140,26 +146,32 @@ export async function buildEmulator(
   });
 
   // No answer before what it reports is on disk (`--data`); a write the disk refused is undone and
-  // answered with an envelope, and so is any request that saw it.
-  app.addHook("onRequest", async (req) => {
-    (req as { revision?: number }).revision = store.revision;
-  });
-  app.addHook("onSend", async (req, reply, payload) => {
-    let failure: unknown;
-    await store.settled().catch((error: unknown) => {
-      failure = error ?? new Error("not persisted");
+  // answered with an envelope, and so is any request that saw it. Callback hooks, and only with
+  // `--data`: an async hook costs every request a promise.
+  if (options.dataFile) {
+    app.addHook("onRequest", (req, _reply, done) => {
+      (req as { revision?: number }).revision = store.revision;
+      done();
     });
-    if (failure === undefined && (req as { revision?: number }).revision === store.revision) return payload;
-    const refused = notPersisted(failure);
-    app.log.error({ err: failure }, "a change could not be persisted");
-    reply.code(refused.status);
-    if (prefersXml(req.headers.accept)) {
-      reply.type("application/xml; charset=utf-8");
-      return toXml(failed(refused.messages));
-    }
-    reply.type("application/json; charset=utf-8");
-    return JSON.stringify(failed(refused.messages));
-  });
+    app.addHook("onSend", (req, reply, payload, done) => {
+      const answer = (failure: unknown) => {
+        if (failure === undefined && (req as { revision?: number }).revision === store.revision) {
+          return done(null, payload);
+        }
+        const refused = notPersisted(failure);
+        app.log.error({ err: failure }, "a change could not be persisted");
+        reply.code(refused.status);
+        const xml = prefersXml(req.headers.accept);
+        reply.type(xml ? "application/xml; charset=utf-8" : "application/json; charset=utf-8");
+        done(null, xml ? toXml(failed(refused.messages)) : JSON.stringify(failed(refused.messages)));
+      };
+      if (store.isSettled()) return answer(undefined);
+      store.settled().then(
+        () => answer(undefined),
+        (error: unknown) => answer(error ?? new Error("not persisted")),
+      );
+    });
+  }
 
   // A reset after processing: the change is made, the answer is lost (what makes a blind retry unsafe).
   app.addHook("onSend", async (req, _reply, payload) => {

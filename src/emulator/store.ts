@@ -69,6 +69,8 @@ export class Store {
   private changes = 0;
   private committed = 0;
   private committing = false;
+  /** Top-level keys of `data` changed since the last commit began; null: any may have. */
+  private touched: Set<string> | null = new Set();
   private waiters: { upTo: number; resolve: () => void; reject: (error: Error) => void }[] = [];
   /** Goes up each time a failed commit puts `data` back; a request that saw another value is failed. */
   revision = 0;
@@ -80,6 +82,7 @@ export class Store {
   }
 
   nextId(counter: string): number {
+    this.touched?.add("counters");
     const next = (this.data.counters[counter] ?? 0) + 1;
     this.data.counters[counter] = next;
     return next;
@@ -162,14 +165,25 @@ export class Store {
 
   // ---- persistence
 
-  /** Call after every change of `data`; the change is committed with the others of this turn. */
-  changed(): void {
+  /**
+   * Call after every change of `data`; the change is committed with the others of this turn.
+   * `segments` names the top-level keys of `data` the change touched (`users`), so that a commit
+   * compares those only; without it every key is compared. `nextId` adds `counters` itself.
+   */
+  changed(...segments: string[]): void {
     if (!this.persistence) return;
+    if (segments.length === 0) this.touched = null;
+    else for (const segment of segments) this.touched?.add(segment);
     this.changes++;
     if (!this.committing) {
       this.committing = true;
       setImmediate(() => void this.commitLoop());
     }
+  }
+
+  /** True when every change made so far is on disk. */
+  isSettled(): boolean {
+    return this.committed >= this.changes;
   }
 
   /** Resolves once every change made so far is on disk; rejects if committing them failed. */
@@ -182,8 +196,10 @@ export class Store {
     const persistence = this.persistence as DataFile;
     while (this.committed < this.changes) {
       const upTo = this.changes;
+      const touched = this.touched;
+      this.touched = new Set();
       try {
-        await persistence.commit(this.data);
+        await persistence.commit(this.data, touched);
         this.committed = upTo;
         const ready = this.waiters.filter((w) => w.upTo <= upTo);
         this.waiters = this.waiters.filter((w) => w.upTo > upTo);
@@ -204,6 +220,7 @@ export class Store {
   /** Commits what is left and closes the data file. */
   async close(): Promise<void> {
     if (!this.persistence) return;
+    this.changed(); // a last comparison of every key, in case a route named too few
     await this.settled().catch(() => undefined);
     await this.persistence.close();
   }

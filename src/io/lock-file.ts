@@ -105,7 +105,8 @@ export function readLockFile(file: string): Read {
     } catch {
       throw new LockFileUnreadableError(file, "it is not JSON");
     }
-    if (!isHolder(parsed)) throw new LockFileUnreadableError(file, "it does not name a pid, host and command");
+    if (!isHolder(parsed))
+      throw new LockFileUnreadableError(file, "it does not name a pid, host and command");
     return { kind: "holder", holder: parsed, raw };
   }
 }
@@ -177,7 +178,11 @@ export function tryTakeLockFile(file: string, holder: LockHolder, staleAfterMs: 
 export function releaseLockFile(file: string, holder: LockHolder): void {
   try {
     const current = JSON.parse(readFileSync(file, "utf8")) as LockHolder | null;
-    if (current?.pid === holder.pid && current.host === holder.host && current.startedAt === holder.startedAt) {
+    if (
+      current?.pid === holder.pid &&
+      current.host === holder.host &&
+      current.startedAt === holder.startedAt
+    ) {
       unlinkSync(file);
     }
   } catch {

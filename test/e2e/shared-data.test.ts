@@ -10,7 +10,9 @@ import { testdir } from "../helpers/testdir.ts";
  * `.egp/local-dev.json` and the last one written won; now the second waits for the first.
  */
 describe("two applies at once on the example repository", () => {
-  it("keep each other's writes: drift finds nothing on either environment afterwards", { timeout: 120_000 }, async () => {
+  it("keep each other's writes: drift finds nothing on either environment afterwards", {
+    timeout: 120_000,
+  }, async () => {
     const dir = await testdir(exampleTree());
     const [prod, dev] = await Promise.all([
       egp(["apply", "--env", "local-prod", "--yes", "--dir", dir]),
@@ -22,7 +24,10 @@ describe("two applies at once on the example repository", () => {
     expect(dev.stdout).toContain("Verified: local-dev matches the manifests.");
     // Whoever came second said once whom it waited for.
     for (const run of [prod, dev]) {
-      for (const line of lines(run.stderr)) expect(line).toMatch(/^egp: .*local-(dev|prod)\.json is in use by pid \d+ .*\(egp apply --env local-(dev|prod)\); waiting up to 60 s for it$/);
+      for (const line of lines(run.stderr))
+        expect(line).toMatch(
+          /^egp: .*local-(dev|prod)\.json is in use by pid \d+ .*\(egp apply --env local-(dev|prod)\); waiting up to 60 s for it$/,
+        );
     }
 
     const [driftDev, driftProd] = await Promise.all([

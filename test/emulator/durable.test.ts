@@ -43,7 +43,9 @@ async function parameterOf(raw: Raw, token: string): Promise<Json> {
 }
 
 describe("--data durability", () => {
-  it("every acknowledged write survives kill -9 during 8 concurrent writers (3 kills)", { timeout: 60_000 }, async () => {
+  it("every acknowledged write survives kill -9 during 8 concurrent writers (3 kills)", {
+    timeout: 60_000,
+  }, async () => {
     const dataFile = join(root, "killed.json");
     const acknowledgedUsers: string[] = [];
     let lastAcknowledgedUpdate = 0;
@@ -112,7 +114,9 @@ describe("--data durability", () => {
     ]);
   });
 
-  it("a second process waits for the first to close the data file, says who holds it, then sees its writes", { timeout: 30_000 }, async () => {
+  it("a second process waits for the first to close the data file, says who holds it, then sees its writes", {
+    timeout: 30_000,
+  }, async () => {
     const dataFile = join(root, "shared.json");
     const first = await startEmulator({ seed: "empty", dataFile, holder: "egp apply --env local-prod" });
     const raw = new Raw(first.url);
@@ -164,8 +168,13 @@ describe("--data durability", () => {
   it("a write that cannot be persisted is refused with an envelope and undone", async () => {
     const dataFile = join(root, "full.json");
     let full = false;
-    const enospc = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-    const emulator = await startEmulator({ seed: "empty", dataFile, persistFault: () => (full ? enospc() : undefined) });
+    const enospc = () =>
+      Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    const emulator = await startEmulator({
+      seed: "empty",
+      dataFile,
+      persistFault: () => (full ? enospc() : undefined),
+    });
     try {
       const raw = new Raw(emulator.url);
       const token = await raw.token();

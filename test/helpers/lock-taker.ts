@@ -19,7 +19,10 @@ for await (const line of createInterface({ input: process.stdin })) {
     acquireLock(dir, "prod", "race");
     answer = "taken";
   } catch (error) {
-    answer = (error as { code?: string }).code === "EGP_LOCKED" && /locked by pid/.test(String(error)) ? "locked" : `error ${(error as Error).message}`;
+    answer =
+      (error as { code?: string }).code === "EGP_LOCKED" && /locked by pid/.test(String(error))
+        ? "locked"
+        : `error ${(error as Error).message}`;
   }
   process.stdout.write(`${answer}\n`);
 }

@@ -225,10 +225,10 @@ export class DataFile {
         data = JSON.parse(readFileSync(file, "utf8")) as Json;
         if (!isPlainObject(data)) throw new Error(`${file} is not an egp emulator snapshot`);
       }
+      // The log is relative to the snapshot: without FILE (deleted to start over), it is dropped.
       let replayed = false;
-      if (existsSync(`${file}.log`)) {
+      if (data && existsSync(`${file}.log`)) {
         for (const ops of completeLines(readFileSync(`${file}.log`, "utf8"))) {
-          data ??= {};
           applyOps(data, ops);
           replayed = true;
         }
@@ -287,9 +287,17 @@ export class DataFile {
       }
     }
     if (ops.length === 0) return;
-    const line = `[${ops.join(",")}]\n`;
     const injected = this.fault?.();
     if (injected) throw injected;
+    if (this.rows.size === 0) {
+      // The first commit of a new file is its snapshot, so that a log never exists without one.
+      const text = snapshotText(next);
+      replaceDurably(this.file, text);
+      this.snapshotBytes = text.length;
+      this.rows = next;
+      return;
+    }
+    const line = `[${ops.join(",")}]\n`;
     const bytes = Buffer.from(line);
     try {
       await this.log.write(bytes, 0, bytes.length, this.logBytes);
@@ -330,6 +338,7 @@ export class DataFile {
         rmSync(this.logFile, { force: true });
       } else {
         await this.log.close();
+        rmSync(this.logFile, { force: true });
       }
     } finally {
       releaseLockFile(this.lockFile, this.holder);

@@ -1,7 +1,10 @@
 import {
   closeSync,
   existsSync,
+  fdatasync,
+  fdatasyncSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -9,7 +12,6 @@ import {
   rmSync,
   writeSync,
 } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { holderOfThisProcess, type LockHolder, releaseLockFile, tryTakeLockFile } from "../io/lock-file.ts";
@@ -179,7 +181,8 @@ export class DataFile {
   private readonly fault: (() => Error | undefined) | undefined;
   /** The rows as last committed: what is on disk. */
   private rows: Map<string, SegmentRows>;
-  private log: FileHandle;
+  /** FILE.log's descriptor. */
+  private log: number;
   private logBytes = 0;
   private snapshotBytes: number;
   private closed = false;
@@ -188,7 +191,7 @@ export class DataFile {
     options: DataFileOptions,
     holder: LockHolder,
     initial: Json | undefined,
-    log: FileHandle,
+    log: number,
     snapshotBytes: number,
   ) {
     this.file = options.file;
@@ -241,7 +244,7 @@ export class DataFile {
       } else if (data) {
         snapshotBytes = readFileSync(file).length;
       }
-      const log = await open(`${file}.log`, "w");
+      const log = openSync(`${file}.log`, "w");
       fsyncDir(dirname(file));
       return new DataFile(options, holder, data, log, snapshotBytes);
     } catch (error) {
@@ -250,12 +253,20 @@ export class DataFile {
     }
   }
 
-  /**
-   * Makes `data` durable: appends the rows that differ from the last commit to the log and
-   * fdatasyncs it. `touched` names the top-level keys that may differ (null: any). On failure
-   * nothing is committed, and `lastCommitted()` is what is on disk.
-   */
+  /** `append` then `sync`. */
   async commit(data: Json, touched: ReadonlySet<string> | null = null): Promise<void> {
+    this.append(data, touched);
+    await this.sync();
+  }
+
+  /**
+   * Writes the rows that differ from the last commit to the log (in the page cache: it survives
+   * the death of this process, not yet of the machine; `sync` does that). `touched` names the
+   * top-level keys that may differ (null: any). Synchronous, so that lines are written in order
+   * while several `sync`s may be under way. On failure nothing is written, and `lastCommitted()`
+   * is what is on disk.
+   */
+  append(data: Json, touched: ReadonlySet<string> | null = null): void {
     if (this.closed) throw new Error(`${this.file} is closed`);
     const segments = touched ?? new Set([...Object.keys(data), ...this.rows.keys()]);
     const next = new Map(this.rows);
@@ -297,19 +308,31 @@ export class DataFile {
       this.rows = next;
       return;
     }
-    const line = `[${ops.join(",")}]\n`;
-    const bytes = Buffer.from(line);
+    const bytes = Buffer.from(`[${ops.join(",")}]\n`);
     try {
-      await this.log.write(bytes, 0, bytes.length, this.logBytes);
-      await this.log.datasync();
+      writeSync(this.log, bytes, 0, bytes.length, this.logBytes);
     } catch (error) {
       // A partial line would be dropped on open, but the next line must not follow it.
-      await this.log.truncate(this.logBytes).catch(() => undefined);
+      try {
+        ftruncateSync(this.log, this.logBytes);
+      } catch {
+        // Then the next open drops it and what follows, none of it answered.
+      }
       throw error;
     }
     this.logBytes += bytes.length;
     this.rows = next;
-    if (this.logBytes > Math.max(4 * 1024 * 1024, 2 * this.snapshotBytes)) await this.compact();
+    if (this.logBytes > Math.max(4 * 1024 * 1024, 2 * this.snapshotBytes)) this.compact();
+  }
+
+  /**
+   * Resolves once everything appended before the call is on disk (fdatasync). Several may run at
+   * once: a write need not wait for the sync of an earlier one to finish before its own starts.
+   */
+  sync(): Promise<void> {
+    return new Promise((resolve, reject) =>
+      fdatasync(this.log, (error) => (error ? reject(error) : resolve())),
+    );
   }
 
   /** The state as last committed: a fresh object, for a store to go back to after a failed commit. */
@@ -318,12 +341,12 @@ export class DataFile {
   }
 
   /** Folds the log into the snapshot. */
-  private async compact(): Promise<void> {
+  private compact(): void {
     const text = snapshotText(this.rows);
     replaceDurably(this.file, text);
     this.snapshotBytes = text.length;
-    await this.log.truncate(0);
-    await this.log.datasync();
+    ftruncateSync(this.log, 0);
+    fdatasyncSync(this.log);
     this.logBytes = 0;
   }
 
@@ -334,10 +357,10 @@ export class DataFile {
     try {
       if (this.rows.size > 0) {
         replaceDurably(this.file, snapshotText(this.rows));
-        await this.log.close();
+        closeSync(this.log);
         rmSync(this.logFile, { force: true });
       } else {
-        await this.log.close();
+        closeSync(this.log);
         rmSync(this.logFile, { force: true });
       }
     } finally {
@@ -349,7 +372,11 @@ export class DataFile {
   async abandon(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.log.close().catch(() => undefined);
+    try {
+      closeSync(this.log);
+    } catch {
+      // Already closed.
+    }
     releaseLockFile(this.lockFile, this.holder);
   }
 }

@@ -7,11 +7,13 @@ import type { DataFile } from "./persist.ts";
  * Sessions live beside it and are never persisted: a restart ends every session, as on a real
  * instance, and keeps every other fact.
  *
- * Durability (`--data`): routes mutate `data` and call `changed()`; the store commits the changes
- * (src/emulator/persist.ts) once the current turn of the event loop is over, so that the writes of
- * concurrent requests share one fdatasync, and the server answers no request before `settled()`
- * says that what it saw is on disk. A commit that fails (a full disk) puts `data` back to what is
- * on disk and fails every request that is waiting, so that no refused write stays visible.
+ * Durability (`--data`): routes mutate `data` and call `changed()`; once the current turn of the
+ * event loop is over, the store writes the turn's changes to the log (src/emulator/persist.ts) and
+ * has them fdatasynced, so that the writes of concurrent requests share one fdatasync; the server
+ * answers no request before `settled()` says that what it saw is on disk. A sync may start while
+ * an earlier one is under way, so a write waits for about one fdatasync, not one and a half. A write
+ * that fails (a full disk) puts `data` back to what is on disk and fails every request waiting for
+ * it, so that no refused write stays visible; a failed fdatasync fails every request after it.
  */
 
 export interface UserRecord {
@@ -65,14 +67,17 @@ export class Store {
   readonly sessions = new Map<string, Session>();
   readonly now: () => number;
   private readonly persistence: DataFile | undefined;
-  /** Counts calls of `changed()`; `committed` is the count the disk has caught up with. */
+  /** Counts of `changed()` calls: made, written to the log, and on disk (fdatasynced). */
   private changes = 0;
-  private committed = 0;
-  private committing = false;
-  /** Top-level keys of `data` changed since the last commit began; null: any may have. */
+  private written = 0;
+  private durable = 0;
+  private scheduled = false;
+  /** Top-level keys of `data` changed since the last write; null: any may have. */
   private touched: Set<string> | null = new Set();
   private waiters: { upTo: number; resolve: () => void; reject: (error: Error) => void }[] = [];
-  /** Goes up each time a failed commit puts `data` back; a request that saw another value is failed. */
+  /** Set when an fdatasync failed: what is on disk is unknown, so nothing is answered any more. */
+  private broken: Error | undefined;
+  /** Goes up each time a failed write puts `data` back; a request that saw another value is failed. */
   revision = 0;
 
   constructor(data: StoreData, options: StoreOptions = {}) {
@@ -166,8 +171,8 @@ export class Store {
   // ---- persistence
 
   /**
-   * Call after every change of `data`; the change is committed with the others of this turn.
-   * `segments` names the top-level keys of `data` the change touched (`users`), so that a commit
+   * Call after every change of `data`; the change is written with the others of this turn.
+   * `segments` names the top-level keys of `data` the change touched (`users`), so that a write
    * compares those only; without it every key is compared. `nextId` adds `counters` itself.
    */
   changed(...segments: string[]): void {
@@ -175,46 +180,71 @@ export class Store {
     if (segments.length === 0) this.touched = null;
     else for (const segment of segments) this.touched?.add(segment);
     this.changes++;
-    if (!this.committing) {
-      this.committing = true;
-      setImmediate(() => void this.commitLoop());
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.writeTurn());
     }
   }
 
   /** True when every change made so far is on disk. */
   isSettled(): boolean {
-    return this.committed >= this.changes;
+    return this.broken === undefined && this.durable >= this.changes;
   }
 
-  /** Resolves once every change made so far is on disk; rejects if committing them failed. */
+  /** Resolves once every change made so far is on disk; rejects if it cannot be. */
   settled(): Promise<void> {
-    if (this.committed >= this.changes) return Promise.resolve();
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.durable >= this.changes) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ upTo: this.changes, resolve, reject }));
   }
 
-  private async commitLoop(): Promise<void> {
+  /** Writes this turn's changes to the log, then has them synced; the next turn need not wait. */
+  private writeTurn(): void {
+    this.scheduled = false;
     const persistence = this.persistence as DataFile;
-    while (this.committed < this.changes) {
-      const upTo = this.changes;
-      const touched = this.touched;
-      this.touched = new Set();
-      try {
-        await persistence.commit(this.data, touched);
-        this.committed = upTo;
+    if (this.written >= this.changes || this.broken) return;
+    const upTo = this.changes;
+    const touched = this.touched;
+    this.touched = new Set();
+    try {
+      persistence.append(this.data, touched);
+    } catch (error) {
+      // Changes made since the last write sit on top of the refused ones: all go.
+      const good = this.written;
+      this.data = persistence.lastCommitted() as StoreData;
+      this.revision++;
+      this.written = this.changes;
+      const failed = this.waiters.filter((w) => w.upTo > good);
+      this.waiters = this.waiters.filter((w) => w.upTo <= good);
+      for (const waiter of failed) waiter.reject(error as Error);
+      this.sync();
+      return;
+    }
+    this.written = upTo;
+    this.sync();
+  }
+
+  /**
+   * Has what is written fdatasynced. Syncs may overlap, so that a write made during a sync need
+   * not wait for it to end before its own begins.
+   */
+  private sync(): void {
+    const upTo = this.written;
+    (this.persistence as DataFile).sync().then(
+      () => {
+        if (upTo <= this.durable) return;
+        this.durable = upTo;
         const ready = this.waiters.filter((w) => w.upTo <= upTo);
         this.waiters = this.waiters.filter((w) => w.upTo > upTo);
         for (const waiter of ready) waiter.resolve();
-      } catch (error) {
-        // Changes made after this commit began sit on top of the refused ones: all go.
-        this.data = persistence.lastCommitted() as StoreData;
-        this.revision++;
-        this.committed = this.changes;
+      },
+      (error: Error) => {
+        this.broken = error;
         const failed = this.waiters;
         this.waiters = [];
-        for (const waiter of failed) waiter.reject(error as Error);
-      }
-    }
-    this.committing = false;
+        for (const waiter of failed) waiter.reject(error);
+      },
+    );
   }
 
   /** Commits what is left and closes the data file. */

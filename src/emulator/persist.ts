@@ -52,7 +52,7 @@ export class DataFileBusyError extends Error {
   constructor(file: string, holder: LockHolder, waitedMs: number) {
     super(
       `${file} is in use by pid ${holder.pid} on ${holder.host} since ${holder.startedAt} (${holder.command}); ` +
-        `gave up after ${Math.round(waitedMs / 1000)} s`,
+        `gave up after ${Math.round(waitedMs / 1000)} s (if that process is gone, delete ${file}.lock)`,
     );
     this.name = "DataFileBusyError";
   }
@@ -261,16 +261,48 @@ export class DataFile {
 
   /**
    * Writes the rows that differ from the last commit to the log (in the page cache: it survives
-   * the death of this process, not yet of the machine; `sync` does that). `touched` names the
-   * top-level keys that may differ (null: any). Synchronous, so that lines are written in order
-   * while several `sync`s may be under way. On failure nothing is written, and `lastCommitted()`
-   * is what is on disk.
+   * the death of this process, not yet of the machine; `sync` does that). `touched` names what
+   * may differ: top-level keys (`users`) or entries of one (`users/12`); null: anything.
+   * Synchronous, so that lines are written in order while several `sync`s may be under way. On
+   * failure nothing is written, and `lastCommitted()` is what is on disk.
    */
   append(data: Json, touched: ReadonlySet<string> | null = null): void {
     if (this.closed) throw new Error(`${this.file} is closed`);
-    const segments = touched ?? new Set([...Object.keys(data), ...this.rows.keys()]);
+    const segments = new Set<string>();
+    const entriesOf = new Map<string, Set<string>>();
+    for (const name of touched ?? [...Object.keys(data), ...this.rows.keys()]) {
+      const slash = name.indexOf("/");
+      if (slash < 0) segments.add(name);
+      else {
+        const segment = name.slice(0, slash);
+        const keys = entriesOf.get(segment) ?? new Set<string>();
+        keys.add(name.slice(slash + 1));
+        entriesOf.set(segment, keys);
+      }
+    }
     const next = new Map(this.rows);
     const ops: string[] = [];
+    for (const [segment, keys] of entriesOf) {
+      if (segments.has(segment)) continue;
+      const value = data[segment];
+      const before = this.rows.get(segment);
+      if (!isPlainObject(value) || !before || before.json !== null) {
+        segments.add(segment);
+        continue;
+      }
+      const entries = new Map(before.entries);
+      const seg = JSON.stringify(segment);
+      for (const key of keys) {
+        const json = value[key] === undefined ? undefined : JSON.stringify(value[key]);
+        if (json === undefined) {
+          if (entries.delete(key)) ops.push(`["d",${seg},${JSON.stringify(key)}]`);
+        } else if (entries.get(key) !== json) {
+          entries.set(key, json);
+          ops.push(`["s",${seg},${JSON.stringify(key)},${json}]`);
+        }
+      }
+      next.set(segment, { json: null, entries });
+    }
     for (const segment of segments) {
       const row = segmentRows(data[segment]);
       const before = this.rows.get(segment);

@@ -172,8 +172,9 @@ export class Store {
 
   /**
    * Call after every change of `data`; the change is written with the others of this turn.
-   * `segments` names the top-level keys of `data` the change touched (`users`), so that a write
-   * compares those only; without it every key is compared. `nextId` adds `counters` itself.
+   * `segments` names what the change touched: top-level keys of `data` (`tasks`) or entries of
+   * one (`users/12`), so that a write compares those only; without it everything is compared.
+   * `nextId` adds `counters` itself.
    */
   changed(...segments: string[]): void {
     if (!this.persistence) return;

@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/index.ts";
+import { DataFile } from "../../src/emulator/persist.ts";
 import { ROOT } from "../helpers/cli.ts";
 import { type Json, Raw } from "../helpers/raw.ts";
 
@@ -203,6 +204,66 @@ describe("--data durability", () => {
       expect(reopened.store.userByName("nospacen")).toBeDefined();
     } finally {
       await reopened.close();
+    }
+  });
+
+  it("what is on disk before close is the live state, after every kind of user and parameter write", async () => {
+    const dataFile = join(root, "routes.json");
+    const emulator = await startEmulator({ seed: "demo-dev", dataFile });
+    try {
+      const raw = new Raw(emulator.url);
+      const token = await raw.token();
+      const call = async (path: string, method: string, body?: unknown) => {
+        const response = await raw.call(path, { method, token, body });
+        expect(response.status, `${method} ${path}: ${response.text}`).toBe(200);
+        return response.body;
+      };
+      const id = (
+        await call("/core/system/user", "POST", {
+          User: { FirstName: "R", LastName: "Routes" },
+          Password: PASSWORD,
+        })
+      ).RequestedObject.Id;
+      const user = (await raw.read(`/core/system/user/${id}`, token)).body.RequestedObject;
+      await call("/core/system/user", "PUT", {
+        User: { ...user, Title: "Tester" },
+        Contacts: [{ ContactType: 7, ContactSubType: 2, Value: "r@example.com", IsDefault: true }],
+      });
+      await call("/core/system/userrole", "PUT", { UserId: id, RoleId: 1, IsAdd: true });
+      await call("/core/system/usergroup", "PUT", { UserId: id, GroupId: 2, IsAdd: true });
+      await call("/core/system/userpassword", "PUT", { UserId: id, NewPassword: "Another-pass2!" });
+      await call(`/core/system/user/status/inactive/${id}`, "POST");
+      await call(`/core/system/user/status/active/${id}`, "POST");
+      const parameter = (await raw.read("/core/system/securityparameter/2", token)).body.RequestedObject;
+      await call("/core/system/securityparameter", "PUT", {
+        ...parameter,
+        Default: true,
+        Description: "now default",
+      });
+      await raw.login("routesr", "wrong");
+      await raw.token("routesr", "Another-pass2!");
+      const victim = (
+        await call("/core/system/user", "POST", {
+          User: { FirstName: "V", LastName: "Victim" },
+          Password: PASSWORD,
+        })
+      ).RequestedObject.Id;
+      await call(`/core/system/user/${victim}`, "DELETE");
+      await emulator.store.settled();
+
+      // A copy of what is on disk now, read as the next process would after a crash.
+      const copy = join(root, "routes-copy.json");
+      copyFileSync(dataFile, copy);
+      if (existsSync(`${dataFile}.log`)) copyFileSync(`${dataFile}.log`, `${copy}.log`);
+      const reread = await DataFile.open({ file: copy, command: "test", waitMs: 0 });
+      const live = JSON.parse(JSON.stringify(emulator.store.data));
+      // Made empty by the first read of packages, not by a write (packagesOf); close keeps it.
+      expect(live.packages.byId).toEqual({});
+      delete live.packages;
+      expect(reread.initial).toEqual(live);
+      await reread.close();
+    } finally {
+      await emulator.close();
     }
   });
 });

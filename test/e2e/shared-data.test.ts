@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, exampleTree, lines } from "../helpers/cli.ts";
@@ -38,5 +38,20 @@ describe("two applies at once on the example repository", () => {
     expect(driftProd.code, driftProd.stdout).toBe(0);
     // Nothing temporary is left in .egp/: snapshots, the lock folder and the takeover mutexes only.
     expect(readdirSync(join(dir, ".egp")).filter((name) => /\.(tmp|log|lock)$/.test(name))).toEqual([]);
+  });
+});
+
+describe("an apply lock file that names no holder", () => {
+  it("holding null: apply says so in one line naming the file, exits 1 and leaves it", async () => {
+    const dir = await testdir(exampleTree());
+    const lock = join(dir, ".egp", "locks", "local-dev.lock");
+    mkdirSync(join(dir, ".egp", "locks"), { recursive: true });
+    writeFileSync(lock, "null");
+    const run = await egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]);
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `egp: local-dev cannot be locked: the lock file ${lock} is unreadable (it does not name a pid, host and command); if no egp process is using it, delete it`,
+    ]);
+    expect(readFileSync(lock, "utf8")).toBe("null");
   });
 });

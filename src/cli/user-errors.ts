@@ -36,9 +36,10 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     return { lines: [`${head} ${text}${detail}`], exitCode: 1 };
   }
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
-  // Another process kept an embedded environment's data file; a lock file naming no holder.
+  // Another process kept an embedded environment's data file, or it is not one; a lock file
+  // naming no holder.
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === "EGP_DATA_BUSY" || code === "EGP_LOCK_UNREADABLE") {
+  if (code === "EGP_DATA_BUSY" || code === "EGP_DATA_UNREADABLE" || code === "EGP_LOCK_UNREADABLE") {
     return { lines: [(error as Error).message], exitCode: 1 };
   }
   // The disk, not egp: full, read-only or not ours. Node's message names the call and the path.

@@ -1,4 +1,12 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -70,5 +78,14 @@ describe("DataFile", () => {
     await dataFile.commit(data);
     await dataFile.close();
     expect(JSON.parse(readFileSync(file, "utf8")).users["2"]).toEqual({ name: "b" });
+  });
+
+  it("a file that is not emulator state is refused in one line, and its lock given back", async () => {
+    const file = join(root, `s${++count}.json`);
+    writeFileSync(file, "{ not json");
+    await expect(open(file)).rejects.toThrow(`${file} cannot be read as emulator state`);
+    writeFileSync(file, "[1, 2]");
+    await expect(open(file)).rejects.toThrow("not an egp emulator snapshot (format 1)");
+    expect(existsSync(`${file}.lock`)).toBe(false);
   });
 });

@@ -58,6 +58,15 @@ export class DataFileBusyError extends Error {
   }
 }
 
+/** The data file is not a snapshot this emulator wrote. */
+export class DataFileUnreadableError extends Error {
+  readonly code = "EGP_DATA_UNREADABLE";
+  constructor(file: string, why: string) {
+    super(`${file} cannot be read as emulator state (${why}); move it away to start over from the seed`);
+    this.name = "DataFileUnreadableError";
+  }
+}
+
 type Json = Record<string, unknown>;
 
 interface SegmentRows {
@@ -225,8 +234,14 @@ export class DataFile {
       removeLeftovers(file);
       let data: Json | undefined;
       if (existsSync(file)) {
-        data = JSON.parse(readFileSync(file, "utf8")) as Json;
-        if (!isPlainObject(data)) throw new Error(`${file} is not an egp emulator snapshot`);
+        try {
+          data = JSON.parse(readFileSync(file, "utf8")) as Json;
+        } catch (error) {
+          throw new DataFileUnreadableError(file, (error as Error).message);
+        }
+        if (!isPlainObject(data) || data.format !== 1) {
+          throw new DataFileUnreadableError(file, "not an egp emulator snapshot (format 1)");
+        }
       }
       // The log is relative to the snapshot: without FILE (deleted to start over), it is dropped.
       let replayed = false;

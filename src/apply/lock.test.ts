@@ -101,3 +101,16 @@ describe("acquireLock, two processes at once", () => {
     expect(await race(500, (dir) => writeLock(dir, JSON.stringify(DEAD)))).toEqual({ "locked+taken": 500 });
   });
 });
+
+describe("acquireLock, leftovers", () => {
+  it("removes the temp file of a taker killed before it could, not a live one's", () => {
+    const dir = stateDir();
+    mkdirSync(join(dir, "locks"), { recursive: true });
+    const dead = join(dir, "locks", `prod.lock.${DEAD.pid}.0123abcd.tmp`);
+    const live = join(dir, "locks", `prod.lock.${process.pid}.0123abcd.tmp`);
+    writeFileSync(dead, "{}");
+    writeFileSync(live, "{}");
+    acquireLock(dir, "prod", "test").release();
+    expect(readdirSync(join(dir, "locks")).sort()).toEqual([`prod.lock.${process.pid}.0123abcd.tmp`]);
+  });
+});

@@ -149,13 +149,15 @@ export async function buildEmulator(
   // answered with an envelope, and so is any request that saw it. Callback hooks, and only with
   // `--data`: an async hook costs every request a promise.
   if (options.dataFile) {
-    app.addHook("onRequest", (req, _reply, done) => {
+    // Noted just before the handler runs: a request answered before it (404, bad JSON) saw nothing.
+    app.addHook("preHandler", (req, _reply, done) => {
       (req as { revision?: number }).revision = store.revision;
       done();
     });
     app.addHook("onSend", (req, reply, payload, done) => {
       const answer = (failure: unknown) => {
-        if (failure === undefined && (req as { revision?: number }).revision === store.revision) {
+        const seen = (req as { revision?: number }).revision;
+        if (failure === undefined && (seen === undefined || seen === store.revision)) {
           return done(null, payload);
         }
         const refused = notPersisted(failure);

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { basename, dirname, join } from "node:path";
 
 /*
  * An exclusive lock held as a file naming its holder: the apply lock (`.egp/locks/<env>.lock`) and
@@ -147,6 +148,7 @@ export function tryTakeLockFile(file: string, holder: LockHolder, staleAfterMs: 
     for (let attempt = 0; attempt < 100; attempt++) {
       try {
         linkSync(temp, file);
+        removeDeadTemps(file);
         return { taken: true };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -166,11 +168,29 @@ export function tryTakeLockFile(file: string, holder: LockHolder, staleAfterMs: 
           return false;
         }
       });
-      if (replaced) return { taken: true, tookOver: current.holder };
+      if (replaced) {
+        removeDeadTemps(file);
+        return { taken: true, tookOver: current.holder };
+      }
     }
     throw new Error(`could not take the lock ${file}: it keeps changing hands`);
   } finally {
     removeQuietly(temp);
+  }
+}
+
+/** Temp files of takers killed between writing and removing them (`<lock>.<pid>.<hex>.tmp`). */
+function removeDeadTemps(file: string): void {
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name.startsWith(prefix) ? name.slice(prefix.length) : "");
+    if (match && !alive(Number(match[1]))) removeQuietly(join(dirname(file), name));
   }
 }
 

@@ -26,7 +26,8 @@ import { holderOfThisProcess, type LockHolder, releaseLockFile, tryTakeLockFile 
  *
  * A commit writes the rows that changed: each top-level key of the state is a row, and a key
  * holding an object is split one level further (`users/12`), so a write costs its records, not the
- * whole state. Rows are found by comparing each row's JSON with what was last committed.
+ * whole state. Rows are found by comparing each row's JSON with what was last committed: those the
+ * store was told of (`changed("users/12")`), or all of them. A new file's first commit writes FILE.
  *
  * When FILE.log outgrows the snapshot, and on close, the log is folded into FILE (FILE.tmp,
  * fsynced, renamed over FILE), then emptied. Replaying a log over a newer snapshot is harmless:

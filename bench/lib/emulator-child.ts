@@ -40,6 +40,8 @@ export interface EmulatorChildOptions {
   dist?: boolean;
   /** Most time to wait for `listening on`. */
   startMs?: number;
+  /** `--data FILE`: persist the state (every write committed before its answer). */
+  dataFile?: string;
 }
 
 export interface EmulatorChild {
@@ -63,6 +65,7 @@ export async function spawnEmulator(options: EmulatorChildOptions = {}): Promise
     options.seed ?? "empty",
   ];
   if (options.faults) args.push("--faults", options.faults);
+  if (options.dataFile) args.push("--data", options.dataFile);
   const child = spawn(process.execPath, args, {
     stdio: ["ignore", "pipe", "inherit"],
     env: { PATH: process.env.PATH ?? "", ...(options.dist ? { EGP_USE_DIST: "1" } : {}) },

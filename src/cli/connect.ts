@@ -29,6 +29,17 @@ export interface ConnectOptions {
   emulator?: Record<string, unknown>;
   /** How often a long wait is reported (default 10 s; tests pass less). */
   waitNoticeMs?: number;
+  /** The command, as an embedded data file's lock names its holder (`egp apply --env dev`). */
+  command?: string;
+}
+
+/** One line on stderr while another egp process holds an embedded environment's data file. */
+export function sayWaiting(waitMs: number) {
+  return (holder: { pid: number; host: string; command: string }, file: string): void => {
+    process.stderr.write(
+      `egp: ${file} is in use by pid ${holder.pid} on ${holder.host} (${holder.command}); waiting up to ${Math.round(waitMs / 1000)} s for it\n`,
+    );
+  };
 }
 
 export function connections(options: ConnectOptions): Connections {
@@ -48,6 +59,8 @@ export function connections(options: ConnectOptions): Connections {
           dataFile,
           instance: config.instance,
           adminPassword: config.auth.password.reveal(),
+          holder: options.command ?? "egp",
+          onDataFileWait: sayWaiting(Number(options.emulator?.dataFileWaitMs ?? 60_000)),
           ...options.emulator,
         }),
       );

@@ -45,7 +45,12 @@ export async function withEnvironments<F>(
   const flags = command.optsWithGlobals<F & GlobalFlags>();
   const dir = repositoryDir(flags.dir);
   const logger = createLogger(flags.logLevel, Boolean(flags.json));
-  const open = connections({ logger, emulator: emulatorOverrides() });
+  const env = (flags as { env?: unknown }).env;
+  const open = connections({
+    logger,
+    emulator: emulatorOverrides(),
+    command: `egp ${command.name()}${typeof env === "string" ? ` --env ${env}` : ""}`,
+  });
   try {
     await body({ flags, dir, logger, connections: open });
   } finally {

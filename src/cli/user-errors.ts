@@ -25,6 +25,8 @@ function fileSystemError(error: unknown): string | undefined {
   return `cannot ${syscall}${path ? ` ${path}` : ""}: ${FILE_SYSTEM[code]} (${code})`;
 }
 
+const FILESYSTEM_CODES = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);
+
 /**
  * Failures a user can act on, as the one line (or, for manifests, one line per issue) the CLI
  * prints. Anything else is an internal error and gets a stack.
@@ -62,5 +64,20 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   const fileSystem = fileSystemError(error);
   if (fileSystem) return { lines: [fileSystem], exitCode: 1 };
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
+  // Another process kept an embedded environment's data file, or it is not one; a lock file
+  // naming no holder.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (code === "EGP_DATA_BUSY" || code === "EGP_DATA_UNREADABLE" || code === "EGP_LOCK_UNREADABLE") {
+    return { lines: [(error as Error).message], exitCode: 1 };
+  }
+  // The disk, not egp: full, read-only or not ours. Node's message names the call and the path.
+  if (typeof code === "string" && FILESYSTEM_CODES.has(code) && error instanceof Error) {
+    return {
+      lines: [
+        `${code === "EACCES" || code === "EPERM" ? "cannot access" : "cannot write"}: ${error.message}`,
+      ],
+      exitCode: 1,
+    };
+  }
   return undefined;
 }

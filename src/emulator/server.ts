@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,12 +8,14 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { failed } from "./envelope.ts";
 import { HttpFailure, message } from "./failure.ts";
 import { Faults } from "./faults.ts";
+import { prefersXml, toXml } from "./negotiate.ts";
 import {
   type EmulatorOptions,
   type EmulatorOptionsInput,
   faultSpecOf,
   parseEmulatorOptions,
 } from "./options.ts";
+import { DataFile } from "./persist.ts";
 import { Routes, sendPayload } from "./router.ts";
 import { segments } from "./routes/index.ts";
 import { buildStore, restoreStore } from "./seeds/index.ts";
@@ -31,18 +33,52 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-function loadStore(options: EmulatorOptions): Store {
-  const storeOptions = { clock: options.clock, dataFile: options.dataFile };
-  if (options.dataFile && existsSync(options.dataFile)) {
-    return restoreStore(JSON.parse(readFileSync(options.dataFile, "utf8")), storeOptions);
+async function loadStore(options: EmulatorOptions): Promise<Store> {
+  const persistence = options.dataFile
+    ? await DataFile.open({
+        file: options.dataFile,
+        command: options.holder,
+        waitMs: options.dataFileWaitMs,
+        onWait: options.onDataFileWait,
+        fault: options.persistFault,
+      })
+    : undefined;
+  try {
+    const storeOptions = { clock: options.clock, persistence };
+    if (persistence?.initial) return restoreStore(persistence.initial as never, storeOptions);
+    const store = buildStore(
+      options.seed,
+      { instance: options.instance, release: options.release, adminPassword: options.adminPassword },
+      storeOptions,
+    );
+    store.changed();
+    await store.settled();
+    return store;
+  } catch (error) {
+    await persistence?.abandon();
+    throw error;
   }
-  const store = buildStore(
-    options.seed,
-    { instance: options.instance, release: options.release, adminPassword: options.adminPassword },
-    storeOptions,
+}
+
+/** The answer to a request whose write could not be made durable. */
+function notPersisted(error: unknown): HttpFailure {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOSPC" || code === "EDQUOT") {
+    return new HttpFailure(
+      507,
+      message(
+        "InsufficientStorage",
+        "The change was not saved: the server's disk is full. Nothing was changed.",
+      ),
+    );
+  }
+  return new HttpFailure(
+    500,
+    message(
+      "NotPersisted",
+      "The change was not saved: the server could not write its data. Nothing was changed.",
+    ),
   );
-  store.changed();
-  return store;
 }
 
 /** Message keys of fastify's own client errors; any other 4xx of fastify's is `BadRequest`. */
@@ -119,7 +155,7 @@ export async function buildEmulator(
   input: EmulatorOptionsInput = {},
 ): Promise<Omit<Emulator, "url" | "port" | "close">> {
   const options = parseEmulatorOptions(input);
-  const store = loadStore(options);
+  const store = await loadStore(options);
   const faults = new Faults(faultSpecOf(options));
   faults.onExpire = () => store.sessions.clear();
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), "egp-emulator-"));
@@ -181,6 +217,36 @@ export async function buildEmulator(
     );
   });
 
+  // No answer before what it reports is on disk (`--data`); a write the disk refused is undone and
+  // answered with an envelope, and so is any request that saw it. Callback hooks, and only with
+  // `--data`: an async hook costs every request a promise.
+  if (options.dataFile) {
+    // Noted just before the handler runs: a request answered before it (404, bad JSON) saw nothing.
+    app.addHook("preHandler", (req, _reply, done) => {
+      (req as { revision?: number }).revision = store.revision;
+      done();
+    });
+    app.addHook("onSend", (req, reply, payload, done) => {
+      const answer = (failure: unknown) => {
+        const seen = (req as { revision?: number }).revision;
+        if (failure === undefined && (seen === undefined || seen === store.revision)) {
+          return done(null, payload);
+        }
+        const refused = notPersisted(failure);
+        app.log.error({ err: failure }, "a change could not be persisted");
+        reply.code(refused.status);
+        const xml = prefersXml(req.headers.accept);
+        reply.type(xml ? "application/xml; charset=utf-8" : "application/json; charset=utf-8");
+        done(null, xml ? toXml(failed(refused.messages)) : JSON.stringify(failed(refused.messages)));
+      };
+      if (store.isSettled()) return answer(undefined);
+      store.settled().then(
+        () => answer(undefined),
+        (error: unknown) => answer(error ?? new Error("not persisted")),
+      );
+    });
+  }
+
   // A reset after processing: the change is made, the answer is lost (what makes a blind retry unsafe).
   app.addHook("onSend", async (req, _reply, payload) => {
     if ((req as { resetAfter?: boolean }).resetAfter) req.raw.socket.destroy();
@@ -207,7 +273,7 @@ export async function buildEmulator(
   for (const register of segments) await register(routes, context);
   routes.mount(app, store.data.release, store, authenticator(options.scheme));
   app.addHook("onClose", async () => {
-    await store.flush();
+    await store.close();
     if (!options.workDir) rmSync(workDir, { recursive: true, force: true });
   });
   return { app, store, faults, options };

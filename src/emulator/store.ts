@@ -1,12 +1,19 @@
 import { createHash, randomBytes } from "node:crypto";
-import { renameSync, writeFileSync } from "node:fs";
-import { rename, writeFile } from "node:fs/promises";
 import type { Contact, SecurityParameter, Task, User } from "../wire/index.ts";
+import type { DataFile } from "./persist.ts";
 
 /*
- * The emulator's whole state. `data` is plain JSON, so that `--data FILE` can snapshot it as is.
+ * The emulator's whole state. `data` is plain JSON, so that `--data FILE` can persist it as is.
  * Sessions live beside it and are never persisted: a restart ends every session, as on a real
  * instance, and keeps every other fact.
+ *
+ * Durability (`--data`): routes mutate `data` and call `changed()`; once the current turn of the
+ * event loop is over, the store writes the turn's changes to the log (src/emulator/persist.ts) and
+ * has them fdatasynced, so that the writes of concurrent requests share one fdatasync; the server
+ * answers no request before `settled()` says that what it saw is on disk. A sync may start while
+ * an earlier one is under way, so a write waits for about one fdatasync, not one and a half. A write
+ * that fails (a full disk) puts `data` back to what is on disk and fails every request waiting for
+ * it, so that no refused write stays visible; a failed fdatasync fails every request after it.
  */
 
 export interface UserRecord {
@@ -51,25 +58,36 @@ export interface Session {
 
 export interface StoreOptions {
   clock?: () => number;
-  /** Where to persist snapshots; writes are atomic (temp file + rename). */
-  dataFile?: string;
+  /** Where changes are committed; absent: in memory only. */
+  persistence?: DataFile;
 }
 
 export class Store {
   data: StoreData;
   readonly sessions = new Map<string, Session>();
   readonly now: () => number;
-  private readonly dataFile: string | undefined;
-  private flushScheduled = false;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly persistence: DataFile | undefined;
+  /** Counts of `changed()` calls: made, written to the log, and on disk (fdatasynced). */
+  private changes = 0;
+  private written = 0;
+  private durable = 0;
+  private scheduled = false;
+  /** Top-level keys of `data` changed since the last write; null: any may have. */
+  private touched: Set<string> | null = new Set();
+  private waiters: { upTo: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+  /** Set when an fdatasync failed: what is on disk is unknown, so nothing is answered any more. */
+  private broken: Error | undefined;
+  /** Goes up each time a failed write puts `data` back; a request that saw another value is failed. */
+  revision = 0;
 
   constructor(data: StoreData, options: StoreOptions = {}) {
     this.data = data;
     this.now = options.clock ?? Date.now;
-    this.dataFile = options.dataFile;
+    this.persistence = options.persistence;
   }
 
   nextId(counter: string): number {
+    this.touched?.add("counters");
     const next = (this.data.counters[counter] ?? 0) + 1;
     this.data.counters[counter] = next;
     return next;
@@ -152,29 +170,89 @@ export class Store {
 
   // ---- persistence
 
-  /** Call after every change; snapshots are coalesced so a burst of writes costs one file write. */
-  changed(): void {
-    if (!this.dataFile || this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      this.flushing = this.flushing.then(() => this.writeSnapshot()).catch(() => undefined);
-    });
+  /**
+   * Call after every change of `data`; the change is written with the others of this turn.
+   * `segments` names what the change touched: top-level keys of `data` (`tasks`) or entries of
+   * one (`users/12`), so that a write compares those only; without it everything is compared.
+   * `nextId` adds `counters` itself.
+   */
+  changed(...segments: string[]): void {
+    if (!this.persistence) return;
+    if (segments.length === 0) this.touched = null;
+    else for (const segment of segments) this.touched?.add(segment);
+    this.changes++;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.writeTurn());
+    }
   }
 
-  private async writeSnapshot(): Promise<void> {
-    if (!this.dataFile) return;
-    const temp = `${this.dataFile}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify(this.data));
-    await rename(temp, this.dataFile);
+  /** True when every change made so far is on disk. */
+  isSettled(): boolean {
+    return this.broken === undefined && this.durable >= this.changes;
   }
 
-  /** Waits for pending snapshots, then writes the final one synchronously. */
-  async flush(): Promise<void> {
-    await this.flushing;
-    if (!this.dataFile) return;
-    const temp = `${this.dataFile}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(this.data));
-    renameSync(temp, this.dataFile);
+  /** Resolves once every change made so far is on disk; rejects if it cannot be. */
+  settled(): Promise<void> {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.durable >= this.changes) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.push({ upTo: this.changes, resolve, reject }));
+  }
+
+  /** Writes this turn's changes to the log, then has them synced; the next turn need not wait. */
+  private writeTurn(): void {
+    this.scheduled = false;
+    const persistence = this.persistence as DataFile;
+    if (this.written >= this.changes || this.broken) return;
+    const upTo = this.changes;
+    const touched = this.touched;
+    this.touched = new Set();
+    try {
+      persistence.append(this.data, touched);
+    } catch (error) {
+      // Changes made since the last write sit on top of the refused ones: all go.
+      const good = this.written;
+      this.data = persistence.lastCommitted() as StoreData;
+      this.revision++;
+      this.written = this.changes;
+      const failed = this.waiters.filter((w) => w.upTo > good);
+      this.waiters = this.waiters.filter((w) => w.upTo <= good);
+      for (const waiter of failed) waiter.reject(error as Error);
+      this.sync();
+      return;
+    }
+    this.written = upTo;
+    this.sync();
+  }
+
+  /**
+   * Has what is written fdatasynced. Syncs may overlap, so that a write made during a sync need
+   * not wait for it to end before its own begins.
+   */
+  private sync(): void {
+    const upTo = this.written;
+    (this.persistence as DataFile).sync().then(
+      () => {
+        if (upTo <= this.durable) return;
+        this.durable = upTo;
+        const ready = this.waiters.filter((w) => w.upTo <= upTo);
+        this.waiters = this.waiters.filter((w) => w.upTo > upTo);
+        for (const waiter of ready) waiter.resolve();
+      },
+      (error: Error) => {
+        this.broken = error;
+        const failed = this.waiters;
+        this.waiters = [];
+        for (const waiter of failed) waiter.reject(error);
+      },
+    );
+  }
+
+  /** Commits what is left and closes the data file. */
+  async close(): Promise<void> {
+    if (!this.persistence) return;
+    this.changed(); // a last comparison of every key, in case a route named too few
+    await this.settled().catch(() => undefined);
+    await this.persistence.close();
   }
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { sayWaiting } from "../connect.ts";
 import { ExitError } from "../errors.ts";
 
 interface EmulatorFlags {
@@ -28,7 +29,7 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--host <h>", "address to listen on", "127.0.0.1")
     .option("--seed <s>", "empty, demo-dev, demo-prod or scale:users=N,apps=M", "demo-dev")
     .option("--release <r>", "platform release to behave as (< 6.5 serves /api only)")
-    .option("--data <file>", "persist state in this JSON snapshot")
+    .option("--data <file>", "keep the state in this file; every write is on disk before it is answered")
     .option("--instance <name>", "instance name that logins must give", "Default")
     .option("--faults <spec>", "fault injection, e.g. seed=7,rate=0.2,statuses=503+429")
     .option("--scheme <word>", "scheme word of the Authorization header", "Platform")
@@ -45,6 +46,8 @@ export function registerEmulatorCommand(program: Command): void {
         faults: flags.faults,
         scheme: flags.scheme,
         adminPassword: flags.adminPassword ?? process.env.EGP_EMULATOR_PASSWORD ?? undefined,
+        holder: "egp emulator",
+        onDataFileWait: sayWaiting(60_000),
       }).catch((error: Error) => {
         throw new ExitError(`emulator: ${error.message.split("\n")[0]}`, 1, { cause: error });
       });

@@ -63,7 +63,7 @@ function keep(store: Store, candidate: SecurityParameter): void {
     }
   }
   store.data.securityParameters[String(candidate.Id)] = candidate;
-  store.changed();
+  store.changed("securityParameters");
 }
 
 /** Keeps the fields the body sent; an omitted field keeps its live value. */
@@ -130,7 +130,7 @@ function remove({ store, session, params }: RouteContext): Envelope {
     );
   }
   delete store.data.securityParameters[String(id)];
-  store.changed();
+  store.changed("securityParameters");
   // As the user delete does: ValidationMessages null on success.
   return { Links: [], RequestedObject: { Id: id }, IsSuccessful: true, ValidationMessages: null };
 }

@@ -25,7 +25,7 @@ function releaseLockout(store: Store, record: UserRecord): void {
     record.user.AccountStatus = 1;
     record.lockedUntil = null;
     record.failedLogins = 0;
-    store.changed();
+    store.changed(`users/${record.user.Id}`);
   }
 }
 
@@ -38,7 +38,7 @@ function registerFailedLogin(store: Store, record: UserRecord): void {
     record.lockedUntil = store.now() + periodMs(parameter?.LockoutPeriod, parameter?.LockoutPeriodType);
     store.endSessionsOf(record.user.Id);
   }
-  store.changed();
+  store.changed(`users/${record.user.Id}`);
 }
 
 // Bad credentials answer HTTP 200 with IsSuccessful false, as real instances do.
@@ -66,7 +66,7 @@ export function registerSecurity(routes: Routes, options: SecurityOptions): void
       }
       record.failedLogins = 0;
       record.user.LastLoginDate = store.isoNow();
-      store.changed();
+      store.changed(`users/${record.user.Id}`);
       const session = store.openSession(record.user.Id);
       return ok({ SessionToken: session.token, UserId: record.user.Id, InstanceName: store.data.instance });
     },

@@ -70,7 +70,7 @@ function setStatus({ store, session, params }: RouteContext, status: 1 | 2): Env
     record.failedLogins = 0;
   }
   touch(store, record, callerId);
-  store.changed();
+  store.changed(`users/${record.user.Id}`);
   return okId(record.user.Id);
 }
 
@@ -91,7 +91,7 @@ function deleteUser({ store, session, params }: RouteContext): Envelope {
   for (const [key, task] of Object.entries(store.data.tasks)) {
     if (task.UserId === id) delete store.data.tasks[key];
   }
-  store.changed();
+  store.changed(`users/${id}`, "tasks");
   // The seed: ValidationMessages is null on this call.
   return { Links: [], RequestedObject: { Id: id }, IsSuccessful: true, ValidationMessages: null };
 }
@@ -152,7 +152,7 @@ export function registerUsers(routes: Routes): void {
     const record = userOr404(store, request.UserId);
     if (!store.role(request.RoleId)) throw notFound("Role", request.RoleId);
     record.roles = withMembership(record.roles, request.RoleId, request.IsAdd);
-    store.changed();
+    store.changed(`users/${record.user.Id}`);
     return okId(request.RoleId);
   });
 
@@ -162,7 +162,7 @@ export function registerUsers(routes: Routes): void {
     const record = userOr404(store, request.UserId);
     if (!store.group(request.GroupId)) throw notFound("Group", request.GroupId);
     record.groups = withMembership(record.groups, request.GroupId, request.IsAdd);
-    store.changed();
+    store.changed(`users/${record.user.Id}`);
     return okId(request.GroupId);
   });
 

@@ -128,7 +128,7 @@ export function createUser(store: Store, callerId: number, request: CreateUserRe
     lockedUntil: null,
   };
   store.data.users[String(id)] = record;
-  store.changed();
+  store.changed(`users/${id}`);
   return record;
 }
 
@@ -160,7 +160,7 @@ export function updateUser(store: Store, callerId: number, request: UpdateUserRe
   if (request.Roles) record.roles = membershipList(request.Roles);
   if (request.Groups) record.groups = membershipList(request.Groups);
   applyStatus(store, record, previous.AccountStatus);
-  store.changed();
+  store.changed(`users/${record.user.Id}`);
   return record;
 }
 
@@ -196,5 +196,5 @@ export function changePassword(store: Store, record: UserRecord, password: strin
     ),
   );
   record.passwordHashes = nextHistory(record.passwordHashes, hash(password), policy);
-  store.changed();
+  store.changed(`users/${record.user.Id}`);
 }

@@ -1,0 +1,57 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { egp, exampleTree, lines } from "../helpers/cli.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * Two egp processes that need the same embedded environment (the issue's observation): `apply
+ * --env local-prod` opens local-dev too, as its package source. Each used to keep its own copy of
+ * `.egp/local-dev.json` and the last one written won; now the second waits for the first.
+ */
+describe("two applies at once on the example repository", () => {
+  it("keep each other's writes: drift finds nothing on either environment afterwards", {
+    timeout: 120_000,
+  }, async () => {
+    const dir = await testdir(exampleTree());
+    const [prod, dev] = await Promise.all([
+      egp(["apply", "--env", "local-prod", "--yes", "--dir", dir]),
+      egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]),
+    ]);
+    expect(prod.code, prod.stderr).toBe(0);
+    expect(dev.code, dev.stderr).toBe(0);
+    expect(prod.stdout).toContain("Verified: local-prod matches the manifests.");
+    expect(dev.stdout).toContain("Verified: local-dev matches the manifests.");
+    // Whoever came second said once whom it waited for.
+    for (const run of [prod, dev]) {
+      for (const line of lines(run.stderr))
+        expect(line).toMatch(
+          /^egp: .*local-(dev|prod)\.json is in use by pid \d+ .*\(egp apply --env local-(dev|prod)\); waiting up to 60 s for it$/,
+        );
+    }
+
+    const [driftDev, driftProd] = await Promise.all([
+      egp(["drift", "--env", "local-dev", "--dir", dir]),
+      egp(["drift", "--env", "local-prod", "--dir", dir]),
+    ]);
+    expect(driftDev.code, driftDev.stdout).toBe(0);
+    expect(driftProd.code, driftProd.stdout).toBe(0);
+    // Nothing temporary is left in .egp/: snapshots, the lock folder and the takeover mutexes only.
+    expect(readdirSync(join(dir, ".egp")).filter((name) => /\.(tmp|log|lock)$/.test(name))).toEqual([]);
+  });
+});
+
+describe("an apply lock file that names no holder", () => {
+  it("holding null: apply says so in one line naming the file, exits 1 and leaves it", async () => {
+    const dir = await testdir(exampleTree());
+    const lock = join(dir, ".egp", "locks", "local-dev.lock");
+    mkdirSync(join(dir, ".egp", "locks"), { recursive: true });
+    writeFileSync(lock, "null");
+    const run = await egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]);
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `egp: local-dev cannot be locked: the lock file ${lock} is unreadable (it does not name a pid, host and command); if no egp process is using it, delete it`,
+    ]);
+    expect(readFileSync(lock, "utf8")).toBe("null");
+  });
+});

@@ -62,7 +62,8 @@ const MAY_IMPORT: Record<Stage, Rule> = {
     packages: ["zod", "safe-stable-stringify"],
     node: ["node:crypto"],
   },
-  apply: { runtime: ["client", "plan", "state"] },
+  // io also holds the exclusive lock file that apply's lock and the emulator's data file share.
+  apply: { runtime: ["client", "plan", "state", "io"] },
   export: { runtime: ["state", "manifest"] },
   cli: { runtime: ABOVE_CLI },
   // The library's public API; like everything else, it never imports cli.

@@ -180,6 +180,8 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
     const second = await runEgp(interrupt === "SIGKILL" ? [...apply, "--resume"] : apply, { env });
     log(`seed ${options.seed}: second apply exit ${second.code} (${(second.ms / 1000).toFixed(1)} s)`);
     if (second.code !== 0) {
+      const verification = second.stdout.split("\nVerification: ")[1];
+      if (verification) log(`seed ${options.seed}: the re-run's verification plan:\n${verification}`);
       const failures = second.stdout.split("\n").filter((l) => l.includes("FAILED"));
       problems.push(
         `the re-run exited ${second.code}: ${[...failures.slice(0, 3), second.stderr.trim()].filter(Boolean).join(" | ")}`,

@@ -18,14 +18,12 @@ const FILE_SYSTEM: Record<string, string> = {
   EMFILE: "too many open files",
 };
 
+/** The disk, not egp: full, read-only, not ours, or a file that is not there. */
 function fileSystemError(error: unknown): string | undefined {
   const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
-  if (!(error instanceof Error) || typeof code !== "string" || !FILE_SYSTEM[code] || !syscall)
-    return undefined;
-  return `cannot ${syscall}${path ? ` ${path}` : ""}: ${FILE_SYSTEM[code]} (${code})`;
+  if (!(error instanceof Error) || typeof code !== "string" || !FILE_SYSTEM[code]) return undefined;
+  return `cannot ${syscall ?? "use the file"}${path ? ` ${path}` : ""}: ${FILE_SYSTEM[code]} (${code})`;
 }
-
-const FILESYSTEM_CODES = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM"]);
 
 /**
  * Failures a user can act on, as the one line (or, for manifests, one line per issue) the CLI
@@ -69,15 +67,6 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   const code = (error as { code?: unknown } | undefined)?.code;
   if (code === "EGP_DATA_BUSY" || code === "EGP_DATA_UNREADABLE" || code === "EGP_LOCK_UNREADABLE") {
     return { lines: [(error as Error).message], exitCode: 1 };
-  }
-  // The disk, not egp: full, read-only or not ours. Node's message names the call and the path.
-  if (typeof code === "string" && FILESYSTEM_CODES.has(code) && error instanceof Error) {
-    return {
-      lines: [
-        `${code === "EACCES" || code === "EPERM" ? "cannot access" : "cannot write"}: ${error.message}`,
-      ],
-      exitCode: 1,
-    };
   }
   return undefined;
 }

@@ -40,7 +40,7 @@ describe.runIf(root)("a full disk under .egp/", () => {
     const run = await egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toHaveLength(1);
-    expect(run.stderr).toMatch(/^egp: cannot write: ENOSPC: no space left on device/);
+    expect(run.stderr).toMatch(/^egp: cannot write( \S+)?: no space left on the device \(ENOSPC\)\n$/);
     expect(run.stderr).not.toContain("internal error");
     expect(readdirSync(join(dir, ".egp", "locks"))).toEqual([]);
   });

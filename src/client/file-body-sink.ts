@@ -2,16 +2,15 @@ import { closeSync, openSync, write } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { afterWrite, type FileSinkOptions, writeAllSync } from "../io/file-sink.ts";
 import { InlineIo } from "../io/inline-io.ts";
-import type { RawGetSink } from "./raw-get.ts";
+import type { BodySink } from "./transport.ts";
 
 /**
- * A sink for rawGet (raw-get.ts): a successful answer that is not JSON is written to `path`, which
- * every try opens anew (truncated). Each piece is written inside the read's callback, in pieces of
- * at most 32 KiB, while writes are fast; once they are slow (inline-io.ts), a piece is copied and
- * written in the thread pool while the socket waits. `close()` closes the file; the caller renames
- * or removes it.
+ * A package download's sink (transport getInto): a successful answer that is not JSON is written
+ * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
+ * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
+ * the socket waits. `close()` closes the file; the caller renames or removes it.
  */
-export class FileBodySink implements RawGetSink {
+export class FileBodySink implements BodySink {
   /** Bytes written by the current try, and the size its answer announced. */
   written = 0;
   total: number | undefined;
@@ -38,15 +37,14 @@ export class FileBodySink implements RawGetSink {
     return true;
   }
 
-  onData(piece: Uint8Array): undefined | Promise<void> {
+  onData(chunk: Buffer): undefined | Promise<void> {
     const fd = this.fd as number;
     if (!this.io.pooled) {
-      this.io.inline(() => writeAllSync(fd, [piece]));
-      this.wrote(piece.byteLength);
+      this.io.inline(() => writeAllSync(fd, [chunk]));
+      this.wrote(chunk.byteLength);
       return undefined;
     }
-    const copy = Buffer.from(piece); // the piece is valid only during this call
-    return this.io.inPool(() => writeFdAll(fd, copy)).then(() => this.wrote(copy.byteLength));
+    return this.io.inPool(() => writeFdAll(fd, chunk)).then(() => this.wrote(chunk.byteLength));
   }
 
   /** Writes made on the main thread and in the thread pool by the current try. */

@@ -24,8 +24,11 @@ import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
  * - Memory (`release`): each socket read gets a fresh buffer, which V8 frees only at its next
  *   young-generation collection, after some tens of MB of them have piled up. A chunk that is the
  *   whole of its ArrayBuffer is freed as soon as it is on disk instead (detached by
- *   `transfer(0)`). Only safe for chunks no one else holds (the emulator's upload parts); it is
- *   skipped while anyone listens on undici's body-chunk diagnostics channel.
+ *   `transfer(0)`). Only safe for chunks no one else holds: the emulator's upload parts, and the
+ *   client's download chunks from its own undici Agent (socket buffers, which undici drops once
+ *   delivered), never through an injected dispatcher (one may keep the chunks, as undici's cache
+ *   interceptor does to serve them again); skipped while anyone listens on undici's body-chunk
+ *   diagnostics channel (releasable()).
  */
 
 export const BATCH_BYTES = 256 * 1024;
@@ -64,7 +67,7 @@ export async function writeBodyToFile(
   options: FileSinkOptions = {},
 ): Promise<FileSinkResult> {
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
-  const release = options.release === true && !hasSubscribers(BODY_CHUNK_CHANNEL);
+  const release = options.release === true && releasable();
   const io = new InlineIo(options.io);
   // Listened to from the start, and never removed: a body that fails while the file is being opened
   // (a connection reset) must not throw an unhandled 'error'.
@@ -205,6 +208,11 @@ export function dropFront(chunks: Uint8Array[], count: number): Uint8Array[] {
   const rest = chunks.slice(index);
   if (skip > 0 && rest.length > 0) rest[0] = (rest[0] as Uint8Array).subarray(skip);
   return rest;
+}
+
+/** False while anyone listens on undici's body chunks (a listener may keep them). */
+export function releasable(): boolean {
+  return !hasSubscribers(BODY_CHUNK_CHANNEL);
 }
 
 /** Detaches each chunk's ArrayBuffer when the chunk is all of it, which frees its memory now. */

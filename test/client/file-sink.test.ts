@@ -189,6 +189,26 @@ describe("FileBodySink (the download's sink)", () => {
     expect(readFileSync(path).equals(data)).toBe(true);
   });
 
+  it("with `release`, frees a chunk that is a whole buffer once it is on disk, and only then", async () => {
+    const path = join(work, "raw-released.bin");
+    const sink = new FileBodySink(path, { release: true });
+    sink.onHead(200, {});
+    const owned = Buffer.from(new Uint8Array(data.subarray(0, 1000)).buffer);
+    const view = Buffer.from(data.buffer, data.byteOffset + 1000, 1000);
+    expect(sink.onData(owned)).toBeUndefined();
+    expect(sink.onData(view)).toBeUndefined();
+    sink.close();
+    expect(readFileSync(path).equals(data.subarray(0, 2000))).toBe(true);
+    expect(owned.buffer.detached).toBe(true);
+    expect(view.buffer.detached).toBe(false);
+    const kept = Buffer.from(new ArrayBuffer(10));
+    const keeping = new FileBodySink(join(work, "raw-kept.bin"));
+    keeping.onHead(200, {});
+    keeping.onData(kept);
+    keeping.close();
+    expect(kept.buffer.detached).toBe(false);
+  });
+
   it("leaves error answers and JSON envelopes to the caller, and opens nothing for them", () => {
     const path = join(work, "never-opened.bin");
     const sink = new FileBodySink(path);

@@ -113,6 +113,7 @@ export function packagesResource(caller: Caller) {
       // FileBodySink), renamed when whole. An answer the sink refuses comes back with its body.
       const partial = `${destination}.part`;
       const sink = new FileBodySink(partial, {
+        release: caller.ownsTransport,
         onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
       });
       try {

@@ -98,7 +98,7 @@ export class Caller {
     this.policy = deps.options.retry;
   }
 
-  /** The client's own undici Agent sends requests; upload buffers may then be reused. */
+  /** The client's own undici Agent sends requests: upload buffers may be reused, download chunks freed. */
   get ownsTransport(): boolean {
     return this.deps.options.dispatcher === undefined;
   }

@@ -21,14 +21,13 @@ import type { ClientLog } from "./logger.ts";
 import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
-import { isSinkError, type RawGetSink } from "./raw-get.ts";
 import type { Scrubber } from "./redact.ts";
 import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
 import type { Session } from "./session.ts";
 import type { StatsRecorder } from "./stats.ts";
-import type { Exchange, RawResponse, Transport } from "./transport.ts";
+import { type BodySink, type Exchange, isSinkError, type RawResponse, type Transport } from "./transport.ts";
 import type { EndWait, Waits } from "./waits.ts";
 
 /*
@@ -64,11 +63,10 @@ export interface Call<T> {
   /** Consumes a successful response itself (downloads). */
   consume?: (response: RawResponse, context: DecodeContext) => Promise<T>;
   /**
-   * For a GET: where the body goes, from one reused buffer, when the transport can do that
-   * (transport getInto, raw-get.ts); `consume` then sees `response.taken`. The sink's own errors
-   * are passed on as they are, never retried.
+   * For a GET: where a successful body goes as it arrives (transport getInto); `consume` then sees
+   * `response.taken`. The sink's own errors are passed on as they are, never retried.
    */
-  sink?: RawGetSink;
+  sink?: BodySink;
   /** How wait notices name the call; default: its method and path. */
   what?: string;
 }
@@ -100,7 +98,7 @@ export class Caller {
     this.policy = deps.options.retry;
   }
 
-  /** The client's own undici Agent sends requests; upload buffers may then be reused. */
+  /** The client's own undici Agent sends requests: upload buffers may be reused, download chunks freed. */
   get ownsTransport(): boolean {
     return this.deps.options.dispatcher === undefined;
   }
@@ -253,10 +251,7 @@ export class Caller {
         "request",
       );
       const { transport } = this.deps;
-      const sent =
-        exchange.sink && transport.getInto
-          ? transport.getInto(exchange, exchange.sink)
-          : transport.send(exchange);
+      const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
       const response = await sent.catch((error: unknown) => {
         if (isSinkError(error)) throw error;
         throw connectionErrorOf(error, { method: call.method, path: shown }, scrubber.scrub);

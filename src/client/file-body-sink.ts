@@ -1,17 +1,17 @@
 import { closeSync, openSync, write } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { afterWrite, type FileSinkOptions, writeAllSync } from "../io/file-sink.ts";
+import { afterWrite, type FileSinkOptions, releasable, releaseAll, writeAllSync } from "../io/file-sink.ts";
 import { InlineIo } from "../io/inline-io.ts";
-import type { RawGetSink } from "./raw-get.ts";
+import type { BodySink } from "./transport.ts";
 
 /**
- * A sink for rawGet (raw-get.ts): a successful answer that is not JSON is written to `path`, which
- * every try opens anew (truncated). Each piece is written inside the read's callback, in pieces of
- * at most 32 KiB, while writes are fast; once they are slow (inline-io.ts), a piece is copied and
- * written in the thread pool while the socket waits. `close()` closes the file; the caller renames
- * or removes it.
+ * A package download's sink (transport getInto): a successful answer that is not JSON is written
+ * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
+ * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
+ * the socket waits. With `release`, a chunk that is a whole socket buffer is freed once it is on
+ * disk (file-sink.ts). `close()` closes the file; the caller renames or removes it.
  */
-export class FileBodySink implements RawGetSink {
+export class FileBodySink implements BodySink {
   /** Bytes written by the current try, and the size its answer announced. */
   written = 0;
   total: number | undefined;
@@ -19,11 +19,13 @@ export class FileBodySink implements RawGetSink {
   private io: InlineIo;
   private readonly path: string;
   private readonly options: Pick<FileSinkOptions, "onWritten" | "io">;
+  private readonly release: boolean;
 
-  constructor(path: string, options: Pick<FileSinkOptions, "onWritten" | "io"> = {}) {
+  constructor(path: string, options: Pick<FileSinkOptions, "onWritten" | "io" | "release"> = {}) {
     this.path = path;
     this.options = options;
     this.io = new InlineIo(options.io);
+    this.release = options.release === true && releasable();
   }
 
   onHead(status: number, headers: IncomingHttpHeaders): boolean {
@@ -38,15 +40,14 @@ export class FileBodySink implements RawGetSink {
     return true;
   }
 
-  onData(piece: Uint8Array): undefined | Promise<void> {
+  onData(chunk: Buffer): undefined | Promise<void> {
     const fd = this.fd as number;
     if (!this.io.pooled) {
-      this.io.inline(() => writeAllSync(fd, [piece]));
-      this.wrote(piece.byteLength);
+      this.io.inline(() => writeAllSync(fd, [chunk]));
+      this.wrote(chunk);
       return undefined;
     }
-    const copy = Buffer.from(piece); // the piece is valid only during this call
-    return this.io.inPool(() => writeFdAll(fd, copy)).then(() => this.wrote(copy.byteLength));
+    return this.io.inPool(() => writeFdAll(fd, chunk)).then(() => this.wrote(chunk));
   }
 
   /** Writes made on the main thread and in the thread pool by the current try. */
@@ -61,8 +62,9 @@ export class FileBodySink implements RawGetSink {
     closeSync(fd);
   }
 
-  private wrote(bytes: number): void {
-    this.written += bytes;
+  private wrote(chunk: Buffer): void {
+    this.written += chunk.byteLength;
+    if (this.release) releaseAll([chunk]);
     this.options.onWritten?.(this.written);
   }
 }

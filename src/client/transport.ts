@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
 import { Agent, type Dispatcher, request } from "undici";
 import { ClientOptionsError } from "./errors.ts";
 import type { Chunks } from "./file-source.ts";
 import type { ClientOptions } from "./options.ts";
-import { type RawGetSink, rawGet } from "./raw-get.ts";
 
 /*
  * One HTTP exchange through undici, nothing more: retries, sessions and decoding live above.
@@ -18,8 +18,8 @@ export interface Exchange {
   url: string;
   headers: Record<string, string>;
   body?: string | Chunks;
-  /** A GET whose body goes to a sink from one reused buffer, when the transport can (getInto). */
-  sink?: RawGetSink;
+  /** A GET whose successful body goes to a sink as it arrives (getInto). */
+  sink?: BodySink;
   /** Aborts the exchange, its body included (the caller's overall deadline of a JSON call). */
   signal?: AbortSignal;
 }
@@ -27,15 +27,38 @@ export interface Exchange {
 /** `taken`: the body went to the exchange's sink (getInto); the response's body is then empty. */
 export type RawResponse = Dispatcher.ResponseData & { taken?: boolean };
 
+/** Where getInto hands a body over, chunk by chunk, as undici parses it. */
+export interface BodySink {
+  /** The answer's status and headers; true to take the body, false to have it collected. */
+  onHead(status: number, headers: IncomingHttpHeaders): boolean;
+  /** A chunk of the body; a promise stops reading from the socket until it settles. */
+  onData(chunk: Buffer): undefined | Promise<void>;
+}
+
 export interface Transport {
   send(exchange: Exchange): Promise<RawResponse>;
   /**
-   * A GET with the client's own connection settings whose successful body goes to `sink`
-   * (raw-get.ts); an answer the sink does not take comes back with its body, as from `send`.
-   * Absent with an injected dispatcher, whose routing (a proxy) the client cannot reproduce.
+   * A GET whose successful body goes to `sink` (a package download to a file); an answer the sink
+   * does not take comes back with its body, as from `send`. The sink's own errors are marked
+   * (isSinkError) and passed on as they are.
    */
-  getInto?(exchange: Exchange, sink: RawGetSink): Promise<RawResponse>;
+  getInto(exchange: Exchange, sink: BodySink): Promise<RawResponse>;
   close(): Promise<void>;
+}
+
+/** Most bytes kept of a body the sink does not take (an error answer, a JSON envelope). */
+const COLLECT_LIMIT = 1024 * 1024;
+
+/** Marks an error thrown by a sink, so that it is passed on as it is. */
+const SINK_ERROR = Symbol("sink error");
+
+export function isSinkError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && SINK_ERROR in error;
+}
+
+function markSink(error: unknown): unknown {
+  if (typeof error === "object" && error !== null) return Object.assign(error, { [SINK_ERROR]: true });
+  return error;
 }
 
 function isStreamed(exchange: Exchange): boolean {
@@ -81,32 +104,8 @@ export function createTransport(options: ClientOptions): Transport {
   const ca = options.tls.caFile ? caOf(options.tls.caFile) : undefined;
   const owned = options.dispatcher ? undefined : ownAgent(options, ca);
   const dispatcher = options.dispatcher ?? (owned as Agent);
-  const { timeouts, tls } = options;
-  const getInto = async (exchange: Exchange, sink: RawGetSink): Promise<RawResponse> => {
-    const result = await rawGet(
-      {
-        url: exchange.url,
-        headers: exchange.headers,
-        tls: { ...(ca ? { ca } : {}), rejectUnauthorized: !tls.insecure },
-        connectMs: timeouts.connectMs,
-        headersMs: timeouts.headersMs,
-        bodyMs: timeouts.bodyMs,
-      },
-      sink,
-    );
-    return {
-      statusCode: result.statusCode,
-      statusText: "",
-      headers: result.headers,
-      body: bufferedBody(result.collected),
-      trailers: {},
-      opaque: null,
-      context: {},
-      taken: result.taken,
-    };
-  };
   return {
-    ...(owned ? { getInto } : {}),
+    getInto: (exchange, sink) => dispatchInto(dispatcher, exchange, sink, options.timeouts),
     send: (exchange) =>
       request(exchange.url, {
         dispatcher,
@@ -127,4 +126,114 @@ export function createTransport(options: ClientOptions): Transport {
       await owned?.close();
     },
   };
+}
+
+/**
+ * The GET of getInto, through undici's dispatch handler API: each chunk goes from the parser to
+ * the sink with no body stream in between. While the sink works on a chunk in the background, the
+ * parser is paused (undici then stops reading the socket): at most one chunk waits in memory.
+ */
+function dispatchInto(
+  dispatcher: Dispatcher,
+  exchange: Exchange,
+  sink: BodySink,
+  timeouts: ClientOptions["timeouts"],
+): Promise<RawResponse> {
+  const url = new URL(exchange.url);
+  return new Promise<RawResponse>((resolve, reject) => {
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let taken = false;
+    const collected: Buffer[] = [];
+    let collectedBytes = 0;
+    /** The sink's work on a chunk, while the parser is paused. */
+    let writing: Promise<void> | undefined;
+    let settled = false;
+    // Settles only once the sink is done with its chunk: the caller may close its file next.
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      void (writing ?? Promise.resolve()).then(outcome, outcome);
+    };
+    const fail = (error: unknown) => settle(() => reject(error));
+    const sinkFailed = (controller: Dispatcher.DispatchController, error: unknown) => {
+      const marked = markSink(error);
+      fail(marked);
+      if (!controller.aborted) controller.abort(marked as Error);
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart() {}, // required by undici
+      onResponseStart(controller, statusCode, responseHeaders) {
+        if (statusCode < 200) return;
+        status = statusCode;
+        headers = responseHeaders;
+        try {
+          taken = sink.onHead(statusCode, responseHeaders);
+        } catch (error) {
+          sinkFailed(controller, error);
+        }
+      },
+      onResponseData(controller, chunk) {
+        if (settled) return;
+        if (!taken) {
+          if (collectedBytes < COLLECT_LIMIT) {
+            const kept = chunk.subarray(0, COLLECT_LIMIT - collectedBytes);
+            collected.push(kept);
+            collectedBytes += kept.length;
+          }
+          return;
+        }
+        let waiting: undefined | Promise<void>;
+        try {
+          waiting = sink.onData(chunk);
+        } catch (error) {
+          return sinkFailed(controller, error);
+        }
+        if (!waiting) return;
+        controller.pause();
+        writing = waiting.then(
+          () => {
+            writing = undefined;
+            if (!settled) controller.resume();
+          },
+          (error: unknown) => {
+            writing = undefined;
+            sinkFailed(controller, error);
+          },
+        );
+      },
+      onResponseEnd() {
+        settle(() =>
+          resolve({
+            statusCode: status,
+            statusText: "",
+            headers,
+            body: bufferedBody(Buffer.concat(collected)),
+            trailers: {},
+            opaque: null,
+            context: {},
+            taken,
+          }),
+        );
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    };
+    try {
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: "GET",
+          headers: exchange.headers,
+          headersTimeout: timeouts.headersMs,
+          bodyTimeout: timeouts.bodyMs,
+        },
+        handler,
+      );
+    } catch (error) {
+      fail(error);
+    }
+  });
 }

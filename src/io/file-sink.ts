@@ -7,15 +7,15 @@ import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
 /*
  * Shared by the client and the emulator (which never import each other): file I/O only.
  *
- * A body (a package download's, an upload's file part in the emulator) written to a file, with no
- * stream between the body and the file: the chunks the socket delivers (up to 64 KiB each) are
- * gathered into runs of up to 256 KiB, and each run is written before the next chunk is read, so
- * at most one run plus the body's own buffer is held (while a run is being written the socket
- * waits: back-pressure).
+ * A body (an upload's file part in the emulator) written to a file, with no stream between the
+ * body and the file: the chunks the socket delivers (up to 64 KiB each) are gathered into runs of
+ * up to 256 KiB, and each run is written before the next chunk is read, so at most one run plus
+ * the body's own buffer is held (while a run is being written the socket waits: back-pressure).
  * - Runs are written on the main thread while writes are fast (inline-io.ts), else in the thread
  *   pool, as one writev.
- * - Writes on the main thread are cut into pieces of at most 32 KiB. The kernel sizes the
- *   page-cache memory it allocates by the write (ext4 with large folios, Linux 6.18), and on the
+ * - Writes on the main thread (here and in the client's download, file-body-sink.ts) are cut into
+ *   pieces of at most 32 KiB. The kernel sizes the page-cache memory it allocates by the write
+ *   (ext4 with large folios, Linux 6.18), and on the
  *   development machine, a virtual machine, larger allocations often cost several times more: a
  *   500 MB download spent 0.34–2.4 s in the kernel with 256 KiB writes, varying from run to run,
  *   and 0.44–0.55 s with 32 KiB ones (the promotion of bench/transfer.ts, 4 rounds each; 1–4 MiB
@@ -24,10 +24,11 @@ import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
  * - Memory (`release`): each socket read gets a fresh buffer, which V8 frees only at its next
  *   young-generation collection, after some tens of MB of them have piled up. A chunk that is the
  *   whole of its ArrayBuffer is freed as soon as it is on disk instead (detached by
- *   `transfer(0)`). Only safe for chunks no one else holds: the client asks for it with its own
- *   undici Agent (socket buffers, which undici drops once delivered), never with an injected
- *   dispatcher (one may keep the chunks, as undici's cache interceptor does to serve them again),
- *   and it is skipped while anyone listens on undici's body-chunk diagnostics channel.
+ *   `transfer(0)`). Only safe for chunks no one else holds: the emulator's upload parts, and the
+ *   client's download chunks from its own undici Agent (socket buffers, which undici drops once
+ *   delivered), never through an injected dispatcher (one may keep the chunks, as undici's cache
+ *   interceptor does to serve them again); skipped while anyone listens on undici's body-chunk
+ *   diagnostics channel (releasable()).
  */
 
 export const BATCH_BYTES = 256 * 1024;
@@ -66,7 +67,7 @@ export async function writeBodyToFile(
   options: FileSinkOptions = {},
 ): Promise<FileSinkResult> {
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
-  const release = options.release === true && !hasSubscribers(BODY_CHUNK_CHANNEL);
+  const release = options.release === true && releasable();
   const io = new InlineIo(options.io);
   // Listened to from the start, and never removed: a body that fails while the file is being opened
   // (a connection reset) must not throw an unhandled 'error'.
@@ -207,6 +208,11 @@ export function dropFront(chunks: Uint8Array[], count: number): Uint8Array[] {
   const rest = chunks.slice(index);
   if (skip > 0 && rest.length > 0) rest[0] = (rest[0] as Uint8Array).subarray(skip);
   return rest;
+}
+
+/** False while anyone listens on undici's body chunks (a listener may keep them). */
+export function releasable(): boolean {
+  return !hasSubscribers(BODY_CHUNK_CHANNEL);
 }
 
 /** Detaches each chunk's ArrayBuffer when the chunk is all of it, which frees its memory now. */

@@ -151,16 +151,14 @@ describe("writeBodyToFile", () => {
   });
 });
 
-describe("FileBodySink (the raw download's sink)", () => {
+describe("FileBodySink (the download's sink)", () => {
   const data = randomBytes(700_001);
   const pieces = (bytes: Buffer) => chunked(bytes, [262_144, 1, 100_000]);
 
-  /** Feeds the pieces the way rawGet does: one at a time, waiting when the sink asks to. */
+  /** Feeds the pieces the way the transport does: one at a time, waiting when the sink asks to. */
   async function feed(sink: FileBodySink, list: Uint8Array[]): Promise<void> {
     for (const piece of list) {
-      const scratch = Buffer.from(piece); // a reused buffer: overwritten once the call returns
-      const waiting = sink.onData(scratch);
-      scratch.fill(0);
+      const waiting = sink.onData(Buffer.from(piece));
       if (waiting) await waiting;
     }
   }
@@ -181,7 +179,7 @@ describe("FileBodySink (the raw download's sink)", () => {
     expect(sink.writes.pooled).toBe(0);
   });
 
-  it("copies each piece before writing it in the thread pool (the read buffer is reused)", async () => {
+  it("writes in the thread pool, one piece at a time, once writes are slow", async () => {
     const path = join(work, "raw-pooled.bin");
     const sink = new FileBodySink(path, { io: { strikes: 0 } });
     sink.onHead(200, { "content-type": "application/zip" });
@@ -189,6 +187,26 @@ describe("FileBodySink (the raw download's sink)", () => {
     sink.close();
     expect(sink.writes.inline).toBe(0);
     expect(readFileSync(path).equals(data)).toBe(true);
+  });
+
+  it("with `release`, frees a chunk that is a whole buffer once it is on disk, and only then", async () => {
+    const path = join(work, "raw-released.bin");
+    const sink = new FileBodySink(path, { release: true });
+    sink.onHead(200, {});
+    const owned = Buffer.from(new Uint8Array(data.subarray(0, 1000)).buffer);
+    const view = Buffer.from(data.buffer, data.byteOffset + 1000, 1000);
+    expect(sink.onData(owned)).toBeUndefined();
+    expect(sink.onData(view)).toBeUndefined();
+    sink.close();
+    expect(readFileSync(path).equals(data.subarray(0, 2000))).toBe(true);
+    expect(owned.buffer.detached).toBe(true);
+    expect(view.buffer.detached).toBe(false);
+    const kept = Buffer.from(new ArrayBuffer(10));
+    const keeping = new FileBodySink(join(work, "raw-kept.bin"));
+    keeping.onHead(200, {});
+    keeping.onData(kept);
+    keeping.close();
+    expect(kept.buffer.detached).toBe(false);
   });
 
   it("leaves error answers and JSON envelopes to the caller, and opens nothing for them", () => {

@@ -59,6 +59,26 @@ const server = createServer((req, res) => {
     const failed = { IsSuccessful: false, RequestedObject: {}, ValidationMessages: [NOT_READY] };
     return res.end(JSON.stringify(path.endsWith("/8") ? failed : envelope({ Id: 9 })));
   }
+  if (path === "/api/core/package/download/10") {
+    // Half the file, then silence: the stall timeout must end it.
+    res.writeHead(200, { "content-type": "application/zip", "content-length": String(FILE.length) });
+    return res.write(FILE.subarray(0, FILE.length / 2));
+  }
+  if (path === "/api/core/package/download/11") {
+    // Chunked transfer coding, in pieces spread over more than the JSON deadline of the test.
+    res.writeHead(200, { "content-type": "application/zip" });
+    const pieces = 6;
+    const size = Math.ceil(FILE.length / pieces);
+    let sent = 0;
+    const next = () => {
+      const piece = FILE.subarray(sent * size, (sent + 1) * size);
+      sent++;
+      if (sent === pieces) return res.end(piece);
+      res.write(piece);
+      setTimeout(next, 60);
+    };
+    return next();
+  }
   if (path === "/api/core/package/download/7") {
     downloads++;
     const cut = cutsLeft > 0;
@@ -132,6 +152,29 @@ describe("packages.download to a path", () => {
       expect(existsSync(file)).toBe(false);
       expect(existsSync(`${file}.part`)).toBe(false);
     }
+  });
+
+  it("a body that stalls fails after timeouts.bodyMs with a ConnectionError, and leaves no .part", async () => {
+    const client = createClient(optionsFor(url, { timeouts: { bodyMs: 150 }, retry: { retries: 0 } }));
+    const file = join(work, "stalled.zip");
+    const seen: number[] = [];
+    const failure = client.packages.download(10, file, { onProgress: (p) => seen.push(p.bytes) });
+    await expect(failure).rejects.toThrow(ConnectionError);
+    await client.close();
+    expect(seen.at(-1)).toBe(Math.floor(FILE.length / 2));
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(`${file}.part`)).toBe(false);
+  });
+
+  it("a chunked body that takes longer than timeouts.requestMs arrives whole (transfers are exempt)", async () => {
+    const client = createClient(optionsFor(url, { timeouts: { requestMs: 100, bodyMs: 5_000 } }));
+    const file = join(work, "chunked.zip");
+    const seen: Array<{ bytes: number; total: number | undefined }> = [];
+    const { bytes } = await client.packages.download(11, file, { onProgress: (p) => seen.push(p) });
+    await client.close();
+    expect(bytes).toBe(FILE.length);
+    expect(readFileSync(file).equals(FILE)).toBe(true);
+    expect(seen.at(-1)).toEqual({ bytes: FILE.length, total: undefined });
   });
 
   it("a file that cannot be created is a TransferError, and the client goes on working", async () => {

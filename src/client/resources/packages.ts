@@ -2,7 +2,6 @@ import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { z } from "zod";
-import { writeBodyToFile } from "../../io/file-sink.ts";
 import {
   EmptyObject,
   IdObject,
@@ -18,9 +17,8 @@ import { FileBodySink } from "../file-body-sink.ts";
 import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";
-import { isSinkError } from "../raw-get.ts";
 import { apiCoreRoute } from "../route.ts";
-import type { RawResponse } from "../transport.ts";
+import { isSinkError, type RawResponse } from "../transport.ts";
 
 /*
  * Package automation, under the `/api/core/` prefix the seed writes (discovered per instance).
@@ -111,11 +109,11 @@ export function packagesResource(caller: Caller) {
           consume: (response, context) => saveToStream(response, context, destination, onProgress),
         });
       }
-      // With the client's own connection settings the body goes straight from a reused socket
-      // buffer to the file (raw-get.ts, FileBodySink); through an injected dispatcher it is read
-      // from undici's body stream (saveToFile). Both write `<path>.part`, renamed when whole.
+      // Each chunk goes from undici's parser to `<path>.part` as it arrives (transport getInto,
+      // FileBodySink), renamed when whole. An answer the sink refuses comes back with its body.
       const partial = `${destination}.part`;
       const sink = new FileBodySink(partial, {
+        release: caller.ownsTransport,
         onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
       });
       try {
@@ -125,9 +123,7 @@ export function packagesResource(caller: Caller) {
           what: `the download of package ${packageId}`,
           sink,
           consume: async (response, context) =>
-            response.taken
-              ? { bytes: sink.written }
-              : saveToFile(response, context, partial, onProgress, caller.ownsTransport),
+            response.taken ? { bytes: sink.written } : refuseEnvelope(response, context),
         });
         sink.close();
         await rename(partial, destination);
@@ -184,31 +180,6 @@ async function saveToStream(
       : mapped(error, context);
   });
   return { bytes };
-}
-
-/** Writes the body to `partial` (the caller renames or removes it). */
-async function saveToFile(
-  response: RawResponse,
-  context: DecodeContext,
-  partial: string,
-  onProgress: OnProgress | undefined,
-  ownsTransport: boolean,
-): Promise<{ bytes: number }> {
-  const type = String(response.headers["content-type"] ?? "");
-  if (/json/i.test(type)) return refuseEnvelope(response, context);
-  const total = totalOf(response);
-  try {
-    // Runs of chunks written straight from the body (file-sink.ts); progress once each is on disk.
-    const { bytes } = await writeBodyToFile(response.body, partial, {
-      release: ownsTransport,
-      onWritten: (written) => onProgress?.({ bytes: written, total }),
-    });
-    return { bytes };
-  } catch (error) {
-    // The body may not have been read at all (the file could not be opened): release the socket.
-    response.body.destroy();
-    throw mapped(error, context);
-  }
 }
 
 function totalOf(response: RawResponse): number | undefined {

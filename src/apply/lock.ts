@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
  * One apply per environment from one checkout at a time: `.egp/locks/<env>.lock`, created
@@ -17,12 +18,15 @@ export interface LockHolder {
 }
 
 export class LockedError extends Error {
-  readonly code = "EGP_LOCKED";
-  readonly holder: LockHolder;
-  constructor(env: string, file: string, holder: LockHolder) {
+  readonly code = ApplyErrorCode.Locked;
+  /** Who holds it; absent when the lock changed hands while this run tried to take it. */
+  readonly holder: LockHolder | undefined;
+  constructor(env: string, file: string, holder?: LockHolder) {
     super(
-      `${env} is locked by pid ${holder.pid} on ${holder.host} since ${holder.startedAt} (${holder.command}); ` +
-        `if that run is gone, delete ${file}`,
+      holder
+        ? `${env} is locked by pid ${holder.pid} on ${holder.host} since ${holder.startedAt} (${holder.command}); ` +
+            `if that run is gone, delete ${file}`
+        : `${env}: could not take the lock ${file}: another run took it at the same moment; try again`,
     );
     this.name = "LockedError";
     this.holder = holder;
@@ -93,5 +97,5 @@ export function acquireLock(
     tookOver = existing;
     rmSync(file, { force: true });
   }
-  throw new Error(`could not take the lock ${file}`);
+  throw new LockedError(env, file);
 }

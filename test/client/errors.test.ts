@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { ArtifactError } from "../../src/apply/artifacts.ts";
 import { APPLY_ERROR_CODES } from "../../src/apply/error-codes.ts";
+import { ApplyError } from "../../src/apply/errors.ts";
+import { LockedError } from "../../src/apply/lock.ts";
 import { ERROR_CODES } from "../../src/client/error-codes.ts";
 import {
   AuthError,
@@ -17,9 +20,11 @@ import {
   ValidationError,
 } from "../../src/client/errors.ts";
 import { Scrubber } from "../../src/client/redact.ts";
-
 import { MANIFEST_ERROR_CODES } from "../../src/manifest/error-codes.ts";
+import { ManifestError } from "../../src/manifest/errors.ts";
 import { PLAN_ERROR_CODES } from "../../src/plan/error-codes.ts";
+import { PlanError } from "../../src/plan/kinds/kind.ts";
+import { PlanFileError } from "../../src/plan/plan-file.ts";
 
 const request = { method: "POST", path: "/platformapi/core/system/user" };
 
@@ -46,6 +51,19 @@ describe("the error code registry", () => {
     for (const code of ALL_CODES) expect(doc, code).toMatch(new RegExp(`\\| \`${code}\` \\|`));
     const documented = [...doc.matchAll(/\| `(EGP_[A-Z_]+)` \|/g)].map((match) => match[1]);
     expect(documented.sort()).toEqual([...ALL_CODES].sort());
+  });
+
+  it("gives the error classes of every stage a registered code", () => {
+    const issue = { file: "m.yaml", line: 1, column: 1, path: "", message: "x", severity: "error" as const };
+    const errors = [
+      new ManifestError([issue]),
+      new PlanError("x"),
+      new PlanFileError("plan.json", "x"),
+      new ArtifactError("p.zip", "x"),
+      new LockedError("prod", ".egp/locks/prod.lock"),
+      new ApplyError("EGP_TARGET_GONE", "x"),
+    ];
+    expect(errors.map((error) => ALL_CODES.includes(error.code))).toEqual(errors.map(() => true));
   });
 
   it("is where every code in src/ comes from: no stage names a code no registry holds", () => {

@@ -187,7 +187,9 @@ describe("executePlan", () => {
     });
     expect(tries).toEqual(["SecurityParameter/New#create", "SecurityParameter/New#create*"]);
     expect(slept).toEqual([500]);
-    expect(result.failed).toEqual([{ step: "SecurityParameter/New#create", error: "bad parameter" }]);
+    expect(result.failed).toEqual([
+      { step: "SecurityParameter/New#create", code: "EGP_VALIDATION", error: "bad parameter" },
+    ]);
     expect(result.skipped).toEqual(["User/a#create"]);
   });
 
@@ -226,6 +228,7 @@ describe("executePlan", () => {
     expect(result.failed).toEqual([
       {
         step: "User/a#create",
+        code: "EGP_DELETE_REFUSED",
         error:
           "refusing to delete user a: the plan was made without --allow-delete, and the prune policy does not delete users",
       },

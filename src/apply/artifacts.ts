@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Entry, ZipFile } from "yauzl";
 import { PackageManifest } from "../wire/index.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
 
 // Loaded when a package is inspected: plans and drift checks never open a zip.
 const require = createRequire(import.meta.url);
@@ -28,7 +29,7 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
 };
 
 export class ArtifactError extends Error {
-  readonly code = "EGP_ARTIFACT_REJECTED";
+  readonly code = ApplyErrorCode.ArtifactRejected;
   constructor(file: string, reason: string) {
     super(`package ${file} rejected: ${reason}`);
     this.name = "ArtifactError";

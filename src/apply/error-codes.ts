@@ -1,11 +1,28 @@
 /*
- * Codes of the failures apply raises outside the client; docs/errors.md describes each (the same
- * test as the client's registry keeps them in step).
+ * Codes of the failures apply raises outside the client. Each stage keeps its own registry
+ * (client, manifest, plan, apply); docs/errors.md describes the union and one test keeps them in
+ * step (test/client/errors.test.ts).
  */
 export const ApplyErrorCode = {
   PlanStale: "EGP_PLAN_STALE",
   PlanMismatch: "EGP_PLAN_MISMATCH",
   DeleteRefused: "EGP_DELETE_REFUSED",
+  ArtifactRejected: "EGP_ARTIFACT_REJECTED",
+  Locked: "EGP_LOCKED",
+  /** A step failed for a reason that carries no code of its own (a bug, a local I/O error). */
+  StepFailed: "EGP_STEP_FAILED",
+  /** A step needs the output of an earlier step (a package id, an artifact) and it is not there. */
+  StepInputMissing: "EGP_STEP_INPUT_MISSING",
+  /** A step's environment has no connection (a plan naming an environment the run did not open). */
+  NoConnection: "EGP_NO_CONNECTION",
+  /** The object a step writes was there when planned and is gone now. */
+  TargetGone: "EGP_TARGET_GONE",
+  /** A platform job (generate, install) did not finish within its time. */
+  JobTimeout: "EGP_JOB_TIMEOUT",
+  /** The platform ran the install job and reported it failed. */
+  InstallFailed: "EGP_INSTALL_FAILED",
+  /** After an install, objects still differ from the source. */
+  VerifyFailed: "EGP_VERIFY_FAILED",
 } as const;
 
 export type ApplyErrorCode = (typeof ApplyErrorCode)[keyof typeof ApplyErrorCode];

@@ -54,6 +54,6 @@ describe("executePlan: tries of a step that fails for a passing reason", () => {
   it("gives up after the eighth", async () => {
     const { result, tries } = await runWithFailures(8);
     expect(tries).toBe(8);
-    expect(result.failed).toEqual([{ step: "User/a#create", error: "429" }]);
+    expect(result.failed).toEqual([{ step: "User/a#create", code: "EGP_RATE_LIMITED", error: "429" }]);
   });
 });

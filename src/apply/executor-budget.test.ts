@@ -40,6 +40,6 @@ describe("executePlan: one retry budget per step", () => {
     });
     // 4 + 1 + 4 + 1 + 4 + 1 + 1 (the fourth try's calls find one retry left): 16; no fifth try.
     expect(tries).toBe(4);
-    expect(result.failed).toEqual([{ step: "User/a#create", error: "503" }]);
+    expect(result.failed).toEqual([{ step: "User/a#create", code: "EGP_UNAVAILABLE", error: "503" }]);
   });
 });

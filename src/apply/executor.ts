@@ -6,6 +6,8 @@ import { RetryBudget, withRetryBudget } from "../client/retry-budget.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import type { Plan, Step } from "../plan/index.ts";
 import type { SecurityParameter } from "../wire/index.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
+import { ApplyError, StepError, type StepFailure } from "./errors.ts";
 import type { Journal } from "./journal.ts";
 import { OPS } from "./ops/index.ts";
 import type { OpContext, OpRegistry } from "./ops/types.ts";
@@ -19,15 +21,15 @@ import type { Carried } from "./resume.ts";
 
 export type ApplyEvent =
   | { type: "start" | "done" | "reused" | "skipped" | "stopped"; step: Step; ms?: number }
-  | { type: "failed"; step: Step; error: string; ms: number }
-  | { type: "retry"; step: Step; error: string; attempt: number }
+  | { type: "failed"; step: Step; error: StepFailure; ms: number }
+  | { type: "retry"; step: Step; error: StepFailure; attempt: number }
   | { type: "progress"; step: Step; message: string; bytes?: number; total?: number };
 
 export interface ApplyResult {
   done: string[];
   /** Steps a previous, interrupted run had finished. */
   reused: string[];
-  failed: Array<{ step: string; error: string }>;
+  failed: Array<{ step: string; code: string; error: string }>;
   skipped: string[];
   /** Steps never started because the run was interrupted. */
   notStarted: string[];
@@ -70,10 +72,6 @@ export function isPassing(error: unknown): boolean {
   );
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Resolves when the signal aborts (never without one), so that the scheduler wakes up at once. */
 function aborted(signal: AbortSignal | undefined): Promise<void> {
   if (!signal) return new Promise(() => undefined);
@@ -102,12 +100,17 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     stopped: [],
     interrupted: false,
   };
+  const changes = new Map(plan.changes.map((change) => [change.id, change]));
   const stopping = () => options.signal?.aborted === true;
   const parameterCache = new Map<string, Promise<SecurityParameter[]>>();
 
   const clientFor = (step: Step) => {
     const client = options.clients.get(step.environment);
-    if (!client) throw new Error(`no connection to ${step.environment} for ${step.id}`);
+    if (!client)
+      throw new ApplyError(
+        ApplyErrorCode.NoConnection,
+        `no connection to ${step.environment} for ${step.id}`,
+      );
     return client;
   };
 
@@ -155,7 +158,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
         emit({ type: "done", step, ms: Date.now() - started });
         return;
       } catch (error) {
-        const message = messageOf(error);
+        const failure = new StepError(step, changes.get(step.change), error).toJSON();
         const pause = Math.min(500 * 2 ** (attempt - 1), 4_000);
         if (attempt < attempts && isPassing(error) && stopping()) {
           // Left without an end in the journal: a resumed run checks whether it happened.
@@ -164,15 +167,15 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
           return;
         }
         if (attempt < attempts && isPassing(error) && budget.take(pause)) {
-          emit({ type: "retry", step, error: message, attempt });
+          emit({ type: "retry", step, error: failure, attempt });
           // The failed try may have done its work: the next one checks before it writes.
           resumed = true;
           await sleep(pause);
           continue;
         }
-        await journal.record({ type: "failed", at: new Date().toISOString(), step: step.id, error: message });
-        result.failed.push({ step: step.id, error: message });
-        emit({ type: "failed", step, error: message, ms: Date.now() - started });
+        await journal.record({ type: "failed", at: new Date().toISOString(), step: step.id, error: failure });
+        result.failed.push({ step: step.id, code: failure.code, error: failure.message });
+        emit({ type: "failed", step, error: failure, ms: Date.now() - started });
         return;
       }
     }

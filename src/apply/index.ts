@@ -1,4 +1,8 @@
 export { ArtifactError, DEFAULT_ARTIFACT_LIMITS, inspectPackage } from "./artifacts.ts";
+export type { ApplyErrorCode } from "./error-codes.ts";
+export { APPLY_ERROR_CODES } from "./error-codes.ts";
+export type { ErrorCause, StepFailure } from "./errors.ts";
+export { ApplyError, causeOf, StepError } from "./errors.ts";
 export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
 export type { JournalEntry, JournalState } from "./journal.ts";

@@ -1,10 +1,16 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
+import type { PlatformClient } from "../client/client.ts";
+import { ErrorCode } from "../client/error-codes.ts";
+import { ValidationError } from "../client/errors.ts";
 import { planChanges } from "../plan/index.ts";
-import { Journal } from "./journal.ts";
+import { executePlan } from "./executor.ts";
+import { Journal, type JournalEntry } from "./journal.ts";
+import type { OpRegistry } from "./ops/types.ts";
 
 const plan = () =>
   planChanges(desired({ users: [desiredUser("a"), desiredUser("b"), desiredUser("c")] }), live(), {
@@ -93,5 +99,65 @@ describe("Journal.record: group commit", () => {
       journal.record({ type: "start", at: CREATED_AT, step: `User/${name}#create` }),
     );
     for (const entry of entries) await expect(entry).rejects.toThrow("disk full");
+  });
+});
+
+describe("Journal: a failed step", () => {
+  it("records the failure's code, the step's kind and key, and a structured cause, not a string", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "egp-journal-"));
+    const journal = Journal.open(dir, plan());
+    const refused = new ValidationError({
+      code: ErrorCode.Validation,
+      message: "POST /platformapi/core/system/user: HTTP 400 rejected: FirstName: Required",
+      status: 400,
+      method: "POST",
+      path: "/platformapi/core/system/user",
+      validationMessages: [{ MessageKey: "InvalidValue", Description: "FirstName: Required" }],
+    });
+    const ops = new Proxy({} as OpRegistry, {
+      get: () => async (context: { step: { id: string } }) => {
+        if (context.step.id === "User/b#create") throw refused;
+        return { id: 1 };
+      },
+    });
+    await executePlan({
+      plan: plan(),
+      desired: desired(),
+      clients: new Map([["prod", {} as PlatformClient]]),
+      journal,
+      stateDir: dir,
+      concurrency: 1,
+      logger: pino({ level: "silent" }),
+      ops,
+    });
+    const entries = readFileSync(journal.file, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as JournalEntry);
+    const failed = entries.filter((entry) => entry.type === "failed");
+    expect(failed).toEqual([
+      {
+        type: "failed",
+        at: expect.any(String),
+        step: "User/b#create",
+        error: {
+          code: "EGP_VALIDATION",
+          message: refused.message,
+          kind: "User",
+          key: "b",
+          op: "user.create",
+          step: "User/b#create",
+          cause: {
+            code: "EGP_VALIDATION",
+            name: "ValidationError",
+            message: refused.message,
+            status: 400,
+            method: "POST",
+            path: "/platformapi/core/system/user",
+            messageKeys: ["InvalidValue"],
+          },
+        },
+      },
+    ]);
   });
 });

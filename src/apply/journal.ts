@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { type Plan, readPlanFile, writePlanFile } from "../plan/index.ts";
+import type { StepFailure } from "./errors.ts";
 
 /*
  * The journal of one apply: `.egp/journal/<env>/<plan-id>.jsonl`. Its first line holds the plan
@@ -24,7 +25,8 @@ export type JournalEntry =
   /** `origin`: the plan that first started the step, when it was carried over from a superseded run. */
   | { type: "start"; at: string; step: string; origin?: string }
   | { type: "done"; at: string; step: string; output: Record<string, unknown>; origin?: string }
-  | { type: "failed"; at: string; step: string; error: string }
+  /** `error`: a string in journals written before failures had codes. */
+  | { type: "failed"; at: string; step: string; error: StepFailure | string }
   | { type: "complete"; at: string; ok: boolean }
   /** An interrupted run that will never be resumed: another plan replaced it, or a user discarded it. */
   | { type: "closed"; at: string; reason: "superseded" | "discarded"; by?: string };

@@ -8,6 +8,7 @@ import {
   releaseLockFile,
   tryTakeLockFile,
 } from "../io/lock-file.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
  * One apply per environment from one checkout at a time: `.egp/locks/<env>.lock`, taken atomically
@@ -21,7 +22,7 @@ export { isStale };
 
 /** The lock is held by someone else, or its file cannot be read. */
 export class LockedError extends Error {
-  readonly code = "EGP_LOCKED";
+  readonly code = ApplyErrorCode.Locked;
   /** Who holds it; absent when the lock file names no holder. */
   readonly holder: LockHolder | undefined;
   constructor(env: string, file: string, holder: LockHolder | undefined, detail?: string) {

@@ -42,10 +42,10 @@ export function applyPrinter(options: { json: boolean; tty: boolean; write?: (li
         write(`${prefix}: skipped, a step it depends on did not finish`);
         return;
       case "retry":
-        write(`${prefix}: try ${event.attempt} failed (${event.error}); trying again`);
+        write(`${prefix}: try ${event.attempt} failed (${event.error.message}); trying again`);
         return;
       case "failed":
-        write(`${prefix}: FAILED: ${event.error}`);
+        write(`${prefix}: FAILED: ${event.error.code} ${event.error.message}`);
         return;
       case "progress": {
         if (event.bytes === undefined) {

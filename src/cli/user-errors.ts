@@ -1,6 +1,8 @@
 import { ArtifactError, LockedError } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
+import { EmulatorErrorCode } from "../emulator/error-codes.ts";
+import { IoErrorCode } from "../io/error-codes.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
@@ -65,7 +67,11 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   // Another process kept an embedded environment's data file, or it is not one; a lock file
   // naming no holder.
   const code = (error as { code?: unknown } | undefined)?.code;
-  if (code === "EGP_DATA_BUSY" || code === "EGP_DATA_UNREADABLE" || code === "EGP_LOCK_UNREADABLE") {
+  if (
+    code === EmulatorErrorCode.DataBusy ||
+    code === EmulatorErrorCode.DataUnreadable ||
+    code === IoErrorCode.LockUnreadable
+  ) {
     return { lines: [(error as Error).message], exitCode: 1 };
   }
   return undefined;

@@ -23,6 +23,8 @@ export const ErrorCode = {
   Transfer: "EGP_TRANSFER",
   ResponseTooLarge: "EGP_RESPONSE_TOO_LARGE",
   RetryAfterTooLong: "EGP_RETRY_AFTER_TOO_LONG",
+  /** The abort reason of a try past its deadline; never reaches callers, who see EGP_TIMEOUT. */
+  RequestDeadline: "EGP_REQUEST_DEADLINE",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -256,7 +256,7 @@ export function retryAfterTooLong(
 
 // ---- connection-level failures
 
-const DEADLINE = "EGP_REQUEST_DEADLINE";
+const DEADLINE = ErrorCode.RequestDeadline;
 
 /** The abort reason of a try that passed `timeouts.requestMs`; connectionErrorOf makes it EGP_TIMEOUT. */
 export function requestDeadline(ms: number, request: { method: string; path: string }): Error {

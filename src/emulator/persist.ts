@@ -15,6 +15,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { holderOfThisProcess, type LockHolder, releaseLockFile, tryTakeLockFile } from "../io/lock-file.ts";
+import { EmulatorErrorCode } from "./error-codes.ts";
 
 /*
  * `--data FILE`: the state, durable. Files beside FILE:
@@ -49,7 +50,7 @@ export interface DataFileOptions {
 
 /** The data file is held by another process that did not close it in time. */
 export class DataFileBusyError extends Error {
-  readonly code = "EGP_DATA_BUSY";
+  readonly code = EmulatorErrorCode.DataBusy;
   constructor(file: string, holder: LockHolder, waitedMs: number) {
     super(
       `${file} is in use by pid ${holder.pid} on ${holder.host} since ${holder.startedAt} (${holder.command}); ` +
@@ -61,7 +62,7 @@ export class DataFileBusyError extends Error {
 
 /** The data file is not a snapshot this emulator wrote. */
 export class DataFileUnreadableError extends Error {
-  readonly code = "EGP_DATA_UNREADABLE";
+  readonly code = EmulatorErrorCode.DataUnreadable;
   constructor(file: string, why: string) {
     super(`${file} cannot be read as emulator state (${why}); move it away to start over from the seed`);
     this.name = "DataFileUnreadableError";

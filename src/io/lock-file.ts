@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { linkSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { IoErrorCode } from "./error-codes.ts";
 
 /*
  * An exclusive lock held as a file naming its holder: the apply lock (`.egp/locks/<env>.lock`) and
@@ -28,7 +29,7 @@ export interface LockHolder {
 
 /** The lock file exists but does not name a holder. */
 export class LockFileUnreadableError extends Error {
-  readonly code = "EGP_LOCK_UNREADABLE";
+  readonly code = IoErrorCode.LockUnreadable;
   readonly file: string;
   constructor(file: string, why: string) {
     super(`the lock file ${file} is unreadable (${why}); if no egp process is using it, delete it`);

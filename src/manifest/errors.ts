@@ -1,3 +1,5 @@
+import { ManifestErrorCode } from "./error-codes.ts";
+
 /** Where something is written: a repository-relative file and a 1-based line and column. */
 export interface SourceLocation {
   file: string;
@@ -30,6 +32,7 @@ export function formatManifestError(issue: ManifestIssue): string {
 
 /** Thrown by the loaders that return a value rather than a result; carries every issue found. */
 export class ManifestError extends Error {
+  readonly code = ManifestErrorCode.Invalid;
   readonly issues: readonly ManifestIssue[];
   readonly file: string;
   readonly line: number;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PlanErrorCode } from "./error-codes.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { renderJson } from "./render/json.ts";
 
@@ -68,7 +69,7 @@ const PlanFile = z.object({
 
 /** A plan file that can't be read: not JSON, another format version, or a damaged plan. */
 export class PlanFileError extends Error {
-  readonly code = "EGP_PLAN_FILE_INVALID";
+  readonly code = PlanErrorCode.FileInvalid;
   constructor(file: string, reason: string) {
     super(`${file}: not a usable plan file (${reason})`);
     this.name = "PlanFileError";

@@ -175,10 +175,11 @@ describe("egp apply after an interrupt: the same plan resumes, any other plans a
   }, 60_000);
 });
 
+// One step at a time: when the install starts, it is the only step in flight, whatever the load.
 describe("egp apply: Ctrl-C and SIGTERM", () => {
   it("lets the install in flight finish, says what was done, exits 130, and the same plan file resumes", async () => {
     const { dev, prod } = await emulators(2_500);
-    const dir = await exampleOn(dev, prod);
+    const dir = await exampleOn(dev, prod, 1);
     const planFile = join(dir, "plan.json");
     expect(
       (await egp(["plan", "--env", "local-prod", "--out", planFile, "--dir", dir], { env: ENV })).code,
@@ -210,7 +211,7 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
 
   it("stops at once on a second signal (SIGTERM then SIGINT); --resume waits for that install instead of repeating it", async () => {
     const { dev, prod } = await emulators(4_000);
-    const dir = await exampleOn(dev, prod);
+    const dir = await exampleOn(dev, prod, 1);
     const child = start(applyArgs(dir, "--yes"));
     await child.waitFor("Package/GRC Core#install (local-prod): started");
     const sent = Date.now();
@@ -234,7 +235,7 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
 
   it("exits when the steps in flight outlast the grace time, with the countdown shown", async () => {
     const { dev, prod } = await emulators(6_000);
-    const dir = await exampleOn(dev, prod);
+    const dir = await exampleOn(dev, prod, 1);
     const child = start(applyArgs(dir, "--yes"), { EGP_INTERRUPT_GRACE_SECONDS: "1" });
     await child.waitFor("Package/GRC Core#install (local-prod): started");
     child.process.kill("SIGINT");

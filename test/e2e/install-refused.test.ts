@@ -65,7 +65,47 @@ describe("egp apply: an install the target refuses", () => {
     );
     expect(output).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
     expect(output).not.toContain("Apply complete");
+    // The step's line names the failure's code before its message.
+    expect(applied.stdout).toMatch(
+      /^Package\/GRC Core#install \(local-prod\): FAILED: EGP_VALIDATION POST \/api\/core\/package\/install: HTTP 400 rejected: Two applications/m,
+    );
     expect(applicationNames(prod)).toEqual(before);
+  });
+
+  it("--json prints the failed step as an event with its code and a structured cause", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
+    findingsByHand(prod);
+    const dir = await exampleOn(dev, prod);
+    const applied = await egp(["--json", "apply", "--env", "local-prod", "--yes", "--dir", dir], {
+      env: ENV,
+    });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    const events = applied.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const failed = events.filter((event) => event.event === "failed");
+    expect(failed).toEqual([
+      expect.objectContaining({
+        step: "Package/GRC Core#install",
+        op: "package.install",
+        environment: "local-prod",
+        error: expect.objectContaining({
+          code: "EGP_VALIDATION",
+          kind: "Package",
+          key: "GRC Core",
+          op: "package.install",
+          message: expect.stringContaining('Two applications would be named "Findings"'),
+          cause: expect.objectContaining({
+            code: "EGP_VALIDATION",
+            name: "ValidationError",
+            status: 400,
+            method: "POST",
+            path: "/api/core/package/install",
+          }),
+        }),
+      }),
+    ]);
   });
 
   it("an install job that fails (the conflict appeared after the call) fails the apply with its messages", async () => {
@@ -86,6 +126,9 @@ describe("egp apply: an install the target refuses", () => {
       expect(applied.code, applied.stdout + applied.stderr).toBe(1);
       expect(applied.stdout + applied.stderr).toMatch(
         /Package\/GRC Core#install: install of package \d+ failed: Two applications would be named "Findings"/,
+      );
+      expect(applied.stdout).toMatch(
+        /#install \(local-prod\): FAILED: EGP_INSTALL_FAILED install of package \d+ failed/,
       );
       const findings = applicationNames(prod).filter((name) => name.startsWith("Findings "));
       expect(findings).toEqual(["Findings 0d0d0d0d-1111-4222-8333-444444444444"]);

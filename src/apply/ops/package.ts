@@ -6,6 +6,8 @@ import type { PackageRead } from "../../client/resources/packages.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects } from "../../state/index.ts";
 import { artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
+import { ApplyErrorCode } from "../error-codes.ts";
+import { ApplyError } from "../errors.ts";
 import type { OpContext, OpHandler } from "./types.ts";
 
 /*
@@ -30,7 +32,11 @@ const outputOf = (context: OpContext, verb: string, key: string): unknown =>
 
 function packageIdFrom(context: OpContext, verb: string): number {
   const id = outputOf(context, verb, "packageId");
-  if (typeof id !== "number") throw new Error(`${change(context)}: the ${verb} step left no package id`);
+  if (typeof id !== "number")
+    throw new ApplyError(
+      ApplyErrorCode.StepInputMissing,
+      `${change(context)}: the ${verb} step left no package id`,
+    );
   return id;
 }
 
@@ -118,7 +124,10 @@ async function poll<T>(
       const result = await attempt();
       if (result !== undefined) return result;
       if (Date.now() - started + pause > limitMs)
-        throw new Error(`${what}: gave up after ${Math.round((Date.now() - started) / 1000)} s`);
+        throw new ApplyError(
+          ApplyErrorCode.JobTimeout,
+          `${what}: gave up after ${Math.round((Date.now() - started) / 1000)} s`,
+        );
       context.progress(`waiting for ${what}`);
       await context.sleep(pause);
       pause = Math.min(pause * 2, 5_000);
@@ -156,7 +165,11 @@ const download: OpHandler = async (context) => {
 
 const upload: OpHandler = async (context) => {
   const sha256 = outputOf(context, "download", "artifact");
-  if (typeof sha256 !== "string") throw new Error(`${change(context)}: the download step left no artifact`);
+  if (typeof sha256 !== "string")
+    throw new ApplyError(
+      ApplyErrorCode.StepInputMissing,
+      `${change(context)}: the download step left no artifact`,
+    );
   const packageId = await context.client.packages.upload(artifactPath(context.stateDir, sha256), {
     fileName: `${sha256.slice(0, 12)}.zip`,
     onProgress: (p) => context.progress("uploading", p.bytes, p.total),
@@ -202,7 +215,15 @@ const install: OpHandler = async (context) => {
     if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
     if (latest.Status === "Failed") {
       const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
-      throw new Error(`install of package ${packageId} failed: ${why || "no reason given"}`);
+      throw new ApplyError(
+        ApplyErrorCode.InstallFailed,
+        `install of package ${packageId} failed: ${why || "no reason given"}`,
+        {
+          messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
+            Boolean(k),
+          ),
+        },
+      );
     }
     return latest.Status;
   });
@@ -237,8 +258,12 @@ const verify: OpHandler = async (context) => {
         .map((o) => o.name);
       return differing.length === 0 ? true : undefined;
     });
-  } catch {
-    throw new Error(`after the install, these objects still differ from the source: ${differing.join(", ")}`);
+  } catch (error) {
+    throw new ApplyError(
+      ApplyErrorCode.VerifyFailed,
+      `after the install, these objects still differ from the source: ${differing.join(", ")}`,
+      { cause: error },
+    );
   }
   return { verified: objects.map((o) => o.name) };
 };

@@ -1,5 +1,7 @@
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
+import { ApplyErrorCode } from "../error-codes.ts";
+import { ApplyError } from "../errors.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
 import type { OpContext, OpHandler } from "./types.ts";
 
@@ -46,7 +48,11 @@ const create: OpHandler = async (context) => {
 const update: OpHandler = async (context) => {
   const { name, fields = {} } = context.step.input as unknown as ParameterInput;
   const live = await findByName(context, name);
-  if (!live) throw new Error(`security parameter "${name}" no longer exists on ${context.step.environment}`);
+  if (!live)
+    throw new ApplyError(
+      ApplyErrorCode.TargetGone,
+      `security parameter "${name}" no longer exists on ${context.step.environment}`,
+    );
   // Update sends the whole live parameter with the managed fields changed, and its Id, Alias, GUID.
   await context.client.securityParameters.update({ ...live, ...forTheWire(fields) } as never);
   await context.parameters(true);

@@ -1,6 +1,8 @@
 import { NotFoundError, OutcomeUnknownError } from "../../client/errors.ts";
 import type { UserRead } from "../../client/resources/users.ts";
 import type { DesiredContact } from "../../manifest/index.ts";
+import { ApplyErrorCode } from "../error-codes.ts";
+import { ApplyError } from "../errors.ts";
 import { generatePassword } from "../password.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
 import type { OpContext, OpHandler } from "./types.ts";
@@ -28,7 +30,11 @@ async function securityIdOf(context: OpContext, name: string | undefined): Promi
   const wanted = name.toLowerCase();
   const match = (await context.parameters()).find((p) => p.Name.toLowerCase() === wanted);
   const fresh = match ?? (await context.parameters(true)).find((p) => p.Name.toLowerCase() === wanted);
-  if (!fresh) throw new Error(`security parameter "${name}" does not exist on ${context.step.environment}`);
+  if (!fresh)
+    throw new ApplyError(
+      ApplyErrorCode.TargetGone,
+      `security parameter "${name}" does not exist on ${context.step.environment}`,
+    );
   return fresh.Id;
 }
 
@@ -109,11 +115,16 @@ async function liveId(context: OpContext, input: UserInput): Promise<number | un
   return (await findUser(context, input.userName))?.Id;
 }
 
+const gone = (context: OpContext, input: UserInput) =>
+  new ApplyError(
+    ApplyErrorCode.TargetGone,
+    `user ${input.userName} no longer exists on ${context.step.environment}`,
+  );
+
 const update: OpHandler = async (context) => {
   const input = inputOf(context);
   const id = await liveId(context, input);
-  if (id === undefined)
-    throw new Error(`user ${input.userName} no longer exists on ${context.step.environment}`);
+  if (id === undefined) throw gone(context, input);
   await sendUpdate(context, id, input);
   return { id };
 };
@@ -121,8 +132,7 @@ const update: OpHandler = async (context) => {
 const activate: OpHandler = async (context) => {
   const input = inputOf(context);
   const id = await liveId(context, input);
-  if (id === undefined)
-    throw new Error(`user ${input.userName} no longer exists on ${context.step.environment}`);
+  if (id === undefined) throw gone(context, input);
   await context.client.users.activate(id);
   return { id };
 };
@@ -130,8 +140,7 @@ const activate: OpHandler = async (context) => {
 const deactivate: OpHandler = async (context) => {
   const input = inputOf(context);
   const id = await liveId(context, input);
-  if (id === undefined)
-    throw new Error(`user ${input.userName} no longer exists on ${context.step.environment}`);
+  if (id === undefined) throw gone(context, input);
   await context.client.users.deactivate(id);
   return { id };
 };

@@ -1,5 +1,6 @@
 import type { DesiredState, FieldSource } from "../../manifest/index.ts";
 import type { LiveState } from "../../state/live-state.ts";
+import { PlanErrorCode } from "../error-codes.ts";
 import type { Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
 
 export interface PlanOptions {
@@ -55,7 +56,7 @@ export function formatPlanProblem(problem: PlanProblem): string {
 
 /** A problem that makes a plan impossible, such as a package naming an application the source lacks. */
 export class PlanError extends Error {
-  readonly code = "EGP_PLAN_INVALID";
+  readonly code = PlanErrorCode.Invalid;
   /** Each problem at its manifest position; empty when the message says it all. */
   readonly problems: readonly PlanProblem[];
   constructor(message: string, problems: readonly PlanProblem[] = []) {

@@ -1,0 +1,8 @@
+/* Codes of the failures io raises; docs/errors.md describes them (see apply/error-codes.ts). */
+export const IoErrorCode = {
+  LockUnreadable: "EGP_LOCK_UNREADABLE",
+} as const;
+
+export type IoErrorCode = (typeof IoErrorCode)[keyof typeof IoErrorCode];
+
+export const IO_ERROR_CODES: readonly IoErrorCode[] = Object.values(IoErrorCode);

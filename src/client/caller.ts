@@ -335,21 +335,31 @@ function isTransfer(call: Call<unknown>): boolean {
   return call.consume !== undefined || call.sink !== undefined || call.multipart !== undefined;
 }
 
+/**
+ * Reads a body into `chunks` until it ends or passes `limit` bytes; true when it was cut there.
+ * What arrived before a failure stays in `chunks`.
+ */
+async function collect(response: RawResponse, limit: number, chunks: Buffer[]): Promise<boolean> {
+  let size = 0;
+  for await (const chunk of response.body) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) return true;
+    chunks.push(buffer);
+  }
+  return false;
+}
+
 /** A JSON body as text, counted as it streams in: a failure mid-body is a ConnectionError. */
 async function readJsonText(response: RawResponse, limit: number, context: DecodeContext): Promise<string> {
   const chunks: Buffer[] = [];
-  let size = 0;
+  let over: boolean;
   try {
-    for await (const chunk of response.body) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > limit) break;
-      chunks.push(buffer);
-    }
+    over = await collect(response, limit, chunks);
   } catch (error) {
     throw connectionErrorOf(error, context, context.scrub);
   }
-  if (size > limit) {
+  if (over) {
     response.body.destroy();
     throw new ResponseTooLargeError({
       code: ErrorCode.ResponseTooLarge,
@@ -392,14 +402,8 @@ export function queryString(query: Array<[string, string]> | undefined): string 
 
 async function readCapped(response: RawResponse, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
-  let size = 0;
   try {
-    for await (const chunk of response.body) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > limit) break;
-      chunks.push(buffer);
-    }
+    await collect(response, limit, chunks);
   } catch {
     // A body cut short still tells us the status; the messages are a bonus.
   } finally {

@@ -1,37 +1,20 @@
-import { createServer, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { connections } from "../../src/cli/connect.ts";
 import { DEFAULT_LIMITS, type EnvironmentConfig, Secret } from "../../src/manifest/index.ts";
+import { useSilentServer } from "../helpers/socket.ts";
 
 /* The CLI's side of "no silent waits": the client's wait notices become warnings naming the environment. */
 
-const sockets = new Set<Socket>();
-const server = createServer((socket) => {
-  sockets.add(socket);
-  socket.on("error", () => undefined);
-});
-let url = "";
-
-beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no port");
-  url = `http://127.0.0.1:${address.port}`;
-});
-
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
-  await new Promise((resolve) => server.close(resolve));
-});
+const silent = useSilentServer();
 
 function config(): EnvironmentConfig {
   return {
     name: "prod",
     file: "environments/prod.yaml",
     source: { file: "environments/prod.yaml", line: 1, column: 1 },
-    endpoint: { kind: "http", url },
+    endpoint: { kind: "http", url: silent.url() },
     instance: "Default",
     auth: { username: "svc", domain: "", password: new Secret("Any#Pass2026"), scheme: "Platform" },
     tls: { insecure: false },

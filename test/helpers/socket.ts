@@ -1,4 +1,5 @@
-import { connect } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
+import { afterAll, beforeAll } from "vitest";
 
 /*
  * HTTP/1.1 written by hand on a TCP socket, for requests no HTTP client will send: a body that
@@ -69,4 +70,28 @@ export function exchange(url: string, request: string | Buffer, waitMs = 10_000)
     });
     socket.write(request);
   });
+}
+
+/**
+ * A loopback server that accepts connections and never answers, for the test file's lifetime: the
+ * host behind a firewall that lets TCP through and nothing else. `url()` is its address.
+ */
+export function useSilentServer(): { url(): string } {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => undefined);
+  });
+  let url = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    url = `http://127.0.0.1:${address.port}`;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { url: () => url };
 }

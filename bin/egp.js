@@ -5,13 +5,25 @@
 // The Node flag: V8's young generation sized for egp. Node's default lets it grow to tens of MB, and
 // `plan` at 10,000 users then peaked at 331 MB; 8 MB semi-spaces: 226–237 MB and no slower; 2 MB:
 // 260–273 MB and 0.3–0.6 s more garbage collection (docs/performance.md).
+//
+// This file must parse and run on old Node (20) far enough to say which Node egp needs: only
+// builtins every supported-or-not Node has are imported statically, and nothing of egp loads before
+// the check. A named import of a builtin export that old Node lacks (enableCompileCache) fails while
+// linking, before any line runs, with a SyntaxError stack.
 import { existsSync } from "node:fs";
-import { enableCompileCache } from "node:module";
+import * as nodeModule from "node:module";
+
+const REQUIRED_MAJOR = 24;
+const major = Number(process.versions.node.split(".")[0]);
+if (!(major >= REQUIRED_MAJOR)) {
+  process.stderr.write(`egp needs Node.js ${REQUIRED_MAJOR} or later; found v${process.versions.node}\n`);
+  process.exit(1);
+}
 
 // V8's compiled code for egp and its dependencies is kept on disk (the OS temp folder) between runs:
 // a CLI started by every CI job and cron drift check pays its ~150 ms of compiling once per machine,
 // as npm and TypeScript do. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
-enableCompileCache?.();
+nodeModule.enableCompileCache?.();
 
 const source = new URL("../src/cli/main.ts", import.meta.url);
 const entry =

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerApplyCommand } from "./commands/apply.ts";
 import { registerDriftCommand } from "./commands/drift.ts";
@@ -8,9 +9,16 @@ import { registerSchemaCommand } from "./commands/schema.ts";
 import { registerValidateCommand } from "./commands/validate.ts";
 import { describeUserError } from "./user-errors.ts";
 
+/** The installed package's version: package.json sits two folders up from src/cli and from dist/cli. */
+function packageVersion(): string {
+  const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+}
+
 export function buildProgram(): Command {
   const program = new Command("egp")
     .description("GitOps for the Enterprise Governance Platform")
+    .version(packageVersion(), "-V, --version", "print egp's version")
     .option("--dir <path>", "repository root", process.cwd())
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace", "warn")
     .option("--json", "machine-readable output")

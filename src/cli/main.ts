@@ -6,6 +6,7 @@ import { registerEmulatorCommand } from "./commands/emulator.ts";
 import { registerExportCommand } from "./commands/export.ts";
 import { registerPlanCommand } from "./commands/plan.ts";
 import { registerSchemaCommand } from "./commands/schema.ts";
+import { registerShowCommand } from "./commands/show.ts";
 import { registerValidateCommand } from "./commands/validate.ts";
 import { describeUserError } from "./user-errors.ts";
 
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerSchemaCommand(program);
   registerPlanCommand(program);
   registerDriftCommand(program);
+  registerShowCommand(program);
   registerApplyCommand(program);
   registerExportCommand(program);
   return program;

@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
 import type { Emulator } from "../emulator/index.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
+import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
  * Opens an environment: a client for a real instance, or, for `embedded:<seed>`, an emulator started
@@ -29,6 +30,8 @@ export interface ConnectOptions {
   emulator?: Record<string, unknown>;
   /** How often a long wait is reported (default 10 s; tests pass less). */
   waitNoticeMs?: number;
+  /** The repository's state folder (`.egp`): an embedded data file in it creates it with its `.gitignore`. */
+  stateDir?: string;
   /** The command, as an embedded data file's lock names its holder (`egp apply --env dev`). */
   command?: string;
 }
@@ -50,7 +53,11 @@ export function connections(options: ConnectOptions): Connections {
     const key = dataFile ?? `memory:${config.name}`;
     let started = emulators.get(key);
     if (!started) {
-      if (dataFile) mkdirSync(dirname(dataFile), { recursive: true });
+      if (dataFile) {
+        const { stateDir } = options;
+        if (stateDir && insideStateDir(stateDir, dataFile)) ensureStateDir(stateDir);
+        mkdirSync(dirname(dataFile), { recursive: true });
+      }
       // Loaded only for embedded environments: a run against real instances never loads fastify.
       started = import("../emulator/index.ts").then(({ startEmulator }) =>
         startEmulator({

@@ -1,8 +1,7 @@
-import { join } from "node:path";
 import { Journal } from "../apply/index.ts";
+import { stateDirOf } from "./state-dir.ts";
 
-/** Where egp keeps journals, locks and artifacts in a repository. */
-export const stateDirOf = (dir: string) => join(dir, ".egp");
+export { stateDirOf };
 
 /** The interrupted apply pending for an environment, if any. */
 export function pendingApply(dir: string, env: string) {

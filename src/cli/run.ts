@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { type Connections, connections } from "./connect.ts";
 import { ExitError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
+import { stateDirOf } from "./state-dir.ts";
 
 export interface GlobalFlags {
   dir: string;
@@ -48,6 +49,7 @@ export async function withEnvironments<F>(
   const env = (flags as { env?: unknown }).env;
   const open = connections({
     logger,
+    stateDir: stateDirOf(dir),
     emulator: emulatorOverrides(),
     command: `egp ${command.name()}${typeof env === "string" ? ` --env ${env}` : ""}`,
   });

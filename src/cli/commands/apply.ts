@@ -27,6 +27,7 @@ import { getPlan } from "../get-plan.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
 import { pendingApply, stateDirOf } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
+import { ensureStateDir } from "../state-dir.ts";
 
 interface ApplyFlags {
   env: string;
@@ -195,7 +196,7 @@ export function registerApplyCommand(program: Command): void {
             "apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file",
           );
         }
-        const stateDir = stateDirOf(dir);
+        const stateDir = ensureStateDir(stateDirOf(dir));
         const lock = acquireLock(stateDir, env, `egp apply --env ${env}`);
         const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
         if (lock.tookOver) {

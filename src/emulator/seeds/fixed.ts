@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { SecurityParameter, User } from "../../wire/index.ts";
+import { guidFor } from "../catalogue/guid.ts";
 import type { Store, StoreData, UserRecord } from "../store.ts";
 
 /*
@@ -15,6 +15,13 @@ export const FIXED = {
   groups: { everyone: 1, administrators: 2 },
   parameters: { administrative: 1, generalUser: 2, services: 3 },
 } as const;
+
+/**
+ * The time a seed's objects were made. A seed is the same state on every start, so that two
+ * emulators started from it (two CI jobs, each on a fresh runner) report the same live state, and a
+ * plan made against one still applies to the other; time only enters through later writes.
+ */
+export const SEED_TIME = "2026-01-01T00:00:00.000Z";
 
 export function emptyData(instance: string, release: string, seed: string): StoreData {
   return {
@@ -39,7 +46,7 @@ export function parameter(
   return {
     Id: id,
     Alias: fields.Name.replace(/[^A-Za-z0-9]+/g, "_"),
-    GUID: randomUUID(),
+    GUID: guidFor(`egp-seed:security-parameter:${id}:${fields.Name}`),
     Description: null,
     MinPasswordLength: 8,
     AlphaCharsRequired: 1,
@@ -115,7 +122,7 @@ export function seedUser(
   memberships: { roles?: number[]; groups?: number[] } = {},
 ): UserRecord {
   const id = store.nextId("user");
-  const now = store.isoNow();
+  const now = SEED_TIME;
   const salt = store.newSalt();
   const record: UserRecord = {
     user: userDefaults(id, {

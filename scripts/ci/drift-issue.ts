@@ -1,4 +1,4 @@
-import type { GitHub } from "./github.ts";
+import { type GitHub, GitHubError } from "./github.ts";
 import { type Repo, repoPath } from "./repo.ts";
 
 /*
@@ -52,6 +52,33 @@ export async function findDriftIssues(
     .sort((a, b) => a - b);
 }
 
+/** How a label egp creates looks; a label that is already there is left as its owners made it. */
+export const LABEL_STYLE = {
+  color: "d93f0b",
+  description: "egp drift check: an instance differs from its manifests",
+};
+
+/**
+ * Creates the label when the repository lacks it. GitHub creates an unknown label on a new issue only
+ * for a token with push access; for any other token it drops the label silently, and an issue without
+ * it is never found again, so every drift would open another issue.
+ */
+export async function ensureLabel(github: GitHub, repo: Repo, label: string): Promise<void> {
+  const base = repoPath(repo);
+  const exists = await github.request("GET", `${base}/labels/${encodeURIComponent(label)}`).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof GitHubError && error.status === 404) return false;
+      throw error;
+    },
+  );
+  if (exists) return;
+  await github.request("POST", `${base}/labels`, { name: label, ...LABEL_STYLE }).catch((error: unknown) => {
+    // Another environment's check, at the same moment, made it first.
+    if (!(error instanceof GitHubError && error.status === 422)) throw error;
+  });
+}
+
 export interface DriftIssueInput {
   exitCode: number;
   label: string;
@@ -83,6 +110,7 @@ export async function syncDriftIssue(
   const base = repoPath(repo);
   switch (decision.action) {
     case "open": {
+      await ensureLabel(github, repo, input.label);
       const created = await github.request<Issue>("POST", `${base}/issues`, {
         title: input.title,
         body: input.body(),

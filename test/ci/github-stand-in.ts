@@ -37,6 +37,8 @@ export interface GitHubStandIn {
   token: string;
   repository: string;
   issues: StoredIssue[];
+  /** The repository's labels; a new issue keeps only labels that exist (`dropUnknownLabels`). */
+  labels: Map<string, { name: string; color: string; description: string | null }>;
   comments: StoredComment[];
   requests: Recorded[];
   addPullRequest(title?: string): number;
@@ -67,13 +69,23 @@ function tooLong(resource: string) {
 }
 
 export async function startGitHubStandIn(
-  options: { owner?: string; repo?: string; token?: string } = {},
+  options: {
+    owner?: string;
+    repo?: string;
+    token?: string;
+    /**
+     * GitHub creates an unknown label on a new issue only for a token with push access; for others
+     * (a fork's token, a fine-grained token without it) the label is dropped without an error.
+     */
+    dropUnknownLabels?: boolean;
+  } = {},
 ): Promise<GitHubStandIn> {
   const owner = options.owner ?? "acme";
   const repoName = options.repo ?? "grc-config";
   const token = options.token ?? "ghs_standInToken0123456789";
   const issues: StoredIssue[] = [];
   const comments: StoredComment[] = [];
+  const known: GitHubStandIn["labels"] = new Map();
   const requests: Recorded[] = [];
   let clock = 0;
   let nextComment = 1000;
@@ -192,6 +204,37 @@ export async function startGitHubStandIn(
     },
   );
 
+  app.get<{ Params: RepoParams & { name: string } }>(
+    "/repos/:owner/:repo/labels/:name",
+    async (request, reply) => {
+      const label = known.get(request.params.name);
+      return label ?? reply.code(404).send(notFound);
+    },
+  );
+
+  app.post<{ Body: { name?: unknown; color?: unknown; description?: unknown } }>(
+    "/repos/:owner/:repo/labels",
+    async (request, reply) => {
+      const { name, color, description } = request.body ?? {};
+      if (typeof name !== "string" || name === "")
+        return reply
+          .code(422)
+          .send({ message: "Validation Failed", errors: [{ field: "name", code: "missing_field" }] });
+      if (known.has(name))
+        return reply.code(422).send({
+          message: "Validation Failed",
+          errors: [{ resource: "Label", code: "already_exists", field: "name" }],
+        });
+      const label = {
+        name,
+        color: typeof color === "string" ? color : "ededed",
+        description: typeof description === "string" ? description : null,
+      };
+      known.set(name, label);
+      return reply.code(201).send(label);
+    },
+  );
+
   app.post<{ Body: { title?: unknown; body?: unknown; labels?: unknown } }>(
     "/repos/:owner/:repo/issues",
     async (request, reply) => {
@@ -202,10 +245,15 @@ export async function startGitHubStandIn(
           .send({ message: "Validation Failed", errors: [{ field: "title", code: "missing_field" }] });
       }
       if (typeof body === "string" && body.length > BODY_LIMIT) return reply.code(422).send(tooLong("Issue"));
+      const named = Array.isArray(labels) ? labels.map(String) : [];
+      for (const name of named) {
+        if (!options.dropUnknownLabels && !known.has(name))
+          known.set(name, { name, color: "ededed", description: null });
+      }
       const issue = newIssue({
         title,
         body: typeof body === "string" ? body : null,
-        labels: Array.isArray(labels) ? labels.map(String) : [],
+        labels: named.filter((name) => known.has(name)),
       });
       return reply.code(201).send(issueJson(issue));
     },
@@ -241,6 +289,7 @@ export async function startGitHubStandIn(
     token,
     repository: `${owner}/${repoName}`,
     issues,
+    labels: known,
     comments,
     requests,
     addPullRequest(title = "Change the manifests") {

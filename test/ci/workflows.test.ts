@@ -36,6 +36,8 @@ function stepsOf(file: string): Step[] {
 
 const allSteps = workflowFiles.flatMap(stepsOf);
 const actionSteps: Yaml[] = read(ACTION).runs.steps;
+/** Whether a step runs that third-party action, at whatever pinned commit. */
+const uses = (step: Yaml, action: string): boolean => String(step.uses ?? "").startsWith(`${action}@`);
 const egpSteps = allSteps.filter((s) => s.step.uses === "./.egp-tool/.github/actions/egp");
 
 describe("GitHub's schema", () => {
@@ -98,16 +100,45 @@ describe("glue lives in scripts, not in inline shell", () => {
     }
   });
 
-  it("passes secrets only as EGP_CI_SECRETS, the JSON the runner script filters", () => {
+  it("passes the secrets JSON only to the egp action's `secrets` input", () => {
     for (const { step } of allSteps) {
       for (const [name, value] of Object.entries({ ...step.env, ...step.with })) {
         if (String(value).includes("secrets")) {
-          expect(name).toBe("EGP_CI_SECRETS");
+          expect(name).toBe("secrets");
+          expect(step.uses).toBe("./.egp-tool/.github/actions/egp");
           expect(value).toBe("${{ toJSON(secrets) }}");
         }
       }
     }
-    expect(egpSteps.every((s) => s.step.env?.EGP_CI_SECRETS)).toBe(true);
+    expect(egpSteps.every((s) => s.step.with?.secrets === "${{ toJSON(secrets) }}")).toBe(true);
+  });
+
+  it("puts the secrets JSON in the environment of the step that runs egp only, not of setup or install", () => {
+    const action = read(ACTION);
+    expect(action.inputs.secrets.default).toBe("{}");
+    const withSecrets = actionSteps.filter((step) => JSON.stringify(step).includes("inputs.secrets"));
+    expect(withSecrets.map((step) => step.id)).toEqual(["egp"]);
+    expect(withSecrets[0].env.EGP_CI_SECRETS).toBe("${{ inputs.secrets }}");
+    expect(withSecrets[0].run).toContain("scripts/ci/run-egp.ts");
+  });
+});
+
+describe("third-party actions", () => {
+  const files = [...workflowFiles.map((name) => join(WORKFLOWS, name)), ACTION];
+  const lines = files.flatMap((file) =>
+    readFileSync(file, "utf8")
+      .split("\n")
+      .map((line) => ({ file, line }))
+      .filter(({ line }) => /^\s*(-\s+)?uses:\s+[^.\s]/.test(line)),
+  );
+
+  it("are found", () => {
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(lines)("$line is pinned by commit SHA, with its tag in a comment", ({ line }) => {
+    // A tag can be moved to other code; a commit can't. The comment says which release it is.
+    expect(line).toMatch(/uses:\s+[\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
   });
 });
 
@@ -162,7 +193,7 @@ describe("reusable workflows", () => {
     expect(plan.with.args).toBe(
       "plan --env ${{ matrix.environment }} --format markdown --out plan-${{ matrix.environment }}.json --detailed-exitcode",
     );
-    const upload = stepsOf("egp-plan.yml").find((s) => s.step.uses === "actions/upload-artifact@v4")?.step;
+    const upload = stepsOf("egp-plan.yml").find((s) => uses(s.step, "actions/upload-artifact"))?.step;
     expect(upload.with.path).toBe("${{ inputs.working-directory }}/plan-${{ matrix.environment }}.json");
   });
 
@@ -191,8 +222,8 @@ describe("reusable workflows", () => {
     const planFile = "plan-${{ inputs.target-environment }}.json";
     const plan = jobs["plan-target"].steps.find((s: Yaml) => s.id === "plan");
     expect(plan.with.args).toContain(`--out ${planFile}`);
-    const upload = jobs["plan-target"].steps.find((s: Yaml) => s.uses === "actions/upload-artifact@v4");
-    const download = jobs["apply-target"].steps.find((s: Yaml) => s.uses === "actions/download-artifact@v4");
+    const upload = jobs["plan-target"].steps.find((s: Yaml) => uses(s, "actions/upload-artifact"));
+    const download = jobs["apply-target"].steps.find((s: Yaml) => uses(s, "actions/download-artifact"));
     expect(download.with.name).toBe(upload.with.name);
     const apply = jobs["apply-target"].steps.find((s: Yaml) => String(s.with?.args).startsWith("apply"));
     expect(apply.with.args).toBe(`apply --env \${{ inputs.target-environment }} ${planFile}`);
@@ -208,7 +239,7 @@ describe("the project's own CI", () => {
     const doc = workflow("ci.yml");
     expect(Object.keys(doc.on)).toEqual(expect.arrayContaining(["push", "pull_request"]));
     const steps = stepsOf("ci.yml").map((s) => s.step);
-    expect(steps.find((s) => s.uses === "actions/setup-node@v4")?.with["node-version"]).toBe("24");
+    expect(steps.find((s) => uses(s, "actions/setup-node"))?.with["node-version"]).toBe("24");
     expect(steps.filter((s) => s.run).map((s) => s.run)).toEqual([
       "npm ci --no-audit --no-fund",
       "npm run typecheck",

@@ -83,7 +83,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: stri
   { file: "apply/executor.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   { file: "apply/ops/delete-guard.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   { file: "apply/ops/types.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
-  { file: "apply/ops/user.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   // Apply and plan name wire types directly, not through client (apply) or state (plan).
   { file: "apply/artifacts.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "apply/executor.ts", imports: "wire", why: "issue 15: one typed contract per kind" },

@@ -1,10 +1,11 @@
 import type { SourceLocation } from "../manifest/index.ts";
-import type { StepOp } from "./kinds/steps.ts";
+import type { ChangeKind, StepOp } from "./kinds/steps.ts";
 
 /** Version of the plan file format (docs/plan-format.md). */
 export const PLAN_FORMAT_VERSION = 1;
 
-export type ChangeKind = "SecurityParameter" | "User" | "Package";
+/** The kinds of the registry (kinds/steps.ts). */
+export type { ChangeKind };
 
 /** What happens to one resource. `promote` moves a package from the source environment. */
 export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "promote";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PlanErrorCode } from "./error-codes.ts";
-import { STEP_INPUTS, STEP_OPS, type StepOp } from "./kinds/steps.ts";
+import { CHANGE_KINDS, STEP_INPUTS, STEP_OPS, type StepOp } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { renderJson } from "./render/json.ts";
 
@@ -32,7 +32,7 @@ const PlanFile = z.object({
   changes: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(["SecurityParameter", "User", "Package"]),
+      kind: z.enum(CHANGE_KINDS),
       key: z.string(),
       action: z.enum(["create", "update", "delete", "deactivate", "promote"]),
       fields: z.array(
@@ -60,7 +60,7 @@ const PlanFile = z.object({
       })
       .superRefine(checkInput),
   ),
-  unmanaged: z.array(z.object({ kind: z.enum(["SecurityParameter", "User", "Package"]), key: z.string() })),
+  unmanaged: z.array(z.object({ kind: z.enum(CHANGE_KINDS), key: z.string() })),
   summary: z.object({
     add: z.number(),
     change: z.number(),

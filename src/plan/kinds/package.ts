@@ -2,9 +2,10 @@ import type { DesiredPackage, DesiredPackageObject } from "../../manifest/index.
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
 import type { Change, FieldChange, Step } from "../model.ts";
 import { type KindPlan, type KindPlanner, PlanError, type PlanInput } from "./kind.ts";
+import { packageSteps } from "./package-steps.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 
-export const KIND = "Package";
+export const KIND = packageSteps.kind;
 
 /** The GUID an object of the manifest names, resolved on the source. */
 export function resolveObjectGuid(object: DesiredPackageObject, source: LivePackageSide): string | undefined {

@@ -42,8 +42,12 @@ const ParameterFields = z.object({
 
 const Named = z.object({ name: z.string() });
 
+/** The SecurityParameter kind: its name in plans, and its step ops with the schema of each op's input. */
 export const securityParameterSteps = {
-  "securityParameter.create": Named.extend({ fields: ParameterFields }),
-  "securityParameter.update": Named.extend({ fields: ParameterFields }),
-  "securityParameter.delete": Named,
-};
+  kind: "SecurityParameter",
+  ops: {
+    "securityParameter.create": Named.extend({ fields: ParameterFields }),
+    "securityParameter.update": Named.extend({ fields: ParameterFields }),
+    "securityParameter.delete": Named,
+  },
+} as const;

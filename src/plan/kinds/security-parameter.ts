@@ -3,9 +3,10 @@ import type { SecurityParameter } from "../../wire/index.ts";
 import { same } from "../compare.ts";
 import type { Change, FieldChange } from "../model.ts";
 import type { KindPlan, KindPlanner, PlanInput } from "./kind.ts";
+import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { makeStep } from "./steps.ts";
 
-export const KIND = "SecurityParameter";
+export const KIND = securityParameterSteps.kind;
 
 export function parameterChangeId(name: string): string {
   return `${KIND}/${name}`;

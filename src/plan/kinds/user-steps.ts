@@ -47,15 +47,19 @@ const Managed = z.object({
 /** A live user: `id` as read when planning, found again by name if it moved. */
 const LiveUser = z.object({ userName: z.string(), id: z.number().int().optional() });
 
+/** The User kind: its name in plans, and its step ops with the schema of each op's input. */
 export const userSteps = {
-  // The password is never in the plan: it is read again from the manifest, or generated.
-  // The interface's create requires both names (the manifest does too).
-  "user.create": Managed.extend({
-    fields: UserFields.extend({ FirstName: z.string(), LastName: z.string() }),
-    passwordFrom: z.enum(["manifest", "generated"]),
-  }),
-  "user.update": Managed.extend({ id: z.number().int() }),
-  "user.activate": LiveUser,
-  "user.deactivate": LiveUser,
-  "user.delete": LiveUser,
-};
+  kind: "User",
+  ops: {
+    // The password is never in the plan: it is read again from the manifest, or generated.
+    // The interface's create requires both names (the manifest does too).
+    "user.create": Managed.extend({
+      fields: UserFields.extend({ FirstName: z.string(), LastName: z.string() }),
+      passwordFrom: z.enum(["manifest", "generated"]),
+    }),
+    "user.update": Managed.extend({ id: z.number().int() }),
+    "user.activate": LiveUser,
+    "user.deactivate": LiveUser,
+    "user.delete": LiveUser,
+  },
+} as const;

@@ -19,8 +19,9 @@ import {
 } from "./kind.ts";
 import { type ParametersAfterPlan, parameterChangeId, parametersAfterPlan } from "./security-parameter.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
+import { userSteps } from "./user-steps.ts";
 
-export const KIND = "User";
+export const KIND = userSteps.kind;
 const ACTIVE = 1;
 const INACTIVE = 2;
 

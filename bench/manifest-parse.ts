@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { manifestFile } from "../src/cli/export/yaml.ts";
+import { manifestFile } from "../src/export/yaml.ts";
 import { parsePrecise, parseYamlFile } from "../src/manifest/yaml-source.ts";
 import { launcherFlags } from "./lib/emulator-child.ts";
 import { finish } from "./lib/verdict.ts";

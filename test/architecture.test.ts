@@ -83,7 +83,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: stri
   { file: "apply/executor.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   { file: "apply/ops/delete-guard.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   { file: "apply/ops/types.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
-  { file: "apply/ops/user.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   // Apply and plan name wire types directly, not through client (apply) or state (plan).
   { file: "apply/artifacts.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "apply/executor.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
@@ -95,10 +94,17 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: stri
   { file: "plan/kinds/user.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   // State names the desired state's type to know what to read (manifest is not in its row).
   { file: "state/read-live.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
-  // Export is a stage of its own in DESIGN §1 (src/export/) but lives in src/cli/export, checked
-  // here against export's row; it reads wire types directly.
-  { file: "cli/export/security-parameter.ts", imports: "wire", why: "issue 15: export as its own stage" },
-  { file: "cli/export/user.ts", imports: "wire", why: "issue 15: export as its own stage" },
+  // The same, in each kind's live read (state/kinds/), which read-live.ts's reads moved to.
+  { file: "state/kinds/kind.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "state/kinds/package.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  { file: "state/kinds/user.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
+  // Export reads wire types directly, not through state.
+  {
+    file: "export/kinds/security-parameter.ts",
+    imports: "wire",
+    why: "issue 15: one typed contract per kind",
+  },
+  { file: "export/kinds/user.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
 ];
 
 interface Import {
@@ -133,7 +139,6 @@ function importsIn(file: string, source: string): Import[] {
 function stageOf(path: string): Stage | "outside" {
   const inSrc = relative(SRC, path).split("\\").join("/");
   if (inSrc.startsWith("..")) return "outside";
-  if (inSrc.startsWith("cli/export/")) return "export";
   if (inSrc === "index.ts") return "index.ts";
   return inSrc.split("/")[0] as Stage;
 }
@@ -240,8 +245,8 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "plan/x.ts", specifier: "node:fs", typeOnly: false },
       { file: "state/x.ts", specifier: "../plan/compare.ts", typeOnly: false },
       { file: "apply/x.ts", specifier: "../cli/errors.ts", typeOnly: true },
-      { file: "cli/export/x.ts", specifier: "../../client/index.ts", typeOnly: false },
-      { file: "cli/x.ts", specifier: "./export/index.ts", typeOnly: false },
+      { file: "export/x.ts", specifier: "../client/index.ts", typeOnly: false },
+      { file: "cli/x.ts", specifier: "../export/index.ts", typeOnly: false },
       { file: "wire/x.ts", specifier: "undici", typeOnly: false },
     ];
     expect(findings(sample).map((finding) => finding.message)).toEqual([
@@ -251,7 +256,7 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "plan imports node:fs",
       "state imports plan (../plan/compare.ts)",
       "apply imports types from cli (../cli/errors.ts)",
-      "export imports client (../../client/index.ts)",
+      "export imports client (../client/index.ts)",
       "wire imports the package undici",
     ]);
   });

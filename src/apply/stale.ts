@@ -1,4 +1,5 @@
 import { comparePlans, type Plan } from "../plan/index.ts";
+import { LIVE_KINDS } from "../state/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
 /** A saved plan made from manifests or a live state that have changed since. */
@@ -10,22 +11,16 @@ export class StalePlanError extends Error {
   }
 }
 
-const PART_NAMES: Record<string, string> = {
-  securityParameters: "security parameters",
-  users: "users",
-  packages: "package objects",
-};
-
 /** Refuses a saved plan whose inputs changed, saying which. */
 export function assertFresh(saved: Plan, fresh: Plan): void {
   const reasons: string[] = [];
   if (saved.digests.manifests !== fresh.digests.manifests)
     reasons.push("the manifests or environment files changed");
   if (saved.digests.live !== fresh.digests.live) {
-    const parts = Object.keys(PART_NAMES).filter(
-      (part) => saved.digests.liveParts[part] !== fresh.digests.liveParts[part],
+    const parts = LIVE_KINDS.filter(
+      ({ part }) => saved.digests.liveParts[part] !== fresh.digests.liveParts[part],
     );
-    const what = parts.map((part) => PART_NAMES[part]).join(", ") || "state";
+    const what = parts.map((kind) => kind.label).join(", ") || "state";
     reasons.push(`the live ${what} of ${saved.environment} changed`);
   }
   if (reasons.length === 0) return;

@@ -1,21 +1,16 @@
 import type { EnvironmentConfig } from "./environment.ts";
-import type { DesiredPackage } from "./kinds/package.ts";
+import type { DesiredLists } from "./kinds/index.ts";
 import type { DesiredPrunePolicy } from "./kinds/prune-policy.ts";
-import type { DesiredSecurityParameter } from "./kinds/security-parameter.ts";
-import type { DesiredUser } from "./kinds/user.ts";
 
 /**
  * What the repository asks of one environment: its connection settings and every document that
  * applies to it, normalized to the platform's vocabulary. Frozen. Secrets are `Secret` objects,
  * which print as `[redacted]`.
  */
-export interface DesiredState {
+export type DesiredState = DesiredLists & {
   environment: EnvironmentConfig;
   /** The environment named by `packagesFrom`, where packages are created and downloaded. */
   packagesFrom?: EnvironmentConfig;
-  securityParameters: readonly DesiredSecurityParameter[];
-  users: readonly DesiredUser[];
-  packages: readonly DesiredPackage[];
   prune: DesiredPrunePolicy;
   /**
    * sha256 (hex) of the files this state was read from, as written (before `${VAR}` substitution,
@@ -24,7 +19,7 @@ export interface DesiredState {
   digest: string;
   /** Repository-relative paths of those files. */
   files: readonly string[];
-}
+};
 
 /** Freezes a state and everything in it, so that no stage can change what the next one sees. */
 export function deepFreeze<T>(value: T): T {

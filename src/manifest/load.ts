@@ -5,7 +5,7 @@ import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
-import { type DesiredDocument, KINDS, kindNamed } from "./kinds/index.ts";
+import { type DesiredDocument, type DesiredLists, KINDS, kindNamed, LISTED_KINDS } from "./kinds/index.ts";
 import { ENVIRONMENT_NAME, type EnvironmentContext, type Kind, type PreparedDocument } from "./kinds/kind.ts";
 import { NO_PRUNING } from "./kinds/prune-policy.ts";
 import type { Path } from "./path.ts";
@@ -268,11 +268,14 @@ function buildState(
   for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
   if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
   const desired = documents.map((placed) => placed.desired);
+  // Each listed kind's documents under its plural, in the registry's order. The filter by `kind`
+  // is what makes each list of its kind's type; TypeScript can't follow it through the map.
+  const lists = Object.fromEntries(
+    LISTED_KINDS.map((kind) => [kind.plural, desired.filter((d) => d.kind === kind.kind)]),
+  ) as unknown as DesiredLists;
   const state: DesiredState = {
     environment,
-    securityParameters: desired.filter((d) => d.kind === "SecurityParameter"),
-    users: desired.filter((d) => d.kind === "User"),
-    packages: desired.filter((d) => d.kind === "Package"),
+    ...lists,
     prune: desired.find((d) => d.kind === "PrunePolicy") ?? NO_PRUNING,
     digest: digestOf(files),
     files: files.map((file) => file.path),

@@ -1,5 +1,6 @@
 import { canonicalJson } from "./compare.ts";
-import type { Change, ChangeAction, ChangeKind, Plan, Step } from "./model.ts";
+import { KIND_OF_OP } from "./kinds/steps.ts";
+import type { Change, ChangeAction, Plan, Step } from "./model.ts";
 
 /*
  * A saved plan is a file a person may edit. Before one is applied, apply derives the plan again from
@@ -18,12 +19,6 @@ const VERBS: Record<ChangeAction, readonly string[]> = {
   delete: ["delete"],
   deactivate: ["deactivate"],
   promote: ["create", "generate", "download", "upload", "install", "verify"],
-};
-
-const OP_KIND: Record<string, ChangeKind> = {
-  securityParameter: "SecurityParameter",
-  user: "User",
-  package: "Package",
 };
 
 const MAX_VALUE = 120;
@@ -85,11 +80,11 @@ function repeated(ids: readonly string[]): string[] {
 
 function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earlier: Set<string>): string[] {
   const problems: string[] = [];
-  const [prefix = "", verb = ""] = step.op.split(".");
+  const [, verb = ""] = step.op.split(".");
   const change = changes.get(step.change);
   if (!change)
     problems.push(`step ${step.id} belongs to change ${step.change}, which the plan does not have`);
-  else if (OP_KIND[prefix] !== change.kind || !VERBS[change.action].includes(verb))
+  else if (KIND_OF_OP[step.op] !== change.kind || !VERBS[change.action].includes(verb))
     problems.push(`step ${step.id} runs ${step.op}, which a ${change.action} of a ${change.kind} never runs`);
   const environments = [plan.environment, plan.sourceEnvironment].filter(Boolean);
   if (!environments.includes(step.environment))

@@ -4,6 +4,8 @@ export { KIND_PLANNERS } from "./kinds/index.ts";
 export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
+export type { StepInputIn, StepInputOf, StepInputs } from "./kinds/steps.ts";
+export { makeStep, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
 export type {
   Change,
   ChangeAction,

@@ -1,9 +1,11 @@
 import type { SourceLocation } from "../manifest/index.ts";
+import type { ChangeKind, StepOp } from "./kinds/steps.ts";
 
 /** Version of the plan file format (docs/plan-format.md). */
 export const PLAN_FORMAT_VERSION = 1;
 
-export type ChangeKind = "SecurityParameter" | "User" | "Package";
+/** The kinds of the registry (kinds/steps.ts). */
+export type { ChangeKind };
 
 /** What happens to one resource. `promote` moves a package from the source environment. */
 export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "promote";
@@ -34,22 +36,8 @@ export interface Change {
   source?: SourceLocation;
 }
 
-/** The operations the executor knows; each has one handler in src/apply/ops/. */
-export type StepOp =
-  | "securityParameter.create"
-  | "securityParameter.update"
-  | "securityParameter.delete"
-  | "user.create"
-  | "user.update"
-  | "user.activate"
-  | "user.deactivate"
-  | "user.delete"
-  | "package.create"
-  | "package.generate"
-  | "package.download"
-  | "package.upload"
-  | "package.install"
-  | "package.verify";
+/** The operations the executor knows: the keys of the step-input registry (kinds/steps.ts). */
+export type { StepOp };
 
 export interface Step {
   /** `<change id>#<verb>`, unique in the plan. */

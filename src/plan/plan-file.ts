@@ -1,9 +1,25 @@
 import { z } from "zod";
 import { PlanErrorCode } from "./error-codes.ts";
+import { CHANGE_KINDS, STEP_INPUTS, STEP_OPS, type StepOp } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { renderJson } from "./render/json.ts";
 
 const Location = z.object({ file: z.string(), line: z.number(), column: z.number() });
+
+/**
+ * A step's input must be what its op reads (src/plan/kinds/steps.ts), so that a damaged plan file
+ * is refused here, before apply, and not by the op halfway through. The input is kept as written.
+ */
+function checkInput(step: { id: string; op: StepOp; input: unknown }, context: z.RefinementCtx): void {
+  const parsed = STEP_INPUTS[step.op].safeParse(step.input);
+  for (const issue of parsed.error?.issues ?? []) {
+    context.addIssue({
+      code: "custom",
+      path: ["input", ...issue.path],
+      message: `step ${step.id} (${step.op}): ${issue.message}`,
+    });
+  }
+}
 
 const PlanFile = z.object({
   formatVersion: z.literal(PLAN_FORMAT_VERSION),
@@ -16,7 +32,7 @@ const PlanFile = z.object({
   changes: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(["SecurityParameter", "User", "Package"]),
+      kind: z.enum(CHANGE_KINDS),
       key: z.string(),
       action: z.enum(["create", "update", "delete", "deactivate", "promote"]),
       fields: z.array(
@@ -33,31 +49,18 @@ const PlanFile = z.object({
     }),
   ),
   steps: z.array(
-    z.object({
-      id: z.string(),
-      change: z.string(),
-      op: z.enum([
-        "securityParameter.create",
-        "securityParameter.update",
-        "securityParameter.delete",
-        "user.create",
-        "user.update",
-        "user.activate",
-        "user.deactivate",
-        "user.delete",
-        "package.create",
-        "package.generate",
-        "package.download",
-        "package.upload",
-        "package.install",
-        "package.verify",
-      ]),
-      environment: z.string(),
-      dependsOn: z.array(z.string()),
-      input: z.record(z.string(), z.unknown()),
-    }),
+    z
+      .object({
+        id: z.string(),
+        change: z.string(),
+        op: z.enum(STEP_OPS),
+        environment: z.string(),
+        dependsOn: z.array(z.string()),
+        input: z.record(z.string(), z.unknown()),
+      })
+      .superRefine(checkInput),
   ),
-  unmanaged: z.array(z.object({ kind: z.enum(["SecurityParameter", "User", "Package"]), key: z.string() })),
+  unmanaged: z.array(z.object({ kind: z.enum(CHANGE_KINDS), key: z.string() })),
   summary: z.object({
     add: z.number(),
     change: z.number(),

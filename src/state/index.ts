@@ -1,3 +1,5 @@
+export type { LivePartName, LiveParts } from "./kinds/index.ts";
+export { LIVE_KINDS } from "./kinds/index.ts";
 export type {
   LivePackageObject,
   LivePackageSide,

@@ -1,4 +1,5 @@
-import type { Contact, SecurityParameter, User } from "../wire/index.ts";
+import type { Contact, User } from "../wire/index.ts";
+import type { LivePartName, LiveParts } from "./kinds/index.ts";
 
 /*
  * What one environment reports, normalized so that the planner can compare it with the manifests
@@ -39,24 +40,13 @@ export interface LivePackageSide {
   applicationsByName: Record<string, string>;
 }
 
-export interface LiveState {
-  environment: string;
-  securityParameters: SecurityParameter[];
-  users: LiveUser[];
-  /** Group ids whose membership was read. */
-  groupsRead: number[];
-  /**
-   * The instance's groups, read (one list read) when the environment has no groups map and a
-   * manifest names groups; null when the instance has no group read (404), so the map is needed.
-   * Absent: not read.
-   */
-  groupsListed?: Array<{ Id: number; Name: string }> | null;
-  /** The package objects the manifests name, on the target (this environment). */
-  packages: LivePackageSide;
-  /** The same objects on the environment packages come from, when the manifests name any. */
-  packageSource?: { environment: string } & LivePackageSide;
-  /** sha256 of the normalized state: a saved plan is stale once it changes. */
-  digest: string;
-  /** The same, per part, so that a stale plan can say what changed. */
-  partDigests: Record<"securityParameters" | "users" | "packages", string>;
-}
+/**
+ * What one environment reports: the environment's name and each kind's part (state/kinds/), with
+ * the digests by which a saved plan is refused once what it was made from changed.
+ */
+export type LiveState = { environment: string } & LiveParts & {
+    /** sha256 of the normalized state: a saved plan is stale once it changes. */
+    digest: string;
+    /** The same, per part, so that a stale plan can say what changed. */
+    partDigests: Record<LivePartName, string>;
+  };

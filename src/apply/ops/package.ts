@@ -8,23 +8,13 @@ import { readPackageObjects } from "../../state/index.ts";
 import { artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
-import type { OpContext, OpHandler } from "./types.ts";
+import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
  * A package moves in six steps: create, generate and download on the source; upload, install and
  * verify on the target. Each step's output (package ids, the artifact's digest) is journaled, so a
  * resumed apply reuses the package it created and the file it downloaded.
  */
-
-interface ObjectInput {
-  guid: string;
-  type: string;
-  name: string;
-  installMethod?: number;
-  installOption?: number;
-  translationOption?: number;
-  partFingerprints?: Record<string, string>;
-}
 
 const change = (context: OpContext) => context.step.change;
 const outputOf = (context: OpContext, verb: string, key: string): unknown =>
@@ -64,12 +54,7 @@ async function findCreated(context: OpContext): Promise<number | undefined> {
 }
 
 const create: OpHandler = async (context) => {
-  const input = context.step.input as {
-    name: string;
-    description: string | null;
-    preparedBy: string;
-    objects: ObjectInput[];
-  };
+  const input = inputOf(context, "package.create");
   if (context.resumed) {
     const existing = await findCreated(context);
     if (existing !== undefined) return { packageId: existing, reused: true };
@@ -81,7 +66,7 @@ const create: OpHandler = async (context) => {
       Description: description,
       PreparedBy: input.preparedBy,
       PackageObjects: input.objects.map((o) => ({ Guid: o.guid, Type: o.type })),
-    } as never);
+    });
     return { packageId };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
@@ -139,7 +124,7 @@ async function poll<T>(
 
 const download: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "create");
-  const expected = (context.step.input.objects ?? []) as string[];
+  const expected = inputOf(context, "package.download").objects;
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
   const bytes = await poll(context, "the package to be generated", context.timeouts.jobMs, async () => {
@@ -186,11 +171,7 @@ async function lastInstall(context: OpContext, packageId: number) {
 
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
-  const input = context.step.input as {
-    inactivateUnusedFields: boolean;
-    prefixInactivatedFields: string | null;
-    objects: ObjectInput[];
-  };
+  const input = inputOf(context, "package.install");
   // An install that may have been asked for already is never asked for twice: its job is waited for.
   const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
   if (!earlier || earlier.Status === "Failed")
@@ -202,11 +183,11 @@ const install: OpHandler = async (context) => {
         Guid: o.guid,
         Name: o.name,
         Type: o.type,
-        TranslationOption: o.translationOption ?? 0,
-        InstallMethod: o.installMethod ?? 2,
-        InstallOption: o.installOption ?? 1,
+        TranslationOption: o.translationOption,
+        InstallMethod: o.installMethod,
+        InstallOption: o.installOption,
       })),
-    } as never);
+    });
   // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
   const job = await poll(context, "the install job", context.timeouts.jobMs, async () => {
     const installs = await lastInstall(context, packageId);
@@ -231,7 +212,7 @@ const install: OpHandler = async (context) => {
 };
 
 const verify: OpHandler = async (context) => {
-  const objects = context.step.input.objects as ObjectInput[];
+  const { objects } = inputOf(context, "package.verify");
   let differing: string[] = [];
   try {
     await poll(context, "the installed objects to match the source", context.timeouts.verifyMs, async () => {
@@ -249,10 +230,10 @@ const verify: OpHandler = async (context) => {
                 name: o.name,
                 fingerprint: "",
                 parts: {},
-                partFingerprints: o.partFingerprints ?? {},
+                partFingerprints: {},
               },
               side.objects[o.guid.toLowerCase()],
-              { installMethod: o.installMethod ?? 2, installOption: o.installOption ?? 1 },
+              { installMethod: 2, installOption: 1 },
             ),
         )
         .map((o) => o.name);

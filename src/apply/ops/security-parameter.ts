@@ -1,23 +1,25 @@
 import { OutcomeUnknownError } from "../../client/errors.ts";
+import type { StepInputOf } from "../../plan/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
-import type { OpContext, OpHandler } from "./types.ts";
+import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
-interface ParameterInput {
-  name: string;
-  fields?: Record<string, unknown>;
+type ParameterFields = StepInputOf<"securityParameter.create">["fields"];
+
+/** A time of day as the date-time the platform stores the time frame as. */
+function dateTime(value: string | null | undefined): string | null | undefined {
+  return typeof value === "string" && /^\d{2}:\d{2}(:\d{2})?$/.test(value)
+    ? `2000-01-01T${value.length === 5 ? `${value}:00` : value}`
+    : value;
 }
 
 /** The platform stores the time frame as date-times; the manifest gives times of day. */
-function forTheWire(fields: Record<string, unknown>): Record<string, unknown> {
+function forTheWire(fields: ParameterFields): ParameterFields {
   const out = { ...fields };
-  for (const key of ["PermittedFromTime", "PermittedToTime"]) {
-    const value = out[key];
-    if (typeof value === "string" && /^\d{2}:\d{2}(:\d{2})?$/.test(value))
-      out[key] = `2000-01-01T${value.length === 5 ? `${value}:00` : value}`;
-  }
+  if (out.PermittedFromTime !== undefined) out.PermittedFromTime = dateTime(out.PermittedFromTime);
+  if (out.PermittedToTime !== undefined) out.PermittedToTime = dateTime(out.PermittedToTime);
   return out;
 }
 
@@ -27,14 +29,14 @@ async function findByName(context: OpContext, name: string): Promise<SecurityPar
 }
 
 const create: OpHandler = async (context) => {
-  const { name, fields = {} } = context.step.input as unknown as ParameterInput;
+  const { name, fields } = inputOf(context, "securityParameter.create");
   // A create whose answer was lost may have happened: look before making a second one.
   if (context.resumed) {
     const existing = await findByName(context, name);
     if (existing) return { id: existing.Id };
   }
   try {
-    const id = await context.client.securityParameters.create({ ...forTheWire(fields), Name: name } as never);
+    const id = await context.client.securityParameters.create({ ...forTheWire(fields), Name: name });
     await context.parameters(true);
     return { id };
   } catch (error) {
@@ -46,21 +48,28 @@ const create: OpHandler = async (context) => {
 };
 
 const update: OpHandler = async (context) => {
-  const { name, fields = {} } = context.step.input as unknown as ParameterInput;
+  const { name, fields } = inputOf(context, "securityParameter.update");
   const live = await findByName(context, name);
   if (!live)
     throw new ApplyError(
       ApplyErrorCode.TargetGone,
       `security parameter "${name}" no longer exists on ${context.step.environment}`,
     );
-  // Update sends the whole live parameter with the managed fields changed, and its Id, Alias, GUID.
-  await context.client.securityParameters.update({ ...live, ...forTheWire(fields) } as never);
+  // Update sends the whole live parameter with the managed fields changed, and its Id, Alias, GUID,
+  // which the interface requires: a parameter read without them can't be updated.
+  const { Alias, GUID } = live;
+  if (Alias === null || GUID === null)
+    throw new ApplyError(
+      ApplyErrorCode.StepFailed,
+      `security parameter "${name}" on ${context.step.environment} reads without its ${Alias === null ? "Alias" : "GUID"}, which an update must send`,
+    );
+  await context.client.securityParameters.update({ ...live, ...forTheWire(fields), Alias, GUID });
   await context.parameters(true);
   return { id: live.Id };
 };
 
 const remove: OpHandler = async (context) => {
-  const { name } = context.step.input as unknown as ParameterInput;
+  const { name } = inputOf(context, "securityParameter.delete");
   assertDeleteAllowed(context, `security parameter ${name}`, "securityParameters");
   const live = await findByName(context, name);
   if (!live) return { id: null, note: "already gone" };

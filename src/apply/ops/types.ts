@@ -1,8 +1,11 @@
 import type { Logger } from "pino";
+import type { ZodType } from "zod";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
-import type { Step, StepOp } from "../../plan/index.ts";
+import { STEP_INPUTS, type Step, type StepInputOf, type StepOp } from "../../plan/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
+import { ApplyErrorCode } from "../error-codes.ts";
+import { ApplyError } from "../errors.ts";
 
 export interface Progress {
   step: string;
@@ -37,3 +40,22 @@ export interface OpContext {
 export type OpHandler = (context: OpContext) => Promise<Record<string, unknown>>;
 
 export type OpRegistry = Record<StepOp, OpHandler>;
+
+/** The registry seen per op, so that indexing it with a generic op keeps the op's type. */
+const SCHEMAS: { [O in StepOp]: ZodType<StepInputOf<O>> } = STEP_INPUTS;
+
+/**
+ * The step's input, read through its op's schema (the one the planner wrote it by). A plan file is
+ * checked on load, so this fails only for a step whose op is not the one asked for.
+ */
+export function inputOf<O extends StepOp>(context: OpContext, op: O): StepInputOf<O> {
+  const { step } = context;
+  const schema = SCHEMAS[op];
+  const parsed = step.op === op ? schema.safeParse(step.input) : undefined;
+  if (!parsed?.success) {
+    const issue = parsed?.error.issues[0];
+    const why = issue ? `${issue.path.join(".") || "input"}: ${issue.message}` : `it is a ${step.op} step`;
+    throw new ApplyError(ApplyErrorCode.StepInputMissing, `${step.id}: not a usable ${op} input (${why})`);
+  }
+  return parsed.data;
+}

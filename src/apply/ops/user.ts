@@ -1,24 +1,19 @@
 import { NotFoundError, OutcomeUnknownError } from "../../client/errors.ts";
 import type { UserRead } from "../../client/resources/users.ts";
-import type { DesiredContact } from "../../manifest/index.ts";
+import type { StepInputOf } from "../../plan/index.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { generatePassword } from "../password.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
-import type { OpContext, OpHandler } from "./types.ts";
+import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
-interface UserInput {
-  userName: string;
-  id?: number;
-  fields?: Record<string, unknown>;
-  securityParameter?: string;
-  roles?: number[];
-  groups?: number[];
-  contacts?: DesiredContact[];
-  passwordFrom?: "manifest" | "generated";
-}
-
-const inputOf = (context: OpContext) => context.step.input as unknown as UserInput;
+type CreateInput = StepInputOf<"user.create">;
+/** What an update sends: the managed fields, contacts, roles and groups. */
+type ManagedInput = Omit<StepInputOf<"user.update">, "id">;
+/** What finds a live user: its name, and the id it had when planned. */
+type LiveInput = StepInputOf<"user.activate">;
+type UpdateRequest = Parameters<OpContext["client"]["users"]["update"]>[0];
+type CreateRequest = Parameters<OpContext["client"]["users"]["create"]>[0];
 
 async function findUser(context: OpContext, userName: string): Promise<UserRead | undefined> {
   const found = await context.client.users.list({ filter: { field: "UserName", op: "eq", value: userName } });
@@ -42,26 +37,27 @@ async function securityIdOf(context: OpContext, name: string | undefined): Promi
  * Update sends the live user with the managed fields changed: the interface resets every field an
  * update omits (seed, Update rules 1). Contacts, roles and groups go only when managed.
  */
-async function sendUpdate(context: OpContext, userId: number, input: UserInput): Promise<void> {
+async function sendUpdate(context: OpContext, userId: number, input: ManagedInput): Promise<void> {
   const live = await context.client.users.get(userId);
   const securityId = await securityIdOf(context, input.securityParameter);
   const { UpdateInformation: _info, LastLoginDate: _login, ...writable } = live;
-  await context.client.users.update({
+  const request: UpdateRequest = {
     User: {
       ...writable,
-      ...(input.fields ?? {}),
+      ...input.fields,
       ...(securityId === undefined ? {} : { SecurityId: securityId }),
       Id: userId,
     },
     Contacts: input.contacts ?? null,
     Roles: input.roles ?? null,
     Groups: input.groups ?? null,
-  } as never);
+  };
+  await context.client.users.update(request);
 }
 
 function passwordFor(
   context: OpContext,
-  input: UserInput,
+  input: CreateInput,
   securityId: number | undefined,
 ): Promise<string> | string {
   const desired = context.desired.users.find((u) => u.key === input.userName.toLowerCase());
@@ -73,7 +69,7 @@ function passwordFor(
 }
 
 const create: OpHandler = async (context) => {
-  const input = inputOf(context);
+  const input = inputOf(context, "user.create");
   let id: number | undefined;
   if (context.resumed) id = (await findUser(context, input.userName))?.Id;
   if (id === undefined) {
@@ -81,16 +77,17 @@ const create: OpHandler = async (context) => {
     const password = await passwordFor(context, input, securityId);
     const generated = input.passwordFrom !== "manifest";
     try {
-      id = await context.client.users.create({
+      const request: CreateRequest = {
         User: {
-          ...(input.fields ?? {}),
+          ...input.fields,
           UserName: input.userName,
           ...(securityId === undefined ? {} : { SecurityId: securityId }),
           ...(generated ? { ForcePasswordChange: true } : {}),
-        } as never,
+        },
         Password: password,
         ...(input.roles ? { Roles: input.roles } : {}),
-      });
+      };
+      id = await context.client.users.create(request);
     } catch (error) {
       // No blind retry of a create: look first (DESIGN §3).
       if (!(error instanceof OutcomeUnknownError)) throw error;
@@ -103,7 +100,7 @@ const create: OpHandler = async (context) => {
   return { id };
 };
 
-async function liveId(context: OpContext, input: UserInput): Promise<number | undefined> {
+async function liveId(context: OpContext, input: LiveInput): Promise<number | undefined> {
   if (input.id !== undefined) {
     try {
       const user = await context.client.users.get(input.id);
@@ -115,14 +112,14 @@ async function liveId(context: OpContext, input: UserInput): Promise<number | un
   return (await findUser(context, input.userName))?.Id;
 }
 
-const gone = (context: OpContext, input: UserInput) =>
+const gone = (context: OpContext, input: LiveInput) =>
   new ApplyError(
     ApplyErrorCode.TargetGone,
     `user ${input.userName} no longer exists on ${context.step.environment}`,
   );
 
 const update: OpHandler = async (context) => {
-  const input = inputOf(context);
+  const input = inputOf(context, "user.update");
   const id = await liveId(context, input);
   if (id === undefined) throw gone(context, input);
   await sendUpdate(context, id, input);
@@ -130,7 +127,7 @@ const update: OpHandler = async (context) => {
 };
 
 const activate: OpHandler = async (context) => {
-  const input = inputOf(context);
+  const input = inputOf(context, "user.activate");
   const id = await liveId(context, input);
   if (id === undefined) throw gone(context, input);
   await context.client.users.activate(id);
@@ -138,7 +135,7 @@ const activate: OpHandler = async (context) => {
 };
 
 const deactivate: OpHandler = async (context) => {
-  const input = inputOf(context);
+  const input = inputOf(context, "user.deactivate");
   const id = await liveId(context, input);
   if (id === undefined) throw gone(context, input);
   await context.client.users.deactivate(id);
@@ -146,7 +143,7 @@ const deactivate: OpHandler = async (context) => {
 };
 
 const remove: OpHandler = async (context) => {
-  const input = inputOf(context);
+  const input = inputOf(context, "user.delete");
   assertDeleteAllowed(context, `user ${input.userName}`, "users");
   const id = await liveId(context, input);
   if (id === undefined) return { id: null, note: "already gone" };

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
+import type { ExportedFile } from "../../export/index.ts";
 import { formatManifestError, loadEnvironment } from "../../manifest/index.ts";
 import { readLiveState } from "../../state/index.ts";
 import { ExitError } from "../errors.ts";
-import type { ExportedFile } from "../export/index.ts";
 import { withEnvironments } from "../run.ts";
 
 interface ExportFlags {
@@ -41,7 +41,7 @@ export function registerExportCommand(program: Command): void {
         // Packages are promotions between environments, not state to export: skip their trees.
         const live = await readLiveState(target.client, { ...desired, packages: [] }, { scope: "all" });
         // Loaded here: the YAML writer is needed by this command only.
-        const { exportManifests } = await import("../export/index.ts");
+        const { exportManifests } = await import("../../export/index.ts");
         const exported = exportManifests({ environment: desired.environment, live });
         const out = resolve(flags.out);
         await writeFiles(out, exported.files);

@@ -4,10 +4,21 @@ import { prunePolicyKind } from "./prune-policy.ts";
 import { securityParameterKind } from "./security-parameter.ts";
 import { userKind } from "./user.ts";
 
-/** Every document kind; adding a kind is adding its file and one entry here. */
-export const KINDS = [securityParameterKind, userKind, packageKind, prunePolicyKind] as const;
+/**
+ * The kinds whose documents the desired state lists, each under its `plural`; adding a kind is
+ * adding its file and one entry here.
+ */
+export const LISTED_KINDS = [securityParameterKind, userKind, packageKind] as const;
+
+/** Every document kind: the listed ones, and the prune policy (at most one, `DesiredState.prune`). */
+export const KINDS = [...LISTED_KINDS, prunePolicyKind] as const;
 
 type DesiredOf<K> = K extends Kind<infer Desired> ? Desired : never;
+
+/** The desired state's lists: `securityParameters`, `users`, … as the kinds name them. */
+export type DesiredLists = {
+  readonly [K in (typeof LISTED_KINDS)[number] as K["plural"]]: readonly DesiredOf<K>[];
+};
 
 /** A normalized document of any kind, discriminated by `kind`. */
 export type DesiredDocument = DesiredOf<(typeof KINDS)[number]>;

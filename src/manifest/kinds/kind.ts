@@ -20,10 +20,10 @@ export interface EnvironmentContext {
 export type DocumentRule<Doc> = (doc: Doc, report: Reporter) => void;
 
 /** Everything egp knows about one document kind. Adding a kind is adding one of these. */
-export interface KindDefinition<Doc, Desired> {
+export interface KindDefinition<Doc, Desired, Plural extends string = string> {
   kind: string;
-  /** Names a document of this kind in dot-paths: `users[3].status`. */
-  plural: string;
+  /** Names a document of this kind in dot-paths (`users[3].status`), and its list in the desired state. */
+  plural: Plural;
   /** Strict: an unknown key is an error. Includes `kind` and `environments`. */
   schema: z.ZodType<Doc>;
   rules: readonly DocumentRule<Doc>[];
@@ -53,9 +53,9 @@ export interface PreparedDocument<Desired> {
 }
 
 /** A kind with its document type hidden, so that kinds of different types fit in one list. */
-export interface Kind<Desired> {
+export interface Kind<Desired, Plural extends string = string> {
   kind: string;
-  plural: string;
+  plural: Plural;
   schema: z.ZodType;
   key: KeyDefinition<Desired>;
   needsPackagesFrom: boolean;
@@ -63,7 +63,9 @@ export interface Kind<Desired> {
   prepare(report: Reporter): PreparedDocument<Desired> | null;
 }
 
-export function defineKind<Doc, Desired>(definition: KindDefinition<Doc, Desired>): Kind<Desired> {
+export function defineKind<Doc, Desired, const Plural extends string>(
+  definition: KindDefinition<Doc, Desired, Plural>,
+): Kind<Desired, Plural> {
   return {
     kind: definition.kind,
     plural: definition.plural,

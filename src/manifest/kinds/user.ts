@@ -115,8 +115,9 @@ export type UserDocument = z.infer<typeof UserDocument>;
 
 /** The managed scalar fields of a user, named and coded as the platform's interface does. */
 export interface UserFields {
-  FirstName?: string;
-  LastName?: string;
+  /** Required by the manifest, as the interface's create requires it. */
+  FirstName: string;
+  LastName: string;
   MiddleName?: string | null;
   DisplayName?: string | null;
   AccountStatus?: number;
@@ -294,7 +295,8 @@ function fieldsOf(doc: UserDocument, environment: EnvironmentContext, report: Re
   if (doc.status) fields.AccountStatus = STATUS_CODES[doc.status];
   const domain = domainId(doc, environment, report);
   if (domain !== undefined) fields.DomainId = domain;
-  return fields as UserFields;
+  // Both names are required, so they are among DIRECT's and keep their place.
+  return { ...fields, FirstName: doc.firstName, LastName: doc.lastName } as UserFields;
 }
 
 function contactsOf(doc: UserDocument): DesiredContact[] | undefined {

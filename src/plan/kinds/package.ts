@@ -2,8 +2,10 @@ import type { DesiredPackage, DesiredPackageObject } from "../../manifest/index.
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
 import type { Change, FieldChange, Step } from "../model.ts";
 import { type KindPlan, type KindPlanner, PlanError, type PlanInput } from "./kind.ts";
+import { packageSteps } from "./package-steps.ts";
+import { makeStep, type StepInputIn } from "./steps.ts";
 
-export const KIND = "Package";
+export const KIND = packageSteps.kind;
 
 /** The GUID an object of the manifest names, resolved on the source. */
 export function resolveObjectGuid(object: DesiredPackageObject, source: LivePackageSide): string | undefined {
@@ -156,7 +158,7 @@ function planPackage(
     destructive: false,
     source: pkg.source,
   };
-  const input: Record<(typeof CHAIN)[number], Record<string, unknown>> = {
+  const input: { [V in (typeof CHAIN)[number]]: StepInputIn<`package.${V}`> } = {
     create: {
       name: pkg.name,
       description: pkg.description ?? null,
@@ -187,16 +189,15 @@ function planPackage(
       })),
     },
   };
-  const steps = CHAIN.map((verb, index): Step => {
-    const onSource = index < 3;
-    return {
-      id: `${change.id}#${verb}`,
-      change: change.id,
-      op: `package.${verb}`,
-      environment: onSource ? sourceEnvironment : environment,
-      dependsOn: index === 0 ? [] : [`${change.id}#${CHAIN[index - 1]}`],
-      input: input[verb],
-    };
-  });
+  const steps = CHAIN.map(
+    (verb, index): Step =>
+      makeStep(
+        change,
+        `package.${verb}`,
+        index < 3 ? sourceEnvironment : environment,
+        input[verb],
+        index === 0 ? [] : [`${change.id}#${CHAIN[index - 1]}`],
+      ),
+  );
   return { change, steps };
 }

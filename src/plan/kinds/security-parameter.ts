@@ -1,10 +1,12 @@
 import type { DesiredSecurityParameter } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { same } from "../compare.ts";
-import type { Change, FieldChange, Step } from "../model.ts";
+import type { Change, FieldChange } from "../model.ts";
 import type { KindPlan, KindPlanner, PlanInput } from "./kind.ts";
+import { securityParameterSteps } from "./security-parameter-steps.ts";
+import { makeStep } from "./steps.ts";
 
-export const KIND = "SecurityParameter";
+export const KIND = securityParameterSteps.kind;
 
 export function parameterChangeId(name: string): string {
   return `${KIND}/${name}`;
@@ -48,10 +50,6 @@ function fieldChanges(desired: DesiredSecurityParameter, live: SecurityParameter
     changes.push({ field, ...(live ? { before } : {}), after, verifiable: true });
   }
   return changes;
-}
-
-function step(change: Change, op: Step["op"], environment: string, input: Record<string, unknown>): Step {
-  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn: [], input };
 }
 
 /** The security parameters as a plan leaves them, by lower-case name, and which one is the default. */
@@ -110,7 +108,9 @@ export const securityParameterPlanner: KindPlanner = {
       };
       result.changes.push(change);
       const op = current ? "securityParameter.update" : "securityParameter.create";
-      result.steps.push(step(change, op, environment, { name: parameter.name, fields: parameter.fields }));
+      result.steps.push(
+        makeStep(change, op, environment, { name: parameter.name, fields: parameter.fields }),
+      );
     }
 
     const managed = new Set(desired.securityParameters.map((p) => p.name.toLowerCase()));
@@ -136,7 +136,7 @@ export const securityParameterPlanner: KindPlanner = {
         destructive: true,
       };
       result.changes.push(change);
-      result.steps.push(step(change, "securityParameter.delete", environment, { name: parameter.Name }));
+      result.steps.push(makeStep(change, "securityParameter.delete", environment, { name: parameter.Name }));
     }
     return result;
   },

@@ -18,8 +18,10 @@ import {
   RESOURCE_DEPENDENCY,
 } from "./kind.ts";
 import { type ParametersAfterPlan, parameterChangeId, parametersAfterPlan } from "./security-parameter.ts";
+import { makeStep, type StepInputIn } from "./steps.ts";
+import { userSteps } from "./user-steps.ts";
 
-export const KIND = "User";
+export const KIND = userSteps.kind;
 const ACTIVE = 1;
 const INACTIVE = 2;
 
@@ -154,7 +156,7 @@ function rolesField(desired: DesiredUser): FieldChange[] {
   return [{ field: "Roles", after: desired.roles.map((r) => r.name), verifiable: false }];
 }
 
-function managedInput(desired: DesiredUser): Record<string, unknown> {
+function managedInput(desired: DesiredUser): Omit<StepInputIn<"user.create">, "passwordFrom"> {
   return {
     userName: desired.userName,
     fields: desired.fields,
@@ -163,16 +165,6 @@ function managedInput(desired: DesiredUser): Record<string, unknown> {
     groups: desired.groups?.map((g) => g.id),
     contacts: desired.contacts,
   };
-}
-
-function makeStep(
-  change: Change,
-  op: Step["op"],
-  environment: string,
-  input: Record<string, unknown>,
-  dependsOn: string[] = [],
-): Step {
-  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn, input };
 }
 
 function parameterDependency(desired: DesiredUser): string[] {
@@ -207,7 +199,7 @@ function planCreate(desired: DesiredUser, environment: string): { change: Change
     destructive: false,
     source: desired.source,
   };
-  const input = {
+  const input: StepInputIn<"user.create"> = {
     ...managedInput(desired),
     passwordFrom: desired.initialPassword ? "manifest" : "generated",
   };

@@ -1,6 +1,6 @@
 import { DAY_CODES, PERIOD_UNIT_CODES } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
-import { conformEach } from "./conform.ts";
+import { conformEach } from "../conform.ts";
 import {
   DocumentWriter,
   type ExportContext,
@@ -9,7 +9,7 @@ import {
   type KindExporter,
   namesByCode,
   text,
-} from "./kind.ts";
+} from "../kind.ts";
 
 type DayName = keyof typeof DAY_CODES;
 type PeriodUnit = keyof typeof PERIOD_UNIT_CODES;

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { KINDS } from "../../manifest/index.ts";
+import { KINDS } from "../manifest/index.ts";
 import type { ExportedDocument } from "./kind.ts";
 
 /**

@@ -1,5 +1,5 @@
-import type { EnvironmentConfig } from "../../manifest/index.ts";
-import type { LiveState } from "../../state/index.ts";
+import type { EnvironmentConfig } from "../manifest/index.ts";
+import type { LiveState } from "../state/index.ts";
 
 /** What an exporter may use: the environment (its name and maps) and what it reported. */
 export interface ExportContext {

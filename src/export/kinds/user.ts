@@ -6,7 +6,7 @@ import {
 } from "../../manifest/index.ts";
 import type { LiveState, LiveUser } from "../../state/index.ts";
 import { type Contact, contactSubTypeAllowed, type User } from "../../wire/index.ts";
-import { conformEach } from "./conform.ts";
+import { conformEach } from "../conform.ts";
 import {
   DocumentWriter,
   type ExportContext,
@@ -15,7 +15,7 @@ import {
   type KindExporter,
   namesByCode,
   text,
-} from "./kind.ts";
+} from "../kind.ts";
 
 const STATUSES = namesByCode(STATUS_CODES);
 const CONTACT_TYPES = namesByCode(CONTACT_TYPE_CODES);

@@ -1,6 +1,6 @@
 import type { ExportContext, KindExporter } from "./kind.ts";
-import { securityParameterExporter } from "./security-parameter.ts";
-import { userExporter } from "./user.ts";
+import { securityParameterExporter } from "./kinds/security-parameter.ts";
+import { userExporter } from "./kinds/user.ts";
 import { manifestFile } from "./yaml.ts";
 
 export type { ExportContext, KindExporter } from "./kind.ts";

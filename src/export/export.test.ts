@@ -1,11 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
 import { describe, expect, it } from "vitest";
-import { live, liveParameter, liveUser } from "../../../test/builders/plan.ts";
-import { type DesiredState, type Repository, validateRepository } from "../../manifest/index.ts";
-import { planChanges } from "../../plan/index.ts";
-import type { LiveState } from "../../state/index.ts";
+import { live, liveParameter, liveUser } from "../../test/builders/plan.ts";
+import { type DesiredState, type Repository, validateRepository } from "../manifest/index.ts";
+import { planChanges } from "../plan/index.ts";
+import type { LiveState } from "../state/index.ts";
 import { exportManifests } from "./index.ts";
-import { securityParameterDocument, timeOfDay } from "./security-parameter.ts";
+import { securityParameterDocument, timeOfDay } from "./kinds/security-parameter.ts";
 
 /*
  * Export is pure once the live state is read: these tests feed it live states built in memory,

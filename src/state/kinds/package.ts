@@ -1,0 +1,58 @@
+import type { DesiredState } from "../../manifest/index.ts";
+import { hash } from "../digest.ts";
+import type { LivePackageSide } from "../live-state.ts";
+import { type ObjectRequest, readPackageObjects } from "../package-objects.ts";
+import { liveKind } from "./kind.ts";
+
+/** The packages part of the live state. */
+export interface LivePackages {
+  /** The package objects the manifests name, on the target (this environment). */
+  packages: LivePackageSide;
+  /** The same objects on the environment packages come from, when the manifests name any. */
+  packageSource?: { environment: string } & LivePackageSide;
+}
+
+/** The package objects the manifests name by GUID (applications named by name are resolved on the source). */
+function objectRequests(
+  desired: DesiredState,
+  names: LivePackageSide["applicationsByName"],
+): ObjectRequest[] {
+  const requests = new Map<string, ObjectRequest>();
+  for (const pkg of desired.packages) {
+    for (const object of pkg.objects) {
+      const guid = object.by === "guid" ? object.guid : names[object.name.toLowerCase()];
+      if (guid) requests.set(guid, { guid, type: object.type });
+    }
+  }
+  return [...requests.values()];
+}
+
+function needsSource(desired: DesiredState): boolean {
+  return desired.packages.length > 0 && desired.packagesFrom !== undefined;
+}
+
+/** Packages: the metadata trees of the objects the manifests name, on the source, then the target. */
+export const packageLive = liveKind({
+  part: "packages",
+  label: "package objects",
+  async read({ client, desired, options }): Promise<LivePackages> {
+    if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
+    if (!options.source)
+      throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
+    const source = await readPackageObjects(options.source, (names) => objectRequests(desired, names));
+    const packages = await readPackageObjects(client, source.requests);
+    return {
+      packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
+      ...(desired.packagesFrom
+        ? {
+            packageSource: {
+              environment: desired.packagesFrom.name,
+              objects: source.objects,
+              applicationsByName: source.applicationsByName,
+            },
+          }
+        : {}),
+    };
+  },
+  digest: (state) => hash([state.packages, state.packageSource ?? null]),
+});

@@ -1,0 +1,111 @@
+import { createHash } from "node:crypto";
+import type { PlatformClient } from "../../client/client.ts";
+import { NotFoundError } from "../../client/errors.ts";
+import type { DesiredState } from "../../manifest/index.ts";
+import type { Contact, User } from "../../wire/index.ts";
+import type { LiveUser } from "../live-state.ts";
+import { liveKind } from "./kind.ts";
+
+/** The users part of the live state. */
+export interface LiveUsers {
+  users: LiveUser[];
+  /** Group ids whose membership was read. */
+  groupsRead: number[];
+  /**
+   * The instance's groups, read (one list read) when the environment has no groups map and a
+   * manifest names groups; null when the instance has no group read (404), so the map is needed.
+   * Absent: not read.
+   */
+  groupsListed?: Array<{ Id: number; Name: string }> | null;
+}
+
+async function readUsers(
+  client: PlatformClient,
+  groupIds: number[],
+  withContacts: boolean,
+  listed: Promise<User[]>,
+): Promise<LiveUser[]> {
+  const [users, contacts, memberships] = await Promise.all([
+    listed,
+    withContacts
+      ? (client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>)
+      : Promise.resolve([]),
+    Promise.all(groupIds.map(async (id) => ({ id, members: await client.users.memberIds(id) }))),
+  ]);
+  const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
+  const groupsByUser = new Map<number, number[]>();
+  for (const { id, members } of memberships) {
+    for (const member of members) groupsByUser.set(member, [...(groupsByUser.get(member) ?? []), id]);
+  }
+  return users.map((user) => ({
+    user,
+    contacts: contactsByUser.get(user.Id) ?? [],
+    groups: (groupsByUser.get(user.Id) ?? []).sort((a, b) => a - b),
+  }));
+}
+
+/** The instance's groups, or null when it has no group read (an older instance answers 404). */
+async function listGroups(client: PlatformClient): Promise<Array<{ Id: number; Name: string }> | null> {
+  try {
+    const groups = await client.groups.list();
+    return groups.map((g) => ({ Id: g.Id, Name: g.Name })).sort((a, b) => a.Id - b.Id);
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    throw error;
+  }
+}
+
+/** Which groups' members to read: the mapped ones, or (no map) those of the instance the manifests name. */
+async function groupsToRead(
+  client: PlatformClient,
+  desired: DesiredState,
+  all: boolean,
+): Promise<{ ids: number[]; listed?: Array<{ Id: number; Name: string }> | null }> {
+  const managed = desired.users.some((u) => u.groups !== undefined || u.groupNames !== undefined);
+  if (!all && !managed) return { ids: [] };
+  if (!desired.environment.groupsFromInstance)
+    return { ids: [...new Set(Object.values(desired.environment.groups))].sort((a, b) => a - b) };
+  const listed = await listGroups(client);
+  if (!listed) return { ids: [], listed };
+  const named = new Set(desired.users.flatMap((u) => u.groupNames?.map((g) => g.name.toLowerCase()) ?? []));
+  const ids = listed.filter((g) => all || named.has(g.Name.toLowerCase())).map((g) => g.Id);
+  return { ids, listed };
+}
+
+/**
+ * Users are hashed one by one: one string per user, never one for all 10,000. Plain JSON is canonical
+ * here: every user went through the same wire schema, which writes its keys in one order.
+ */
+function usersDigest(
+  users: LiveUser[],
+  groupsRead: number[],
+  groupsListed: LiveUsers["groupsListed"],
+): string {
+  // The listed groups join the digest only when they were read, so other plans' digests stay as they were.
+  const groups = groupsListed === undefined ? groupsRead : [groupsRead, groupsListed];
+  const digest = createHash("sha256").update(JSON.stringify(groups));
+  for (const { user, contacts, groups } of users) {
+    digest.update(JSON.stringify([{ ...user, LastLoginDate: null }, contacts, groups])).update("\n");
+  }
+  return digest.digest("hex");
+}
+
+/**
+ * Users: one get-all (started early), one get-all-contacts when a manifest manages contacts, one
+ * users-by-group per group whose membership matters.
+ */
+export const userLive = liveKind({
+  part: "users",
+  label: "users",
+  async read({ client, desired, early, all }): Promise<LiveUsers> {
+    const managesContacts = all || desired.users.some((user) => user.contacts !== undefined);
+    const { ids, listed } = await groupsToRead(client, desired, all);
+    const users = await readUsers(client, ids, managesContacts, early.users);
+    return {
+      users: users.sort((a, b) => a.user.Id - b.user.Id),
+      groupsRead: ids,
+      ...(listed !== undefined ? { groupsListed: listed } : {}),
+    };
+  },
+  digest: (state) => usersDigest(state.users, state.groupsRead, state.groupsListed),
+});

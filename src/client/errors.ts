@@ -234,6 +234,18 @@ export function retryAfterOf(headers: Headers | undefined, now: number): number 
   return Math.max(0, date - now);
 }
 
+/** What an error that wraps another keeps of it: the request, the answer, and the cause itself. */
+function carriedFrom(cause: PlatformError) {
+  return {
+    status: cause.status,
+    method: cause.method,
+    path: cause.path,
+    validationMessages: cause.validationMessages,
+    headers: cause.headers,
+    cause,
+  };
+}
+
 /** Fails a retry at once instead of waiting longer than the policy allows. */
 export function retryAfterTooLong(
   cause: PlatformError,
@@ -244,12 +256,7 @@ export function retryAfterTooLong(
   return new RetryAfterTooLongError({
     code: ErrorCode.RetryAfterTooLong,
     message: `${cause.method} ${cause.path}: HTTP ${cause.status} asked to retry after ${seconds(askedMs)} (Retry-After), longer than the ${seconds(maxMs)} egp waits (retry.maxRetryAfterMs); not retried`,
-    status: cause.status,
-    method: cause.method,
-    path: cause.path,
-    validationMessages: cause.validationMessages,
-    headers: cause.headers,
-    cause,
+    ...carriedFrom(cause),
     retryAfterMs: askedMs,
   });
 }
@@ -345,12 +352,7 @@ export function outcomeUnknown(cause: PlatformError, scrub?: Scrub): OutcomeUnkn
   return new OutcomeUnknownError({
     code: ErrorCode.OutcomeUnknown,
     message: `${cause.method} ${cause.path}: the outcome is unknown (${cause.code}${cause.status ? `, HTTP ${cause.status}` : ""}); re-read the live state before trying again`,
-    status: cause.status,
-    method: cause.method,
-    path: cause.path,
-    validationMessages: cause.validationMessages,
-    headers: cause.headers,
-    cause,
+    ...carriedFrom(cause),
     scrub,
   });
 }

@@ -1,8 +1,6 @@
 import { Journal } from "../apply/index.ts";
 import { stateDirOf } from "./state-dir.ts";
 
-export { stateDirOf };
-
 /** The interrupted apply pending for an environment, if any. */
 export function pendingApply(dir: string, env: string) {
   return Journal.unfinished(stateDirOf(dir), env);

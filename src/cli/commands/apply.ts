@@ -25,9 +25,9 @@ import type { Connections } from "../connect.ts";
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
-import { pendingApply, stateDirOf } from "../pending.ts";
+import { pendingApply } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
-import { ensureStateDir } from "../state-dir.ts";
+import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 
 interface ApplyFlags {
   env: string;

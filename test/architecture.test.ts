@@ -88,7 +88,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: stri
   { file: "apply/executor.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "apply/password.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "apply/ops/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
-  { file: "apply/ops/types.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "plan/password-rules.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "plan/kinds/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "plan/kinds/user.ts", imports: "wire", why: "issue 15: one typed contract per kind" },

@@ -15,6 +15,8 @@ export const ApplyErrorCode = {
   StepInputMissing: "EGP_STEP_INPUT_MISSING",
   /** A step's environment has no connection (a plan naming an environment the run did not open). */
   NoConnection: "EGP_NO_CONNECTION",
+  /** A plan names a step op that no registered kind handles (a plan made by an egp with more kinds). */
+  NoHandler: "EGP_NO_HANDLER",
   /** The object a step writes was there when planned and is gone now. */
   TargetGone: "EGP_TARGET_GONE",
   /** A platform job (generate, install) did not finish within its time. */

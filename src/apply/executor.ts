@@ -102,7 +102,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   };
   const changes = new Map(plan.changes.map((change) => [change.id, change]));
   const stopping = () => options.signal?.aborted === true;
-  const parameterCache = new Map<string, Promise<SecurityParameter[]>>();
+  const sharedReads = new Map<string, Promise<unknown>>();
 
   const clientFor = (step: Step) => {
     const client = options.clients.get(step.environment);
@@ -128,18 +128,35 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
       logger: options.logger,
       progress: (message, bytes, total) => emit({ type: "progress", step, message, bytes, total }),
       sleep,
-      parameters: (refresh = false) => {
-        let cached = parameterCache.get(step.environment);
+      shared: <T>(name: string, read: () => Promise<T>, refresh = false) => {
+        const key = `${step.environment}\u0000${name}`;
+        let cached = sharedReads.get(key) as Promise<T> | undefined;
         if (!cached || refresh) {
-          cached = client.securityParameters.list() as Promise<SecurityParameter[]>;
-          parameterCache.set(step.environment, cached);
-          cached.catch(() => parameterCache.delete(step.environment));
+          cached = read();
+          sharedReads.set(key, cached);
+          cached.catch(() => {
+            if (sharedReads.get(key) === cached) sharedReads.delete(key);
+          });
         }
         return cached;
       },
       timeouts,
     };
   };
+
+  const handlerOf = (step: Step) => {
+    const handler = ops[step.op];
+    if (!handler)
+      throw new ApplyError(ApplyErrorCode.NoHandler, `${step.id}: no handler is registered for ${step.op}`);
+    return handler;
+  };
+  // Refused before any step runs: a plan whose ops can't all be run is not started.
+  const unhandled = [...new Set(plan.steps.map((step) => step.op).filter((op) => !ops[op]))];
+  if (unhandled.length > 0)
+    throw new ApplyError(
+      ApplyErrorCode.NoHandler,
+      `no handler is registered for ${unhandled.join(", ")}: this egp can't apply the plan`,
+    );
 
   const runStep = async (step: Step): Promise<void> => {
     const started = Date.now();
@@ -150,7 +167,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     const budget = new RetryBudget({ tries: 16, ms: 300_000 });
     for (let attempt = 1; ; attempt++) {
       try {
-        const output = await withRetryBudget(budget, () => ops[step.op](contextFor(step, resumed)));
+        const output = await withRetryBudget(budget, () => handlerOf(step)(contextFor(step, resumed)));
         // On disk before a dependent can start.
         await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output });
         outputs.set(step.id, output);

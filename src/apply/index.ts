@@ -9,7 +9,7 @@ export type { JournalEntry, JournalState } from "./journal.ts";
 export { Journal } from "./journal.ts";
 export type { Lock, LockHolder } from "./lock.ts";
 export { acquireLock, LockedError } from "./lock.ts";
-export { OPS } from "./ops/index.ts";
+export { OPS, registerOps } from "./ops/index.ts";
 export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
 export type { Carried } from "./resume.ts";

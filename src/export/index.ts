@@ -8,6 +8,13 @@ export type { ExportContext, KindExporter } from "./kind.ts";
 /** The kinds `egp export` writes, one file each. Packages are promotions, not state: not exported. */
 export const EXPORTERS: readonly KindExporter[] = [securityParameterExporter, userExporter];
 
+/** Adds the exporter of a kind outside this list; `egp export` then writes its file too. */
+export function registerExporter(exporter: KindExporter): void {
+  if (EXPORTERS.some((known) => known.kind === exporter.kind || known.file === exporter.file))
+    throw new TypeError(`an exporter for ${exporter.kind} (${exporter.file}) is already registered`);
+  (EXPORTERS as KindExporter[]).push(exporter);
+}
+
 export interface ExportedFile {
   /** Name under the output directory. */
   file: string;

@@ -13,9 +13,9 @@ export {
 export type { FieldSource, ManifestIssue, Severity, SourceLocation } from "./errors.ts";
 export { formatManifestError, ManifestError } from "./errors.ts";
 export type { SchemaFile } from "./json-schema.ts";
-export { ManifestDocument, schemaFiles } from "./json-schema.ts";
-export type { DesiredDocument } from "./kinds/index.ts";
-export { KINDS } from "./kinds/index.ts";
+export { manifestDocumentSchema, schemaFiles } from "./json-schema.ts";
+export type { DesiredDocument, RegisteredKinds } from "./kinds/index.ts";
+export { KINDS, registerKind } from "./kinds/index.ts";
 export type {
   DesiredPackage,
   DesiredPackageObject,

@@ -2,11 +2,13 @@ import { z } from "zod";
 import { EnvironmentDocument } from "./environment.ts";
 import { KINDS } from "./kinds/index.ts";
 
-/** A manifest document of any kind, discriminated by `kind`. */
-export const ManifestDocument = z.discriminatedUnion(
-  "kind",
-  KINDS.map((kind) => kind.schema) as unknown as [z.ZodObject, ...z.ZodObject[]],
-);
+/** A manifest document of any kind registered when it is called, discriminated by `kind`. */
+export function manifestDocumentSchema() {
+  return z.discriminatedUnion(
+    "kind",
+    KINDS.map((kind) => kind.schema) as unknown as [z.ZodObject, ...z.ZodObject[]],
+  );
+}
 
 function jsonSchemaOf(schema: z.ZodType, title: string): Record<string, unknown> {
   // io: "input" documents what may be written (optional fields stay optional).
@@ -24,7 +26,7 @@ export function schemaFiles(): SchemaFile[] {
   const files = [
     {
       name: "manifest.schema.json",
-      schema: jsonSchemaOf(ManifestDocument, "egp manifest document"),
+      schema: jsonSchemaOf(manifestDocumentSchema(), "egp manifest document"),
     },
     {
       name: "environment.schema.json",

@@ -145,7 +145,8 @@ function scopeOf(
   return new Set(list as string[]);
 }
 
-const KIND_NAMES = KINDS.map((kind) => kind.kind).join(", ");
+/** Read per message, so that a kind registered after this module loaded is named too. */
+const kindNames = () => KINDS.map((kind) => kind.kind).join(", ");
 
 interface ManifestScan {
   entries: ManifestEntry[];
@@ -167,13 +168,16 @@ function scanManifests(
     for (const document of parsed.documents) {
       const anonymous = reporterFor(document, ["documents", document.index], issues);
       if (!isMapping(document.value)) {
-        anonymous.error([], `a document is a mapping with a kind (${KIND_NAMES})`);
+        anonymous.error([], `a document is a mapping with a kind (${kindNames()})`);
         continue;
       }
       const kind = kindNamed(document.value.kind) as Kind<DesiredDocument> | undefined;
       if (!kind) {
         const missing = document.value.kind === undefined;
-        anonymous.error(["kind"], missing ? `is required (${KIND_NAMES})` : `expected one of ${KIND_NAMES}`);
+        anonymous.error(
+          ["kind"],
+          missing ? `is required (${kindNames()})` : `expected one of ${kindNames()}`,
+        );
         continue;
       }
       const prefix = [kind.plural, document.index];

@@ -1,11 +1,18 @@
 export { canonicalJson, same } from "./compare.ts";
 export { comparePlans, planConsistency } from "./compare-plans.ts";
-export { KIND_PLANNERS } from "./kinds/index.ts";
+export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
 export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
-export type { StepInputIn, StepInputOf, StepInputs } from "./kinds/steps.ts";
-export { makeStep, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
+export type {
+  BuiltInStepOp,
+  KindSteps,
+  RegisteredKindSteps,
+  StepInputIn,
+  StepInputOf,
+  StepInputs,
+} from "./kinds/steps.ts";
+export { makeStep, registerKindSteps, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
 export type {
   Change,
   ChangeAction,

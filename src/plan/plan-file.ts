@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PlanErrorCode } from "./error-codes.ts";
-import { CHANGE_KINDS, STEP_INPUTS, STEP_OPS, type StepOp } from "./kinds/steps.ts";
+import { CHANGE_KINDS, type ChangeKind, STEP_OPS, type StepOp, stepInputSchema } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { renderJson } from "./render/json.ts";
 
@@ -11,14 +11,24 @@ const Location = z.object({ file: z.string(), line: z.number(), column: z.number
  * is refused here, before apply, and not by the op halfway through. The input is kept as written.
  */
 function checkInput(step: { id: string; op: StepOp; input: unknown }, context: z.RefinementCtx): void {
-  const parsed = STEP_INPUTS[step.op].safeParse(step.input);
-  for (const issue of parsed.error?.issues ?? []) {
+  const parsed = stepInputSchema(step.op)?.safeParse(step.input);
+  for (const issue of parsed?.error?.issues ?? []) {
     context.addIssue({
       code: "custom",
       path: ["input", ...issue.path],
       message: `step ${step.id} (${step.op}): ${issue.message}`,
     });
   }
+}
+
+/**
+ * One of a registry's names, read when a file is checked (not when this module loads), so that a
+ * kind registered later is accepted; the message lists what is.
+ */
+function oneOf<T extends string>(names: readonly T[]) {
+  return z.custom<T>((value) => typeof value === "string" && names.includes(value as T), {
+    error: () => `expected one of ${names.map((name) => JSON.stringify(name)).join(", ")}`,
+  });
 }
 
 const PlanFile = z.object({
@@ -32,7 +42,7 @@ const PlanFile = z.object({
   changes: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(CHANGE_KINDS),
+      kind: oneOf<ChangeKind>(CHANGE_KINDS),
       key: z.string(),
       action: z.enum(["create", "update", "delete", "deactivate", "promote"]),
       fields: z.array(
@@ -53,14 +63,14 @@ const PlanFile = z.object({
       .object({
         id: z.string(),
         change: z.string(),
-        op: z.enum(STEP_OPS),
+        op: oneOf<StepOp>(STEP_OPS),
         environment: z.string(),
         dependsOn: z.array(z.string()),
         input: z.record(z.string(), z.unknown()),
       })
       .superRefine(checkInput),
   ),
-  unmanaged: z.array(z.object({ kind: z.enum(CHANGE_KINDS), key: z.string() })),
+  unmanaged: z.array(z.object({ kind: oneOf<ChangeKind>(CHANGE_KINDS), key: z.string() })),
   summary: z.object({
     add: z.number(),
     change: z.number(),

@@ -1,5 +1,5 @@
-export type { LivePartName, LiveParts } from "./kinds/index.ts";
-export { LIVE_KINDS } from "./kinds/index.ts";
+export type { LivePartName, LiveParts, RegisteredLiveParts } from "./kinds/index.ts";
+export { LIVE_KINDS, registerLiveKind } from "./kinds/index.ts";
 export type {
   LivePackageObject,
   LivePackageSide,

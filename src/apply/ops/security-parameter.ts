@@ -23,8 +23,17 @@ function forTheWire(fields: ParameterFields): ParameterFields {
   return out;
 }
 
+/** The environment's security parameters, read once per run and again after a step changes one. */
+export function parametersOf(context: OpContext, refresh = false): Promise<SecurityParameter[]> {
+  return context.shared(
+    "securityParameters",
+    () => context.client.securityParameters.list() as Promise<SecurityParameter[]>,
+    refresh,
+  );
+}
+
 async function findByName(context: OpContext, name: string): Promise<SecurityParameter | undefined> {
-  const all = await context.parameters(true);
+  const all = await parametersOf(context, true);
   return all.find((p) => p.Name.toLowerCase() === name.toLowerCase());
 }
 
@@ -37,7 +46,7 @@ const create: OpHandler = async (context) => {
   }
   try {
     const id = await context.client.securityParameters.create({ ...forTheWire(fields), Name: name });
-    await context.parameters(true);
+    await parametersOf(context, true);
     return { id };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
@@ -64,7 +73,7 @@ const update: OpHandler = async (context) => {
       `security parameter "${name}" on ${context.step.environment} reads without its ${Alias === null ? "Alias" : "GUID"}, which an update must send`,
     );
   await context.client.securityParameters.update({ ...live, ...forTheWire(fields), Alias, GUID });
-  await context.parameters(true);
+  await parametersOf(context, true);
   return { id: live.Id };
 };
 
@@ -74,7 +83,7 @@ const remove: OpHandler = async (context) => {
   const live = await findByName(context, name);
   if (!live) return { id: null, note: "already gone" };
   await context.client.securityParameters.remove(live.Id);
-  await context.parameters(true);
+  await parametersOf(context, true);
   return { id: live.Id };
 };
 

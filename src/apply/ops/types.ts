@@ -3,7 +3,6 @@ import type { ZodType } from "zod";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import { STEP_INPUTS, type Step, type StepInputOf, type StepOp } from "../../plan/index.ts";
-import type { SecurityParameter } from "../../wire/index.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 
@@ -32,14 +31,18 @@ export interface OpContext {
   logger: Logger;
   progress(message: string, bytes?: number, total?: number): void;
   sleep(ms: number): Promise<void>;
-  /** The target's security parameters, read once per run and again after a parameter changes. */
-  parameters(refresh?: boolean): Promise<SecurityParameter[]>;
+  /**
+   * A read shared by the steps of one environment in a run (a kind's list, say): made once, kept,
+   * and made again when `refresh` is set (after a step changed what it reads). A failed read is not kept.
+   */
+  shared<T>(name: string, read: () => Promise<T>, refresh?: boolean): Promise<T>;
   timeouts: { jobMs: number; verifyMs: number; pollMs: number };
 }
 
 export type OpHandler = (context: OpContext) => Promise<Record<string, unknown>>;
 
-export type OpRegistry = Record<StepOp, OpHandler>;
+/** Handlers by op; the executor refuses a plan with an op that has none before any step runs. */
+export type OpRegistry = { readonly [O in StepOp]?: OpHandler };
 
 /** The registry seen per op, so that indexing it with a generic op keeps the op's type. */
 const SCHEMAS: { [O in StepOp]: ZodType<StepInputOf<O>> } = STEP_INPUTS;

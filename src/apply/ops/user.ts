@@ -5,6 +5,7 @@ import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { generatePassword } from "../password.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
+import { parametersOf } from "./security-parameter.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 type CreateInput = StepInputOf<"user.create">;
@@ -23,8 +24,8 @@ async function findUser(context: OpContext, userName: string): Promise<UserRead 
 async function securityIdOf(context: OpContext, name: string | undefined): Promise<number | undefined> {
   if (!name) return undefined;
   const wanted = name.toLowerCase();
-  const match = (await context.parameters()).find((p) => p.Name.toLowerCase() === wanted);
-  const fresh = match ?? (await context.parameters(true)).find((p) => p.Name.toLowerCase() === wanted);
+  const match = (await parametersOf(context)).find((p) => p.Name.toLowerCase() === wanted);
+  const fresh = match ?? (await parametersOf(context, true)).find((p) => p.Name.toLowerCase() === wanted);
   if (!fresh)
     throw new ApplyError(
       ApplyErrorCode.TargetGone,
@@ -62,7 +63,7 @@ function passwordFor(
 ): Promise<string> | string {
   const desired = context.desired.users.find((u) => u.key === input.userName.toLowerCase());
   if (input.passwordFrom === "manifest" && desired?.initialPassword) return desired.initialPassword.reveal();
-  return context.parameters().then((all) => {
+  return parametersOf(context).then((all) => {
     const parameter = all.find((p) => p.Id === securityId) ?? all.find((p) => p.Default);
     return generatePassword(parameter);
   });

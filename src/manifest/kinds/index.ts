@@ -8,21 +8,45 @@ import { userKind } from "./user.ts";
  * The kinds whose documents the desired state lists, each under its `plural`; adding a kind is
  * adding its file and one entry here.
  */
-export const LISTED_KINDS = [securityParameterKind, userKind, packageKind] as const;
-
-/** Every document kind: the listed ones, and the prune policy (at most one, `DesiredState.prune`). */
-export const KINDS = [...LISTED_KINDS, prunePolicyKind] as const;
+const BUILT_IN = [securityParameterKind, userKind, packageKind] as const;
 
 type DesiredOf<K> = K extends Kind<infer Desired> ? Desired : never;
 
+/**
+ * Listed kinds registered from outside this list (`registerKind`), by plural, each with its
+ * normalized document type. A module that registers one adds it here, so that the desired state's
+ * type lists it: `declare module ".../manifest/kinds/index.ts" { interface RegisteredKinds { widgets: DesiredWidget } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
+export interface RegisteredKinds {}
+
 /** The desired state's lists: `securityParameters`, `users`, … as the kinds name them. */
 export type DesiredLists = {
-  readonly [K in (typeof LISTED_KINDS)[number] as K["plural"]]: readonly DesiredOf<K>[];
-};
+  readonly [K in (typeof BUILT_IN)[number] as K["plural"]]: readonly DesiredOf<K>[];
+} & { readonly [P in keyof RegisteredKinds]: readonly RegisteredKinds[P][] };
 
 /** A normalized document of any kind, discriminated by `kind`. */
-export type DesiredDocument = DesiredOf<(typeof KINDS)[number]>;
+export type DesiredDocument =
+  | DesiredOf<(typeof BUILT_IN)[number] | typeof prunePolicyKind>
+  | RegisteredKinds[keyof RegisteredKinds];
 
-export function kindNamed(name: unknown): (typeof KINDS)[number] | undefined {
+// biome-ignore lint/suspicious/noExplicitAny: each kind's document type is checked where it is defined.
+type AnyKind = Kind<any>;
+
+/** The listed kinds, in registry order; grows as kinds are registered. */
+export const LISTED_KINDS: readonly AnyKind[] = [...BUILT_IN];
+
+/** Every document kind: the listed ones, and the prune policy (at most one, `DesiredState.prune`). */
+export const KINDS: readonly AnyKind[] = [...LISTED_KINDS, prunePolicyKind];
+
+export function kindNamed(name: unknown): AnyKind | undefined {
   return KINDS.find((kind) => kind.kind === name);
+}
+
+/** Adds a listed kind from outside this list; its name and plural must be new. */
+export function registerKind(kind: AnyKind): void {
+  if (KINDS.some((known) => known.kind === kind.kind || known.plural === kind.plural))
+    throw new TypeError(`kind ${kind.kind} (${kind.plural}) is already registered`);
+  (LISTED_KINDS as AnyKind[]).push(kind);
+  (KINDS as AnyKind[]).splice(KINDS.length - 1, 0, kind);
 }

@@ -9,12 +9,27 @@ import { userSteps } from "./user-steps.ts";
  * entry here. The planner builds inputs of these types, the plan file is checked against them on
  * load, and each op in src/apply/ops reads its input through them.
  */
-export const KIND_STEPS = [securityParameterSteps, userSteps, packageSteps] as const;
+const BUILT_IN = [securityParameterSteps, userSteps, packageSteps] as const;
 
-interface KindSteps {
+/** A kind's name in plans and its step ops, each with the zod schema of its input. */
+export interface KindSteps {
   readonly kind: string;
-  readonly ops: object;
+  readonly ops: Readonly<Record<string, z.ZodType>>;
 }
+
+/**
+ * Kinds registered from outside this list (`registerKindSteps`), by name. A module that registers
+ * one also adds it here, so that the types below include its kind and ops:
+ * `declare module ".../plan/kinds/steps.ts" { interface RegisteredKindSteps { Widget: typeof widgetSteps } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
+export interface RegisteredKindSteps {}
+
+type Registered = RegisteredKindSteps[keyof RegisteredKindSteps];
+
+type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
+  ? I
+  : never;
 
 /** The ops of every kind in one record: the intersection of each kind's `ops`. */
 type AllOps<T extends readonly KindSteps[]> = T extends readonly [
@@ -24,29 +39,57 @@ type AllOps<T extends readonly KindSteps[]> = T extends readonly [
   ? First["ops"] & AllOps<Rest>
   : unknown;
 
-function allOps<T extends readonly KindSteps[]>(kinds: T): AllOps<T> {
-  return Object.assign({}, ...kinds.map((kind) => kind.ops));
-}
-
-export const STEP_INPUTS = allOps(KIND_STEPS);
-
+export type StepInputs = AllOps<typeof BUILT_IN> &
+  ([Registered] extends [never]
+    ? unknown
+    : Intersection<Registered extends KindSteps ? Registered["ops"] : never>);
+export type StepOp = keyof StepInputs & string;
+/** The ops of the kinds in this file's list (each must have a handler in src/apply/ops). */
+export type BuiltInStepOp = keyof AllOps<typeof BUILT_IN> & string;
 /** The kinds a plan can name (`Change.kind`). */
-export type ChangeKind = (typeof KIND_STEPS)[number]["kind"];
-export const CHANGE_KINDS: readonly ChangeKind[] = KIND_STEPS.map((kind) => kind.kind);
-
-/** Which kind each op belongs to. */
-export const KIND_OF_OP: Readonly<Record<string, ChangeKind>> = Object.fromEntries(
-  KIND_STEPS.flatMap((kind) => Object.keys(kind.ops).map((op) => [op, kind.kind])),
-);
-
-export type StepInputs = typeof STEP_INPUTS;
-export type StepOp = keyof StepInputs;
+export type ChangeKind =
+  | (typeof BUILT_IN)[number]["kind"]
+  | (Registered extends KindSteps ? Registered["kind"] : never);
 /** What the planner writes for an op. */
 export type StepInputIn<O extends StepOp> = z.input<StepInputs[O]>;
 /** What the op reads. */
 export type StepInputOf<O extends StepOp> = z.output<StepInputs[O]>;
 
-export const STEP_OPS: readonly StepOp[] = KIND_STEPS.flatMap((kind) => Object.keys(kind.ops) as StepOp[]);
+const kinds: KindSteps[] = [...BUILT_IN];
+
+/** Every op's input schema, by op; grows as kinds are registered. */
+export const STEP_INPUTS = Object.assign({}, ...BUILT_IN.map((kind) => kind.ops)) as StepInputs;
+/** The kinds a plan can name, and every op, in registry order. */
+export const CHANGE_KINDS: readonly ChangeKind[] = kinds.map((kind) => kind.kind as ChangeKind);
+export const STEP_OPS: readonly StepOp[] = kinds.flatMap((kind) => Object.keys(kind.ops) as StepOp[]);
+/** Which kind each op belongs to. */
+export const KIND_OF_OP: Readonly<Record<string, ChangeKind>> = Object.fromEntries(
+  kinds.flatMap((kind) => Object.keys(kind.ops).map((op) => [op, kind.kind as ChangeKind])),
+);
+
+/**
+ * Adds a kind's step ops to the registry: plans may then name the kind and its ops, and plan files
+ * holding them are checked against its schemas. A kind or op registered twice is a programming error.
+ */
+export function registerKindSteps(steps: KindSteps): void {
+  if (kinds.some((kind) => kind.kind === steps.kind))
+    throw new TypeError(`kind ${steps.kind} is already registered`);
+  for (const op of Object.keys(steps.ops)) {
+    if (op in KIND_OF_OP) throw new TypeError(`step op ${op} is already registered`);
+  }
+  kinds.push(steps);
+  Object.assign(STEP_INPUTS as object, steps.ops);
+  (CHANGE_KINDS as string[]).push(steps.kind);
+  (STEP_OPS as string[]).push(...Object.keys(steps.ops));
+  for (const op of Object.keys(steps.ops)) (KIND_OF_OP as Record<string, string>)[op] = steps.kind;
+}
+
+/** The input schema of an op, or undefined for an op no kind registered. */
+export function stepInputSchema(op: string): z.ZodType | undefined {
+  return Object.hasOwn(STEP_INPUTS as object, op)
+    ? (STEP_INPUTS as Record<string, z.ZodType>)[op]
+    : undefined;
+}
 
 /** A step of a change, its input typed by its op. */
 export function makeStep<O extends StepOp>(

@@ -1,5 +1,5 @@
 import type { Contact, User } from "../wire/index.ts";
-import type { LivePartName, LiveParts } from "./kinds/index.ts";
+import type { LiveParts, PartDigests } from "./kinds/index.ts";
 
 /*
  * What one environment reports, normalized so that the planner can compare it with the manifests
@@ -48,5 +48,5 @@ export type LiveState = { environment: string } & LiveParts & {
     /** sha256 of the normalized state: a saved plan is stale once it changes. */
     digest: string;
     /** The same, per part, so that a stale plan can say what changed. */
-    partDigests: Record<LivePartName, string>;
+    partDigests: PartDigests;
   };

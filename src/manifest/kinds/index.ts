@@ -20,10 +20,13 @@ type DesiredOf<K> = K extends Kind<infer Desired> ? Desired : never;
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
 export interface RegisteredKinds {}
 
-/** The desired state's lists: `securityParameters`, `users`, … as the kinds name them. */
+/**
+ * The desired state's lists: `securityParameters`, `users`, … as the kinds name them. A registered
+ * kind's list is optional: a state made before it was registered has none (read it with `?? []`).
+ */
 export type DesiredLists = {
   readonly [K in (typeof BUILT_IN)[number] as K["plural"]]: readonly DesiredOf<K>[];
-} & { readonly [P in keyof RegisteredKinds]: readonly RegisteredKinds[P][] };
+} & { readonly [P in keyof RegisteredKinds]?: readonly RegisteredKinds[P][] };
 
 /** A normalized document of any kind, discriminated by `kind`. */
 export type DesiredDocument =

@@ -18,18 +18,20 @@ export interface KindSteps {
 }
 
 /**
- * Kinds registered from outside this list (`registerKindSteps`), by name. A module that registers
- * one also adds it here, so that the types below include its kind and ops:
- * `declare module ".../plan/kinds/steps.ts" { interface RegisteredKindSteps { Widget: typeof widgetSteps } }`.
+ * Kinds registered from outside this list (`registerKindSteps`): a module that registers one adds
+ * its name to the first interface and its ops to the second, so that the types below include them:
+ * ```
+ * type WidgetOps = typeof widgetSteps.ops;
+ * declare module ".../plan/kinds/steps.ts" {
+ *   interface RegisteredKindSteps { Widget: typeof widgetSteps }
+ *   interface RegisteredStepInputs extends WidgetOps {}
+ * }
+ * ```
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
 export interface RegisteredKindSteps {}
-
-type Registered = RegisteredKindSteps[keyof RegisteredKindSteps];
-
-type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
-  ? I
-  : never;
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
+export interface RegisteredStepInputs {}
 
 /** The ops of every kind in one record: the intersection of each kind's `ops`. */
 type AllOps<T extends readonly KindSteps[]> = T extends readonly [
@@ -39,17 +41,12 @@ type AllOps<T extends readonly KindSteps[]> = T extends readonly [
   ? First["ops"] & AllOps<Rest>
   : unknown;
 
-export type StepInputs = AllOps<typeof BUILT_IN> &
-  ([Registered] extends [never]
-    ? unknown
-    : Intersection<Registered extends KindSteps ? Registered["ops"] : never>);
+export type StepInputs = AllOps<typeof BUILT_IN> & RegisteredStepInputs;
 export type StepOp = keyof StepInputs & string;
 /** The ops of the kinds in this file's list (each must have a handler in src/apply/ops). */
 export type BuiltInStepOp = keyof AllOps<typeof BUILT_IN> & string;
 /** The kinds a plan can name (`Change.kind`). */
-export type ChangeKind =
-  | (typeof BUILT_IN)[number]["kind"]
-  | (Registered extends KindSteps ? Registered["kind"] : never);
+export type ChangeKind = (typeof BUILT_IN)[number]["kind"] | (keyof RegisteredKindSteps & string);
 /** What the planner writes for an op. */
 export type StepInputIn<O extends StepOp> = z.input<StepInputs[O]>;
 /** What the op reads. */
@@ -86,9 +83,7 @@ export function registerKindSteps(steps: KindSteps): void {
 
 /** The input schema of an op, or undefined for an op no kind registered. */
 export function stepInputSchema(op: string): z.ZodType | undefined {
-  return Object.hasOwn(STEP_INPUTS as object, op)
-    ? (STEP_INPUTS as Record<string, z.ZodType>)[op]
-    : undefined;
+  return kinds.find((kind) => Object.hasOwn(kind.ops, op))?.ops[op];
 }
 
 /** A step of a change, its input typed by its op. */

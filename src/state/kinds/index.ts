@@ -37,11 +37,18 @@ type Parts<T extends readonly AnyLiveKind[]> = T extends readonly [
   ? Awaited<ReturnType<First["read"]>> & Parts<Rest>
   : unknown;
 
+/**
+ * A registered kind's part is optional: a state read before it was registered has none (a kind
+ * reads its own part with `?? `its empty value).
+ */
 export type LiveParts = Parts<typeof BUILT_IN> &
   ([keyof RegisteredLiveParts] extends [never]
     ? unknown
-    : Intersection<RegisteredLiveParts[keyof RegisteredLiveParts]>);
-export type LivePartName = (typeof BUILT_IN)[number]["part"] | (keyof RegisteredLiveParts & string);
+    : Partial<Intersection<RegisteredLiveParts[keyof RegisteredLiveParts]>>);
+type BuiltInPartName = (typeof BUILT_IN)[number]["part"];
+export type LivePartName = BuiltInPartName | (keyof RegisteredLiveParts & string);
+/** Each part's digest, by part name (registered parts only when read). */
+export type PartDigests = Record<BuiltInPartName, string> & { [P in keyof RegisteredLiveParts]?: string };
 
 /** Read in this order, all at once; grows as kinds are registered. */
 export const LIVE_KINDS: readonly AnyLiveKind[] = [...BUILT_IN];

@@ -1,0 +1,162 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executePlan, Journal, registerOps } from "../../src/apply/index.ts";
+import { createClient, type PlatformClient } from "../../src/client/client.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { exportManifests, registerExporter } from "../../src/export/index.ts";
+import { loadEnvironment, ManifestError, registerKind, schemaFiles } from "../../src/manifest/index.ts";
+import {
+  type Plan,
+  PlanError,
+  PlanFileError,
+  planChanges,
+  readPlanFile,
+  registerKindSteps,
+  registerPlanner,
+  writePlanFile,
+} from "../../src/plan/index.ts";
+import { readLiveState, registerLiveKind } from "../../src/state/index.ts";
+import { testdir } from "../helpers/testdir.ts";
+import { groupMembershipExporter } from "./group-membership/export.ts";
+import { groupMembershipKind } from "./group-membership/manifest.ts";
+import { groupMembershipOps } from "./group-membership/ops.ts";
+import { groupMembershipPlanner } from "./group-membership/plan.ts";
+import { groupMembershipLive } from "./group-membership/state.ts";
+import { groupMembershipSteps } from "./group-membership/steps.ts";
+
+/*
+ * Issue 15's proof that a kind is a typed contract: `GroupMembership` exists only in this test, as
+ * new files (./group-membership/) plus one registry line per stage below, and goes through
+ * validate → plan → saved plan file → apply against the emulator over HTTP, then export.
+ * demo-prod's groups: 1 Everyone, 2 Administrators, 3 Auditors, 4 Risk Owners; anguyen and
+ * dpatel are not Auditors, cmendes is.
+ */
+
+registerKind(groupMembershipKind);
+registerLiveKind(groupMembershipLive);
+registerKindSteps(groupMembershipSteps);
+registerPlanner(groupMembershipPlanner);
+registerOps(groupMembershipOps);
+registerExporter(groupMembershipExporter);
+
+const PASSWORD = "Kinds#Test2026";
+const logger = pino({ level: "silent" });
+let prod: Emulator;
+let client: PlatformClient;
+let stateDir: string;
+
+const repository = (memberships: string) =>
+  testdir({
+    "environments/prod.yaml": [
+      `url: ${prod.url}`,
+      "instance: Default",
+      "auth: { username: sysadmin, password: '${P}' }",
+      "",
+    ].join("\n"),
+    "manifests/memberships.yaml": memberships,
+  });
+
+const load = async (dir: string) =>
+  (await loadEnvironment(dir, "prod", { variables: { P: PASSWORD } })).state;
+
+async function planFor(dir: string): Promise<Plan> {
+  const desired = await load(dir);
+  return planChanges(desired, await readLiveState(client, desired), { createdAt: new Date().toISOString() });
+}
+
+const AUDITORS = "kind: GroupMembership\ngroup: Auditors\nmembers: [anguyen, dpatel, cmendes]\n";
+
+beforeAll(async () => {
+  prod = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
+  client = createClient({
+    url: prod.url,
+    instance: "Default",
+    username: "sysadmin",
+    password: PASSWORD,
+    limits: { concurrency: 4, requestsPerSecond: 0 },
+  });
+  stateDir = await mkdtemp(join(tmpdir(), "egp-kind-state-"));
+});
+
+afterAll(async () => {
+  await client?.close();
+  await prod?.close();
+  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+});
+
+describe("a kind registered from a test", () => {
+  it("validates: its schema checks documents at file:line:col, and its JSON Schema is generated", async () => {
+    const dir = await repository("kind: GroupMembership\ngroup: Auditors\nmembers: [anguyen]\ncolour: red\n");
+    await expect(load(dir)).rejects.toThrow(ManifestError);
+    await expect(load(dir)).rejects.toThrow(/manifests\/memberships\.yaml:4:1 .*colour/);
+    const schema = schemaFiles().find((file) => file.name === "manifest.schema.json");
+    expect(schema?.text).toContain('"GroupMembership"');
+    const desired = await load(await repository(AUDITORS));
+    expect(desired.groupMemberships?.map((doc) => doc.members)).toEqual([["anguyen", "dpatel", "cmendes"]]);
+  });
+
+  it("is refused at plan time where the instance lacks what it names", async () => {
+    const dir = await repository("kind: GroupMembership\ngroup: Auditors\nmembers: [nobody]\n");
+    await expect(planFor(dir)).rejects.toThrow(PlanError);
+    await expect(planFor(dir)).rejects.toThrow(/memberships\.yaml:2:8 members: no user "nobody" on prod/);
+  });
+
+  it("plans, saves and reloads its plan, applies it against the emulator, and then plans nothing", async () => {
+    const dir = await repository(AUDITORS);
+    const plan = await planFor(dir);
+    expect(plan.changes.map((change) => [change.kind, change.key, change.action])).toEqual([
+      ["GroupMembership", "Auditors", "update"],
+    ]);
+    const [step] = plan.steps;
+    expect(step?.op).toBe("groupMembership.add");
+    // cmendes is already an Auditor: only the two others are added.
+    const input = groupMembershipSteps.ops["groupMembership.add"].parse(step?.input);
+    expect(input.users.map((user) => user.name)).toEqual(["anguyen", "dpatel"]);
+
+    // The saved plan is checked against the kind's op schema on load.
+    const text = writePlanFile(plan);
+    const saved = readPlanFile(text, "memberships.plan.json");
+    expect(saved).toEqual(plan);
+    const damaged = text.replace(/"groupId": \d+/, '"groupId": "three"');
+    expect(() => readPlanFile(damaged, "memberships.plan.json")).toThrow(PlanFileError);
+    expect(() => readPlanFile(damaged, "memberships.plan.json")).toThrow(
+      /input\.groupId: step GroupMembership\/Auditors#add \(groupMembership\.add\)/,
+    );
+
+    const desired = await load(dir);
+    const result = await executePlan({
+      plan: saved,
+      desired,
+      clients: new Map([["prod", client]]),
+      journal: Journal.open(stateDir, saved),
+      stateDir,
+      concurrency: 2,
+      logger,
+    });
+    expect(result.failed).toEqual([]);
+    expect(result.done).toEqual([step?.id]);
+
+    const users = await client.users.list();
+    const idOf = (name: string) => users.find((user) => user.UserName === name)?.Id;
+    expect(await client.users.memberIds(3)).toEqual(
+      expect.arrayContaining([idOf("anguyen"), idOf("dpatel"), idOf("cmendes")]),
+    );
+    expect((await planFor(dir)).changes).toEqual([]);
+  });
+
+  it("exports what the instance has, as documents its own schema accepts", async () => {
+    const desired = await load(await repository(AUDITORS));
+    const live = await readLiveState(client, desired, { scope: "all" });
+    const { files } = exportManifests({ environment: desired.environment, live });
+    const file = files.find((f) => f.kind === "GroupMembership");
+    expect(file?.file).toBe("group-memberships.yaml");
+    // After the apply above: the two added members are there.
+    expect(file?.text).toContain("group: Auditors\nmembers: [anguyen, cmendes, dpatel, ejohansson]\n");
+    const roundTrip = await load(await repository(file?.text ?? ""));
+    expect(roundTrip.groupMemberships?.length).toBe(4);
+  });
+});

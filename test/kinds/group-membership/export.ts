@@ -1,0 +1,19 @@
+import type { KindExporter } from "../../../src/export/index.ts";
+
+export const groupMembershipExporter: KindExporter = {
+  kind: "GroupMembership",
+  file: "group-memberships.yaml",
+  noun: "group memberships",
+  export({ live }) {
+    const memberships = live.groupMemberships ?? { groups: {}, userIds: {} };
+    const names = new Map(Object.entries(memberships.userIds).map(([name, id]) => [id, name]));
+    const documents = Object.values(memberships.groups)
+      .filter((group) => group.memberIds.length > 0)
+      .map((group) => ({
+        kind: "GroupMembership",
+        group: group.name,
+        members: group.memberIds.map((id) => names.get(id) ?? String(id)),
+      }));
+    return { documents, warnings: [] };
+  },
+};

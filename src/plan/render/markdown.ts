@@ -1,28 +1,75 @@
-import type { Change, Plan } from "../model.ts";
-import { fieldLines, headline, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
+import type { Change, FieldChange, Plan } from "../model.ts";
+import { partLine } from "./parts.ts";
+import {
+  fieldLines,
+  formatValue,
+  headline,
+  objectTypeOf,
+  SYMBOL,
+  summaryLine,
+  unmanagedLine,
+} from "./values.ts";
 
 /** GitHub caps a comment at 65,536 characters; the default leaves room for a wrapper. */
 export const DEFAULT_MARKDOWN_LIMIT = 60_000;
 
-function entry(change: Change): string {
+/** A change as markdown: its text in the kind's diff fence, and a folded block per package object. */
+interface Entry {
+  main: string;
+  /** One folded `<details>` block per package object with differing parts. */
+  folds: string[];
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function fenceFor(texts: readonly string[]): string {
+  return texts.some((text) => text.includes("```")) ? "````" : "```";
+}
+
+function fold(change: Change, field: FieldChange): string | undefined {
+  if (!field.parts?.length) return undefined;
+  const type = objectTypeOf(field);
+  const lines = field.parts.map((part) => partLine(part, type));
+  const fence = fenceFor(lines);
+  const after = typeof field.after === "string" ? field.after : formatValue(field.after);
+  const summary = `${change.kind} "${change.key}" · ${field.field}: ${after}`;
   return [
-    headline(change),
-    `${SYMBOL[change.action]} ${change.kind} "${change.key}"`,
-    ...fieldLines(change).map((line) => `    ${line}`),
+    `<details><summary>${escapeHtml(summary)}</summary>`,
+    "",
+    `${fence}diff`,
+    ...lines,
+    fence,
+    "",
+    "</details>",
     "",
   ].join("\n");
 }
 
-function block(kind: string, entries: readonly string[], total: number): string {
-  const fence = entries.some((text) => text.includes("```")) ? "````" : "```";
+function entry(change: Change): Entry {
+  const main = [
+    headline(change),
+    `${SYMBOL[change.action]} ${change.kind} "${change.key}"`,
+    ...fieldLines(change, { parts: false }).map((line) => `    ${line}`),
+    "",
+  ].join("\n");
+  const folds = change.fields.flatMap((field) => fold(change, field) ?? []);
+  return { main, folds };
+}
+
+function block(kind: string, entries: readonly Entry[], total: number): string {
+  const mains = entries.map((e) => e.main);
+  const fence = fenceFor(mains);
   const count = entries.length === total ? `${total}` : `${entries.length} of ${total} shown`;
   return [
     `<details><summary>${kind} (${count})</summary>`,
     "",
     `${fence}diff`,
-    ...entries,
+    ...mains,
     fence,
     "",
+    ...entries.flatMap((e) => e.folds),
     "</details>",
     "",
   ].join("\n");
@@ -73,18 +120,32 @@ export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): stri
     NOTICE_ROOM -
     kinds.reduce((n, k) => n + block(k.kind, [], 1).length + 20, 0);
   let cut = 0;
+  let cutFolds = 0;
   const blocks = kinds.map(({ kind, entries }) => {
-    const kept: string[] = [];
-    for (const text of entries) {
-      if (text.length + 1 <= budget) {
-        kept.push(text);
-        budget -= text.length + 1;
+    const kept: Entry[] = [];
+    for (const { main, folds } of entries) {
+      if (main.length + 1 > budget) {
+        cut += 1;
+        cutFolds += folds.length;
+        continue;
       }
+      budget -= main.length + 1;
+      const shown: string[] = [];
+      for (const text of folds) {
+        if (text.length + 1 <= budget) {
+          shown.push(text);
+          budget -= text.length + 1;
+        } else cutFolds += 1;
+      }
+      kept.push({ main, folds: shown });
     }
-    cut += entries.length - kept.length;
     return kept.length ? block(kind, kept, entries.length) : "";
   });
   const shown = [head, ...blocks.filter(Boolean), tail].join("\n");
-  const notice = `> **Cut:** ${cut} change(s) (${full.length - shown.length} characters) are not shown, to stay within GitHub's comment size limit. The full plan is in the plan file.`;
+  const what = [
+    cut ? `${cut} change(s)` : "",
+    cutFolds ? `the part-by-part diff of ${cutFolds} package object(s)` : "",
+  ].filter(Boolean);
+  const notice = `> **Cut:** ${what.join(" and ")} (${full.length - shown.length} characters) are not shown, to stay within GitHub's comment size limit. The full plan is in the plan file.`;
   return `${[head, ...blocks.filter(Boolean), notice, "", tail].join("\n")}\n`;
 }

@@ -20,13 +20,11 @@ import { testdir } from "../helpers/testdir.ts";
  */
 
 const PASSWORD = "Details#Test2026";
-const [CONTROLS, RISKS, FINDINGS, POLICIES, COMMENTS] = [
-  "controls",
-  "risks",
-  "findings",
-  "policies",
-  "comments",
-].map(demoGuid);
+const CONTROLS = demoGuid("controls");
+const RISKS = demoGuid("risks");
+const FINDINGS = demoGuid("findings");
+const POLICIES = demoGuid("policies");
+const COMMENTS = demoGuid("comments");
 
 let dev: Emulator;
 let prod: Emulator;

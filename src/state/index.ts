@@ -1,3 +1,5 @@
+export type { ComparedSides } from "./compare-read.ts";
+export { readForComparison } from "./compare-read.ts";
 export type { LivePartName, LiveParts } from "./kinds/index.ts";
 export { LIVE_KINDS } from "./kinds/index.ts";
 export type {
@@ -6,6 +8,8 @@ export type {
   LiveState,
   LiveUser,
   PackageObjectType,
+  PartDetail,
+  PartValue,
 } from "./live-state.ts";
 export type { ObjectRequest } from "./package-objects.ts";
 export { normalizeTree, readPackageObjects } from "./package-objects.ts";

@@ -1,5 +1,3 @@
-export type { ComparedSides } from "./compare-read.ts";
-export { readForComparison } from "./compare-read.ts";
 export type { LivePartName, LiveParts } from "./kinds/index.ts";
 export { LIVE_KINDS } from "./kinds/index.ts";
 export type {

@@ -3,7 +3,7 @@ import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { compareInstances } from "../../src/plan/index.ts";
-import { readForComparison } from "../../src/state/index.ts";
+import { readForComparison } from "../../src/state/compare-read.ts";
 
 /*
  * `egp compare`'s reads over HTTP, demo-dev (A) against demo-prod (B): every application and

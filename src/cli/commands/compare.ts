@@ -16,7 +16,7 @@ import {
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../../plan/index.ts";
-import { readForComparison } from "../../state/index.ts";
+import { readForComparison } from "../../state/compare-read.ts";
 import { ExitError } from "../errors.ts";
 import { withEnvironments } from "../run.ts";
 

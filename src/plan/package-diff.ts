@@ -72,7 +72,7 @@ function quoted(name: string): string {
   return JSON.stringify(name);
 }
 
-/** Lists of names compare as sets: each name added or removed, or the order when only that differs. */
+/** Lists of names compare as sets: each name added or removed, then the order of the names both have. */
 function listDifferences(
   label: string,
   before: string[],
@@ -88,9 +88,9 @@ function listDifferences(
       .filter((n) => !has.has(n))
       .map((n) => ({ property: `${singular(label)} ${quoted(n)}`, before: n })),
   ];
-  const [kept, keeps] = [before.filter((n) => has.has(n)), after.filter((n) => had.has(n))];
-  if (kept.join("\u0000") !== keeps.join("\u0000"))
-    out.push({ property: `${label} order`, before: kept, after: keeps });
+  const [commonBefore, commonAfter] = [before.filter((n) => has.has(n)), after.filter((n) => had.has(n))];
+  if (commonBefore.join("\u0000") !== commonAfter.join("\u0000"))
+    out.push({ property: `${label} order`, before: commonBefore, after: commonAfter });
   return out;
 }
 
@@ -129,7 +129,7 @@ function sectionDifferences(
   return out;
 }
 
-/** Severity of one property difference (DESIGN: what an install can break on the target). */
+/** Severity of one property difference: critical where the install can break records or workflow (docs/promotion.md). */
 function severityOf(part: PartType, difference: Omit<PropertyDifference, "severity">): Severity {
   if (part === "rule" || part === "action") return "critical";
   if (part !== "field") return "normal";

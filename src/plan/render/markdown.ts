@@ -90,9 +90,10 @@ function header(plan: Plan): string {
 }
 
 /**
- * Markdown for pull requests: a summary table, then the changes folded per kind. Over `limit`
- * characters, changes are dropped from the end of each kind's list in plan order (so the same plan
- * always renders the same), and a notice says how many changes and characters were cut.
+ * Markdown for pull requests: a summary table, then the changes folded per kind, and each promoted
+ * object's parts folded on their own. Over `limit` characters, changes are dropped from the end of
+ * each kind's list in plan order, then the objects' part lists that no longer fit (so the same plan
+ * always renders the same), and a notice says how many changes, part lists and characters were cut.
  */
 export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): string {
   const head = header(plan);
@@ -119,27 +120,34 @@ export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): stri
     tail.length -
     NOTICE_ROOM -
     kinds.reduce((n, k) => n + block(k.kind, [], 1).length + 20, 0);
+  // First every change that fits (each kind's list in plan order), then, with what is left, the
+  // folded part lists of the promoted objects in the same order: a reviewer sees every change first.
   let cut = 0;
   let cutFolds = 0;
-  const blocks = kinds.map(({ kind, entries }) => {
-    const kept: Entry[] = [];
-    for (const { main, folds } of entries) {
+  const kept = kinds.map(({ entries }) =>
+    entries.filter(({ main, folds }) => {
       if (main.length + 1 > budget) {
         cut += 1;
         cutFolds += folds.length;
-        continue;
+        return false;
       }
       budget -= main.length + 1;
-      const shown: string[] = [];
-      for (const text of folds) {
-        if (text.length + 1 <= budget) {
-          shown.push(text);
-          budget -= text.length + 1;
-        } else cutFolds += 1;
-      }
-      kept.push({ main, folds: shown });
-    }
-    return kept.length ? block(kind, kept, entries.length) : "";
+      return true;
+    }),
+  );
+  const blocks = kinds.map(({ kind, entries }, index) => {
+    const shown = (kept[index] ?? []).map(({ main, folds }) => ({
+      main,
+      folds: folds.filter((text) => {
+        if (text.length + 1 > budget) {
+          cutFolds += 1;
+          return false;
+        }
+        budget -= text.length + 1;
+        return true;
+      }),
+    }));
+    return shown.length ? block(kind, shown, entries.length) : "";
   });
   const shown = [head, ...blocks.filter(Boolean), tail].join("\n");
   const what = [

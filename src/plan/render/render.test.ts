@@ -32,7 +32,7 @@ function bigPlan(users: number) {
 }
 
 /** A promotion of `apps` applications, each with `fields` fields that become required on the source. */
-function packagePlan(apps: number, fields: number) {
+function packagePlan(apps: number, fields: number, users = 0) {
   const names = Array.from({ length: apps }, (_, i) => `App ${String(i).padStart(3, "0")}`);
   const side = (required: boolean, prefix: string) => {
     const objects = Object.fromEntries(
@@ -60,6 +60,7 @@ function packagePlan(apps: number, fields: number) {
       environment: environment("prod", { packagesFrom: "dev" }),
       packagesFrom: environment("dev"),
       packages: [desiredPackage("Release", names)],
+      users: Array.from({ length: users }, (_, i) => desiredUser(`user${i}`)),
     }),
     live({ packages: side(false, "t"), packageSource: { environment: "dev", ...side(true, "s") } }),
     { createdAt: CREATED_AT },
@@ -92,6 +93,14 @@ describe("package parts", () => {
       /\*\*Cut:\*\* the part-by-part diff of \d+ package object\(s\) \(\d+ characters\)/,
     );
     expect(renderMarkdown(plan, 20_000)).toBe(markdown);
+  });
+
+  it("give way to every change first when the cap is reached", () => {
+    const plan = packagePlan(10, 60, 30);
+    const markdown = renderMarkdown(plan, 12_000);
+    expect(markdown.length).toBeLessThanOrEqual(12_000);
+    expect(markdown).toContain("<details><summary>User (30)</summary>");
+    expect(markdown).toMatch(/\*\*Cut:\*\* the part-by-part diff of \d+ package object\(s\)/);
   });
 
   it("round-trip through plan files; a plan file without them still loads", () => {

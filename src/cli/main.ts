@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerApplyCommand } from "./commands/apply.ts";
+import { registerCompareCommand } from "./commands/compare.ts";
 import { registerDriftCommand } from "./commands/drift.ts";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
 import { registerExportCommand } from "./commands/export.ts";
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerShowCommand(program);
   registerApplyCommand(program);
   registerExportCommand(program);
+  registerCompareCommand(program);
   return program;
 }
 

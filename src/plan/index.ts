@@ -1,4 +1,16 @@
 export { canonicalJson, same } from "./compare.ts";
+export type {
+  ComparedObject,
+  CompareInput,
+  Comparison,
+  ComparisonStatus,
+  ComparisonSummary,
+} from "./compare-instances.ts";
+export {
+  COMPARISON_FORMAT_VERSION,
+  compareInstances,
+  comparisonDiffers,
+} from "./compare-instances.ts";
 export { comparePlans, planConsistency } from "./compare-plans.ts";
 export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
 export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
@@ -25,10 +37,26 @@ export type {
   UnmanagedResource,
 } from "./model.ts";
 export { PLAN_FORMAT_VERSION, SENSITIVE } from "./model.ts";
+export type {
+  DiffCounts,
+  ObjectDiff,
+  PartDifference,
+  PartStatus,
+  PartType,
+  PropertyDifference,
+  Severity,
+} from "./package-diff.ts";
+export { describeDifference, diffObject } from "./package-diff.ts";
 export type { PasswordRules } from "./password-rules.ts";
 export { passwordRulesOf, passwordShortfalls } from "./password-rules.ts";
 export { countsAsDrift, planChanges, planRefusals, summarize } from "./plan-changes.ts";
 export { PlanFileError, readPlanFile, writePlanFile } from "./plan-file.ts";
+export {
+  renderComparisonJson,
+  renderComparisonMarkdown,
+  renderComparisonText,
+} from "./render/comparison.ts";
+export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { renderText } from "./render/text.ts";

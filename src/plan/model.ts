@@ -1,5 +1,6 @@
 import type { SourceLocation } from "../manifest/index.ts";
 import type { ChangeKind, StepOp } from "./kinds/steps.ts";
+import type { PartDifference } from "./package-diff.ts";
 
 /** Version of the plan file format (docs/plan-format.md). */
 export const PLAN_FORMAT_VERSION = 1;
@@ -20,6 +21,8 @@ export interface FieldChange {
   after?: unknown;
   /** Written on apply but not readable from the instance: shown, never counted as drift. */
   verifiable: boolean;
+  /** Packages: every part of the object that differs, with its properties and severity (package-diff.ts). */
+  parts?: PartDifference[];
 }
 
 export interface Change {

@@ -2,9 +2,34 @@ import { z } from "zod";
 import { PlanErrorCode } from "./error-codes.ts";
 import { CHANGE_KINDS, type ChangeKind, STEP_OPS, type StepOp, stepInputSchema } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
+import { PART_TYPES, type PartDifference } from "./package-diff.ts";
 import { renderJson } from "./render/json.ts";
 
 const Location = z.object({ file: z.string(), line: z.number(), column: z.number() });
+
+const Severity = z.enum(["critical", "normal"]);
+const PartValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+
+/** A package object's differing part (package-diff.ts); optional, so plans saved before it load. */
+const Part: z.ZodType<PartDifference> = z.object({
+  part: z.enum(PART_TYPES),
+  guid: z.string(),
+  name: z.string(),
+  parent: z.string().optional(),
+  status: z.enum(["added", "changed", "onlyOnTarget"]),
+  severity: Severity,
+  properties: z
+    .array(
+      z.object({
+        property: z.string(),
+        before: PartValue.optional(),
+        after: PartValue.optional(),
+        severity: Severity,
+      }),
+    )
+    .optional(),
+  keptByInstall: z.boolean().optional(),
+});
 
 /**
  * A step's input must be what its op reads (src/plan/kinds/steps.ts), so that a damaged plan file
@@ -51,6 +76,7 @@ const PlanFile = z.object({
           before: z.unknown().optional(),
           after: z.unknown().optional(),
           verifiable: z.boolean(),
+          parts: z.array(Part).optional(),
         }),
       ),
       notes: z.array(z.string()),

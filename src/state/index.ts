@@ -6,6 +6,8 @@ export type {
   LiveState,
   LiveUser,
   PackageObjectType,
+  PartDetail,
+  PartValue,
 } from "./live-state.ts";
 export type { ObjectRequest } from "./package-objects.ts";
 export { normalizeTree, readPackageObjects } from "./package-objects.ts";

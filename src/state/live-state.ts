@@ -31,6 +31,26 @@ export interface LivePackageObject {
   parts: Record<string, number>;
   /** GUIDs of every part of the tree (levels, fields, layouts, rules, actions…), for part-level diffs. */
   partFingerprints: Record<string, string>;
+  /**
+   * Every part as a person reads it, by the same keys as `partFingerprints`. Kept only for objects
+   * that differ between the two sides compared (a plan's source and target, compare's two
+   * instances), so that memory grows with the difference, not with the instance. Never in digests.
+   */
+  details?: Record<string, PartDetail>;
+}
+
+/** A value of a part's property as the plan prints it: names instead of GUIDs, words instead of codes. */
+export type PartValue = string | number | boolean | null | string[];
+
+/** One part of an object's tree (module, level, field, layout, rule, action), described for people. */
+export interface PartDetail {
+  name: string;
+  /** What it belongs to, by name: a field's, layout's or rule's level, an action's rule. */
+  parent?: string;
+  /** Properties by the label the plan prints (`required`, `type`, `values`…); lists of names are sets. */
+  properties: Record<string, PartValue>;
+  /** A layout's sections, in order, with their fields by name, in order. */
+  sections?: Array<{ name: string; fields: string[] }>;
 }
 
 export interface LivePackageSide {

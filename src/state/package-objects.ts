@@ -9,6 +9,7 @@ import type {
   LevelLayout,
 } from "../wire/index.ts";
 import type { LivePackageObject, LivePackageSide, PackageObjectType } from "./live-state.ts";
+import { describeTree } from "./package-details.ts";
 
 /*
  * Package objects as metadata trees with every instance id rewritten to a GUID, so that the same
@@ -21,7 +22,7 @@ export interface ObjectRequest {
   type: PackageObjectType;
 }
 
-interface Catalogue {
+export interface Catalogue {
   modules: Application[];
   levels: Level[];
   /** Instance id → GUID (lower case), built once per read. */
@@ -53,7 +54,7 @@ async function readCatalogue(client: PlatformClient): Promise<Catalogue> {
   };
 }
 
-interface ModuleTree {
+export interface ModuleTree {
   module: Application;
   levels: Array<{
     level: Level;
@@ -190,6 +191,21 @@ function summarize(
   return { guid, type, name, fingerprint: sha(partFingerprints), parts: counts, partFingerprints };
 }
 
+/** An application or sub-form of the instance, as a chooser of objects to read sees it. */
+export interface ModuleEntry {
+  guid: string;
+  type: "Application" | "SubForm";
+  name: string;
+}
+
+export interface ReadObjectsOptions {
+  /**
+   * Whether to keep an object's parts described for people (`details`), decided once its
+   * fingerprints are known: keep them only where the object differs from its counterpart.
+   */
+  keepDetails?: (object: LivePackageObject) => boolean;
+}
+
 /**
  * Reads the named objects of one instance. Applications and sub-forms are read as whole trees.
  * Global reports have no read call: they are listed with an empty tree, so they never cause a
@@ -198,7 +214,10 @@ function summarize(
 export async function readPackageObjects(
   client: PlatformClient,
   /** The objects to read, or a function that chooses them once names are resolved. */
-  wanted: readonly ObjectRequest[] | ((names: LivePackageSide["applicationsByName"]) => ObjectRequest[]),
+  wanted:
+    | readonly ObjectRequest[]
+    | ((names: LivePackageSide["applicationsByName"], modules: readonly ModuleEntry[]) => ObjectRequest[]),
+  options: ReadObjectsOptions = {},
 ): Promise<LivePackageSide & { requests: ObjectRequest[] }> {
   const side: LivePackageSide = { objects: {}, applicationsByName: {} };
   if (Array.isArray(wanted) && wanted.length === 0) return { ...side, requests: [] };
@@ -207,7 +226,13 @@ export async function readPackageObjects(
     if (module.Type === "Application")
       side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
   }
-  const requests = typeof wanted === "function" ? wanted(side.applicationsByName) : [...wanted];
+  const modules = (): ModuleEntry[] =>
+    catalogue.modules.flatMap((m) =>
+      m.Type === "Application" || m.Type === "SubForm"
+        ? [{ guid: lower(m.Guid), type: m.Type, name: m.Name }]
+        : [],
+    );
+  const requests = typeof wanted === "function" ? wanted(side.applicationsByName, modules()) : [...wanted];
   const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
   await Promise.all(
     requests.map(async ({ guid, type }) => {
@@ -216,12 +241,14 @@ export async function readPackageObjects(
       const module = byGuid.get(key);
       if (!module) return;
       const tree = await readModuleTree(client, module, catalogue);
-      side.objects[key] = summarize(
+      const object = summarize(
         key,
         module.Type === "SubForm" ? "SubForm" : "Application",
         module.Name,
         normalizeTree(tree, catalogue),
       );
+      if (options.keepDetails?.(object)) object.details = describeTree(tree, catalogue);
+      side.objects[key] = object;
     }),
   );
   return { ...side, requests };

@@ -40,6 +40,54 @@ describe("egp plan against demo-prod", () => {
     expect(out.at(-1)).toBe("Plan: 2 to add, 3 to change, 0 to destroy, 1 to promote.");
   });
 
+  it("names every differing part of the promoted objects, with severities (issue 16)", () => {
+    const out = lines(text.stdout);
+    expect(out).toContain(
+      '      ~ Application Controls: "1 level, 9 fields, 1 layout" -> "5 part(s) to add, 1 to change, 1 only on the target (1 critical)"',
+    );
+    for (const line of [
+      '          + field "Last Tested": added',
+      '          + field "Test Result": added',
+      '          - field "Legacy Control ID": only on the target [critical]',
+      '          + event rule "Ineffective control": added',
+      '          ~ event rule "Escalate critical risks": condition "Risk_Score >= 20" → "Risk_Score >= 15" [critical]',
+    ])
+      expect(out).toContain(line);
+    const layout = out.find((line) => line.includes('~ layout "Control Layout"'));
+    expect(layout).toContain('section "Testing" added with "Last Tested", "Test Result"');
+    expect(layout).toContain('section "General" field "Legacy Control ID" removed');
+    // The example installs with `layout: keep`: the plan says the install leaves it alone.
+    expect(layout).toMatch(/\(the install keeps the target's\)$/);
+  });
+
+  it("folds each promoted object's parts in markdown and carries them in JSON", async () => {
+    const [markdown, json] = await Promise.all([
+      egp(["plan", "--env", "local-prod", "--format", "markdown"], { cwd: repo }),
+      egp(["plan", "--env", "local-prod", "--format", "json"], { cwd: repo }),
+    ]);
+    expect(markdown.stdout).toContain(
+      "<details><summary>Package &quot;GRC Core&quot; · Application Controls: 5 part(s) to add, 1 to change, 1 only on the target (1 critical)</summary>",
+    );
+    expect(markdown.stdout).toContain('- field "Legacy Control ID": only on the target [critical]');
+    const plan = readPlanFile(json.stdout);
+    const controls = plan.changes[0]?.fields.find((f) => f.field === "Application Controls");
+    expect(controls?.parts).toContainEqual({
+      part: "field",
+      guid: expect.any(String),
+      name: "Legacy Control ID",
+      parent: "Control",
+      status: "onlyOnTarget",
+      severity: "critical",
+    });
+    expect(controls?.parts?.find((p) => p.name === "Control Layout")).toMatchObject({
+      status: "changed",
+      keptByInstall: true,
+      properties: expect.arrayContaining([
+        { property: 'section "Testing"', after: ["Last Tested", "Test Result"], severity: "normal" },
+      ]),
+    });
+  });
+
   it("renders markdown for a pull request: summary table, details per kind", async () => {
     const run = await egp(["plan", "--env", "local-prod", "--format", "markdown"], { cwd: repo });
     expect(run.code).toBe(0);

@@ -1,6 +1,7 @@
 import type { DesiredPackage, DesiredPackageObject } from "../../manifest/index.ts";
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
-import type { Change, FieldChange, Step } from "../model.ts";
+import type { Change, Step } from "../model.ts";
+import { describeDifference } from "../package-diff.ts";
 import { type KindPlan, type KindPlanner, PlanError, type PlanInput } from "./kind.ts";
 import { packageSteps } from "./package-steps.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
@@ -11,41 +12,6 @@ export const KIND = packageSteps.kind;
 export function resolveObjectGuid(object: DesiredPackageObject, source: LivePackageSide): string | undefined {
   if (object.by === "guid") return object.guid;
   return source.applicationsByName[object.name.toLowerCase()];
-}
-
-function describeParts(parts: Record<string, number>): string {
-  return Object.entries(parts)
-    .filter(([, count]) => count > 0)
-    .map(([part, count]) => `${count} ${count === 1 ? part.replace(/s$/, "") : part}`)
-    .join(", ");
-}
-
-/** One line on how the target's object differs from the source's. */
-function describeDifference(source: LivePackageObject, target: LivePackageObject | undefined): FieldChange {
-  const field = `${source.type} ${source.name}`;
-  if (!target) return { field, before: "(absent)", after: describeParts(source.parts), verifiable: true };
-  const added: string[] = [];
-  const changed: string[] = [];
-  const removed: string[] = [];
-  for (const [part, fingerprint] of Object.entries(source.partFingerprints)) {
-    const other = target.partFingerprints[part];
-    if (other === undefined) added.push(part);
-    else if (other !== fingerprint) changed.push(part);
-  }
-  for (const part of Object.keys(target.partFingerprints)) {
-    if (!(part in source.partFingerprints)) removed.push(part);
-  }
-  const summary = [
-    added.length ? `${added.length} part(s) to add` : "",
-    changed.length ? `${changed.length} to change` : "",
-    removed.length ? `${removed.length} only on the target` : "",
-  ].filter(Boolean);
-  return {
-    field,
-    before: describeParts(target.parts),
-    after: summary.join(", ") || "differs",
-    verifiable: true,
-  };
 }
 
 /** The install options that decide which differences an install would resolve. */
@@ -148,7 +114,12 @@ function planPackage(
     kind: KIND,
     key: pkg.name,
     action: "promote",
-    fields: differing.map(({ live }) => describeDifference(live, target.objects[live.guid])),
+    fields: differing.map(({ object, live }) =>
+      describeDifference(live, target.objects[live.guid], {
+        installMethod: object.install.InstallMethod,
+        installOption: object.install.InstallOption,
+      }),
+    ),
     notes: [
       `promoted from ${sourceEnvironment}`,
       ...(unreadable.length

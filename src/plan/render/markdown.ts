@@ -1,28 +1,75 @@
-import type { Change, Plan } from "../model.ts";
-import { fieldLines, headline, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
+import type { Change, FieldChange, Plan } from "../model.ts";
+import { partLine } from "./parts.ts";
+import {
+  fieldLines,
+  formatValue,
+  headline,
+  objectTypeOf,
+  SYMBOL,
+  summaryLine,
+  unmanagedLine,
+} from "./values.ts";
 
 /** GitHub caps a comment at 65,536 characters; the default leaves room for a wrapper. */
 export const DEFAULT_MARKDOWN_LIMIT = 60_000;
 
-function entry(change: Change): string {
+/** A change as markdown: its text in the kind's diff fence, and a folded block per package object. */
+interface Entry {
+  main: string;
+  /** One folded `<details>` block per package object with differing parts. */
+  folds: string[];
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+function fenceFor(texts: readonly string[]): string {
+  return texts.some((text) => text.includes("```")) ? "````" : "```";
+}
+
+function fold(change: Change, field: FieldChange): string | undefined {
+  if (!field.parts?.length) return undefined;
+  const type = objectTypeOf(field);
+  const lines = field.parts.map((part) => partLine(part, type));
+  const fence = fenceFor(lines);
+  const after = typeof field.after === "string" ? field.after : formatValue(field.after);
+  const summary = `${change.kind} "${change.key}" · ${field.field}: ${after}`;
   return [
-    headline(change),
-    `${SYMBOL[change.action]} ${change.kind} "${change.key}"`,
-    ...fieldLines(change).map((line) => `    ${line}`),
+    `<details><summary>${escapeHtml(summary)}</summary>`,
+    "",
+    `${fence}diff`,
+    ...lines,
+    fence,
+    "",
+    "</details>",
     "",
   ].join("\n");
 }
 
-function block(kind: string, entries: readonly string[], total: number): string {
-  const fence = entries.some((text) => text.includes("```")) ? "````" : "```";
+function entry(change: Change): Entry {
+  const main = [
+    headline(change),
+    `${SYMBOL[change.action]} ${change.kind} "${change.key}"`,
+    ...fieldLines(change, { parts: false }).map((line) => `    ${line}`),
+    "",
+  ].join("\n");
+  const folds = change.fields.flatMap((field) => fold(change, field) ?? []);
+  return { main, folds };
+}
+
+function block(kind: string, entries: readonly Entry[], total: number): string {
+  const mains = entries.map((e) => e.main);
+  const fence = fenceFor(mains);
   const count = entries.length === total ? `${total}` : `${entries.length} of ${total} shown`;
   return [
     `<details><summary>${kind} (${count})</summary>`,
     "",
     `${fence}diff`,
-    ...entries,
+    ...mains,
     fence,
     "",
+    ...entries.flatMap((e) => e.folds),
     "</details>",
     "",
   ].join("\n");
@@ -43,9 +90,10 @@ function header(plan: Plan): string {
 }
 
 /**
- * Markdown for pull requests: a summary table, then the changes folded per kind. Over `limit`
- * characters, changes are dropped from the end of each kind's list in plan order (so the same plan
- * always renders the same), and a notice says how many changes and characters were cut.
+ * Markdown for pull requests: a summary table, then the changes folded per kind, and each promoted
+ * object's parts folded on their own. Over `limit` characters, changes are dropped from the end of
+ * each kind's list in plan order, then the objects' part lists that no longer fit (so the same plan
+ * always renders the same), and a notice says how many changes, part lists and characters were cut.
  */
 export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): string {
   const head = header(plan);
@@ -72,19 +120,40 @@ export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): stri
     tail.length -
     NOTICE_ROOM -
     kinds.reduce((n, k) => n + block(k.kind, [], 1).length + 20, 0);
+  // First every change that fits (each kind's list in plan order), then, with what is left, the
+  // folded part lists of the promoted objects in the same order: a reviewer sees every change first.
   let cut = 0;
-  const blocks = kinds.map(({ kind, entries }) => {
-    const kept: string[] = [];
-    for (const text of entries) {
-      if (text.length + 1 <= budget) {
-        kept.push(text);
-        budget -= text.length + 1;
+  let cutFolds = 0;
+  const kept = kinds.map(({ entries }) =>
+    entries.filter(({ main, folds }) => {
+      if (main.length + 1 > budget) {
+        cut += 1;
+        cutFolds += folds.length;
+        return false;
       }
-    }
-    cut += entries.length - kept.length;
-    return kept.length ? block(kind, kept, entries.length) : "";
+      budget -= main.length + 1;
+      return true;
+    }),
+  );
+  const blocks = kinds.map(({ kind, entries }, index) => {
+    const shown = (kept[index] ?? []).map(({ main, folds }) => ({
+      main,
+      folds: folds.filter((text) => {
+        if (text.length + 1 > budget) {
+          cutFolds += 1;
+          return false;
+        }
+        budget -= text.length + 1;
+        return true;
+      }),
+    }));
+    return shown.length ? block(kind, shown, entries.length) : "";
   });
   const shown = [head, ...blocks.filter(Boolean), tail].join("\n");
-  const notice = `> **Cut:** ${cut} change(s) (${full.length - shown.length} characters) are not shown, to stay within GitHub's comment size limit. The full plan is in the plan file.`;
+  const what = [
+    cut ? `${cut} change(s)` : "",
+    cutFolds ? `the part-by-part diff of ${cutFolds} package object(s)` : "",
+  ].filter(Boolean);
+  const notice = `> **Cut:** ${what.join(" and ")} (${full.length - shown.length} characters) are not shown, to stay within GitHub's comment size limit. The full plan is in the plan file.`;
   return `${[head, ...blocks.filter(Boolean), notice, "", tail].join("\n")}\n`;
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { CREATED_AT, desired, desiredUser, live, liveUser } from "../../../test/builders/plan.ts";
+import {
+  CREATED_AT,
+  desired,
+  desiredPackage,
+  desiredUser,
+  environment,
+  live,
+  liveUser,
+  packageObject,
+} from "../../../test/builders/plan.ts";
 import { Secret } from "../../manifest/index.ts";
 import { planChanges } from "../plan-changes.ts";
 import { readPlanFile, writePlanFile } from "../plan-file.ts";
@@ -21,6 +30,90 @@ function bigPlan(users: number) {
     { createdAt: CREATED_AT },
   );
 }
+
+/** A promotion of `apps` applications, each with `fields` fields that become required on the source. */
+function packagePlan(apps: number, fields: number, users = 0) {
+  const names = Array.from({ length: apps }, (_, i) => `App ${String(i).padStart(3, "0")}`);
+  const side = (required: boolean, prefix: string) => {
+    const objects = Object.fromEntries(
+      names.map((name, a) => {
+        const parts = Object.fromEntries(
+          Array.from({ length: fields }, (_, f) => [`field:${a}-${f}`, `${prefix}${f}`]),
+        );
+        const object = packageObject(`g-${a}`, name, `${prefix}${a}`, parts);
+        object.details = Object.fromEntries(
+          Array.from({ length: fields }, (_, f) => [
+            `field:${a}-${f}`,
+            { name: `Field <${f}>`, properties: { required } },
+          ]),
+        );
+        return [`g-${a}`, object];
+      }),
+    );
+    return {
+      applicationsByName: Object.fromEntries(names.map((n, a) => [n.toLowerCase(), `g-${a}`])),
+      objects,
+    };
+  };
+  return planChanges(
+    desired({
+      environment: environment("prod", { packagesFrom: "dev" }),
+      packagesFrom: environment("dev"),
+      packages: [desiredPackage("Release", names)],
+      users: Array.from({ length: users }, (_, i) => desiredUser(`user${i}`)),
+    }),
+    live({ packages: side(false, "t"), packageSource: { environment: "dev", ...side(true, "s") } }),
+    { createdAt: CREATED_AT },
+  );
+}
+
+describe("package parts", () => {
+  it("are listed under their object in text, with severities", () => {
+    const text = renderText(packagePlan(1, 2));
+    expect(text).toContain('      ~ Application App 000: "1 level, 2 fields" -> "2 to change (2 critical)"');
+    expect(text).toContain('          ~ field "Field <0>": required false → true [critical]');
+  });
+
+  it("are folded per object in markdown, names escaped in the summary", () => {
+    const markdown = renderMarkdown(packagePlan(2, 1));
+    expect(markdown).toContain(
+      "<details><summary>Package &quot;Release&quot; · Application App 001: 1 to change (1 critical)</summary>",
+    );
+    expect(markdown).toContain('~ field "Field <0>": required false → true [critical]');
+    // The object's line stays in the package's fence; its parts are only in the fold.
+    expect(markdown.split('~ field "Field <0>"').length - 1).toBe(2);
+  });
+
+  it("are cut per object to stay within the markdown cap, saying so", () => {
+    const plan = packagePlan(40, 60);
+    const markdown = renderMarkdown(plan, 20_000);
+    expect(markdown.length).toBeLessThanOrEqual(20_000);
+    expect(markdown).toContain('» Package "Release"');
+    expect(markdown).toMatch(
+      /\*\*Cut:\*\* the part-by-part diff of \d+ package object\(s\) \(\d+ characters\)/,
+    );
+    expect(renderMarkdown(plan, 20_000)).toBe(markdown);
+  });
+
+  it("give way to every change first when the cap is reached", () => {
+    const plan = packagePlan(10, 60, 30);
+    const markdown = renderMarkdown(plan, 12_000);
+    expect(markdown.length).toBeLessThanOrEqual(12_000);
+    expect(markdown).toContain("<details><summary>User (30)</summary>");
+    expect(markdown).toMatch(/\*\*Cut:\*\* the part-by-part diff of \d+ package object\(s\)/);
+  });
+
+  it("round-trip through plan files; a plan file without them still loads", () => {
+    const plan = packagePlan(1, 1);
+    const read = readPlanFile(writePlanFile(plan));
+    expect(read.changes[0]?.fields[0]?.parts?.[0]).toMatchObject({ name: "Field <0>", severity: "critical" });
+    const old = JSON.parse(writePlanFile(plan));
+    delete old.changes[0].fields[0].parts;
+    expect(readPlanFile(JSON.stringify(old)).changes[0]?.fields[0]?.parts).toBeUndefined();
+    old.changes[0].fields[0].parts = [{ part: "field", name: "x" }];
+    expect(() => readPlanFile(JSON.stringify(old), "plan.json")).toThrow(/plan\.json: .*parts\.0\.guid/);
+  });
+});
 
 describe("renderText", () => {
   it("shows each change Terraform-style with a summary line", () => {

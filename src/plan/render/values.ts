@@ -1,4 +1,5 @@
-import type { Change } from "../model.ts";
+import type { Change, FieldChange } from "../model.ts";
+import { partLine } from "./parts.ts";
 
 /** A value as the plan prints it: compact JSON, with strings quoted. */
 export function formatValue(value: unknown): string {
@@ -28,13 +29,26 @@ export function headline(change: Change): string {
   return `# ${change.kind} "${change.key}" ${VERB[change.action]}${where}`;
 }
 
-/** The lines under a change: one per field. */
-export function fieldLines(change: Change): string[] {
-  const lines = change.fields.map((field) => {
+/** The type word a package field starts with (`SubForm Comments`), for how its module part is named. */
+export function objectTypeOf(field: FieldChange): string {
+  return field.field.split(" ", 1)[0] ?? "";
+}
+
+/**
+ * The lines under a change: one per field, and under a package object's line one per differing part
+ * (unless `parts` is false: markdown folds those per object).
+ */
+export function fieldLines(change: Change, options: { parts?: boolean } = {}): string[] {
+  const lines = change.fields.flatMap((field) => {
     const mark = change.action === "create" ? "+" : change.action === "delete" ? "-" : "~";
     const tag = field.verifiable ? "" : " (enforced, not verifiable)";
-    if (field.before === undefined) return `${mark} ${field.field}: ${formatValue(field.after)}${tag}`;
-    return `${mark} ${field.field}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
+    const line =
+      field.before === undefined
+        ? `${mark} ${field.field}: ${formatValue(field.after)}${tag}`
+        : `${mark} ${field.field}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
+    if (options.parts === false || !field.parts) return [line];
+    const type = objectTypeOf(field);
+    return [line, ...field.parts.map((part) => `    ${partLine(part, type)}`)];
   });
   return [...lines, ...change.notes.map((note) => `# ${note}`)];
 }

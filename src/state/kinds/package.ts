@@ -27,6 +27,24 @@ function objectRequests(
   return [...requests.values()];
 }
 
+/** Drops the details of objects that are alike on both sides: nothing will be said about them. */
+export function dropMatchedDetails(
+  source: LivePackageSide["objects"],
+  target: LivePackageSide["objects"],
+): void {
+  for (const [guid, object] of Object.entries(source)) {
+    if (target[guid]?.fingerprint === object.fingerprint) delete object.details;
+  }
+}
+
+/** Digests cover fingerprints, which already cover every detail; details are for people only. */
+function withoutDetails<S extends LivePackageSide>(side: S): S {
+  const objects = Object.fromEntries(
+    Object.entries(side.objects).map(([guid, { details: _details, ...object }]) => [guid, object]),
+  );
+  return { ...side, objects };
+}
+
 function needsSource(desired: DesiredState): boolean {
   return desired.packages.length > 0 && desired.packagesFrom !== undefined;
 }
@@ -39,8 +57,14 @@ export const packageLive = liveKind({
     if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
-    const source = await readPackageObjects(options.source, (names) => objectRequests(desired, names));
-    const packages = await readPackageObjects(client, source.requests);
+    // The source's details wait for the target's fingerprints; then only differing objects keep theirs.
+    const source = await readPackageObjects(options.source, (names) => objectRequests(desired, names), {
+      keepDetails: () => true,
+    });
+    const packages = await readPackageObjects(client, source.requests, {
+      keepDetails: (object) => source.objects[object.guid]?.fingerprint !== object.fingerprint,
+    });
+    dropMatchedDetails(source.objects, packages.objects);
     return {
       packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
       ...(desired.packagesFrom
@@ -54,5 +78,6 @@ export const packageLive = liveKind({
         : {}),
     };
   },
-  digest: (state) => hash([state.packages, state.packageSource ?? null]),
+  digest: (state) =>
+    hash([withoutDetails(state.packages), state.packageSource ? withoutDetails(state.packageSource) : null]),
 });

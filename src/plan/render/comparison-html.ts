@@ -1,0 +1,149 @@
+import type { ComparedObject, Comparison, ComparisonStatus } from "../compare-instances.ts";
+import type { PartDifference } from "../package-diff.ts";
+import { compareWords, describeCompareCounts, GROUP_TITLE, objectSummary } from "./comparison.ts";
+import { describePart, formatProperty, partLabel } from "./parts.ts";
+
+/*
+ * `egp compare --format html`: one self-contained file, readable offline and without JavaScript. The
+ * styles are inline, there are no scripts, images or links to anything, and a Content-Security-Policy
+ * forbids loading anything at all. Sections fold with <details>. Every string from an instance is
+ * escaped.
+ */
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+const STYLE = `
+:root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+body { margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1f2328; background: #fff; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: 0.5rem 0 1rem; }
+th, td { border: 1px solid #d0d7de; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+td ul { margin: 0; padding-left: 1.1rem; }
+td.count { text-align: right; font-variant-numeric: tabular-nums; }
+details { border: 1px solid #d0d7de; border-radius: 6px; margin: 0.5rem 0; padding: 0.4rem 0.8rem; }
+details[open] > summary { margin-bottom: 0.5rem; }
+summary { cursor: pointer; font-weight: 600; }
+.badge { display: inline-block; border-radius: 1rem; padding: 0 0.6rem; font-size: 0.85em; font-weight: 600; }
+.mismatched { background: #fff1c2; color: #6b4500; }
+.missingInTarget { background: #dafbe1; color: #116329; }
+.missingInSource { background: #ffe2e0; color: #82071e; }
+.matched { background: #eaeef2; color: #424a53; }
+.critical { background: #cf222e; color: #fff; }
+.normal { background: #eaeef2; color: #424a53; }
+tr.severity-critical td { background: #fff5f5; }
+.muted { color: #57606a; }
+`;
+
+function badge(kind: string, text: string): string {
+  return `<span class="badge ${kind}">${escapeHtml(text)}</span>`;
+}
+
+const PART_STATUS_CLASS: Record<PartDifference["status"], ComparisonStatus> = {
+  added: "missingInTarget",
+  changed: "mismatched",
+  onlyOnTarget: "missingInSource",
+};
+
+function partRow(part: PartDifference, object: ComparedObject, comparison: Comparison): string {
+  const words = compareWords(comparison);
+  const status = PART_STATUS_CLASS[part.status];
+  const what =
+    part.status === "changed" ? "mismatched" : part.status === "added" ? words.added : words.onlyOnTarget;
+  return [
+    `<tr class="severity-${part.severity}">`,
+    `<td>${badge(status, what)}</td>`,
+    `<td>${escapeHtml(partLabel(part.part, object.type))}</td>`,
+    `<td>${escapeHtml(part.name)}${part.parent ? ` <span class="muted">(${escapeHtml(part.parent)})</span>` : ""}</td>`,
+    `<td>${changes(part)}</td>`,
+    `<td>${badge(part.severity, part.severity)}</td>`,
+    "</tr>",
+  ].join("");
+}
+
+/** A changed part's properties, one per line, B's value → A's. */
+function changes(part: PartDifference): string {
+  const properties = part.properties ?? [];
+  if (part.status !== "changed") return "";
+  if (properties.length === 0) return escapeHtml(describePart(part));
+  return `<ul>${properties.map((p) => `<li>${escapeHtml(formatProperty(p))}</li>`).join("")}</ul>`;
+}
+
+function objectSection(object: ComparedObject, comparison: Comparison): string {
+  const summary = `${badge(object.status, GROUP_TITLE[object.status])} ${escapeHtml(`${object.type} ${object.name}`)} <span class="muted">${escapeHtml(objectSummary(object, comparison))}</span>`;
+  const body =
+    object.parts.length === 0
+      ? `<p class="muted">${object.status === "matched" ? "Every part matches." : `Only on ${escapeHtml(comparison.to)}: a promotion from ${escapeHtml(comparison.from)} leaves it alone, so its parts are not listed.`}</p>`
+      : [
+          "<table>",
+          `<thead><tr><th>difference</th><th>part</th><th>name</th><th>${escapeHtml(`${comparison.to} → ${comparison.from}`)}</th><th>severity</th></tr></thead>`,
+          "<tbody>",
+          ...object.parts.map((part) => partRow(part, object, comparison)),
+          "</tbody>",
+          "</table>",
+        ].join("\n");
+  return `<details class="object" data-status="${object.status}">\n<summary>${summary}</summary>\n${body}\n</details>`;
+}
+
+function summaryTable(comparison: Comparison): string {
+  const { summary } = comparison;
+  const rows: Array<[ComparisonStatus, number]> = [
+    ["matched", summary.matched],
+    ["mismatched", summary.mismatched],
+    ["missingInTarget", summary.missingInTarget],
+    ["missingInSource", summary.missingInSource],
+  ];
+  return [
+    '<table id="summary">',
+    "<thead><tr><th>applications and sub-forms</th><th>count</th></tr></thead>",
+    "<tbody>",
+    ...rows.map(
+      ([status, count]) =>
+        `<tr data-status="${status}"><td>${badge(status, GROUP_TITLE[status])}</td><td class="count">${count}</td></tr>`,
+    ),
+    `<tr><td>compared</td><td class="count">${summary.objects}</td></tr>`,
+    `<tr data-status="critical"><td>${badge("critical", "critical differences")}</td><td class="count">${summary.parts.critical}</td></tr>`,
+    "</tbody>",
+    "</table>",
+    `<p>Parts: ${escapeHtml(describeCompareCounts(summary.parts))}.</p>`,
+  ].join("\n");
+}
+
+export function renderComparisonHtml(comparison: Comparison): string {
+  const title = `egp compare: ${comparison.from} → ${comparison.to}`;
+  const groups = (Object.keys(GROUP_TITLE) as ComparisonStatus[]).flatMap((status) => {
+    const objects = comparison.objects.filter((o) => o.status === status);
+    if (objects.length === 0) return [];
+    return [
+      `<section id="${status}">`,
+      `<h2>${escapeHtml(GROUP_TITLE[status])} (${objects.length})</h2>`,
+      ...objects.map((object) => objectSection(object, comparison)),
+      "</section>",
+    ];
+  });
+  return `${[
+    "<!doctype html>",
+    '<html lang="en">',
+    "<head>",
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${STYLE}</style>`,
+    "</head>",
+    "<body>",
+    `<h1>${escapeHtml(title)}</h1>`,
+    `<p class="muted">Made ${escapeHtml(comparison.createdAt)}. A part on ${escapeHtml(comparison.from)} only is missing in target; on ${escapeHtml(comparison.to)} only, missing in source.</p>`,
+    summaryTable(comparison),
+    ...groups,
+    "</body>",
+    "</html>",
+  ].join("\n")}\n`;
+}

@@ -13,6 +13,7 @@ export const SYMBOL: Record<Change["action"], string> = {
   delete: "-",
   deactivate: "-",
   promote: "»",
+  rollback: "«",
 };
 
 const VERB: Record<Change["action"], string> = {
@@ -21,6 +22,7 @@ const VERB: Record<Change["action"], string> = {
   delete: "will be DELETED",
   deactivate: "will be DEACTIVATED",
   promote: "will be promoted",
+  rollback: "will be rolled back",
 };
 
 export function headline(change: Change): string {

@@ -21,7 +21,11 @@ import { ApplyErrorCode } from "./error-codes.ts";
  * promoted is the one that can roll back.
  */
 
-const Packed = z.object({ guid: z.string(), type: z.string(), name: z.string() });
+const Packed = z.object({
+  guid: z.string(),
+  type: z.enum(["Application", "SubForm", "GlobalReport"]),
+  name: z.string(),
+});
 
 export const ReleaseRecord = z.object({
   formatVersion: z.literal(1),

@@ -230,6 +230,8 @@ export async function readPackageObjects(
 /** One part of an object's tree (a level, field, layout, event rule or action), named for a person. */
 export interface PackagePart {
   fingerprint: string;
+  /** Its Name, or its key when it has none. */
+  name: string;
   /** `field "Risk Score"`, `event rule "Ineffective control"`… */
   label: string;
   /** The level it belongs to (lower-case GUID), for fields and layouts; null for the others. */
@@ -274,9 +276,11 @@ export async function readPackageParts(
       const parts: Record<string, PackagePart> = {};
       for (const [key, value] of Object.entries(tree)) {
         const { Name, Level } = value as { Name?: unknown; Level?: unknown };
+        const name = typeof Name === "string" ? Name : key;
         parts[key] = {
           fingerprint: sha(value),
-          label: `${PART_LABELS[key.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(String(Name ?? key))}`,
+          name,
+          label: `${PART_LABELS[key.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(name)}`,
           level: typeof Level === "string" ? Level : null,
         };
       }

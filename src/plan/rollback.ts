@@ -114,9 +114,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const notes = [
     `rolls back release ${release.id} (promoted ${release.startedAt}) to the snapshot taken before it`,
     ...(created.length > 0
-      ? [
-          `created by the promotion, which no install can delete (the interface can't delete them): ${created.join(", ")}`,
-        ]
+      ? [`created by the promotion; the interface can't delete them: ${created.join(", ")}`]
       : []),
     ...(stays.length > 0
       ? [`added by the promotion, which an install can't remove: ${stays.join("; ")}`]

@@ -93,18 +93,22 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
   } catch {
     return undefined;
   }
+  const unusable = (why: string) =>
+    new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `${fileOf(stateDir, env, id)} is not a release record (${why})`,
+    );
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    json = undefined;
+    throw unusable("not JSON");
   }
   const parsed = ReleaseRecord.safeParse(json);
-  if (!parsed.success)
-    throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
-      `${fileOf(stateDir, env, id)} is not a release record (${parsed.error.issues[0]?.message ?? "not JSON"})`,
-    );
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw unusable(`${issue?.path.join(".") || "record"}: ${issue?.message}`);
+  }
   return parsed.data;
 }
 

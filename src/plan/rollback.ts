@@ -65,15 +65,18 @@ function objectRollback(
     const now = live?.parts[key];
     if (now?.fingerprint !== fingerprint) restored.push(now?.label ?? key);
   }
+  // A level has one layout: a snapshot's layout gone from the target was replaced by another one.
+  const replacedLayout = Object.keys(object.parts).some(
+    (key) => kindOf(key) === "layout" && !live?.parts[key],
+  );
   for (const [key, part] of Object.entries(live?.parts ?? {})) {
     if (key in object.parts) continue;
     const kind = kindOf(key);
+    // Override layout puts the snapshot's layout back in this one's place (counted above).
+    const replaced = kind === "layout" && part.level !== null && levels.has(part.level) && replacedLayout;
     if (kind === "field") {
       if (!part.name.startsWith(prefix)) deactivated.push(JSON.stringify(part.name));
-    } else if (kind === "layout" && part.level !== null && levels.has(part.level)) {
-      // Override layout replaces the layout of a level the snapshot holds.
-      restored.push(part.label);
-    } else stays.push(part.label);
+    } else if (!replaced) stays.push(part.label);
   }
   return { restored, deactivated, stays };
 }

@@ -60,7 +60,15 @@ describe("egp rollback on the example (issue 16 acceptance)", () => {
     expect(applied.stdout).toContain("Package/GRC Core#snapshot-download (local-prod): done");
     expect(releaseFiles(dir)).toHaveLength(1);
 
-    const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir]);
+    const rollback = await egp([
+      "rollback",
+      ...PROD,
+      "--yes",
+      "--out",
+      join(dir, "rollback.json"),
+      "--dir",
+      dir,
+    ]);
     expect(rollback.stderr).toBe("");
     expect(rollback.code).toBe(0);
     expect(rollback.stdout).toContain('Package "GRC Core" will be rolled back');
@@ -73,6 +81,11 @@ describe("egp rollback on the example (issue 16 acceptance)", () => {
     expect(rollback.stdout).toContain('event rule "Ineffective control"');
     expect(rollback.stdout).toContain("Package/GRC Core#rollback-verify (local-prod): done");
     expect(rollback.stdout).toContain("Rollback complete");
+
+    // The saved plan reads back as a plan file.
+    const shown = await egp(["show", join(dir, "rollback.json")]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('« Package "GRC Core"');
 
     const plan = await egp(["plan", ...PROD, "--detailed-exitcode", "--dir", dir]);
     expect(plan.code).toBe(2);
@@ -236,6 +249,11 @@ describe("snapshots over HTTP", () => {
 
   it("with no release: rollback fails with one clear line, releases says there are none", async () => {
     const { prod, dir } = await pair();
+    const asking = await egp(["rollback", ...PROD, "--dir", dir], { env: ENV });
+    expect(asking.code).toBe(1);
+    expect(asking.stderr).toBe(
+      "egp: rollback: not a terminal, so nobody can answer the question; pass --yes\n",
+    );
     const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(rollback.code).toBe(1);
     expect(rollback.stderr).toBe(

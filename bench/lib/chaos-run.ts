@@ -50,7 +50,7 @@ export interface ChaosOptions {
 export interface Duplicates {
   users: number;
   parameters: number;
-  /** Created packages on the source beyond one per Package document. */
+  /** Created packages beyond one per Package document on the source, and one snapshot of it on the target. */
   packages: number;
   /** Applications on the target sharing a GUID or a name. */
   applications: number;
@@ -104,7 +104,10 @@ function extras(names: string[]): number {
 }
 
 export function duplicatesOf(source: Emulator, target: Emulator): Duplicates {
-  const created = Object.values(packagesOf(source.store).byId).filter((p) => p.Origin === "Created");
+  // Promotions are created on the source; their snapshots (one per promotion) on the target.
+  const created = [source, target].flatMap((side) =>
+    Object.values(packagesOf(side.store).byId).filter((p) => p.Origin === "Created"),
+  );
   const modules = catalogueOf(target.store)
     .all("modules")
     .filter((m) => m.Type === "Application");
@@ -150,7 +153,8 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
       packages,
     });
     const random = generator(options.seed);
-    const expectedSteps = options.users + options.parameters + packages.length * 6;
+    // Nine steps per package: six to promote it, three to snapshot the target first.
+    const expectedSteps = options.users + options.parameters + packages.length * 9;
     // Killed somewhere between 20% and 80% of the way; the session expiry comes before it.
     const killAt = Math.max(2, Math.floor(expectedSteps * (0.2 + 0.6 * random())));
     const expireAt = Math.max(1, Math.floor(killAt / 2));

@@ -25,6 +25,10 @@ export const ApplyErrorCode = {
   InstallFailed: "EGP_INSTALL_FAILED",
   /** After an install, objects still differ from the source. */
   VerifyFailed: "EGP_VERIFY_FAILED",
+  /** `egp rollback`: no release record of the environment (or none with the id given). */
+  NoRelease: "EGP_NO_RELEASE",
+  /** A release record that can't be rolled back to: no snapshot, its file gone, or not a record. */
+  ReleaseUnusable: "EGP_RELEASE_UNUSABLE",
 } as const;
 
 export type ApplyErrorCode = (typeof ApplyErrorCode)[keyof typeof ApplyErrorCode];

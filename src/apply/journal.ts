@@ -69,9 +69,12 @@ export class Journal {
     return join(stateDir, "journal", env);
   }
 
-  /** Starts the journal of a plan (or reopens it, when it exists). */
-  static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile } = {}): Journal {
-    const folder = Journal.folder(stateDir, plan.environment);
+  /**
+   * Starts the journal of a plan (or reopens it, when it exists); `folder` keeps another command's
+   * journals (a rollback's) apart from the applies that `apply --resume` offers.
+   */
+  static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile; folder?: string } = {}): Journal {
+    const folder = options.folder ?? Journal.folder(stateDir, plan.environment);
     mkdirSync(folder, { recursive: true });
     const journal = new Journal(join(folder, `${plan.id}.jsonl`), options.syncFile);
     const fd = openSync(journal.file, "a");
@@ -88,7 +91,11 @@ export class Journal {
 
   /** The most recent journal of an environment that never completed: a crashed apply. */
   static unfinished(stateDir: string, env: string): { journal: Journal; state: JournalState } | undefined {
-    const folder = Journal.folder(stateDir, env);
+    return Journal.unfinishedIn(Journal.folder(stateDir, env));
+  }
+
+  /** The most recent journal in a folder that never completed. */
+  static unfinishedIn(folder: string): { journal: Journal; state: JournalState } | undefined {
     let files: string[];
     try {
       files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));

@@ -6,6 +6,8 @@ import { registerDriftCommand } from "./commands/drift.ts";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
 import { registerExportCommand } from "./commands/export.ts";
 import { registerPlanCommand } from "./commands/plan.ts";
+import { registerReleasesCommand } from "./commands/releases.ts";
+import { registerRollbackCommand } from "./commands/rollback.ts";
 import { registerSchemaCommand } from "./commands/schema.ts";
 import { registerShowCommand } from "./commands/show.ts";
 import { registerValidateCommand } from "./commands/validate.ts";
@@ -33,6 +35,8 @@ export function buildProgram(): Command {
   registerDriftCommand(program);
   registerShowCommand(program);
   registerApplyCommand(program);
+  registerRollbackCommand(program);
+  registerReleasesCommand(program);
   registerExportCommand(program);
   registerCompareCommand(program);
   return program;

@@ -18,7 +18,18 @@ const VERBS: Record<ChangeAction, readonly string[]> = {
   update: ["update", "activate", "deactivate"],
   delete: ["delete"],
   deactivate: ["deactivate"],
-  promote: ["create", "generate", "download", "upload", "install", "verify"],
+  promote: [
+    "create",
+    "generate",
+    "download",
+    "snapshot",
+    "snapshot-generate",
+    "snapshot-download",
+    "upload",
+    "install",
+    "verify",
+  ],
+  rollback: ["upload", "install", "rollback-verify"],
 };
 
 const MAX_VALUE = 120;

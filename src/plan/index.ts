@@ -60,3 +60,5 @@ export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { renderText } from "./render/text.ts";
+export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";
+export { DEFAULT_ROLLBACK_PREFIX, planRollback } from "./rollback.ts";

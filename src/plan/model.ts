@@ -8,8 +8,11 @@ export const PLAN_FORMAT_VERSION = 1;
 /** The kinds of the registry (kinds/steps.ts). */
 export type { ChangeKind };
 
-/** What happens to one resource. `promote` moves a package from the source environment. */
-export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "promote";
+/**
+ * What happens to one resource. `promote` moves a package from the source environment; `rollback`
+ * installs the snapshot taken before a promotion (`egp rollback`).
+ */
+export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "promote" | "rollback";
 
 /** Shown wherever a secret would be. */
 export const SENSITIVE = "(sensitive)";

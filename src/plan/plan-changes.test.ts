@@ -247,7 +247,7 @@ describe("planChanges: packages", () => {
     },
   };
 
-  it("promotes when an object is missing or differs, as a chain of six steps", () => {
+  it("promotes when an object is missing or differs: the source's chain, a snapshot of the target's, then the install", () => {
     const result = plan(
       desired({
         environment: prod,
@@ -271,12 +271,65 @@ describe("planChanges: packages", () => {
       "package.create@dev",
       "package.generate@dev",
       "package.download@dev",
+      "package.snapshot@prod",
+      "package.snapshot-generate@prod",
+      "package.snapshot-download@prod",
       "package.upload@prod",
       "package.install@prod",
       "package.verify@prod",
     ]);
+    const step = (verb: string) => result.steps.find((s) => s.id === `Package/Release 1#${verb}`);
+    // Only what the target has goes in the snapshot, as the plan read it; the rest is new there.
+    expect(step("snapshot")?.input).toEqual({
+      name: "Release 1 (egp snapshot)",
+      objects: [{ guid: "g-1", type: "Application", name: "Risk Register", fingerprint: "old" }],
+    });
+    expect(step("snapshot")?.dependsOn).toEqual([]);
+    expect(step("upload")?.dependsOn).toEqual([
+      "Package/Release 1#download",
+      "Package/Release 1#snapshot-download",
+    ]);
+    expect(step("install")?.input.release).toEqual({
+      from: "dev",
+      created: [{ guid: "g-2", type: "Application", name: "Findings" }],
+    });
+    expect(result.changes[0]?.notes).toContain(
+      "snapshot first: Risk Register as prod has them (undo with egp rollback)",
+    );
     expect(result.sourceEnvironment).toBe("dev");
     expect(result.summary.promote).toBe(1);
+  });
+
+  it("takes no snapshot when the document turns it off, or when nothing exists on the target yet", () => {
+    const target = {
+      applicationsByName: {},
+      objects: { "g-1": packageObject("g-1", "Risk Register", "old", { a: "1", b: "9" }) },
+    };
+    const off = plan(
+      desired({
+        environment: prod,
+        packagesFrom: dev,
+        packages: [desiredPackage("Release 1", ["Risk Register"], { snapshot: false })],
+      }),
+      live({ packages: target, packageSource: source }),
+    );
+    expect(off.steps.map((s) => s.op)).not.toContain("package.snapshot");
+    expect(off.steps.find((s) => s.op === "package.upload")?.dependsOn).toEqual([
+      "Package/Release 1#download",
+    ]);
+    expect(off.changes[0]?.notes).toContain(
+      "no snapshot (install: { snapshot: false }): egp rollback can't undo this install",
+    );
+    const fresh = plan(
+      desired({
+        environment: prod,
+        packagesFrom: dev,
+        packages: [desiredPackage("Release 1", ["Findings"])],
+      }),
+      live({ packages: { applicationsByName: {}, objects: {} }, packageSource: source }),
+    );
+    expect(fresh.steps).toHaveLength(6);
+    expect(fresh.changes[0]?.notes).toContain("no snapshot: none of the objects exists on prod yet");
   });
 
   it("plans nothing when every fingerprint matches", () => {

@@ -35,7 +35,7 @@ export function summarize(changes: readonly Change[]): PlanSummary {
   const count = (...actions: Change["action"][]) => changes.filter((c) => actions.includes(c.action)).length;
   return {
     add: count("create"),
-    change: count("update", "deactivate"),
+    change: count("update", "deactivate", "rollback"),
     destroy: count("delete"),
     promote: count("promote"),
     drift: changes.filter(countsAsDrift).length,

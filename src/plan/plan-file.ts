@@ -69,7 +69,7 @@ const PlanFile = z.object({
       id: z.string(),
       kind: oneOf<ChangeKind>(CHANGE_KINDS),
       key: z.string(),
-      action: z.enum(["create", "update", "delete", "deactivate", "promote"]),
+      action: z.enum(["create", "update", "delete", "deactivate", "promote", "rollback"]),
       fields: z.array(
         z.object({
           field: z.string(),

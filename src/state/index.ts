@@ -9,7 +9,7 @@ export type {
   PartDetail,
   PartValue,
 } from "./live-state.ts";
-export type { ObjectRequest } from "./package-objects.ts";
-export { normalizeTree, readPackageObjects } from "./package-objects.ts";
+export type { ObjectRequest, PackageObjectParts, PackagePart } from "./package-objects.ts";
+export { normalizeTree, readPackageObjects, readPackageParts } from "./package-objects.ts";
 export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
 export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";

@@ -253,3 +253,71 @@ export async function readPackageObjects(
   );
   return { ...side, requests };
 }
+
+/** One part of an object's tree (a level, field, layout, event rule or action), named for a person. */
+export interface PackagePart {
+  fingerprint: string;
+  /** Its Name, or its key when it has none. */
+  name: string;
+  /** `field "Risk Score"`, `event rule "Ineffective control"`… */
+  label: string;
+  /** The level it belongs to (lower-case GUID), for fields and layouts; null for the others. */
+  level: string | null;
+}
+
+/** An object with each of its parts by key (`field:<guid>`…), as `egp rollback` reads them. */
+export interface PackageObjectParts {
+  guid: string;
+  type: PackageObjectType;
+  name: string;
+  parts: Record<string, PackagePart>;
+}
+
+const PART_LABELS: Record<string, string> = {
+  module: "object",
+  level: "level",
+  field: "field",
+  layout: "layout",
+  rule: "event rule",
+  action: "event action",
+};
+
+/**
+ * The named objects' parts with their fingerprints and names: what a snapshot holds, and what an
+ * install of it can't remove. Objects the instance lacks are left out.
+ */
+export async function readPackageParts(
+  client: PlatformClient,
+  requests: readonly ObjectRequest[],
+): Promise<Record<string, PackageObjectParts>> {
+  const wanted = requests.filter((r) => r.type !== "GlobalReport");
+  if (wanted.length === 0) return {};
+  const catalogue = await readCatalogue(client);
+  const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
+  const result: Record<string, PackageObjectParts> = {};
+  await Promise.all(
+    wanted.map(async ({ guid }) => {
+      const module = byGuid.get(lower(guid));
+      if (!module) return;
+      const tree = normalizeTree(await readModuleTree(client, module, catalogue), catalogue);
+      const parts: Record<string, PackagePart> = {};
+      for (const [key, value] of Object.entries(tree)) {
+        const { Name, Level } = value as { Name?: unknown; Level?: unknown };
+        const name = typeof Name === "string" ? Name : key;
+        parts[key] = {
+          fingerprint: sha(value),
+          name,
+          label: `${PART_LABELS[key.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(name)}`,
+          level: typeof Level === "string" ? Level : null,
+        };
+      }
+      result[lower(guid)] = {
+        guid: lower(guid),
+        type: module.Type === "SubForm" ? "SubForm" : "Application",
+        name: module.Name,
+        parts,
+      };
+    }),
+  );
+  return result;
+}

@@ -65,7 +65,11 @@ export function desiredParameter(
   return { kind: "SecurityParameter", name, fields, source: at(2) };
 }
 
-export function desiredPackage(name: string, applications: string[]): DesiredPackage {
+export function desiredPackage(
+  name: string,
+  applications: string[],
+  extra: Partial<DesiredPackage> = {},
+): DesiredPackage {
   return {
     kind: "Package",
     name,
@@ -85,7 +89,9 @@ export function desiredPackage(name: string, applications: string[]): DesiredPac
     })),
     inactivateUnusedFields: false,
     prefixInactivatedFields: null,
+    snapshot: true,
     source: at(3),
+    ...extra,
   } as DesiredPackage;
 }
 

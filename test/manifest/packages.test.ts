@@ -147,4 +147,23 @@ describe("Package documents", () => {
       'manifests/b.yaml:2:7 packages[0].name: Package "grc core" is also defined at manifests/a.yaml:2:7',
     ]);
   });
+
+  it("snapshot before install by default; install: { snapshot: false } turns it off, for the package only", () => {
+    const [on] = packagesIn("prod", { "p.yaml": packageDoc() });
+    expect(on?.snapshot).toBe(true);
+    const [off] = packagesIn("prod", {
+      "p.yaml": packageDoc({ install: { snapshot: false, layout: "override" } }),
+    });
+    expect(off?.snapshot).toBe(false);
+    // The package's other install options still reach its objects; snapshot is not one of theirs.
+    expect(off?.objects[0]?.install).toMatchObject({ layout: "override", InstallOption: 2 });
+    expect(off?.objects[0]?.install).not.toHaveProperty("snapshot");
+    const errors = errorsOf({
+      environments: PROMOTION,
+      manifests: {
+        "p.yaml": packageDoc({ objects: [{ application: "Risk Register", install: { snapshot: false } }] }),
+      },
+    });
+    expect(lines(errors).join("\n")).toMatch(/objects\[0\]\.install.*snapshot/);
+  });
 });

@@ -3,17 +3,23 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { NotFoundError, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
+import type { StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
-import { readPackageObjects } from "../../state/index.ts";
+import { readPackageObjects, readPackageParts } from "../../state/index.ts";
 import { artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
+import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
  * A package moves in six steps: create, generate and download on the source; upload, install and
- * verify on the target. Each step's output (package ids, the artifact's digest) is journaled, so a
- * resumed apply reuses the package it created and the file it downloaded.
+ * verify on the target. Unless turned off, three more take a snapshot of the target's current
+ * versions first (snapshot, snapshot-generate, snapshot-download, on the target), and the install
+ * writes a release record (../releases.ts) before it asks for the install. Each step's output
+ * (package ids, the artifacts' digests) is journaled, so a resumed apply reuses the packages it
+ * created and the files it downloaded. A rollback runs upload (of a kept snapshot), install and
+ * rollback-verify.
  */
 
 const change = (context: OpContext) => context.step.change;
@@ -32,7 +38,8 @@ function packageIdFrom(context: OpContext, verb: string): number {
 
 /** The plan id in the description is how a resumed run finds the package it created. */
 function marker(context: OpContext): string {
-  return `[egp ${context.step.id.split("#")[0]} ${context.planId}]`;
+  const snapshot = context.step.op === "package.snapshot" ? " snapshot" : "";
+  return `[egp ${context.step.id.split("#")[0]}${snapshot} ${context.planId}]`;
 }
 
 /** Packages of this instance, when it offers a package list (not in the seed); undefined when not. */
@@ -53,38 +60,56 @@ async function findCreated(context: OpContext): Promise<number | undefined> {
     .sort((a, b) => b.Id - a.Id)[0]?.Id;
 }
 
-const create: OpHandler = async (context) => {
-  const input = inputOf(context, "package.create");
+type PackageRequest = Parameters<OpContext["client"]["packages"]["create"]>[0];
+
+/** Creates a package, or, where an earlier try may have, finds it by the marker in its description. */
+async function createOnce(context: OpContext, request: PackageRequest): Promise<Record<string, unknown>> {
   if (context.resumed) {
     const existing = await findCreated(context);
     if (existing !== undefined) return { packageId: existing, reused: true };
   }
-  const description = [input.description, marker(context)].filter(Boolean).join(" ");
   try {
-    const packageId = await context.client.packages.create({
-      Name: input.name,
-      Description: description,
-      PreparedBy: input.preparedBy,
-      PackageObjects: input.objects.map((o) => ({ Guid: o.guid, Type: o.type })),
-    });
-    return { packageId };
+    return { packageId: await context.client.packages.create(request) };
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     const existing = await findCreated(context);
     if (existing === undefined) throw error;
     return { packageId: existing, reused: true };
   }
+}
+
+const create: OpHandler = async (context) => {
+  const input = inputOf(context, "package.create");
+  return createOnce(context, {
+    Name: input.name,
+    Description: [input.description, marker(context)].filter(Boolean).join(" "),
+    PreparedBy: input.preparedBy,
+    PackageObjects: input.objects.map((o) => ({ Guid: o.guid, Type: o.type })),
+  });
 };
 
-const generate: OpHandler = async (context) => {
-  const packageId = packageIdFrom(context, "create");
-  if (context.resumed) {
-    const status = (await listPackages(context))?.find((p) => p.Id === packageId)?.Status;
-    if (status === "Generating" || status === "Ready") return { packageId };
-  }
-  await context.client.packages.generate(packageId);
-  return { packageId };
+/** The package of the target's current versions, made on the target itself. */
+const snapshot: OpHandler = async (context) => {
+  const input = inputOf(context, "package.snapshot");
+  return createOnce(context, {
+    Name: input.name,
+    Description: `Snapshot of ${context.step.environment} before ${change(context)} ${marker(context)}`,
+    PreparedBy: "egp",
+    PackageObjects: input.objects.map((o) => ({ Guid: o.guid, Type: o.type })),
+  });
 };
+
+const generateAfter =
+  (createVerb: string): OpHandler =>
+  async (context) => {
+    const packageId = packageIdFrom(context, createVerb);
+    if (context.resumed) {
+      const status = (await listPackages(context))?.find((p) => p.Id === packageId)?.Status;
+      if (status === "Generating" || status === "Ready") return { packageId };
+    }
+    await context.client.packages.generate(packageId);
+    return { packageId };
+  };
 
 function notReady(error: unknown): boolean {
   return (
@@ -122,9 +147,9 @@ async function poll<T>(
   }
 }
 
-const download: OpHandler = async (context) => {
-  const packageId = packageIdFrom(context, "create");
-  const expected = inputOf(context, "package.download").objects;
+/** Downloads the package made by `createVerb` into the artifact cache; returns its digest. */
+async function downloadInto(context: OpContext, createVerb: string, expected: readonly string[]) {
+  const packageId = packageIdFrom(context, createVerb);
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
   const bytes = await poll(context, "the package to be generated", context.timeouts.jobMs, async () => {
@@ -146,10 +171,37 @@ const download: OpHandler = async (context) => {
     throw error;
   }
   return { packageId, artifact: sha256, bytes };
+}
+
+const download: OpHandler = async (context) =>
+  downloadInto(context, "create", inputOf(context, "package.download").objects);
+
+/**
+ * The snapshot's file, and the fingerprint of every part of its objects as the target has them
+ * now (nothing writes them before the install, which waits for this step): what a rollback
+ * restores and then checks.
+ */
+const snapshotDownload: OpHandler = async (context) => {
+  const { objects } = inputOf(context, "package.snapshot-download");
+  const downloaded = await downloadInto(context, "snapshot", objects);
+  const parts = await readPackageParts(
+    context.client,
+    objects.map((guid) => ({ guid, type: "Application" as const })),
+  );
+  return {
+    ...downloaded,
+    takenAt: new Date().toISOString(),
+    objects: Object.values(parts).map((o) => ({
+      guid: o.guid,
+      type: o.type,
+      name: o.name,
+      parts: Object.fromEntries(Object.entries(o.parts).map(([key, part]) => [key, part.fingerprint])),
+    })),
+  };
 };
 
 const upload: OpHandler = async (context) => {
-  const sha256 = outputOf(context, "download", "artifact");
+  const sha256 = inputOf(context, "package.upload").artifact ?? outputOf(context, "download", "artifact");
   if (typeof sha256 !== "string")
     throw new ApplyError(
       ApplyErrorCode.StepInputMissing,
@@ -169,9 +221,54 @@ async function lastInstall(context: OpContext, packageId: number) {
   return { job: packages.find((p) => p.Id === packageId)?.Installs?.at(-1) };
 }
 
+/** One record per plan and package: a resumed install finds the record it wrote. */
+function releaseId(context: OpContext): string {
+  return createHash("sha256")
+    .update(`${context.step.environment}\0${change(context)}\0${context.planId}`)
+    .digest("hex")
+    .slice(0, 12);
+}
+
+/** What the snapshot-download step journaled of the snapshot's objects. */
+const SnapshotObjects = ReleaseRecord.shape.snapshot.unwrap().shape.objects;
+
+/** The release record of a promotion, written before its install is asked for. */
+function recordRelease(
+  context: OpContext,
+  release: NonNullable<StepInputOf<"package.install">["release"]>,
+): ReleaseRecord {
+  const id = releaseId(context);
+  const earlier = readRelease(context.stateDir, context.step.environment, id);
+  if (earlier) return earlier;
+  const digest = outputOf(context, "download", "artifact");
+  const taken = context.outputOf(`${change(context)}#snapshot-download`);
+  const record: ReleaseRecord = {
+    formatVersion: 1,
+    id,
+    environment: context.step.environment,
+    sourceEnvironment: release.from,
+    plan: context.planId,
+    package: { name: change(context).split("/").slice(1).join("/"), digest: String(digest) },
+    snapshot: taken
+      ? {
+          digest: String(taken.artifact),
+          takenAt: String(taken.takenAt),
+          objects: SnapshotObjects.parse(taken.objects),
+        }
+      : null,
+    created: release.created,
+    startedAt: new Date().toISOString(),
+    installedAt: null,
+    rollbacks: [],
+  };
+  writeRelease(context.stateDir, record);
+  return record;
+}
+
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
+  const release = input.release ? recordRelease(context, input.release) : undefined;
   // An install that may have been asked for already is never asked for twice: its job is waited for.
   const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
   if (!earlier || earlier.Status === "Failed")
@@ -208,7 +305,9 @@ const install: OpHandler = async (context) => {
     }
     return latest.Status;
   });
-  return { packageId, job };
+  if (release && release.installedAt === null)
+    writeRelease(context.stateDir, { ...release, installedAt: new Date().toISOString() });
+  return { packageId, job, ...(release ? { release: release.id } : {}) };
 };
 
 const verify: OpHandler = async (context) => {
@@ -249,18 +348,68 @@ const verify: OpHandler = async (context) => {
   return { verified: objects.map((o) => o.name) };
 };
 
+/**
+ * After a rollback's install: every part of the snapshot's objects reads as it did when the
+ * snapshot was taken. Parts only on the target (what the promotion added) don't count: an install
+ * can't remove them, and the rollback's plan named them.
+ */
+const rollbackVerify: OpHandler = async (context) => {
+  const { release: id } = inputOf(context, "package.rollback-verify");
+  const release = readRelease(context.stateDir, context.step.environment, id);
+  if (!release?.snapshot)
+    throw new ApplyError(
+      ApplyErrorCode.StepInputMissing,
+      `${context.step.id}: release ${id} has no snapshot`,
+    );
+  const objects = release.snapshot.objects;
+  let differing: string[] = [];
+  try {
+    await poll(
+      context,
+      "the objects to read as the snapshot holds them",
+      context.timeouts.verifyMs,
+      async () => {
+        const live = await readPackageParts(
+          context.client,
+          objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
+        );
+        differing = objects.flatMap((o) =>
+          Object.entries(o.parts)
+            .filter(([key, fingerprint]) => live[o.guid]?.parts[key]?.fingerprint !== fingerprint)
+            .map(([key]) => `${o.name}: ${live[o.guid]?.parts[key]?.label ?? key}`),
+        );
+        return differing.length === 0 ? true : undefined;
+      },
+    );
+  } catch (error) {
+    throw new ApplyError(
+      ApplyErrorCode.VerifyFailed,
+      `after the rollback, these parts still differ from the snapshot: ${differing.join(", ")}`,
+      { cause: error },
+    );
+  }
+  return { verified: objects.map((o) => o.name) };
+};
+
 export const packageOpsOutlivingPlan = [
   "package.create",
   "package.generate",
   "package.download",
+  "package.snapshot",
+  "package.snapshot-generate",
+  "package.snapshot-download",
   "package.upload",
 ] as const;
 
 export const packageOps = {
   "package.create": create,
-  "package.generate": generate,
+  "package.generate": generateAfter("create"),
   "package.download": download,
+  "package.snapshot": snapshot,
+  "package.snapshot-generate": generateAfter("snapshot"),
+  "package.snapshot-download": snapshotDownload,
   "package.upload": upload,
   "package.install": install,
   "package.verify": verify,
+  "package.rollback-verify": rollbackVerify,
 } as const;

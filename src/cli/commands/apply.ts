@@ -42,7 +42,7 @@ const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
 };
 
-async function confirm(env: string, interrupts: Interrupts): Promise<boolean> {
+export async function confirm(env: string, interrupts: Interrupts): Promise<boolean> {
   const prompt = createInterface({ input: process.stdin, output: process.stdout });
   // On a terminal, Ctrl-C at the prompt reaches readline, not the process.
   prompt.on("SIGINT", () => interrupts.interrupt());
@@ -91,7 +91,7 @@ async function clientsFor(
 }
 
 /** Seconds the steps in flight get to finish after an interrupt (`EGP_INTERRUPT_GRACE_SECONDS`). */
-function graceMs(): number {
+export function graceMs(): number {
   const seconds = Number(process.env.EGP_INTERRUPT_GRACE_SECONDS ?? 30);
   if (!Number.isFinite(seconds) || seconds < 0)
     throw new ExitError("EGP_INTERRUPT_GRACE_SECONDS: not a number of seconds");

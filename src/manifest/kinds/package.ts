@@ -44,7 +44,14 @@ export const PackageDocument = z
     name: z.string().min(1).describe("Key: the package's name."),
     description: optionalText("Description."),
     preparedBy: z.string().optional().describe("PreparedBy."),
-    install: Install.optional(),
+    install: Install.extend({
+      snapshot: z
+        .boolean()
+        .optional()
+        .describe(
+          "Package the target's current versions of the objects before installing, for egp rollback (default: true).",
+        ),
+    }).optional(),
     objects: z
       .array(PackageObject)
       .min(1)
@@ -88,6 +95,8 @@ export interface DesiredPackage {
   objects: DesiredPackageObject[];
   inactivateUnusedFields: boolean;
   prefixInactivatedFields: string | null;
+  /** Package the target's current versions first, so that `egp rollback` can undo the install. */
+  snapshot: boolean;
   source: SourceLocation;
 }
 
@@ -145,7 +154,8 @@ const prefixNeedsInactivation: DocumentRule<PackageDocument> = (doc, report) => 
 
 function objectOf(doc: PackageDocument, index: number, report: Reporter): DesiredPackageObject {
   const object = doc.objects[index]!;
-  const install = installChoice(doc.install, object.install);
+  const { snapshot: _snapshot, ...defaults } = doc.install ?? {};
+  const install = installChoice(defaults, object.install);
   const source = report.document.locate(["objects", index]);
   if (object.guid !== undefined)
     return { by: "guid", type: object.type!, guid: object.guid.toLowerCase(), install, source };
@@ -166,6 +176,7 @@ export const packageKind = defineKind({
       objects: doc.objects.map((_, index) => objectOf(doc, index, report)),
       inactivateUnusedFields: doc.inactivateUnusedFields ?? false,
       prefixInactivatedFields: doc.prefixInactivatedFields ?? null,
+      snapshot: doc.install?.snapshot ?? true,
       source: sourceOf(report, "name"),
     };
     if (doc.description !== undefined) desired.description = doc.description;

@@ -2,8 +2,12 @@ import { z } from "zod";
 import type { PackageObjectType } from "../../state/index.ts";
 
 /*
- * The inputs of a package's six steps, shared by the planner, the plan file check and
+ * The inputs of a package's steps, shared by the planner, the plan file check and
  * src/apply/ops/package.ts. Steps that need only what an earlier step produced take no input.
+ * A promotion: create → generate → download on the source; snapshot → snapshot-generate →
+ * snapshot-download on the target (the target's current versions, for `egp rollback`); then
+ * upload → install → verify on the target. A rollback: upload (a kept snapshot) → install →
+ * rollback-verify.
  */
 
 /** The object types are the interface's; the platform checks them on create and install. */
@@ -12,6 +16,9 @@ const objectType = z.custom<PackageObjectType>((value) => typeof value === "stri
 const Packed = z.object({ guid: z.string(), type: objectType, name: z.string() });
 
 const Nothing = z.object({});
+
+/** An object of the target as the plan read it: a snapshot made from another state is not reused. */
+const Snapshotted = Packed.extend({ fingerprint: z.string() });
 
 /** The Package kind: its name in plans, and its step ops with the schema of each op's input. */
 export const packageSteps = {
@@ -26,7 +33,12 @@ export const packageSteps = {
     "package.generate": Nothing,
     /** The guids the downloaded file must hold (global reports are trusted, not listed). */
     "package.download": z.object({ objects: z.array(z.string()) }),
-    "package.upload": Nothing,
+    /** The target's current versions of the objects it already has, packaged before the install. */
+    "package.snapshot": z.object({ name: z.string(), objects: z.array(Snapshotted) }),
+    "package.snapshot-generate": Nothing,
+    "package.snapshot-download": z.object({ objects: z.array(z.string()) }),
+    /** `artifact`: a kept package (a rollback's snapshot); else the file the download step left. */
+    "package.upload": z.object({ artifact: z.string().optional() }),
     "package.install": z.object({
       inactivateUnusedFields: z.boolean(),
       prefixInactivatedFields: z.string().nullable(),
@@ -37,9 +49,17 @@ export const packageSteps = {
           translationOption: z.number().int(),
         }),
       ),
+      /**
+       * A promotion's install writes a release record (.egp/releases) before it asks for the
+       * install: the objects it creates on the target, which a rollback can't remove. A
+       * rollback's install has none.
+       */
+      release: z.object({ from: z.string(), created: z.array(Packed) }).optional(),
     }),
     "package.verify": z.object({
       objects: z.array(z.object({ guid: z.string(), name: z.string(), fingerprint: z.string() })),
     }),
+    /** The release whose snapshot a rollback installs; its parts must read as they did then. */
+    "package.rollback-verify": z.object({ release: z.string() }),
   },
 } as const;

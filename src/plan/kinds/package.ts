@@ -50,7 +50,9 @@ const CHAIN = ["create", "generate", "download", "upload", "install", "verify"] 
 /**
  * Packages: promoted from the environment named by `packagesFrom` when any object they name differs
  * between it and the target. The steps are a chain: create → generate → download on the source, then
- * upload → install → verify on the target.
+ * upload → install → verify on the target; unless the document turns it off, a snapshot of the
+ * target's current versions (snapshot → snapshot-generate → snapshot-download on the target) runs
+ * beside the source's chain and must be kept before the upload starts.
  */
 export const packagePlanner: KindPlanner = {
   kind: KIND,
@@ -129,6 +131,19 @@ function planPackage(
     destructive: false,
     source: pkg.source,
   };
+  // The target's current versions of what it has, packaged first: the install can't be undone.
+  const existing = objects.filter(({ live }) => target.objects[live.guid] !== undefined);
+  const created = objects
+    .filter(({ live }) => target.objects[live.guid] === undefined)
+    .map(({ live }) => ({ guid: live.guid, type: live.type, name: live.name }));
+  const snapshot = pkg.snapshot && existing.length > 0;
+  change.notes.push(
+    snapshot
+      ? `snapshot first: ${existing.map(({ live }) => live.name).join(", ")} as ${environment} has them (undo with egp rollback)`
+      : pkg.snapshot
+        ? `no snapshot: none of the objects exists on ${environment} yet`
+        : "no snapshot (install: { snapshot: false }): egp rollback can't undo this install",
+  );
   const input: { [V in (typeof CHAIN)[number]]: StepInputIn<`package.${V}`> } = {
     create: {
       name: pkg.name,
@@ -151,6 +166,7 @@ function planPackage(
         installOption: object.install.InstallOption,
         translationOption: object.install.TranslationOption,
       })),
+      release: { from: sourceEnvironment, created },
     },
     verify: {
       objects: objects.map(({ live }) => ({
@@ -160,15 +176,49 @@ function planPackage(
       })),
     },
   };
-  const steps = CHAIN.map(
-    (verb, index): Step =>
+  const at = (verb: string) => `${change.id}#${verb}`;
+  const step = <V extends (typeof CHAIN)[number]>(verb: V, dependsOn: string[]): Step =>
+    makeStep(
+      change,
+      `package.${verb}`,
+      verb === "create" || verb === "generate" || verb === "download" ? sourceEnvironment : environment,
+      input[verb],
+      dependsOn,
+    );
+  const steps: Step[] = [
+    step("create", []),
+    step("generate", [at("create")]),
+    step("download", [at("generate")]),
+  ];
+  if (snapshot) {
+    const targetObjects = existing
+      .map(({ live }) => target.objects[live.guid])
+      .filter((o) => o !== undefined);
+    steps.push(
+      makeStep(change, "package.snapshot", environment, {
+        name: `${pkg.name} (egp snapshot)`,
+        objects: targetObjects.map((o) => ({
+          guid: o.guid,
+          type: o.type,
+          name: o.name,
+          fingerprint: o.fingerprint,
+        })),
+      }),
+      makeStep(change, "package.snapshot-generate", environment, {}, [at("snapshot")]),
       makeStep(
         change,
-        `package.${verb}`,
-        index < 3 ? sourceEnvironment : environment,
-        input[verb],
-        index === 0 ? [] : [`${change.id}#${CHAIN[index - 1]}`],
+        "package.snapshot-download",
+        environment,
+        { objects: targetObjects.map((o) => o.guid) },
+        [at("snapshot-generate")],
       ),
+    );
+  }
+  // A failed snapshot stops the promotion here: nothing is uploaded, nothing installed.
+  steps.push(
+    step("upload", snapshot ? [at("download"), at("snapshot-download")] : [at("download")]),
+    step("install", [at("upload")]),
+    step("verify", [at("install")]),
   );
   return { change, steps };
 }

@@ -14,6 +14,7 @@ export const SYMBOL: Record<Change["action"], string> = {
   delete: "-",
   deactivate: "-",
   promote: "»",
+  rollback: "«",
 };
 
 const VERB: Record<Change["action"], string> = {
@@ -22,6 +23,7 @@ const VERB: Record<Change["action"], string> = {
   delete: "will be DELETED",
   deactivate: "will be DEACTIVATED",
   promote: "will be promoted",
+  rollback: "will be rolled back",
 };
 
 export function headline(change: Change): string {

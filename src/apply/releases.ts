@@ -1,0 +1,155 @@
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ApplyErrorCode } from "./error-codes.ts";
+
+/*
+ * A release record, `.egp/releases/<env>/<id>.json`, is written by a promotion's install step just
+ * before it asks for the install: what was installed, the snapshot taken of the target before it
+ * (kept under .egp/artifacts by digest) with the fingerprint of each part it held, and the objects
+ * the install creates. `egp rollback` installs the snapshot of one and verifies the parts;
+ * `egp releases` lists them. Records are local, like journals: the machine (or CI cache) that
+ * promoted is the one that can roll back.
+ */
+
+const Packed = z.object({
+  guid: z.string(),
+  type: z.enum(["Application", "SubForm", "GlobalReport"]),
+  name: z.string(),
+});
+
+export const ReleaseRecord = z.object({
+  formatVersion: z.literal(1),
+  /** 12 hex digits, from the environment, the package and the plan that installed it. */
+  id: z.string(),
+  environment: z.string(),
+  sourceEnvironment: z.string(),
+  /** The plan that ran the install. */
+  plan: z.string(),
+  package: z.object({ name: z.string(), digest: z.string() }),
+  snapshot: z
+    .object({
+      digest: z.string(),
+      takenAt: z.string(),
+      /** The target's objects as the snapshot holds them: every part's fingerprint, by part key. */
+      objects: z.array(Packed.extend({ parts: z.record(z.string(), z.string()) })),
+    })
+    .nullable(),
+  /** Objects the install creates on the target: no install can remove them again. */
+  created: z.array(Packed),
+  /** When the install was asked for, and when its job was seen done (null until then). */
+  startedAt: z.string(),
+  installedAt: z.string().nullable(),
+  /** Each rollback that installed this record's snapshot. */
+  rollbacks: z.array(z.object({ plan: z.string(), at: z.string() })).default([]),
+});
+export type ReleaseRecord = z.infer<typeof ReleaseRecord>;
+
+/** No release to roll back to, or one that can't be: a clear one-line error for the CLI. */
+export class ReleaseError extends Error {
+  readonly code: ApplyErrorCode;
+  constructor(code: ApplyErrorCode, message: string) {
+    super(message);
+    this.name = "ReleaseError";
+    this.code = code;
+  }
+}
+
+export function releasesDir(stateDir: string, env: string): string {
+  return join(stateDir, "releases", env);
+}
+
+const fileOf = (stateDir: string, env: string, id: string) => join(releasesDir(stateDir, env), `${id}.json`);
+
+/** Written whole to a temp file, flushed, then renamed: a crash leaves the old record or the new one. */
+export function writeRelease(stateDir: string, record: ReleaseRecord): void {
+  const folder = releasesDir(stateDir, record.environment);
+  mkdirSync(folder, { recursive: true });
+  const file = fileOf(stateDir, record.environment, record.id);
+  const temp = `${file}.tmp`;
+  const fd = openSync(temp, "w");
+  try {
+    writeSync(fd, `${JSON.stringify(record, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, file);
+}
+
+export function readRelease(stateDir: string, env: string, id: string): ReleaseRecord | undefined {
+  let text: string;
+  try {
+    text = readFileSync(fileOf(stateDir, env, id), "utf8");
+  } catch {
+    return undefined;
+  }
+  const unusable = (why: string) =>
+    new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `${fileOf(stateDir, env, id)} is not a release record (${why})`,
+    );
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw unusable("not JSON");
+  }
+  const parsed = ReleaseRecord.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw unusable(`${issue?.path.join(".") || "record"}: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+/** The environment's release records, newest first (by when the install was asked for). */
+export function listReleases(stateDir: string, env: string): ReleaseRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(releasesDir(stateDir, env)).filter((n) => n.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  return names
+    .map((name) => readRelease(stateDir, env, name.slice(0, -".json".length)))
+    .filter((r): r is ReleaseRecord => r !== undefined)
+    .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+}
+
+/** The release `egp rollback` undoes: the one named, or the newest; each must have a snapshot. */
+export function releaseToRollBack(stateDir: string, env: string, id?: string): ReleaseRecord {
+  const releases = listReleases(stateDir, env);
+  const release = id === undefined ? releases[0] : releases.find((r) => r.id === id);
+  if (!release) {
+    const known = releases.map((r) => r.id).join(", ");
+    throw new ReleaseError(
+      ApplyErrorCode.NoRelease,
+      id === undefined
+        ? `no release of ${env} to roll back: no promotion was recorded in ${releasesDir(stateDir, env)}`
+        : `no release ${id} of ${env}${known ? ` (known: ${known})` : ""}; see 'egp releases --env ${env}'`,
+    );
+  }
+  if (!release.snapshot)
+    throw new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `release ${release.id} of ${env} has no snapshot (it was off, or none of its objects existed on ${env} before), so there is nothing to roll back to`,
+    );
+  return release;
+}
+
+/** Records that a rollback installed the release's snapshot. */
+export function markRolledBack(stateDir: string, env: string, id: string, plan: string, at: string): void {
+  const record = readRelease(stateDir, env, id);
+  if (!record) return;
+  writeRelease(stateDir, { ...record, rollbacks: [...record.rollbacks, { plan, at }] });
+}

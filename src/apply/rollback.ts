@@ -1,0 +1,53 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import type { PlatformClient } from "../client/client.ts";
+import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan } from "../plan/index.ts";
+import { readPackageParts } from "../state/index.ts";
+import { artifactPath } from "./artifacts.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
+import { Journal } from "./journal.ts";
+import { ReleaseError, type ReleaseRecord, releaseToRollBack } from "./releases.ts";
+
+/*
+ * What `egp rollback` needs before it asks: the release to undo (the newest, or the one named),
+ * its snapshot file, and the target's objects as they are now, planned by the pure planRollback.
+ */
+
+export interface PreparedRollback {
+  release: ReleaseRecord;
+  rollback: RollbackPlan;
+}
+
+export async function prepareRollback(
+  stateDir: string,
+  env: string,
+  client: PlatformClient,
+  options: { to?: string; prefix?: string } = {},
+): Promise<PreparedRollback> {
+  const release = releaseToRollBack(stateDir, env, options.to);
+  const snapshot = release.snapshot;
+  if (!snapshot)
+    throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `release ${release.id} has no snapshot`);
+  const file = artifactPath(stateDir, snapshot.digest);
+  if (!existsSync(file))
+    throw new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `the snapshot of release ${release.id}, ${file}, is gone; nothing to roll back to`,
+    );
+  const live = await readPackageParts(
+    client,
+    snapshot.objects.map((o) => ({ guid: o.guid, type: o.type })),
+  );
+  const rollback = planRollback({
+    release: { ...release, snapshot },
+    live,
+    prefix: options.prefix ?? DEFAULT_ROLLBACK_PREFIX,
+    createdAt: new Date().toISOString(),
+  });
+  return { release, rollback };
+}
+
+/** Rollbacks keep their journals apart, so that `apply --resume` never offers one. */
+export function rollbackJournalFolder(stateDir: string, env: string): string {
+  return join(Journal.folder(stateDir, env), "rollback");
+}

@@ -1,0 +1,132 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Command } from "commander";
+import {
+  type ApplyEvent,
+  acquireLock,
+  carryOver,
+  executePlan,
+  Journal,
+  markRolledBack,
+  prepareRollback,
+  rollbackJournalFolder,
+} from "../../apply/index.ts";
+import { environmentOf, readRepository } from "../../manifest/index.ts";
+import { renderText, writePlanFile } from "../../plan/index.ts";
+import { applyPrinter } from "../apply-output.ts";
+import { ExitError } from "../errors.ts";
+import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
+import { withEnvironments } from "../run.ts";
+import { ensureStateDir, stateDirOf } from "../state-dir.ts";
+import { confirm, graceMs } from "./apply.ts";
+
+interface RollbackFlags {
+  env: string;
+  to?: string;
+  yes?: boolean;
+  out?: string;
+  prefix: string;
+}
+
+const say = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+/*
+ * `egp rollback`: plans, shows, asks (as apply does) and installs the snapshot a promotion took of
+ * the environment, then checks it (src/apply/rollback.ts plans it; docs/promotion.md). Exit codes
+ * as apply: 0 done and verified, 1 failed, 130 interrupted. A killed rollback run again reuses
+ * the upload it had made.
+ */
+export function registerRollbackCommand(program: Command): void {
+  program
+    .command("rollback")
+    .description("install the snapshot taken before a promotion (the newest, or --to ID), after asking")
+    .requiredOption("--env <name>", "environment (a file in environments/)")
+    .option("--to <id>", "the release to roll back (see `egp releases`); default: the newest")
+    .option("--yes", "roll back without asking")
+    .option("--out <file>", "also save the rollback's plan (JSON, readable with `egp show`)")
+    .option("--prefix <text>", "prefix for the names of the fields the install deactivates", "ROLLBACK_")
+    .action(async (_options: unknown, command: Command) => {
+      await withEnvironments<RollbackFlags>(command, async ({ flags, dir, logger, connections }) => {
+        const env = flags.env;
+        if (!flags.yes && !process.stdin.isTTY)
+          throw new ExitError("rollback: not a terminal, so nobody can answer the question; pass --yes");
+        if (!flags.prefix) throw new ExitError("rollback: --prefix must not be empty");
+        const repository = await readRepository(dir);
+        const { state: desired } = environmentOf({ ...repository, manifests: [] }, env);
+        const stateDir = ensureStateDir(stateDirOf(dir));
+        const lock = acquireLock(stateDir, env, `egp rollback --env ${env}`);
+        const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
+        try {
+          const { client } = await connections.open(desired.environment);
+          const { release, rollback } = await prepareRollback(stateDir, env, client, {
+            to: flags.to,
+            prefix: flags.prefix,
+          });
+          const { plan } = rollback;
+          if (flags.out) await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
+          if (plan.changes.length === 0) {
+            say(
+              `Nothing to roll back: ${env} already has the versions release ${release.id}'s snapshot holds.`,
+            );
+            for (const note of rollback.notes) say(`  # ${note}`);
+            return;
+          }
+          process.stdout.write(renderText(plan));
+          if (!flags.yes && !(await confirm(env, interrupts))) throw new ExitError("rollback cancelled");
+
+          const folder = rollbackJournalFolder(stateDir, env);
+          const pending = Journal.unfinishedIn(folder);
+          const previous = pending ? carryOver(pending.state, plan) : undefined;
+          if (pending && pending.state.plan.id !== plan.id) pending.journal.close("superseded", plan.id);
+          const journal = Journal.open(stateDir, plan, { folder });
+          const print = applyPrinter({ json: Boolean(flags.json), tty: Boolean(process.stdout.isTTY) });
+          const inFlight = new Set<string>();
+          const onEvent = (event: ApplyEvent) => {
+            if (event.type === "start") inFlight.add(event.step.id);
+            if (event.type === "done" || event.type === "failed" || event.type === "stopped")
+              inFlight.delete(event.step.id);
+            print(event);
+          };
+          interrupts.enter({
+            name: "steps",
+            inFlight: () => inFlight.size,
+            summary: () => `Interrupted; run 'egp rollback --env ${env}' again to finish.`,
+          });
+          const result = await executePlan({
+            plan,
+            desired,
+            clients: new Map([[env, client]]),
+            journal,
+            previous,
+            stateDir,
+            concurrency: 1,
+            logger,
+            onEvent,
+            signal: interrupts.signal,
+          });
+          interrupts.enter({ name: "after", env });
+          if (result.interrupted)
+            throw new ExitError(
+              `Interrupted; run 'egp rollback --env ${env}' again to finish.`,
+              INTERRUPTED_EXIT_CODE,
+            );
+          if (result.failed.length > 0 || result.skipped.length > 0) {
+            say(
+              `\nRollback incomplete: ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.`,
+            );
+            for (const failure of result.failed) say(`  ${failure.step}: ${failure.error}`);
+            throw new ExitError("rollback finished with failed steps", 1);
+          }
+          markRolledBack(stateDir, env, release.id, plan.id, new Date().toISOString());
+          say(`\nRollback complete: ${env} has the versions of release ${release.id}'s snapshot again.`);
+          say(`Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`);
+          for (const note of rollback.notes.slice(1)) say(`Not undone: ${note}.`);
+        } finally {
+          interrupts.dispose();
+          lock.release();
+        }
+      });
+    });
+}

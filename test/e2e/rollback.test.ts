@@ -1,0 +1,269 @@
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { packagesOf } from "../../src/emulator/packages/model.ts";
+import { egp, exampleOnEmulators, exampleTree, lines, ROOT } from "../helpers/cli.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * Issue 16: a snapshot of the target before every package install, release records, and
+ * `egp rollback` / `egp releases`.
+ */
+
+const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const PROD = ["--env", "local-prod"];
+
+let running: Emulator[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((e) => e.close()));
+  running = [];
+});
+
+async function emulator(seed: string, installMs = 20): Promise<Emulator> {
+  const started = await startEmulator({ port: 0, seed, jobs: { generateMs: 20, installMs } });
+  running.push(started);
+  return started;
+}
+
+async function pair(installMs = 20): Promise<{ dev: Emulator; prod: Emulator; dir: string }> {
+  const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod", installMs)]);
+  return { dev, prod, dir: await exampleOnEmulators({ dev: dev.url, prod: prod.url }) };
+}
+
+const created = (e: Emulator) =>
+  Object.values(packagesOf(e.store).byId).filter((p) => p.Origin === "Created");
+const installs = (e: Emulator) =>
+  Object.values(packagesOf(e.store).byId).reduce((n, p) => n + p.Installs.length, 0);
+
+function releaseFiles(dir: string): string[] {
+  try {
+    return readdirSync(join(dir, ".egp/releases/local-prod")).filter((n) => n.endsWith(".json"));
+  } catch {
+    return [];
+  }
+}
+
+const controlsField = (e: Emulator, name: string) => {
+  const catalogue = catalogueOf(e.store);
+  return catalogue.all("fields").find((f) => f.Name === name);
+};
+
+describe("egp rollback on the example (issue 16 acceptance)", () => {
+  it("after a promotion, rolls local-prod back, names Findings as created by it, and the plan differs again", async () => {
+    const dir = await testdir(exampleTree());
+    const applied = await egp(["apply", ...PROD, "--yes", "--dir", dir]);
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain("Package/GRC Core#snapshot-download (local-prod): done");
+    expect(releaseFiles(dir)).toHaveLength(1);
+
+    const rollback = await egp([
+      "rollback",
+      ...PROD,
+      "--yes",
+      "--out",
+      join(dir, "rollback.json"),
+      "--dir",
+      dir,
+    ]);
+    expect(rollback.stderr).toBe("");
+    expect(rollback.code).toBe(0);
+    expect(rollback.stdout).toContain('Package "GRC Core" will be rolled back');
+    expect(rollback.stdout).toMatch(
+      /created by the promotion; the interface can't delete them: Application "Findings"/,
+    );
+    expect(rollback.stdout).toMatch(
+      /deactivated and renamed ROLLBACK_…: Controls: "Last Tested", "Test Result"/,
+    );
+    expect(rollback.stdout).toContain('event rule "Ineffective control"');
+    expect(rollback.stdout).toContain("Package/GRC Core#rollback-verify (local-prod): done");
+    expect(rollback.stdout).toContain("Rollback complete");
+
+    // The saved plan reads back as a plan file.
+    const shown = await egp(["show", join(dir, "rollback.json")]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('« Package "GRC Core"');
+
+    const plan = await egp(["plan", ...PROD, "--detailed-exitcode", "--dir", dir]);
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toMatch(/~ Application Controls: /);
+    expect(plan.stdout).not.toMatch(/Application Findings/);
+
+    const releases = await egp(["releases", ...PROD, "--dir", dir]);
+    expect(releases.code).toBe(0);
+    expect(releases.stdout).toMatch(
+      /^[0-9a-f]{12} {2}GRC Core from local-dev, installed \S+; snapshot of .*Controls.*; created Findings; rolled back \S+\n$/,
+    );
+  }, 60_000);
+});
+
+describe("snapshots over HTTP", () => {
+  it("writes a release record whose snapshot is the target's zip, and lists it (text and --json)", async () => {
+    const { dev, prod, dir } = await pair();
+    const applied = await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(applied.code).toBe(0);
+    // One package on each side: the promotion on the source, the snapshot on the target.
+    expect(created(dev)).toHaveLength(1);
+    expect(created(prod).map((p) => p.Name)).toEqual(["GRC Core (egp snapshot)"]);
+    expect(
+      created(prod)[0]
+        ?.PackageObjects.map((o) => o.Name)
+        .sort(),
+    ).toEqual(["Comments", "Controls", "Policies", "Risk Register"]);
+
+    const listed = await egp(["releases", ...PROD, "--json", "--dir", dir], { env: ENV });
+    expect(listed.code).toBe(0);
+    const records = lines(listed.stdout).map((l) => JSON.parse(l));
+    expect(records).toHaveLength(1);
+    const [record] = records;
+    expect(record).toMatchObject({
+      environment: "local-prod",
+      sourceEnvironment: "local-dev",
+      package: { name: "GRC Core" },
+      created: [{ type: "Application", name: "Findings" }],
+      rollbacks: [],
+    });
+    expect(record.installedAt).toEqual(expect.any(String));
+    expect([...record.snapshot.objects].sort()).toEqual([
+      "Comments",
+      "Controls",
+      "Policies",
+      "Risk Register",
+    ]);
+    // The kept file is the one the target generated: its digest names it under .egp/artifacts.
+    const zip = readFileSync(join(dir, ".egp/artifacts", `${record.snapshot.digest}.zip`));
+    expect(zip.subarray(0, 2).toString()).toBe("PK");
+  }, 30_000);
+
+  it("takes no snapshot with install: { snapshot: false }, and rollback then says there is nothing to roll back to", async () => {
+    const { prod, dir } = await pair();
+    const file = join(dir, "manifests/packages.yaml");
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(
+        "install: { method: createAndUpdate, layout: keep, translations: install }",
+        "install: { method: createAndUpdate, layout: keep, translations: install, snapshot: false }",
+      ),
+    );
+    const applied = await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain("no snapshot (install: { snapshot: false })");
+    expect(applied.stdout).not.toContain("#snapshot");
+    expect(created(prod)).toHaveLength(0);
+
+    const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(rollback.code).toBe(1);
+    expect(lines(rollback.stderr)).toEqual([
+      expect.stringMatching(/^egp: release [0-9a-f]{12} of local-prod has no snapshot \(it was off/),
+    ]);
+  }, 30_000);
+
+  it("a failed snapshot stops the promotion before anything is uploaded or installed", async () => {
+    const { prod, dir } = await pair();
+    prod.faults.script({ method: "POST", path: /\/core\/package\/$/, times: 1, action: { status: 400 } });
+    const applied = await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toMatch(/Package\/GRC Core#snapshot \(local-prod\): FAILED: /);
+    expect(applied.stdout).toContain("Package/GRC Core#upload (local-prod): skipped");
+    expect(applied.stdout).toContain("Package/GRC Core#install (local-prod): skipped");
+    expect(installs(prod)).toBe(0);
+    expect(Object.values(packagesOf(prod.store).byId)).toHaveLength(0);
+    expect(releaseFiles(dir)).toEqual([]);
+  }, 30_000);
+
+  it("after a SIGKILL between the snapshot and the install, a re-run reuses the snapshot: no duplicate package", async () => {
+    const { dev, prod, dir } = await pair(2_000);
+    const first = await new Promise<{ stdout: string; killed: boolean }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [join(ROOT, "bin/egp.js"), "apply", ...PROD, "--yes", "--dir", dir],
+        {
+          env: { PATH: process.env.PATH ?? "", ...ENV },
+        },
+      );
+      let stdout = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes("Package/GRC Core#snapshot-download (local-prod): done")) child.kill("SIGKILL");
+      });
+      child.on("exit", (_code, signal) => resolve({ stdout, killed: signal === "SIGKILL" }));
+    });
+    expect(first.killed).toBe(true);
+    expect(first.stdout).not.toContain("Package/GRC Core#install (local-prod): done");
+    expect(created(prod)).toHaveLength(1);
+
+    const second = await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(second.stderr).toBe("");
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("Package/GRC Core#snapshot (local-prod): done in an earlier run, reused");
+    expect(second.stdout).toContain(
+      "Package/GRC Core#snapshot-download (local-prod): done in an earlier run, reused",
+    );
+    expect(created(prod)).toHaveLength(1);
+    expect(created(dev)).toHaveLength(1);
+    expect(installs(prod)).toBe(1);
+    expect(releaseFiles(dir)).toHaveLength(1);
+
+    // The reused snapshot is a good one: rolling back to it restores the fields it holds.
+    const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(rollback.code).toBe(0);
+    expect(controlsField(prod, "ROLLBACK_Last Tested")?.IsActive).toBe(false);
+  }, 60_000);
+
+  it("rolls back to the release named by --to, not the newest, and lists both newest first", async () => {
+    const { prod, dir } = await pair();
+    expect((await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV })).code).toBe(0);
+    const [first] = releaseFiles(dir).map((n) => n.slice(0, 12));
+    // Undo it, then promote again: a second release, whose snapshot is the rolled-back state.
+    expect((await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV })).code).toBe(0);
+    expect((await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV })).code).toBe(0);
+    const listed = await egp(["releases", ...PROD, "--dir", dir], { env: ENV });
+    const ids = lines(listed.stdout).map((l) => l.slice(0, 12));
+    expect(ids).toHaveLength(2);
+    expect(ids[1]).toBe(first);
+    expect(lines(listed.stdout)[1]).toMatch(/; rolled back \S+$/);
+
+    const newest = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(newest.code).toBe(0);
+    expect(newest.stdout).toContain(`rolls back release ${ids[0]}`);
+    // The newest release's snapshot has the deactivated fields already: they stay as they are.
+    expect(controlsField(prod, "ROLLBACK_Last Tested")?.IsActive).toBe(false);
+
+    const named = await egp(["rollback", ...PROD, "--to", String(first), "--yes", "--dir", dir], {
+      env: ENV,
+    });
+    expect(named.code).toBe(0);
+    expect(named.stdout).toContain(`rolls back release ${first}`);
+
+    const unknown = await egp(["rollback", ...PROD, "--to", "000000000000", "--yes", "--dir", dir], {
+      env: ENV,
+    });
+    expect(unknown.code).toBe(1);
+    expect(lines(unknown.stderr)).toEqual([
+      `egp: no release 000000000000 of local-prod (known: ${ids.join(", ")}); see 'egp releases --env local-prod'`,
+    ]);
+  }, 90_000);
+
+  it("with no release: rollback fails with one clear line, releases says there are none", async () => {
+    const { prod, dir } = await pair();
+    const asking = await egp(["rollback", ...PROD, "--dir", dir], { env: ENV });
+    expect(asking.code).toBe(1);
+    expect(asking.stderr).toBe(
+      "egp: rollback: not a terminal, so nobody can answer the question; pass --yes\n",
+    );
+    const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(rollback.code).toBe(1);
+    expect(rollback.stderr).toBe(
+      `egp: no release of local-prod to roll back: no promotion was recorded in ${join(dir, ".egp/releases/local-prod")}\n`,
+    );
+    expect(installs(prod)).toBe(0);
+    const releases = await egp(["releases", ...PROD, "--dir", dir], { env: ENV });
+    expect(releases.code).toBe(0);
+    expect(releases.stdout).toMatch(/^No releases of local-prod/);
+    const typo = await egp(["releases", "--env", "local-prdo", "--dir", dir], { env: ENV });
+    expect(typo.code).toBe(1);
+  }, 30_000);
+});

@@ -43,7 +43,7 @@ export function registerValidateCommand(program: Command): void {
   program
     .command("validate")
     .description("parse and validate the environment files and manifests, offline (exit 0 valid, 1 invalid)")
-    .option("--env <name>", "validate only what applies to this environment, with its ${VAR}s set")
+    .option("--env <name>", "validate only what applies to this environment, its variables set too")
     .action(async (_flags: unknown, command: Command) => {
       const flags = command.optsWithGlobals<ValidateFlags>();
       const dir = repositoryDir(flags.dir);

@@ -15,7 +15,8 @@ export { formatManifestError, ManifestError } from "./errors.ts";
 export type { SchemaFile } from "./json-schema.ts";
 export { ManifestDocument, schemaFiles } from "./json-schema.ts";
 export type { DesiredDocument } from "./kinds/index.ts";
-export { KINDS } from "./kinds/index.ts";
+export { fieldWordsOf, KINDS } from "./kinds/index.ts";
+export type { FieldWord, FieldWords } from "./kinds/kind.ts";
 export type {
   DesiredPackage,
   DesiredPackageObject,

@@ -25,3 +25,4 @@ export { PlanFileError, readPlanFile, writePlanFile } from "./plan-file.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { renderText } from "./render/text.ts";
+export type { RenderOptions } from "./render/values.ts";

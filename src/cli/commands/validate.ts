@@ -30,7 +30,7 @@ function printJson(result: LoadResult): void {
   const body = result.ok
     ? { ok: true, ...result.stats, warnings: result.warnings }
     : { ok: false, ...result.stats, errors: result.errors, warnings: result.warnings };
-  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(body)}\n`);
 }
 
 function printText(result: LoadResult): void {

@@ -1,4 +1,4 @@
-import type { Kind } from "./kind.ts";
+import type { FieldWords, Kind } from "./kind.ts";
 import { packageKind } from "./package.ts";
 import { prunePolicyKind } from "./prune-policy.ts";
 import { securityParameterKind } from "./security-parameter.ts";
@@ -25,4 +25,9 @@ export type DesiredDocument = DesiredOf<(typeof KINDS)[number]>;
 
 export function kindNamed(name: unknown): (typeof KINDS)[number] | undefined {
   return KINDS.find((kind) => kind.kind === name);
+}
+
+/** A kind's words for plans (kind.ts, `FieldWords`), by the kind's name. */
+export function fieldWordsOf(kind: string): FieldWords | undefined {
+  return kindNamed(kind)?.words;
 }

@@ -33,7 +33,7 @@ async function markdownFiles(): Promise<string[]> {
 }
 
 /** The marked blocks of one markdown file; a marker not followed by a yaml or sh fence is an error. */
-export function markedBlocks(file: string, markdown: string): Block[] {
+function markedBlocks(file: string, markdown: string): Block[] {
   const lines = markdown.split("\n");
   const blocks: Block[] = [];
   lines.forEach((line, index) => {

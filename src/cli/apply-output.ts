@@ -1,6 +1,7 @@
 import type { ApplyEvent } from "../apply/index.ts";
 import type { Plan } from "../plan/index.ts";
 import { LiveView } from "./live-view.ts";
+import { divertLogs } from "./logger.ts";
 import { paintPlan, type Style } from "./style.ts";
 
 /** What an apply did, counted as its plan counts (`Plan: A to add, C to change, …`). */
@@ -131,12 +132,14 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
       if (plan.changes.length > 0) out(paintPlan(options.renderPlan(plan), style));
     },
     event(event) {
+      if (live && !stepsRunning) divertLogs((line) => live.say(line));
       stepsRunning = true;
       if (live) return live.event(event);
       const text = eventLine(lastTenth, event);
       if (text !== undefined) out(`${text}\n`);
     },
     stepsEnded() {
+      if (live) divertLogs(undefined);
       live?.close();
       stepsRunning = false;
     },

@@ -25,13 +25,31 @@ export function inWords(record: Record<string, unknown>, style: Style): string {
   return `${style.paint(colour, `${word}:`)} ${String(record.msg ?? "")}${tail}\n`;
 }
 
+let diverted: ((line: string) => void) | undefined;
+
+/**
+ * While apply's live view redraws the terminal, a log line written straight to it would be drawn
+ * over; the view takes the lines in words instead, and prints them above its running steps.
+ * `undefined` gives them back to stderr.
+ */
+export function divertLogs(write: ((line: string) => void) | undefined): void {
+  diverted = write;
+}
+
 /** A pino destination that writes each record in words to stderr. */
 function wordsDestination(style: Style): DestinationStream {
   return {
     write(line: string) {
-      process.stderr.write(inWords(JSON.parse(line) as Record<string, unknown>, style));
+      const text = inWords(JSON.parse(line) as Record<string, unknown>, style);
+      if (diverted) diverted(text.trimEnd());
+      else process.stderr.write(text);
     },
   };
+}
+
+/** A logger whose records are sentences on stderr (or in the live view, while it runs). */
+export function wordsLogger(level: string, style: Style): Logger {
+  return pino({ level }, wordsDestination(style));
 }
 
 /**
@@ -41,6 +59,6 @@ function wordsDestination(style: Style): DestinationStream {
  */
 export function createLogger(level: string, json: boolean, colour = false): Logger {
   const chosen = LEVELS.has(level) ? level : "warn";
-  if (process.stderr.isTTY && !json) return pino({ level: chosen }, wordsDestination(styleOf(colour)));
+  if (process.stderr.isTTY && !json) return wordsLogger(chosen, styleOf(colour));
   return pino({ level: chosen }, pino.destination({ dest: 2, sync: true }));
 }

@@ -62,7 +62,7 @@ describe("--json", () => {
     });
   });
 
-  it("plan, drift, show and validate: one JSON line each", async () => {
+  it("plan, drift, show, validate and export: one JSON line each", async () => {
     const dir = await testdir(exampleTree({ persist: false }));
     const plan = await egp(["--json", "plan", "--env", "local-prod", "--out", "plan.json"], { cwd: dir });
     expect(plan.code).toBe(0);
@@ -74,5 +74,9 @@ describe("--json", () => {
     expect(jsonLines(show.stdout)).toEqual([expect.objectContaining({ formatVersion: 1 })]);
     const validate = await egp(["--json", "validate"], { cwd: dir });
     expect(jsonLines(validate.stdout)).toEqual([expect.objectContaining({ ok: true, environments: 2 })]);
+    const exported = await egp(["--json", "export", "--env", "local-prod", "--out", "exported"], {
+      cwd: dir,
+    });
+    expect(jsonLines(exported.stdout)).toEqual([expect.objectContaining({ files: expect.any(Array) })]);
   });
 });

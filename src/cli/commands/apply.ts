@@ -147,8 +147,7 @@ async function run(options: RunOptions): Promise<boolean> {
     logger: options.logger,
     onEvent,
     signal: interrupts.signal,
-  });
-  options.output.stepsEnded();
+  }).finally(() => options.output.stepsEnded());
   interrupts.enter({ name: "after", env: plan.environment });
   const completed = new Set([...result.done, ...result.reused]);
   if (result.interrupted) {

@@ -1,67 +1,175 @@
 import type { ApplyEvent } from "../apply/index.ts";
+import type { Plan } from "../plan/index.ts";
+import { LiveView } from "./live-view.ts";
+import { divertLogs } from "./logger.ts";
+import { paintPlan, type Style } from "./style.ts";
+
+/** What an apply did, counted as its plan counts (`Plan: A to add, C to change, …`). */
+export interface ApplySummary {
+  result: "complete" | "incomplete" | "no-changes";
+  environment: string;
+  plan: string;
+  added: number;
+  changed: number;
+  destroyed: number;
+  promoted: number;
+  failed: ReadonlyArray<{ step: string; code: string; error: string }>;
+  skipped: number;
+}
 
 /**
- * One plain line per event (CI, --json, or not a terminal), or the same lines with transfer progress
- * on a terminal. Progress is shown in 10% steps so that a large transfer is a few lines, not
- * thousands.
+ * Where apply's output goes. Three shapes: JSON Lines on stdout (`--json`, each line typed as
+ * docs/plan-format.md says, sentences for people on stderr); one line per event (not a terminal:
+ * CI logs); a live view (a terminal).
  */
-export function applyPrinter(options: { json: boolean; tty: boolean; write?: (line: string) => void }) {
-  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const lastTenth = new Map<string, number>();
-  return (event: ApplyEvent) => {
-    if (options.json) {
-      const { step, ...rest } = event;
-      write(
-        JSON.stringify({
-          event: event.type,
-          step: step.id,
-          op: step.op,
-          environment: step.environment,
-          ...rest,
-        }),
-      );
-      return;
+export interface ApplyOutput {
+  /** A sentence for people. */
+  say(line: string): void;
+  /** The plan about to be applied. */
+  plan(plan: Plan): void;
+  event(event: ApplyEvent): void;
+  /** The steps have ended (the live view stops redrawing). */
+  stepsEnded(): void;
+  summary(summary: ApplySummary): void;
+  /** The fresh plan after apply: `check` has no changes when the environment converged. */
+  verification(check: Plan): void;
+  /** Where the confirmation question is asked. */
+  readonly prompt: NodeJS.WritableStream;
+}
+
+export interface OutputOptions {
+  json: boolean;
+  tty: boolean;
+  style: Style;
+  /** A plan as people read it (text, in manifest words). */
+  renderPlan(plan: Plan): string;
+  stdout?: (text: string) => void;
+  stderr?: (text: string) => void;
+  columns?: () => number;
+}
+
+function counts(summary: ApplySummary): string {
+  return `${summary.added} added, ${summary.changed} changed, ${summary.destroyed} destroyed, ${summary.promoted} promoted`;
+}
+
+/** One line per event, as CI logs show it: transfers in 10% steps, so that a large one is a few lines. */
+export function eventLine(lastTenth: Map<string, number>, event: ApplyEvent): string | undefined {
+  const prefix = `${event.step.id} (${event.step.environment})`;
+  switch (event.type) {
+    case "start":
+      return `${prefix}: started`;
+    case "done":
+      return `${prefix}: done in ${event.ms ?? 0} ms`;
+    case "reused":
+      return `${prefix}: done in an earlier run, reused`;
+    case "stopped":
+      return `${prefix}: stopped by the interrupt between tries; checked before anything is written again on resume`;
+    case "skipped":
+      return `${prefix}: skipped, a step it depends on did not finish`;
+    case "retry":
+      return `${prefix}: try ${event.attempt} failed (${event.error.message}); trying again`;
+    case "failed":
+      return `${prefix}: FAILED: ${event.error.code} ${event.error.message}`;
+    case "progress": {
+      if (event.bytes === undefined) return `${prefix}: ${event.message}`;
+      const tenth = event.total
+        ? Math.floor((event.bytes / event.total) * 10)
+        : Math.floor(event.bytes / (10 * 1024 * 1024));
+      if (lastTenth.get(event.step.id) === tenth) return undefined;
+      lastTenth.set(event.step.id, tenth);
+      const amount = `${(event.bytes / 1024 / 1024).toFixed(1)} MiB`;
+      const of = event.total ? ` of ${(event.total / 1024 / 1024).toFixed(1)} MiB (${tenth * 10}%)` : "";
+      return `${prefix}: ${event.message} ${amount}${of}`;
     }
-    const prefix = `${event.step.id} (${event.step.environment})`;
-    switch (event.type) {
-      case "start":
-        write(`${prefix}: started`);
-        return;
-      case "done":
-        write(`${prefix}: done in ${event.ms ?? 0} ms`);
-        return;
-      case "reused":
-        write(`${prefix}: done in an earlier run, reused`);
-        return;
-      case "stopped":
-        write(
-          `${prefix}: stopped by the interrupt between tries; checked before anything is written again on resume`,
-        );
-        return;
-      case "skipped":
-        write(`${prefix}: skipped, a step it depends on did not finish`);
-        return;
-      case "retry":
-        write(`${prefix}: try ${event.attempt} failed (${event.error.message}); trying again`);
-        return;
-      case "failed":
-        write(`${prefix}: FAILED: ${event.error.code} ${event.error.message}`);
-        return;
-      case "progress": {
-        if (event.bytes === undefined) {
-          write(`${prefix}: ${event.message}`);
-          return;
-        }
-        const tenth = event.total
-          ? Math.floor((event.bytes / event.total) * 10)
-          : Math.floor(event.bytes / (10 * 1024 * 1024));
-        if (lastTenth.get(event.step.id) === tenth) return;
-        lastTenth.set(event.step.id, tenth);
-        const amount = `${(event.bytes / 1024 / 1024).toFixed(1)} MiB`;
-        const of = event.total ? ` of ${(event.total / 1024 / 1024).toFixed(1)} MiB (${tenth * 10}%)` : "";
-        write(`${prefix}: ${event.message} ${amount}${of}`);
+  }
+}
+
+/** An event as a JSON line: its type, then the step it concerns, then what the event carries. */
+export function eventRecord(event: ApplyEvent): Record<string, unknown> {
+  const { step, type, ...rest } = event;
+  return { type: "step", event: type, step: step.id, op: step.op, environment: step.environment, ...rest };
+}
+
+function jsonOutput(out: (text: string) => void, err: (text: string) => void): ApplyOutput {
+  const line = (record: Record<string, unknown>) => out(`${JSON.stringify(record)}\n`);
+  return {
+    say: (text: string) => err(`${text}\n`),
+    plan: (plan: Plan) => line({ type: "plan", plan }),
+    event: (event: ApplyEvent) => line(eventRecord(event)),
+    stepsEnded: () => undefined,
+    summary: (summary: ApplySummary) => line({ type: "summary", ...summary }),
+    verification: (check: Plan) =>
+      line({
+        type: "verification",
+        environment: check.environment,
+        converged: check.changes.length === 0,
+        ...(check.changes.length > 0 ? { plan: check } : {}),
+      }),
+    prompt: process.stderr,
+  };
+}
+
+function peopleOutput(options: OutputOptions, out: (text: string) => void): ApplyOutput {
+  const { style } = options;
+  const live = options.tty
+    ? new LiveView(
+        {
+          write: out,
+          columns: options.columns ?? (() => process.stdout.columns || Number(process.env.COLUMNS) || 80),
+        },
+        style,
+      )
+    : undefined;
+  const lastTenth = new Map<string, number>();
+  let stepsRunning = false;
+  return {
+    say(text) {
+      if (live && stepsRunning) live.say(text);
+      else out(`${text}\n`);
+    },
+    // With nothing to do, the summary says so.
+    plan: (plan) => {
+      if (plan.changes.length > 0) out(paintPlan(options.renderPlan(plan), style));
+    },
+    event(event) {
+      if (live && !stepsRunning) divertLogs((line) => live.say(line));
+      stepsRunning = true;
+      if (live) return live.event(event);
+      const text = eventLine(lastTenth, event);
+      if (text !== undefined) out(`${text}\n`);
+    },
+    stepsEnded() {
+      if (live) divertLogs(undefined);
+      live?.close();
+      stepsRunning = false;
+    },
+    summary(summary) {
+      if (summary.result === "no-changes") {
+        out(`No changes. ${summary.environment} matches the manifests.\n`);
         return;
       }
-    }
+      if (summary.result === "complete") {
+        out(`\n${style.paint("green", `Apply complete: ${counts(summary)}.`)}\n`);
+        return;
+      }
+      const failed = `${summary.failed.length} step(s) failed, ${summary.skipped} skipped`;
+      out(`\n${style.paint("red", `Apply incomplete: ${counts(summary)}; ${failed}.`)}\n`);
+      for (const failure of summary.failed) out(`  ${failure.step}: ${failure.error}\n`);
+    },
+    verification(check) {
+      if (check.changes.length === 0) {
+        out(`${style.paint("green", `Verified: ${check.environment} matches the manifests.`)}\n`);
+        return;
+      }
+      out(`\nVerification: ${check.environment} still differs from the manifests:\n`);
+      out(paintPlan(options.renderPlan(check), style));
+    },
+    prompt: process.stdout,
   };
+}
+
+export function applyOutput(options: OutputOptions): ApplyOutput {
+  const out = options.stdout ?? ((text: string) => process.stdout.write(text));
+  const err = options.stderr ?? ((text: string) => process.stderr.write(text));
+  return options.json ? jsonOutput(out, err) : peopleOutput(options, out);
 }

@@ -25,7 +25,8 @@ export function buildProgram(): Command {
     .version(packageVersion(), "-V, --version", "print egp's version")
     .option("--dir <path>", "repository root", process.cwd())
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace", "warn")
-    .option("--json", "machine-readable output")
+    .option("--json", "JSON Lines on stdout, nothing else there; people's text goes to stderr")
+    .option("--no-color", "no colours (also NO_COLOR=1; FORCE_COLOR=1 colours off a terminal)")
     .exitOverride()
     .showHelpAfterError(false);
   registerEmulatorCommand(program);

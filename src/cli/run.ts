@@ -6,11 +6,14 @@ import { type Connections, connections } from "./connect.ts";
 import { ExitError } from "./errors.ts";
 import { createLogger } from "./logger.ts";
 import { stateDirOf } from "./state-dir.ts";
+import { wantsColour } from "./style.ts";
 
 export interface GlobalFlags {
   dir: string;
   logLevel: string;
   json?: boolean;
+  /** false with --no-color (style.ts). */
+  color?: boolean;
 }
 
 export interface RunContext<F> {
@@ -45,7 +48,7 @@ export async function withEnvironments<F>(
 ): Promise<void> {
   const flags = command.optsWithGlobals<F & GlobalFlags>();
   const dir = repositoryDir(flags.dir);
-  const logger = createLogger(flags.logLevel, Boolean(flags.json));
+  const logger = createLogger(flags.logLevel, Boolean(flags.json), wantsColour(process.stderr, flags));
   const env = (flags as { env?: unknown }).env;
   const open = connections({
     logger,

@@ -15,7 +15,8 @@ export { formatManifestError, ManifestError } from "./errors.ts";
 export type { SchemaFile } from "./json-schema.ts";
 export { manifestDocumentSchema, schemaFiles } from "./json-schema.ts";
 export type { DesiredDocument, RegisteredKinds } from "./kinds/index.ts";
-export { KINDS, registerKind } from "./kinds/index.ts";
+export { fieldWordsOf, KINDS, registerKind } from "./kinds/index.ts";
+export type { FieldWord, FieldWords } from "./kinds/kind.ts";
 export type {
   DesiredPackage,
   DesiredPackageObject,

@@ -11,7 +11,7 @@ import { NO_PRUNING } from "./kinds/prune-policy.ts";
 import type { Path } from "./path.ts";
 import { reporterFor } from "./report.ts";
 import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
-import { substituteDocument, type Variables } from "./substitute.ts";
+import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
 import { parseYamlFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
 
@@ -37,6 +37,8 @@ export interface LoadOptions {
   variables?: Variables;
   /** For the `tls.caFile` check; `fs.existsSync` by default. */
   fileExists?: (path: string) => boolean;
+  /** An unset `${VAR}`: an error (the default), or kept as written for an offline check (substitute.ts). */
+  unsetVariables?: UnsetVariables;
 }
 
 export interface LoadStats {
@@ -158,6 +160,7 @@ function scanManifests(
   known: ReadonlySet<string>,
   selected: readonly string[],
   variables: Variables,
+  unset: UnsetVariables,
   issues: ManifestIssue[],
 ): ManifestScan {
   const entries: ManifestEntry[] = [];
@@ -185,7 +188,7 @@ function scanManifests(
       const scope = scopeOf(document.value, known, report);
       if (!appliesTo({ scope }, selected)) continue;
       documents += 1;
-      const substitution = substituteDocument(document, variables, prefix);
+      const substitution = substituteDocument(document, variables, prefix, unset);
       issues.push(...substitution);
       const prepared = kind.prepare(report);
       const valid = substitution.length === 0 && !report.failed();
@@ -205,7 +208,7 @@ function loadEnvironmentFile(
   file: RepositoryFile,
   known: ReadonlySet<string>,
   repository: Repository,
-  options: Required<Pick<LoadOptions, "variables" | "fileExists">>,
+  options: Required<Pick<LoadOptions, "variables" | "fileExists" | "unsetVariables">>,
   issues: ManifestIssue[],
 ): LoadedEnvironment {
   const parsed = parseYamlFile(file.path, file.text);
@@ -218,7 +221,7 @@ function loadEnvironmentFile(
   }
   const report = reporterFor(document, [], issues);
   for (const more of extra) reporterFor(more, [], issues).error([], "an environment file holds one document");
-  const substitution = substituteDocument(document, options.variables);
+  const substitution = substituteDocument(document, options.variables, [], options.unsetVariables);
   issues.push(...substitution);
   const parsedDoc = EnvironmentDocument.safeParse(document.value);
   if (!parsedDoc.success) {
@@ -312,6 +315,7 @@ export function validateRepository(repository: Repository, options: LoadOptions 
   const settings = {
     variables: options.variables ?? process.env,
     fileExists: options.fileExists ?? existsSync,
+    unsetVariables: options.unsetVariables ?? "error",
   };
   const environmentFileOf = environmentFiles(repository, issues);
   const known = new Set(environmentFileOf.keys());
@@ -323,7 +327,14 @@ export function validateRepository(repository: Repository, options: LoadOptions 
       ),
     );
   const selected = options.env !== undefined ? [options.env].filter((name) => known.has(name)) : [...known];
-  const scan = scanManifests(repository, known, selected, settings.variables, issues);
+  const scan = scanManifests(
+    repository,
+    known,
+    selected,
+    settings.variables,
+    settings.unsetVariables,
+    issues,
+  );
 
   const loaded = new Map<string, LoadedEnvironment>();
   const configOf = (name: string) => {

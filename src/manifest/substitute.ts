@@ -115,6 +115,14 @@ function mentions(value: unknown): boolean {
 }
 
 /**
+ * What an unset variable is: an error when an environment is about to be connected to (plan, apply,
+ * `validate --env`), or kept as written when the files are only checked (`validate` of every
+ * environment), so that a lint job needs no environment's secrets, as `terraform validate` needs no
+ * variables. A malformed reference is an error either way.
+ */
+export type UnsetVariables = "error" | "keep";
+
+/**
  * Substitutes `${VAR}` in a document before it is validated. Records which paths held a reference
  * (so that messages never quote their values) and returns an issue per missing or malformed reference.
  */
@@ -122,6 +130,7 @@ export function substituteDocument(
   document: SourceDocument,
   variables: Variables,
   pathPrefix: Path = [],
+  unset: UnsetVariables = "error",
 ): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   if (!mentions(document.value)) return issues;
@@ -129,6 +138,7 @@ export function substituteDocument(
     document.substituted.add(formatPath(path));
     const secret = hidesNames(path, text);
     for (const failure of expanded.failures) {
+      if (failure.kind === "missing" && unset === "keep") continue;
       issues.push({
         ...document.locate(path),
         severity: "error",

@@ -60,5 +60,6 @@ export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { renderText } from "./render/text.ts";
+export type { RenderOptions } from "./render/values.ts";
 export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";
 export { DEFAULT_ROLLBACK_PREFIX, planRollback } from "./rollback.ts";

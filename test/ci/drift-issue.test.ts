@@ -98,7 +98,7 @@ describe("drift issue", () => {
     });
     expect(issue.body).toContain("`prod` has drifted");
     expect(issue.body).toContain('~ User "anguyen"');
-    expect(issue.body).toContain('~ Title: "Head of Everything" -> "Senior Risk Manager"');
+    expect(issue.body).toContain('~ title: "Head of Everything" -> "Senior Risk Manager"');
     expect(first.sync.summary).toContain('~ User "anguyen"');
 
     // Still drifted, differently: the same issue now shows the new report.
@@ -107,7 +107,7 @@ describe("drift issue", () => {
     expect(second.drift.outputs["exit-code"]).toBe("2");
     expect(second.sync.stdout).toContain(`prod has drifted: issue #${issue.number} updated`);
     expect(driftIssues()).toHaveLength(1);
-    expect(driftIssues()[0]!.body).toContain('~ Title: "Chief Everything Officer" -> "Senior Risk Manager"');
+    expect(driftIssues()[0]!.body).toContain('~ title: "Chief Everything Officer" -> "Senior Risk Manager"');
     expect(driftIssues()[0]!.body).not.toContain("Head of Everything");
 
     // Put back: the next check closes the issue, with a comment saying why.

@@ -86,7 +86,7 @@ describe("secrets in the plan preview", () => {
     expect(plan.outputs["exit-code"]).toBe("2");
     expect(posted.code).toBe(0);
     expect(body).toContain('+ User "snew"');
-    expect(body).toContain('+ Password: "(sensitive)"');
+    expect(body).toContain('+ password: "(sensitive)"');
     expect(plan.summary).toContain('+ User "snew"');
     const planFile = await readFile(join(repo, "plan-prod.json"), "utf8");
     expectNoSecret(body, plan.all, posted.all, planFile);

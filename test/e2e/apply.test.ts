@@ -44,7 +44,7 @@ describe("egp apply: promotion end to end", () => {
     const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir]);
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toMatch(/Apply complete: 2 added, \d+ changed, 0 deleted\./);
+    expect(applied.stdout).toMatch(/Apply complete: 2 added, 3 changed, 0 destroyed, 1 promoted\./);
     expect(applied.stdout).toContain("Verified: local-prod matches the manifests.");
 
     const plan = await egp(["plan", "--env", "local-prod", "--detailed-exitcode", "--dir", dir]);

@@ -46,7 +46,7 @@ describe("egp drift", () => {
   it("exits 0 when the instance matches the manifests (export's output)", async () => {
     const run = await egp(["drift", "--env", "prod"], { cwd: repo, env });
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(lines(run.stdout)).toEqual(["No changes. prod matches the manifests."]);
+    expect(lines(run.stdout)).toEqual(["No drift. prod matches the manifests."]);
   });
 
   it("exits 2 after an out-of-band change over raw HTTP, and shows it", async () => {
@@ -55,9 +55,18 @@ describe("egp drift", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toBe("");
     const out = lines(run.stdout);
+    // A report of what has drifted, not a plan of what egp will do.
+    expect(out[0]).toBe("prod has drifted from the manifests:");
+    expect(run.stdout).not.toContain("egp will perform");
+    expect(run.stdout).toMatch(/^ {2}# User "anguyen" has drifted \(apply would update it in place\) \(/m);
     expect(out).toContain('  ~ User "anguyen"');
-    expect(out).toContain('      ~ Title: "Head of Everything" -> "Senior Risk Manager"');
-    expect(out.at(-1)).toBe("Plan: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+    expect(out).toContain('      ~ title: "Head of Everything" -> "Senior Risk Manager"');
+    expect(out.at(-1)).toBe("Drift: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+
+    const markdown = await egp(["drift", "--env", "prod", "--format", "markdown"], { cwd: repo, env });
+    expect(markdown.code).toBe(2);
+    expect(lines(markdown.stdout)[0]).toBe("### egp drift: `prod` has drifted");
+    expect(markdown.stdout).not.toContain("egp plan");
 
     const json = await egp(["drift", "--env", "prod", "--format", "json"], { cwd: repo, env });
     expect(json.code).toBe(2);

@@ -26,13 +26,22 @@ describe("egp plan against demo-prod", () => {
     expect(out[0]).toBe("egp will perform the following actions on local-prod:");
     expect(out).toContain('  # User "kmurphy" will be created (manifests/users.yaml:48:11)');
     expect(out).toContain('  + User "kmurphy"');
-    expect(out).toContain('      + SecurityParameter: "Contractor Parameter"');
-    expect(out).toContain('      + Password: "(sensitive)" (enforced, not verifiable)');
+    // Fields by their manifest names, values as manifests write them (the JSON keeps the wire's).
+    expect(out).toContain('      + securityParameter: "Contractor Parameter"');
+    expect(out).toContain('      + status: "active"');
+    expect(out).toContain(
+      '      + contacts: [{"type":"email","subType":"business","value":"kieran.murphy@acme-assurance.example","default":true}]',
+    );
+    expect(out).toContain('      + lockoutPeriod.unit: "hours"');
+    expect(out).toContain('      + disallowedDays: ["sunday","saturday"]');
+    expect(out).toContain('      + permittedFrom: "07:00"');
+    expect(out).toContain('      + password: "(sensitive)" (enforced, not verifiable)');
+    expect(text.stdout).not.toMatch(/AccountStatus|LockoutPeriodType|ContactType|MinPasswordLength/);
     expect(out).toContain('  ~ SecurityParameter "General User Parameter"');
-    expect(out).toContain("      ~ MinPasswordLength: 8 -> 12");
+    expect(out).toContain("      ~ minPasswordLength: 8 -> 12");
     expect(out).toContain('  + SecurityParameter "Contractor Parameter"');
     expect(out).toContain('  ~ User "anguyen"');
-    expect(out).toContain('      ~ Title: "Senior Risk Manager" -> "Risk Manager"');
+    expect(out).toContain('      ~ title: "Senior Risk Manager" -> "Risk Manager"');
     expect(out).toContain('  # Package "GRC Core" will be promoted (manifests/packages.yaml:6:7)');
     expect(out).toContain(
       '      ~ Application Findings: "(absent)" -> "1 level, 10 fields, 1 layout, 1 rule, 2 actions"',
@@ -177,6 +186,6 @@ describe("egp plan against demo-prod", () => {
     });
     const differs = await egp(["plan", "--env", "local-prod", "--detailed-exitcode"], { cwd: changed });
     expect(differs.code).toBe(2);
-    expect(lines(differs.stdout)).toContain("      ~ MinPasswordLength: 16 -> 17");
+    expect(lines(differs.stdout)).toContain("      ~ minPasswordLength: 16 -> 17");
   });
 });

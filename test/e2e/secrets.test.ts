@@ -85,7 +85,7 @@ describe("no secret in any output", () => {
       expect(run.code, `${args.join(" ")}: ${run.stderr}`).toBe(args[0] === "drift" ? 2 : 0);
     const plan = runs.find(({ args }) => args.join(" ") === "plan --env prod");
     expect(plan?.run.stdout).toContain('+ User "newbie"');
-    expect(plan?.run.stdout).toContain('+ Password: "(sensitive)"');
+    expect(plan?.run.stdout).toContain('+ password: "(sensitive)"');
     expect(plan?.run.stderr).toContain('"Password":"[redacted]"');
     // One login per command that reads the emulator: the check below has tokens to look for.
     expect(tokens.size).toBeGreaterThanOrEqual(7);

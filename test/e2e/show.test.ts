@@ -1,7 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readPlanFile, renderMarkdown } from "../../src/plan/index.ts";
+import { fieldWordsOf } from "../../src/manifest/index.ts";
+import { DEFAULT_MARKDOWN_LIMIT, readPlanFile, renderMarkdown } from "../../src/plan/index.ts";
 import { egp, exampleTree, type Run } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -34,7 +35,12 @@ describe("egp show", () => {
   it("--format markdown prints the pull-request comment of that plan (its id)", async () => {
     const plan = readPlanFile(await readFile(file, "utf8"));
     const shown = await egp(["show", "plan.json", "--format", "markdown"], { cwd: elsewhere });
-    expect(shown).toEqual({ code: 0, stdout: renderMarkdown(plan), stderr: "" });
+    const words = { words: fieldWordsOf };
+    expect(shown).toEqual({
+      code: 0,
+      stdout: renderMarkdown(plan, DEFAULT_MARKDOWN_LIMIT, words),
+      stderr: "",
+    });
     expect(shown.stdout).toContain(`<sub>plan ${plan.id}</sub>`);
   });
 

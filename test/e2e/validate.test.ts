@@ -3,6 +3,7 @@ import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { exampleTree, lines } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /* The egp binary, run as a user runs it, on repositories written from inline file trees. */
@@ -86,8 +87,8 @@ describe("egp validate", () => {
     });
     const env = { EGP_PROD_PASSWORD: "Prod#Secret7", EGP_ROLE: "Role#Secret8" };
     for (const args of [
-      ["validate", "--dir", dir],
-      ["validate", "--dir", dir, "--json"],
+      ["validate", "--dir", dir, "--env", "prod"],
+      ["validate", "--dir", dir, "--env", "prod", "--json"],
     ]) {
       const run = await egp(args, { env });
       expect(run.code).toBe(1);
@@ -95,6 +96,37 @@ describe("egp validate", () => {
       expect(output).toContain("environment variable EGP_MISSING is not set");
       for (const secret of ["Prod#Secret7", "Role#Secret8", "Literal#Secret9"])
         expect(output).not.toContain(secret);
+    }
+  });
+
+  it("needs no secret without --env; --env, plan and apply need the environment's", async () => {
+    // The README's real-instance environment, next to the example: a lint job has no EGP_PROD_PASSWORD.
+    const dir = await testdir({
+      ...exampleTree({ persist: false }),
+      "environments/prod.yaml": [
+        "url: https://127.0.0.1:9",
+        "instance: Production",
+        "auth: { username: svc_gitops, password: '${EGP_PROD_PASSWORD}' }",
+        "packagesFrom: local-dev",
+        "roles: { General User: 2, Risk Manager: 17, Auditor: 18 }",
+        "",
+      ].join("\n"),
+    });
+    const lint = await egp(["validate", "--dir", dir]);
+    expect(lint).toEqual({ code: 0, stdout: "ok: 9 documents in 4 files, 3 environments\n", stderr: "" });
+    const missing =
+      "environments/prod.yaml:3:41 auth.password: environment variable EGP_PROD_PASSWORD is not set";
+    const one = await egp(["validate", "--dir", dir, "--env", "prod"]);
+    expect(one.code).toBe(1);
+    expect(lines(one.stderr)[0]).toBe(missing);
+    for (const args of [
+      ["plan", "--env", "prod"],
+      ["apply", "--env", "prod", "--yes"],
+    ]) {
+      const run = await egp([...args, "--dir", dir]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stderr).toContain(missing);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
     }
   });
 

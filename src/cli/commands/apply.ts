@@ -19,8 +19,8 @@ import {
 
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
-import { type Plan, readPlanFile, renderText } from "../../plan/index.ts";
-import { applyPrinter } from "../apply-output.ts";
+import { type Plan, readPlanFile, summarize } from "../../plan/index.ts";
+import { type ApplyOutput, applyOutput } from "../apply-output.ts";
 import type { Connections } from "../connect.ts";
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
@@ -28,6 +28,8 @@ import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
 import { pendingApply } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
+import { stylesFor } from "../style.ts";
+import { render } from "./plan.ts";
 
 interface ApplyFlags {
   env: string;
@@ -38,12 +40,8 @@ interface ApplyFlags {
   discard?: boolean;
 }
 
-const say = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
-
-export async function confirm(env: string, interrupts: Interrupts): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stdout });
+export async function confirm(env: string, interrupts: Interrupts, output: ApplyOutput): Promise<boolean> {
+  const prompt = createInterface({ input: process.stdin, output: output.prompt });
   // On a terminal, Ctrl-C at the prompt reaches readline, not the process.
   prompt.on("SIGINT", () => interrupts.interrupt());
   try {
@@ -63,7 +61,10 @@ const PLAN_TRIES = 5;
  * passing reason (5xx, 429, a lost connection) is read again, as a failed step is tried again: a
  * plan makes many reads, and under heavy faults the client's retries of one of them can run out.
  */
-async function planPatiently(...args: Parameters<typeof getPlan>): ReturnType<typeof getPlan> {
+async function planPatiently(
+  say: (line: string) => void,
+  ...args: Parameters<typeof getPlan>
+): ReturnType<typeof getPlan> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await getPlan(...args);
@@ -105,7 +106,7 @@ interface RunOptions {
   previous?: Carried;
   connections: Connections;
   logger: Logger;
-  json: boolean;
+  output: ApplyOutput;
   interrupts: Interrupts;
 }
 
@@ -116,7 +117,7 @@ async function run(options: RunOptions): Promise<boolean> {
   const clients = await clientsFor(plan, desired, options.connections);
   const inFlight = new Set<string>();
   const finished = new Set<string>();
-  const print = applyPrinter({ json: options.json, tty: Boolean(process.stdout.isTTY) });
+  const print = (event: ApplyEvent) => options.output.event(event);
   const onEvent = (event: ApplyEvent) => {
     if (event.type === "start") inFlight.add(event.step.id);
     if (event.type === "done" || event.type === "failed" || event.type === "stopped")
@@ -146,7 +147,7 @@ async function run(options: RunOptions): Promise<boolean> {
     logger: options.logger,
     onEvent,
     signal: interrupts.signal,
-  });
+  }).finally(() => options.output.stepsEnded());
   interrupts.enter({ name: "after", env: plan.environment });
   const completed = new Set([...result.done, ...result.reused]);
   if (result.interrupted) {
@@ -161,17 +162,21 @@ async function run(options: RunOptions): Promise<boolean> {
   const done = plan.changes.filter((change) =>
     plan.steps.filter((s) => s.change === change.id).every((s) => completed.has(s.id)),
   );
-  const count = (...actions: string[]) => done.filter((c) => actions.includes(c.action)).length;
-  const summary = `${count("create")} added, ${count("update", "deactivate", "promote")} changed, ${count("delete")} deleted`;
-  if (result.failed.length === 0 && result.skipped.length === 0) {
-    say(`\nApply complete: ${summary}.`);
-    return true;
-  }
-  say(
-    `\nApply incomplete: ${summary}; ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.`,
-  );
-  for (const failure of result.failed) say(`  ${failure.step}: ${failure.error}`);
-  return false;
+  // Counted as the plan counts them (summarize), so that the two agree.
+  const counted = summarize(done);
+  const ok = result.failed.length === 0 && result.skipped.length === 0;
+  options.output.summary({
+    result: ok ? "complete" : "incomplete",
+    environment: plan.environment,
+    plan: plan.id,
+    added: counted.add,
+    changed: counted.change,
+    destroyed: counted.destroy,
+    promoted: counted.promote,
+    failed: result.failed,
+    skipped: result.skipped.length,
+  });
+  return ok;
 }
 
 export function registerApplyCommand(program: Command): void {
@@ -188,6 +193,13 @@ export function registerApplyCommand(program: Command): void {
     .action(async (file: string | undefined, _options: unknown, command: Command) => {
       await withEnvironments<ApplyFlags>(command, async ({ flags, dir, logger, connections }) => {
         const json = Boolean(flags.json);
+        const output = applyOutput({
+          json,
+          tty: Boolean(process.stdout.isTTY),
+          style: stylesFor(flags).out,
+          renderPlan: (plan) => render(plan, "text"),
+        });
+        const say = (line: string) => output.say(line);
         const env = flags.env;
         if (flags.resume && flags.discard)
           throw new ExitError("apply: --resume and --discard exclude each other");
@@ -233,7 +245,7 @@ export function registerApplyCommand(program: Command): void {
 
           // A saved plan is derived again with the options it was made with, to be compared step by step.
           const planOptions = saved ? saved.options : options;
-          const fresh = await planPatiently(dir, env, planOptions, connections, logger);
+          const fresh = await planPatiently(say, dir, env, planOptions, connections, logger);
           let plan = fresh.plan;
           let previous: Carried | undefined;
           if (resuming) {
@@ -243,23 +255,32 @@ export function registerApplyCommand(program: Command): void {
             say(
               `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
             );
-            if (!flags.yes && !saved) {
-              process.stdout.write(renderText(plan));
-              if (!(await confirm(env, interrupts))) throw new ExitError("apply cancelled");
-            }
+            if (json || (!flags.yes && !saved)) output.plan(plan);
+            if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
+              throw new ExitError("apply cancelled");
           } else {
             if (saved) {
               assertFresh(saved, fresh.plan);
               assertSamePlan(saved, fresh.plan);
               plan = saved;
             }
+            output.plan(plan);
             if (plan.changes.length === 0) {
               pending?.journal.close("superseded", plan.id);
               if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
-              return say(`No changes. ${env} matches the manifests.`);
+              return output.summary({
+                result: "no-changes",
+                environment: env,
+                plan: plan.id,
+                added: 0,
+                changed: 0,
+                destroyed: 0,
+                promoted: 0,
+                failed: [],
+                skipped: 0,
+              });
             }
-            process.stdout.write(renderText(plan));
-            if (!flags.yes && !saved && !(await confirm(env, interrupts)))
+            if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
               throw new ExitError("apply cancelled");
             if (pending) {
               pending.journal.close("superseded", plan.id);
@@ -274,19 +295,15 @@ export function registerApplyCommand(program: Command): void {
             previous,
             connections,
             logger,
-            json,
+            output,
             interrupts,
           });
 
           // Verification: a fresh plan must show no changes.
-          const check = await planPatiently(dir, env, planOptions, connections, logger);
-          if (check.plan.changes.length > 0) {
-            process.stdout.write(
-              `\nVerification: ${env} still differs from the manifests:\n${renderText(check.plan)}`,
-            );
+          const check = await planPatiently(say, dir, env, planOptions, connections, logger);
+          output.verification(check.plan);
+          if (check.plan.changes.length > 0)
             throw new ExitError("apply did not converge; see the plan above", 1);
-          }
-          say(`Verified: ${env} matches the manifests.`);
           if (!ok) throw new ExitError("apply finished with failed steps", 1);
         } finally {
           interrupts.dispose();

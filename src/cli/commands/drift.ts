@@ -4,7 +4,7 @@ import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
-import { type Format, formatOption, render } from "./plan.ts";
+import { type Format, formatOption, printPlan } from "./plan.ts";
 
 interface DriftFlags {
   env: string;
@@ -27,7 +27,7 @@ export function registerDriftCommand(program: Command): void {
         for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
         const pending = pendingNotice(dir, flags.env);
         if (pending) process.stderr.write(`${pending}\n`);
-        process.stdout.write(render(plan, flags.json ? "json" : flags.format));
+        printPlan(plan, flags, "drift");
         if (plan.summary.drift > 0) throw new ExitError("", 2);
       });
     });

@@ -54,9 +54,7 @@ export function registerExportCommand(program: Command): void {
           documents: f.count,
         }));
         if (flags.json) {
-          process.stdout.write(
-            `${JSON.stringify({ files: summary, warnings: exported.warnings }, null, 2)}\n`,
-          );
+          process.stdout.write(`${JSON.stringify({ files: summary, warnings: exported.warnings })}\n`);
           return;
         }
         for (const file of exported.files)

@@ -1,19 +1,48 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { formatManifestError } from "../../manifest/index.ts";
-import { type Plan, renderJson, renderMarkdown, renderText, writePlanFile } from "../../plan/index.ts";
+import { fieldWordsOf, formatManifestError } from "../../manifest/index.ts";
+import {
+  DEFAULT_MARKDOWN_LIMIT,
+  type Plan,
+  type RenderOptions,
+  renderJson,
+  renderMarkdown,
+  renderText,
+  writePlanFile,
+} from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
+import { paintPlan, stylesFor } from "../style.ts";
 
 export type Format = "text" | "markdown" | "json";
 
-export function render(plan: Plan, format: Format): string {
-  if (format === "markdown") return renderMarkdown(plan);
+/** For people, fields show in the manifests' words; the JSON keeps the wire's (docs/plan-format.md). */
+export function render(plan: Plan, format: Format, view: RenderOptions["view"] = "plan"): string {
+  const options: RenderOptions = { view, words: fieldWordsOf };
+  if (format === "markdown") return renderMarkdown(plan, DEFAULT_MARKDOWN_LIMIT, options);
   if (format === "json") return renderJson(plan);
-  return renderText(plan);
+  return renderText(plan, options);
+}
+
+/**
+ * Prints a plan: with --json one line of JSON (a JSON Lines stream, as every command's --json
+ * output is; `--format json` is the same plan indented), else in the chosen format, the text
+ * coloured on a terminal (style.ts).
+ */
+export function printPlan(
+  plan: Plan,
+  flags: { json?: boolean; color?: boolean; format: Format },
+  view: RenderOptions["view"] = "plan",
+): void {
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(plan)}\n`);
+    return;
+  }
+  const text = render(plan, flags.format, view);
+  process.stdout.write(flags.format === "text" ? paintPlan(text, stylesFor(flags).out) : text);
 }
 
 export const formatOption = () =>
@@ -56,7 +85,7 @@ export function registerPlanCommand(program: Command): void {
           await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
           logger.info({ file: flags.out, plan: plan.id }, "plan saved");
         }
-        process.stdout.write(render(plan, flags.json ? "json" : flags.format));
+        printPlan(plan, flags);
         if (flags.detailedExitcode && plan.changes.length > 0) throw new ExitError("", 2);
       });
     });

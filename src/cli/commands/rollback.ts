@@ -12,13 +12,15 @@ import {
   rollbackJournalFolder,
 } from "../../apply/index.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
-import { renderText, writePlanFile } from "../../plan/index.ts";
-import { applyPrinter } from "../apply-output.ts";
+import { writePlanFile } from "../../plan/index.ts";
+import { applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
 import { withEnvironments } from "../run.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
+import { stylesFor } from "../style.ts";
 import { confirm, graceMs } from "./apply.ts";
+import { render } from "./plan.ts";
 
 interface RollbackFlags {
   env: string;
@@ -27,10 +29,6 @@ interface RollbackFlags {
   out?: string;
   prefix: string;
 }
-
-const say = (line: string): void => {
-  process.stdout.write(`${line}\n`);
-};
 
 /*
  * `egp rollback`: plans, shows, asks (as apply does) and installs the snapshot a promotion took of
@@ -49,6 +47,14 @@ export function registerRollbackCommand(program: Command): void {
     .option("--prefix <text>", "prefix for the names of the fields the install deactivates", "ROLLBACK_")
     .action(async (_options: unknown, command: Command) => {
       await withEnvironments<RollbackFlags>(command, async ({ flags, dir, logger, connections }) => {
+        // As apply's: JSON Lines with --json (sentences on stderr), a live view on a terminal.
+        const output = applyOutput({
+          json: Boolean(flags.json),
+          tty: Boolean(process.stdout.isTTY),
+          style: stylesFor(flags).out,
+          renderPlan: (plan) => render(plan, "text"),
+        });
+        const say = (line: string) => output.say(line);
         const env = flags.env;
         if (!flags.yes && !process.stdin.isTTY)
           throw new ExitError("rollback: not a terminal, so nobody can answer the question; pass --yes");
@@ -73,21 +79,21 @@ export function registerRollbackCommand(program: Command): void {
             for (const note of rollback.notes) say(`  # ${note}`);
             return;
           }
-          process.stdout.write(renderText(plan));
-          if (!flags.yes && !(await confirm(env, interrupts))) throw new ExitError("rollback cancelled");
+          output.plan(plan);
+          if (!flags.yes && !(await confirm(env, interrupts, output)))
+            throw new ExitError("rollback cancelled");
 
           const folder = rollbackJournalFolder(stateDir, env);
           const pending = Journal.unfinishedIn(folder);
           const previous = pending ? carryOver(pending.state, plan) : undefined;
           if (pending && pending.state.plan.id !== plan.id) pending.journal.close("superseded", plan.id);
           const journal = Journal.open(stateDir, plan, { folder });
-          const print = applyPrinter({ json: Boolean(flags.json), tty: Boolean(process.stdout.isTTY) });
           const inFlight = new Set<string>();
           const onEvent = (event: ApplyEvent) => {
             if (event.type === "start") inFlight.add(event.step.id);
             if (event.type === "done" || event.type === "failed" || event.type === "stopped")
               inFlight.delete(event.step.id);
-            print(event);
+            output.event(event);
           };
           interrupts.enter({
             name: "steps",
@@ -105,7 +111,7 @@ export function registerRollbackCommand(program: Command): void {
             logger,
             onEvent,
             signal: interrupts.signal,
-          });
+          }).finally(() => output.stepsEnded());
           interrupts.enter({ name: "after", env });
           if (result.interrupted)
             throw new ExitError(

@@ -29,7 +29,7 @@ export function registerSchemaCommand(program: Command): void {
       } catch (error) {
         throw new ExitError(`cannot write the schemas: ${(error as Error).message}`, 1, { cause: error });
       }
-      if (flags.json) process.stdout.write(`${JSON.stringify({ written }, null, 2)}\n`);
+      if (flags.json) process.stdout.write(`${JSON.stringify({ written })}\n`);
       else for (const path of written) process.stdout.write(`wrote ${path}\n`);
     });
 }

@@ -2,10 +2,11 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { readPlanFile } from "../../plan/index.ts";
-import { type Format, formatOption, render } from "./plan.ts";
+import { type Format, formatOption, printPlan } from "./plan.ts";
 
 interface ShowFlags {
   json?: boolean;
+  color?: boolean;
   format: Format;
 }
 
@@ -24,6 +25,6 @@ export function registerShowCommand(program: Command): void {
     .action(async (file: string, _options: unknown, command: Command) => {
       const flags = command.optsWithGlobals<ShowFlags>();
       const plan = readPlanFile(await readFile(resolve(file), "utf8"), file);
-      process.stdout.write(render(plan, flags.json ? "json" : flags.format));
+      printPlan(plan, flags);
     });
 }

@@ -30,7 +30,7 @@ function printJson(result: LoadResult): void {
   const body = result.ok
     ? { ok: true, ...result.stats, warnings: result.warnings }
     : { ok: false, ...result.stats, errors: result.errors, warnings: result.warnings };
-  process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(body)}\n`);
 }
 
 function printText(result: LoadResult): void {
@@ -43,13 +43,18 @@ export function registerValidateCommand(program: Command): void {
   program
     .command("validate")
     .description("parse and validate the environment files and manifests, offline (exit 0 valid, 1 invalid)")
-    .option("--env <name>", "validate only what applies to this environment")
+    .option("--env <name>", "validate only what applies to this environment, its variables set too")
     .action(async (_flags: unknown, command: Command) => {
       const flags = command.optsWithGlobals<ValidateFlags>();
       const dir = repositoryDir(flags.dir);
-      const result = await loadRepository(dir, { env: flags.env }).catch((error: NodeJS.ErrnoException) => {
-        throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
-      });
+      // Without --env nothing is connected to, so an unset ${VAR} is no error: a lint job on a pull
+      // request needs no environment's secrets. With --env it checks that job's variables too.
+      const unsetVariables = flags.env === undefined ? "keep" : "error";
+      const result = await loadRepository(dir, { env: flags.env, unsetVariables }).catch(
+        (error: NodeJS.ErrnoException) => {
+          throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
+        },
+      );
       if (flags.json) printJson(result);
       else printText(result);
       if (!result.ok) throw new ExitError(`invalid: ${plural(result.errors.length, "error")}`);

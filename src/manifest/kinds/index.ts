@@ -1,4 +1,4 @@
-import type { Kind } from "./kind.ts";
+import type { FieldWords, Kind } from "./kind.ts";
 import { packageKind } from "./package.ts";
 import { prunePolicyKind } from "./prune-policy.ts";
 import { securityParameterKind } from "./security-parameter.ts";
@@ -52,4 +52,9 @@ export function registerKind(kind: AnyKind): void {
     throw new TypeError(`kind ${kind.kind} (${kind.plural}) is already registered`);
   (LISTED_KINDS as AnyKind[]).push(kind);
   (KINDS as AnyKind[]).splice(KINDS.length - 1, 0, kind);
+}
+
+/** A kind's words for plans (kind.ts, `FieldWords`), by the kind's name. */
+export function fieldWordsOf(kind: string): FieldWords | undefined {
+  return kindNamed(kind)?.words;
 }

@@ -16,6 +16,30 @@ export interface EnvironmentContext {
   domains: Readonly<Record<string, number>>;
 }
 
+/**
+ * How plans show a field of a kind in the manifest's words: the wire field (the plan JSON's `field`)
+ * → its manifest name and, where the wire codes it, its value as a manifest writes it
+ * (`AccountStatus: 1` → `status: active`). The kind that maps names and codes one way in
+ * `normalize` maps them back here.
+ */
+export interface FieldWord {
+  name: string;
+  value?: (wire: unknown) => unknown;
+  /** A wire field derived from another: not shown when that one changes too. */
+  shownBy?: string;
+}
+export type FieldWords = Readonly<Record<string, FieldWord>>;
+
+/** `{ minPasswordLength: "MinPasswordLength" }` → words naming each wire field by its manifest name. */
+export function namesOf(direct: Readonly<Record<string, string>>): Record<string, FieldWord> {
+  return Object.fromEntries(Object.entries(direct).map(([name, wire]) => [wire, { name }]));
+}
+
+/** The name a code table gives `code`, or the code itself when the table has none. */
+export function nameOfCode(codes: Readonly<Record<string, number>>, code: unknown): unknown {
+  return Object.entries(codes).find(([, value]) => value === code)?.[0] ?? code;
+}
+
 /** A rule that holds whatever the environment; it reports through `report`. */
 export type DocumentRule<Doc> = (doc: Doc, report: Reporter) => void;
 
@@ -40,6 +64,8 @@ export interface KindDefinition<Doc, Desired, Plural extends string = string> {
   needsPackagesFrom?: boolean;
   /** Maps a valid document to the platform's vocabulary for one environment. */
   normalize(doc: Doc, environment: EnvironmentContext, report: Reporter): Desired;
+  /** Plans' words for the fields `normalize` writes; absent: fields show as their changes name them. */
+  words?: FieldWords;
 }
 
 export interface KeyDefinition<Desired> {
@@ -59,6 +85,7 @@ export interface Kind<Desired, Plural extends string = string> {
   schema: z.ZodType;
   key: KeyDefinition<Desired>;
   needsPackagesFrom: boolean;
+  words?: FieldWords;
   /** Step 1 (zod) and step 3 (rules) of validation; null when the document is invalid. */
   prepare(report: Reporter): PreparedDocument<Desired> | null;
 }
@@ -72,6 +99,7 @@ export function defineKind<Doc, Desired, const Plural extends string>(
     schema: definition.schema,
     key: definition.key,
     needsPackagesFrom: definition.needsPackagesFrom ?? false,
+    ...(definition.words ? { words: definition.words } : {}),
     prepare(report) {
       const parsed = definition.schema.safeParse(report.document.value);
       if (!parsed.success) {

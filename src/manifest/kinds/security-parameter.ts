@@ -1,6 +1,16 @@
 import { z } from "zod";
 import type { SourceLocation } from "../errors.ts";
-import { type DocumentRule, defineKind, optionalText, reportRepeats, scoping, sourceOf } from "./kind.ts";
+import {
+  type DocumentRule,
+  defineKind,
+  type FieldWords,
+  nameOfCode,
+  namesOf,
+  optionalText,
+  reportRepeats,
+  scoping,
+  sourceOf,
+} from "./kind.ts";
 
 /** LockoutPeriodType and SessionTimeoutType codes (seed: 1 Hours, 2 Minutes, 3 Days). */
 export const PERIOD_UNIT_CODES = { hours: 1, minutes: 2, days: 3 } as const;
@@ -219,6 +229,40 @@ function normalize(doc: SecurityParameterDocument): SecurityParameterFields {
   return fields as SecurityParameterFields;
 }
 
+/** `07:00:00` or a live date-time `2026-01-01T07:00:00` → `07:00`, as a manifest writes it. */
+function hoursAndMinutes(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const time = /(\d{1,2}):(\d{2})(?::\d{2})?$/.exec(value.split("T").pop() ?? value);
+  return time ? `${time[1]?.padStart(2, "0")}:${time[2]}` : value;
+}
+
+const unit = (code: unknown) => nameOfCode(PERIOD_UNIT_CODES, code);
+
+/** Plans' words for the fields `normalize` writes (kind.ts, `FieldWords`). */
+const WORDS: FieldWords = {
+  ...namesOf(DIRECT),
+  LockoutPeriod: { name: "lockoutPeriod.value" },
+  LockoutPeriodType: { name: "lockoutPeriod.unit", value: unit },
+  SessionTimeout: { name: "sessionTimeout.value" },
+  SessionTimeoutType: { name: "sessionTimeout.unit", value: unit },
+  PermittedFromTime: { name: "permittedFrom", value: hoursAndMinutes },
+  PermittedToTime: { name: "permittedTo", value: hoursAndMinutes },
+  // Derived from the lists: said by the list's own line when both change.
+  IsDisallowedByDays: { name: "disallowedDays (any)", shownBy: "DisallowedSessionDays" },
+  IsDisallowedByDates: { name: "disallowedDates (any)", shownBy: "DisallowedDates" },
+  DisallowedSessionDays: {
+    name: "disallowedDays",
+    value: (codes) => (Array.isArray(codes) ? codes.map((code) => nameOfCode(DAY_CODES, code)) : codes),
+  },
+  DisallowedDates: {
+    name: "disallowedDates",
+    value: (dates) =>
+      Array.isArray(dates)
+        ? dates.map((date: { LockedDate?: unknown }) => String(date?.LockedDate ?? date).slice(0, 10))
+        : dates,
+  },
+};
+
 export const securityParameterKind = defineKind({
   kind: "SecurityParameter",
   plural: "securityParameters",
@@ -226,6 +270,7 @@ export const securityParameterKind = defineKind({
   rules: [timeFrameIsComplete, daysAndDatesAreListedOnce, requiredCharactersFit],
   // Names compare case-insensitively: two names that differ only in case would confuse any instance.
   key: { field: "name", of: (desired: DesiredSecurityParameter) => desired.name.toLowerCase() },
+  words: WORDS,
   normalize(doc, _environment, report): DesiredSecurityParameter {
     return {
       kind: "SecurityParameter",

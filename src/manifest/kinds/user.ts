@@ -6,6 +6,9 @@ import {
   type DocumentRule,
   defineKind,
   type EnvironmentContext,
+  type FieldWords,
+  nameOfCode,
+  namesOf,
   optionalText,
   reportRepeats,
   scoping,
@@ -308,6 +311,31 @@ function contactsOf(doc: UserDocument): DesiredContact[] | undefined {
   }));
 }
 
+/** A contact as a manifest writes it. */
+function contactWords(contact: Partial<DesiredContact>): Record<string, unknown> {
+  return {
+    type: nameOfCode(CONTACT_TYPE_CODES, contact.ContactType),
+    subType: nameOfCode(CONTACT_SUBTYPE_CODES, contact.ContactSubType),
+    value: contact.Value,
+    ...(contact.IsDefault ? { default: true } : {}),
+  };
+}
+
+/** Plans' words for the fields `normalize` writes (kind.ts, `FieldWords`). */
+const WORDS: FieldWords = {
+  ...namesOf(DIRECT),
+  AccountStatus: { name: "status", value: (code) => nameOfCode(STATUS_CODES, code) },
+  DomainId: { name: "domainId" },
+  SecurityParameter: { name: "securityParameter" },
+  Contacts: {
+    name: "contacts",
+    value: (contacts) => (Array.isArray(contacts) ? contacts.map(contactWords) : contacts),
+  },
+  Groups: { name: "groups" },
+  Roles: { name: "roles" },
+  Password: { name: "password" },
+};
+
 export const userKind = defineKind({
   kind: "User",
   plural: "users",
@@ -320,6 +348,7 @@ export const userKind = defineKind({
     initialPasswordComesFromVariable,
   ],
   key: { field: "userName", of: (desired: DesiredUser) => desired.key },
+  words: WORDS,
   normalize(doc, environment, report): DesiredUser {
     const user: DesiredUser = {
       kind: "User",

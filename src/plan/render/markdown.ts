@@ -5,6 +5,7 @@ import {
   formatValue,
   headline,
   objectTypeOf,
+  type RenderOptions,
   SYMBOL,
   summaryLine,
   unmanagedLine,
@@ -47,11 +48,11 @@ function fold(change: Change, field: FieldChange): string | undefined {
   ].join("\n");
 }
 
-function entry(change: Change): Entry {
+function entry(change: Change, options: RenderOptions): Entry {
   const main = [
-    headline(change),
+    headline(change, options.view),
     `${SYMBOL[change.action]} ${change.kind} "${change.key}"`,
-    ...fieldLines(change, { parts: false }).map((line) => `    ${line}`),
+    ...fieldLines(change, { ...options, parts: false }).map((line) => `    ${line}`),
     "",
   ].join("\n");
   const folds = change.fields.flatMap((field) => fold(change, field) ?? []);
@@ -75,18 +76,27 @@ function block(kind: string, entries: readonly Entry[], total: number): string {
   ].join("\n");
 }
 
-function header(plan: Plan): string {
+function title(plan: Plan, view: RenderOptions["view"]): string {
+  const env = `\`${plan.environment}\``;
+  if (view !== "drift") return `### egp plan for ${env}`;
+  return plan.changes.length === 0
+    ? `### egp drift: ${env} matches the manifests`
+    : `### egp drift: ${env} has drifted`;
+}
+
+function header(plan: Plan, view: RenderOptions["view"]): string {
   const { add, change, destroy, promote } = plan.summary;
+  const none = view === "drift" ? "No drift." : "No changes.";
   const body =
     plan.changes.length === 0
-      ? `No changes. \`${plan.environment}\` matches the manifests.`
+      ? `${none} \`${plan.environment}\` matches the manifests.`
       : [
           "| add | change | destroy | promote |",
           "|---:|---:|---:|---:|",
           `| ${add} | ${change} | ${destroy} | ${promote} |`,
           ...(destroy > 0 ? ["", `**Warning: this plan deletes ${destroy} resource(s).**`] : []),
         ].join("\n");
-  return [`### egp plan for \`${plan.environment}\``, "", body, ""].join("\n");
+  return [title(plan, view), "", body, ""].join("\n");
 }
 
 /**
@@ -95,18 +105,22 @@ function header(plan: Plan): string {
  * each kind's list in plan order, then the objects' part lists that no longer fit (so the same plan
  * always renders the same), and a notice says how many changes, part lists and characters were cut.
  */
-export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): string {
-  const head = header(plan);
+export function renderMarkdown(
+  plan: Plan,
+  limit = DEFAULT_MARKDOWN_LIMIT,
+  options: RenderOptions = {},
+): string {
+  const head = header(plan, options.view);
   const tail = [
     unmanagedLine(plan.unmanaged),
-    plan.changes.length ? summaryLine(plan.summary) : undefined,
+    plan.changes.length ? summaryLine(plan.summary, options.view) : undefined,
     `<sub>plan ${plan.id}</sub>`,
   ]
     .filter(Boolean)
     .join("\n\n");
   const kinds = [...new Set(plan.changes.map((c) => c.kind))].map((kind) => ({
     kind,
-    entries: plan.changes.filter((c) => c.kind === kind).map(entry),
+    entries: plan.changes.filter((c) => c.kind === kind).map((c) => entry(c, options)),
   }));
 
   const full = [head, ...kinds.map((k) => block(k.kind, k.entries, k.entries.length)), tail].join("\n");

@@ -9,7 +9,7 @@ import {
   liveUser,
   packageObject,
 } from "../../../test/builders/plan.ts";
-import { Secret } from "../../manifest/index.ts";
+import { fieldWordsOf, Secret } from "../../manifest/index.ts";
 import { planChanges } from "../plan-changes.ts";
 import { readPlanFile, writePlanFile } from "../plan-file.ts";
 import { renderJson } from "./json.ts";
@@ -142,6 +142,50 @@ describe("renderText", () => {
       expect(output).not.toMatch(/Secret#\dpw/);
       expect(output).toContain("(sensitive)");
     }
+  });
+});
+
+describe("the words of a plan for people", () => {
+  const plan = planChanges(
+    desired({
+      users: [
+        desiredUser("jdoe", {
+          fields: { FirstName: "Jane", LastName: "Doe", AccountStatus: 1 },
+          contacts: [{ ContactType: 7, ContactSubType: 2, IsDefault: true, Value: "jdoe@example.com" }],
+        }),
+      ],
+    }),
+    live({ users: [liveUser(7, "jdoe", { AccountStatus: 2 })] }),
+    { createdAt: CREATED_AT },
+  );
+
+  it("name fields and values as manifests write them, where the JSON keeps the wire's", () => {
+    const text = renderText(plan, { words: fieldWordsOf });
+    expect(text).toContain('~ status: "inactive" -> "active"');
+    expect(text).toContain(
+      '~ contacts: [] -> [{"type":"email","subType":"business","value":"jdoe@example.com","default":true}]',
+    );
+    expect(text).not.toMatch(/AccountStatus|ContactType/);
+    expect(renderMarkdown(plan, 60_000, { words: fieldWordsOf })).toContain(
+      '~ status: "inactive" -> "active"',
+    );
+    expect(renderJson(plan)).toContain('"field": "AccountStatus"');
+  });
+
+  it("say, as a drift report, that the environment has drifted", () => {
+    const text = renderText(plan, { view: "drift" });
+    expect(text).toMatch(/^prod has drifted from the manifests:\n/);
+    expect(text).toContain('# User "jdoe" has drifted (apply would update it in place)');
+    expect(text).toContain("Drift: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+    expect(text).not.toContain("egp will perform");
+    const markdown = renderMarkdown(plan, 60_000, { view: "drift" });
+    expect(markdown).toMatch(/^### egp drift: `prod` has drifted\n/);
+    expect(markdown).not.toContain("egp plan");
+    const none = planChanges(desired(), live(), { createdAt: CREATED_AT });
+    expect(renderText(none, { view: "drift" })).toMatch(/^No drift\. prod matches the manifests\./);
+    expect(renderMarkdown(none, 60_000, { view: "drift" })).toMatch(
+      /^### egp drift: `prod` matches the manifests\n/,
+    );
   });
 });
 

@@ -1,27 +1,33 @@
 import type { Plan } from "../model.ts";
-import { fieldLines, headline, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
+import { fieldLines, headline, type RenderOptions, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
 
-/** Terraform-style text: `+`/`~`/`-` per change, then a summary line. */
-export function renderText(plan: Plan): string {
+/**
+ * Terraform-style text: `+`/`~`/`-` per change, then a summary line. As a drift report
+ * (`view: "drift"`) it says that the environment has drifted instead of what apply will do.
+ */
+export function renderText(plan: Plan, options: RenderOptions = {}): string {
+  const drift = options.view === "drift";
   const lines: string[] = [];
   if (plan.changes.length === 0) {
-    lines.push(`No changes. ${plan.environment} matches the manifests.`);
+    lines.push(`${drift ? "No drift. " : "No changes. "}${plan.environment} matches the manifests.`);
+  } else if (drift) {
+    lines.push(`${plan.environment} has drifted from the manifests:`, "");
   } else {
     lines.push(`egp will perform the following actions on ${plan.environment}:`, "");
-    for (const change of plan.changes) {
-      lines.push(`  ${headline(change)}`);
-      lines.push(`  ${SYMBOL[change.action]} ${change.kind} "${change.key}"`);
-      for (const line of fieldLines(change)) lines.push(`      ${line}`);
-      lines.push("");
-    }
+  }
+  for (const change of plan.changes) {
+    lines.push(`  ${headline(change, options.view)}`);
+    lines.push(`  ${SYMBOL[change.action]} ${change.kind} "${change.key}"`);
+    for (const line of fieldLines(change, options)) lines.push(`      ${line}`);
+    lines.push("");
   }
   const unmanaged = unmanagedLine(plan.unmanaged);
   if (unmanaged) lines.push(unmanaged);
   if (plan.changes.length > 0) {
-    const { drift, add, change, destroy, promote } = plan.summary;
-    lines.push(summaryLine({ add, change, destroy, promote }));
-    if (drift < plan.changes.length)
-      lines.push(`(${plan.changes.length - drift} change(s) only enforce what can't be read back.)`);
+    const { drift: drifted, add, change, destroy, promote } = plan.summary;
+    lines.push(summaryLine({ add, change, destroy, promote }, options.view));
+    if (drifted < plan.changes.length)
+      lines.push(`(${plan.changes.length - drifted} change(s) only enforce what can't be read back.)`);
   }
   return `${lines.join("\n")}\n`;
 }

@@ -1,5 +1,17 @@
-import type { Change, FieldChange } from "../model.ts";
+import type { FieldWords } from "../../manifest/index.ts";
+import { type Change, type FieldChange, SENSITIVE } from "../model.ts";
 import { partLine } from "./parts.ts";
+
+/** How a plan is rendered for people (text and markdown). */
+export interface RenderOptions {
+  /** `drift` says that the environment has drifted, where `plan` says what apply will do. */
+  view?: "plan" | "drift";
+  /**
+   * Each kind's manifest words (`fieldWordsOf` of the manifest stage): fields then show by their
+   * manifest names with values as manifests write them. Without, as the plan JSON names them.
+   */
+  words?: (kind: string) => FieldWords | undefined;
+}
 
 /** A value as the plan prints it: compact JSON, with strings quoted. */
 export function formatValue(value: unknown): string {
@@ -26,9 +38,31 @@ const VERB: Record<Change["action"], string> = {
   rollback: "will be rolled back",
 };
 
-export function headline(change: Change): string {
+/** What a drift report says of each change: what differs, and what apply would do about it. */
+const DRIFT_VERB: Record<Change["action"], string> = {
+  create: "is missing (apply would create it)",
+  update: "has drifted (apply would update it in place)",
+  delete: "is not in the manifests (apply would DELETE it)",
+  deactivate: "is not in the manifests (apply would DEACTIVATE it)",
+  promote: "differs from its source (apply would promote it)",
+  rollback: "differs from its release (apply would roll it back)",
+};
+
+export function headline(change: Change, view: RenderOptions["view"] = "plan"): string {
   const where = change.source ? ` (${change.source.file}:${change.source.line}:${change.source.column})` : "";
-  return `# ${change.kind} "${change.key}" ${VERB[change.action]}${where}`;
+  const verb = view === "drift" ? DRIFT_VERB[change.action] : VERB[change.action];
+  return `# ${change.kind} "${change.key}" ${verb}${where}`;
+}
+
+/** A field as people read it: by its manifest name and value where its kind has words. */
+function inWords(field: FieldChange, words: FieldWords | undefined): FieldChange {
+  const word = words?.[field.field];
+  if (!word) return field;
+  const shown = (value: unknown) =>
+    word.value && value !== undefined && value !== null && value !== SENSITIVE ? word.value(value) : value;
+  const out: FieldChange = { ...field, field: word.name, after: shown(field.after) };
+  if (field.before !== undefined) out.before = shown(field.before);
+  return out;
 }
 
 /** The type word a package field starts with (`SubForm Comments`), for how its module part is named. */
@@ -40,28 +74,40 @@ export function objectTypeOf(field: FieldChange): string {
  * The lines under a change: one per field, and under a package object's line one per differing part
  * (unless `parts` is false: markdown folds those per object).
  */
-export function fieldLines(change: Change, options: { parts?: boolean } = {}): string[] {
-  const lines = change.fields.flatMap((field) => {
-    const mark = change.action === "create" ? "+" : change.action === "delete" ? "-" : "~";
-    const tag = field.verifiable ? "" : " (enforced, not verifiable)";
-    const line =
-      field.before === undefined
-        ? `${mark} ${field.field}: ${formatValue(field.after)}${tag}`
-        : `${mark} ${field.field}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
-    if (options.parts === false || !field.parts) return [line];
-    const type = objectTypeOf(field);
-    return [line, ...field.parts.map((part) => `    ${partLine(part, type)}`)];
-  });
+export function fieldLines(change: Change, options: RenderOptions & { parts?: boolean } = {}): string[] {
+  const words = options.words?.(change.kind);
+  const changed = new Set(change.fields.map((field) => field.field));
+  const mark = change.action === "create" ? "+" : change.action === "delete" ? "-" : "~";
+  const lines = change.fields
+    .filter((field) => {
+      const by = words?.[field.field]?.shownBy;
+      return !(by && changed.has(by));
+    })
+    .flatMap((wire) => {
+      const field = inWords(wire, words);
+      const tag = field.verifiable ? "" : " (enforced, not verifiable)";
+      const line =
+        field.before === undefined
+          ? `${mark} ${field.field}: ${formatValue(field.after)}${tag}`
+          : `${mark} ${field.field}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
+      if (options.parts === false || !wire.parts) return [line];
+      const type = objectTypeOf(wire);
+      return [line, ...wire.parts.map((part) => `    ${partLine(part, type)}`)];
+    });
   return [...lines, ...change.notes.map((note) => `# ${note}`)];
 }
 
-export function summaryLine(summary: {
-  add: number;
-  change: number;
-  destroy: number;
-  promote: number;
-}): string {
-  return `Plan: ${summary.add} to add, ${summary.change} to change, ${summary.destroy} to destroy, ${summary.promote} to promote.`;
+export function summaryLine(
+  summary: {
+    add: number;
+    change: number;
+    destroy: number;
+    promote: number;
+  },
+  view: RenderOptions["view"] = "plan",
+): string {
+  const counts = `${summary.add} to add, ${summary.change} to change, ${summary.destroy} to destroy, ${summary.promote} to promote.`;
+  return `${view === "drift" ? "Drift" : "Plan"}: ${counts}`;
 }
 
 export function unmanagedLine(unmanaged: readonly { kind: string }[]): string | undefined {

@@ -14,8 +14,14 @@ export type { FieldSource, ManifestIssue, Severity, SourceLocation } from "./err
 export { formatManifestError, ManifestError } from "./errors.ts";
 export type { SchemaFile } from "./json-schema.ts";
 export { ManifestDocument, schemaFiles } from "./json-schema.ts";
-export type { DesiredDocument } from "./kinds/index.ts";
-export { KINDS } from "./kinds/index.ts";
+export type {
+  DesiredDocument,
+  DesiredPrunePolicy,
+  PrunablePlural,
+  PruneOptions,
+} from "./kinds/index.ts";
+export { KINDS, NO_PRUNING, PRUNABLE_KINDS } from "./kinds/index.ts";
+export type { DesiredAbsent } from "./kinds/kind.ts";
 export type {
   DesiredPackage,
   DesiredPackageObject,
@@ -28,8 +34,9 @@ export {
   PACKAGE_OBJECT_TYPES,
   TRANSLATION_OPTION_CODES,
 } from "./kinds/package.ts";
-export type { DesiredPrunePolicy, SecurityParameterPrune, UserPrune } from "./kinds/prune-policy.ts";
-export { NO_PRUNING } from "./kinds/prune-policy.ts";
+/** A PrunePolicy's choice for users, and for security parameters. */
+export type UserPrune = import("./kinds/index.ts").PruneOptions["users"];
+export type SecurityParameterPrune = import("./kinds/index.ts").PruneOptions["securityParameters"];
 export type { DesiredSecurityParameter, SecurityParameterFields } from "./kinds/security-parameter.ts";
 export { DAY_CODES, PERIOD_UNIT_CODES } from "./kinds/security-parameter.ts";
 export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/user.ts";

@@ -5,9 +5,21 @@ import { basename, extname, join, relative, resolve, sep } from "node:path";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
-import { type DesiredDocument, type DesiredLists, KINDS, kindNamed, LISTED_KINDS } from "./kinds/index.ts";
-import { ENVIRONMENT_NAME, type EnvironmentContext, type Kind, type PreparedDocument } from "./kinds/kind.ts";
-import { NO_PRUNING } from "./kinds/prune-policy.ts";
+import {
+  type DesiredDocument,
+  type DesiredLists,
+  KINDS,
+  kindNamed,
+  LISTED_KINDS,
+  NO_PRUNING,
+} from "./kinds/index.ts";
+import {
+  ENVIRONMENT_NAME,
+  type EnvironmentContext,
+  isAbsent,
+  type Kind,
+  type PreparedDocument,
+} from "./kinds/kind.ts";
 import type { Path } from "./path.ts";
 import { reporterFor } from "./report.ts";
 import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
@@ -267,7 +279,8 @@ function buildState(
   }
   for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
   if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
-  const desired = documents.map((placed) => placed.desired);
+  const all = documents.map((placed) => placed.desired);
+  const desired = all.filter((d) => !isAbsent(d));
   // Each listed kind's documents under its plural, in the registry's order. The filter by `kind`
   // is what makes each list of its kind's type; TypeScript can't follow it through the map.
   const lists = Object.fromEntries(
@@ -276,7 +289,11 @@ function buildState(
   const state: DesiredState = {
     environment,
     ...lists,
-    prune: desired.find((d) => d.kind === "PrunePolicy") ?? NO_PRUNING,
+    prune:
+      ((desired as DesiredDocument[]).find(
+        (d) => d.kind === "PrunePolicy" && !isAbsent(d),
+      ) as DesiredState["prune"]) ?? NO_PRUNING,
+    absent: all.filter(isAbsent),
     digest: digestOf(files),
     files: files.map((file) => file.path),
   };

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import type { SourceLocation } from "../errors.ts";
-import { type DocumentRule, defineKind, optionalText, reportRepeats, scoping, sourceOf } from "./kind.ts";
+import {
+  type DocumentRule,
+  defineKind,
+  ENSURE_PRESENT,
+  optionalText,
+  reportRepeats,
+  scoping,
+  sourceOf,
+} from "./kind.ts";
 
 /** LockoutPeriodType and SessionTimeoutType codes (seed: 1 Hours, 2 Minutes, 3 Days). */
 export const PERIOD_UNIT_CODES = { hours: 1, minutes: 2, days: 3 } as const;
@@ -38,6 +46,7 @@ export const SecurityParameterDocument = z
     kind: z.literal("SecurityParameter"),
     ...scoping,
     name: z.string().min(1).describe("Key: the parameter's Name, the same in every environment."),
+    ensure: ENSURE_PRESENT,
     description: optionalText("Description."),
     minPasswordLength: count("Minimum password length."),
     alphaCharsRequired: count("Letters a password needs."),
@@ -226,6 +235,11 @@ export const securityParameterKind = defineKind({
   rules: [timeFrameIsComplete, daysAndDatesAreListedOnce, requiredCharactersFit],
   // Names compare case-insensitively: two names that differ only in case would confuse any instance.
   key: { field: "name", of: (desired: DesiredSecurityParameter) => desired.name.toLowerCase() },
+  absentable: true,
+  prune: {
+    values: ["ignore", "delete"],
+    description: "Live security parameters the manifests do not name: ignore (default) or delete.",
+  },
   normalize(doc, _environment, report): DesiredSecurityParameter {
     return {
       kind: "SecurityParameter",

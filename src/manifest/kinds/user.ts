@@ -5,6 +5,7 @@ import { Secret } from "../secret.ts";
 import {
   type DocumentRule,
   defineKind,
+  ENSURE_PRESENT,
   type EnvironmentContext,
   optionalText,
   reportRepeats,
@@ -66,6 +67,7 @@ export const UserDocument = z
       .min(1)
       .regex(/^\S(.*\S)?$/, "must not start or end with a space")
       .describe("Key: the login name, matched case-insensitively."),
+    ensure: ENSURE_PRESENT,
     firstName: z.string().min(1),
     lastName: z.string().min(1),
     middleName: optionalText("Middle name."),
@@ -320,6 +322,11 @@ export const userKind = defineKind({
     initialPasswordComesFromVariable,
   ],
   key: { field: "userName", of: (desired: DesiredUser) => desired.key },
+  absentable: true,
+  prune: {
+    values: ["ignore", "deactivate", "delete"],
+    description: "Live users the manifests do not name: ignore (default), deactivate or delete.",
+  },
   normalize(doc, environment, report): DesiredUser {
     const user: DesiredUser = {
       kind: "User",

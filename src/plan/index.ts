@@ -1,5 +1,6 @@
 export { canonicalJson, same } from "./compare.ts";
 export { comparePlans, planConsistency } from "./compare-plans.ts";
+export { globMatcher } from "./glob.ts";
 export { KIND_PLANNERS } from "./kinds/index.ts";
 export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
@@ -25,3 +26,5 @@ export { PlanFileError, readPlanFile, writePlanFile } from "./plan-file.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { renderText } from "./render/text.ts";
+export type { Target } from "./targets.ts";
+export { keysToRead, narrowDesired, parseTargets, selects } from "./targets.ts";

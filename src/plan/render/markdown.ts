@@ -1,5 +1,13 @@
 import type { Change, Plan } from "../model.ts";
-import { fieldLines, headline, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
+import {
+  excludedLine,
+  fieldLines,
+  headline,
+  partialLine,
+  SYMBOL,
+  summaryLine,
+  unmanagedLine,
+} from "./values.ts";
 
 /** GitHub caps a comment at 65,536 characters; the default leaves room for a wrapper. */
 export const DEFAULT_MARKDOWN_LIMIT = 60_000;
@@ -39,7 +47,14 @@ function header(plan: Plan): string {
           `| ${add} | ${change} | ${destroy} | ${promote} |`,
           ...(destroy > 0 ? ["", `**Warning: this plan deletes ${destroy} resource(s).**`] : []),
         ].join("\n");
-  return [`### egp plan for \`${plan.environment}\``, "", body, ""].join("\n");
+  const partial = partialLine(plan);
+  return [
+    `### egp plan for \`${plan.environment}\``,
+    "",
+    ...(partial ? [`_${partial}_`, ""] : []),
+    body,
+    "",
+  ].join("\n");
 }
 
 /**
@@ -51,6 +66,7 @@ export function renderMarkdown(plan: Plan, limit = DEFAULT_MARKDOWN_LIMIT): stri
   const head = header(plan);
   const tail = [
     unmanagedLine(plan.unmanaged),
+    excludedLine(plan.excluded ?? []),
     plan.changes.length ? summaryLine(plan.summary) : undefined,
     `<sub>plan ${plan.id}</sub>`,
   ]

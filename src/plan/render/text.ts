@@ -1,9 +1,19 @@
 import type { Plan } from "../model.ts";
-import { fieldLines, headline, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
+import {
+  excludedLine,
+  fieldLines,
+  headline,
+  partialLine,
+  SYMBOL,
+  summaryLine,
+  unmanagedLine,
+} from "./values.ts";
 
 /** Terraform-style text: `+`/`~`/`-` per change, then a summary line. */
 export function renderText(plan: Plan): string {
   const lines: string[] = [];
+  const partial = partialLine(plan);
+  if (partial) lines.push(partial, "");
   if (plan.changes.length === 0) {
     lines.push(`No changes. ${plan.environment} matches the manifests.`);
   } else {
@@ -17,6 +27,8 @@ export function renderText(plan: Plan): string {
   }
   const unmanaged = unmanagedLine(plan.unmanaged);
   if (unmanaged) lines.push(unmanaged);
+  const excluded = excludedLine(plan.excluded ?? []);
+  if (excluded) lines.push(excluded);
   if (plan.changes.length > 0) {
     const { drift, add, change, destroy, promote } = plan.summary;
     lines.push(summaryLine({ add, change, destroy, promote }));

@@ -47,6 +47,7 @@ export {
   loadEnvironment,
   loadRepository,
   readRepository,
+  selectManifests,
   validateRepository,
 } from "./load.ts";
 export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { basename, extname, join, relative, resolve, sep } from "node:path";
+import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
@@ -93,6 +93,27 @@ export async function readRepository(directory: string): Promise<Repository> {
     environments: await Promise.all(environments.map(read)),
     manifests: await Promise.all(manifests.map(read)),
   };
+}
+
+/**
+ * The repository with only the manifest files the globs match (`--manifests`, as `kubectl apply -f`
+ * chooses files). A glob is matched against the path from the repository root
+ * (`manifests/users/*.yaml`) and from manifests/ (`users/*.yaml`); `**` crosses folders. A glob
+ * that matches no file is an error, as a typo would otherwise plan against nothing.
+ */
+export function selectManifests(repository: Repository, globs: readonly string[] | undefined): Repository {
+  if (!globs || globs.length === 0) return repository;
+  const matches = (glob: string, path: string) =>
+    matchesGlob(path, glob) || matchesGlob(path, `manifests/${glob.replace(/^\.\//, "")}`);
+  const unmatched = globs.filter((glob) => !repository.manifests.some((file) => matches(glob, file.path)));
+  if (unmatched.length > 0)
+    throw new ManifestError(
+      unmatched.map((glob) =>
+        fileIssue("manifests/", `--manifests ${JSON.stringify(glob)} matches no manifest file`),
+      ),
+    );
+  const manifests = repository.manifests.filter((file) => globs.some((glob) => matches(glob, file.path)));
+  return { ...repository, manifests };
 }
 
 function fileIssue(file: string, message: string): ManifestIssue {

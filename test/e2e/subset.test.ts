@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
@@ -171,5 +171,51 @@ describe("--target", () => {
     expect(refused.code).toBe(1);
     expect(lines(refused.stderr)).toHaveLength(1);
     expect(refused.stderr).toContain("is stale: the manifests or environment files changed");
+  });
+});
+
+describe("--manifests, drift --target and export --target", () => {
+  it("loads only the manifest files a glob matches, and refuses a glob that matches none", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const base = ["plan", "--env", "local-prod", "--format", "json", "--dir", dir];
+    const run = await egp([...base, "--manifests", "security-*.yaml"], { env: ENV });
+    expect(run.stderr).toBe("");
+    const plan = readPlanFile(run.stdout);
+    expect(plan.changes.map((c) => `${c.action} ${c.id}`)).toEqual([
+      "update SecurityParameter/General User Parameter",
+      "create SecurityParameter/Contractor Parameter",
+    ]);
+    expect(plan.options.manifests).toEqual(["security-*.yaml"]);
+
+    const none = await egp([...base, "--manifests", "manifests/nothing/*.yaml"], { env: ENV });
+    expect(none.code).toBe(1);
+    expect(lines(none.stderr)).toEqual([
+      'egp: manifests/: --manifests "manifests/nothing/*.yaml" matches no manifest file',
+    ]);
+  });
+
+  it("drift --target reports only its targets; export --target writes only them", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const drift = (...more: string[]) =>
+      egp(["drift", "--env", "local-prod", "--dir", dir, ...more], { env: ENV });
+    expect((await drift()).code).toBe(2);
+    const inSync = await drift("--target", "User/hwright");
+    expect(inSync.code).toBe(0);
+    expect(lines(inSync.stdout)[0]).toMatch(
+      /^partial plan: 1 of \d+ objects targeted \(--target User\/hwright\)$/,
+    );
+    expect((await drift("--target", "User/anguyen")).code).toBe(2);
+
+    const out = join(dir, "exported");
+    const exported = await egp(
+      ["export", "--env", "local-prod", "--out", out, "--target", "User/a*", "--dir", dir],
+      { env: ENV },
+    );
+    expect(exported.stderr).toBe("");
+    expect(exported.stdout).toMatch(/^wrote .*users\.yaml: 1 users\n$/);
+    expect(readFileSync(join(out, "users.yaml"), "utf8")).toContain("userName: anguyen");
+    expect(existsSync(join(out, "security-parameters.yaml"))).toBe(false);
   });
 });

@@ -48,10 +48,20 @@ export function targetText(target: Target): string {
   return `${target.kind}/${target.pattern}`;
 }
 
+/** Each kind's matcher, built once per list of targets: a plan asks once per object. */
+const matchers = new WeakMap<readonly Target[], Map<string, (key: string) => boolean>>();
+
 /** Whether the targets select an object of `kind` by its key; true for everything when there are none. */
 export function selects(targets: readonly Target[], kind: string, key: string): boolean {
   if (targets.length === 0) return true;
-  return globMatcher(targets.filter((t) => t.kind === kind).map((t) => t.pattern))(key);
+  const byKind = matchers.get(targets) ?? new Map<string, (key: string) => boolean>();
+  matchers.set(targets, byKind);
+  let matches = byKind.get(kind);
+  if (!matches) {
+    matches = globMatcher(targets.filter((t) => t.kind === kind).map((t) => t.pattern));
+    byKind.set(kind, matches);
+  }
+  return matches(key);
 }
 
 /** The kinds whose documents stay whole: those targeted ones' plans read (a parameter's users). */

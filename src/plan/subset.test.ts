@@ -9,6 +9,7 @@ import {
   liveUser,
 } from "../../test/builders/plan.ts";
 import { type DesiredAbsent, NO_PRUNING } from "../manifest/index.ts";
+import { comparePlans } from "./compare-plans.ts";
 import { globMatcher } from "./glob.ts";
 import { formatPlanProblem } from "./kinds/kind.ts";
 import { planChanges, planRefusals } from "./plan-changes.ts";
@@ -183,6 +184,15 @@ describe("--target", () => {
     expect(plan(everything, target, { targets: ["User/kmurphy"] }).digests.live).not.toBe(
       before.digests.live,
     );
+  });
+
+  it("compares a saved partial plan by what it applies: its count of other objects may change", () => {
+    const more = live({ users: [...people.users, liveUser(9, "newcomer")] });
+    const saved = plan(everything, people, { targets: ["User/k*"] });
+    const fresh = plan(everything, more, { targets: ["User/k*"] });
+    expect(fresh.partial?.of).toBe((saved.partial?.of ?? 0) + 1);
+    expect(fresh.digests).toEqual(saved.digests);
+    expect(comparePlans(saved, fresh)).toEqual([]);
   });
 
   it("refuses a target that names no kind, in one line", () => {

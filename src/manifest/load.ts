@@ -8,6 +8,7 @@ import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
 import {
   type DesiredDocument,
   type DesiredLists,
+  type DesiredPrunePolicy,
   KINDS,
   kindNamed,
   LISTED_KINDS,
@@ -310,10 +311,7 @@ function buildState(
   const state: DesiredState = {
     environment,
     ...lists,
-    prune:
-      ((desired as DesiredDocument[]).find(
-        (d) => d.kind === "PrunePolicy" && !isAbsent(d),
-      ) as DesiredState["prune"]) ?? NO_PRUNING,
+    prune: desired.find((d): d is DesiredPrunePolicy => d.kind === "PrunePolicy") ?? NO_PRUNING,
     absent: all.filter(isAbsent),
     digest: digestOf(files),
     files: files.map((file) => file.path),

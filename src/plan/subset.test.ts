@@ -13,6 +13,8 @@ import { comparePlans } from "./compare-plans.ts";
 import { globMatcher } from "./glob.ts";
 import { formatPlanProblem } from "./kinds/kind.ts";
 import { planChanges, planRefusals } from "./plan-changes.ts";
+import { renderMarkdown } from "./render/markdown.ts";
+import { renderText } from "./render/text.ts";
 import { keysToRead, narrowDesired, parseTargets } from "./targets.ts";
 
 /* Issue 17 in the pure planner: ensure: absent, PrunePolicy exclude, and --target. */
@@ -121,6 +123,16 @@ describe("PrunePolicy exclude", () => {
     expect(forced.changes.map((c) => c.key)).not.toContain("breakglass-ops");
   });
 
+  it("shows them in text and markdown, apart from the unmanaged ones", () => {
+    const prune = { ...NO_PRUNING, exclude: { ...NO_PRUNING.exclude, users: ["breakglass*"] } };
+    const result = plan(desired({ prune }), people);
+    const line = 'Excluded, never pruned (PrunePolicy exclude): User "breakglass-ops".';
+    expect(renderText(result)).toContain(
+      `Unmanaged, left alone (not in the manifests; see PrunePolicy): 2 SecurityParameters, 3 Users.\n${line}`,
+    );
+    expect(renderMarkdown(result)).toContain(line);
+  });
+
   it("keeps security parameters too", () => {
     const l = live({ securityParameters: [...live().securityParameters, liveParameter(7, "Break Glass")] });
     const prune = {
@@ -193,6 +205,14 @@ describe("--target", () => {
     expect(fresh.partial?.of).toBe((saved.partial?.of ?? 0) + 1);
     expect(fresh.digests).toEqual(saved.digests);
     expect(comparePlans(saved, fresh)).toEqual([]);
+  });
+
+  it("says it is partial, first, in text and markdown", () => {
+    const result = plan(everything, people, { targets: ["User/kmurphy"] });
+    const line = "partial plan: 1 of 8 objects targeted (--target User/kmurphy)";
+    expect(renderText(result).split("\n")[0]).toBe(line);
+    expect(renderMarkdown(result)).toContain(`### egp plan for \`prod\`\n\n_${line}_\n`);
+    expect(renderText(plan(everything, people))).not.toContain("partial plan");
   });
 
   it("refuses a target that names no kind, in one line", () => {

@@ -244,6 +244,7 @@ describe("executePlan", () => {
       key: "dpatel",
       name: "dpatel",
       source: { file: "manifests/users.yaml", line: 2, column: 11 },
+      path: "users[0].userName",
     };
     const people = live({
       users: [liveUser(1, "svc_gitops"), liveUser(2, "dpatel"), liveUser(3, "breakglass")],

@@ -29,6 +29,7 @@ function absent(kind: string, name: string, line = 4): DesiredAbsent {
     key: name.toLowerCase(),
     name,
     source: { file: "manifests/gone.yaml", line, column: 11 },
+    path: `${kind === "User" ? "users" : "securityParameters"}[0].${kind === "User" ? "userName" : "name"}`,
   };
 }
 
@@ -100,9 +101,9 @@ describe("ensure: absent", () => {
       users: [desiredUser("kmurphy", { securityParameter: "used parameter" })],
     });
     expect(planRefusals(d, l).map(formatPlanProblem)).toEqual([
-      'manifests/gone.yaml:2:11 userName: "SVC_GitOps" is the account egp logs in as to prod; it can\'t be deleted',
-      'manifests/gone.yaml:5:11 name: "General User Parameter" is the default security parameter of prod; make another one the default first',
-      'manifests/gone.yaml:8:11 name: "Used Parameter" is still the security parameter of 2 user(s) on prod (dpatel, kmurphy); give them another one first',
+      'manifests/gone.yaml:2:11 users[0].userName: "SVC_GitOps" is the account egp logs in as to prod; it can\'t be deleted',
+      'manifests/gone.yaml:5:11 securityParameters[0].name: "General User Parameter" is the default security parameter of prod; make another one the default first',
+      'manifests/gone.yaml:8:11 securityParameters[0].name: "Used Parameter" is still the security parameter of 2 user(s) on prod (dpatel, kmurphy); give them another one first',
       // The user who names it also learns that the parameter goes.
       'manifests/test.yaml:1:1 securityParameter: security parameter "used parameter" does not exist on prod, and no manifest for prod defines it',
     ]);

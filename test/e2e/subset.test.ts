@@ -71,7 +71,7 @@ describe("ensure: absent", () => {
     const plan = await egp(["plan", "--env", "prod", "--dir", dir], { env: ENV });
     expect(plan.code).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      'egp: manifests/users.yaml:3:11 userName: "sysadmin" is the account egp logs in as to prod; it can\'t be deleted',
+      'egp: manifests/users.yaml:3:11 users[0].userName: "sysadmin" is the account egp logs in as to prod; it can\'t be deleted',
     ]);
     expect(usernames(prod)).toContain("sysadmin");
   });

@@ -170,6 +170,7 @@ describe("ensure: absent", () => {
         key: "gone.user",
         name: "Gone.User",
         source: { file: "manifests/u.yaml", line: 7, column: 11 },
+        path: "users[1].userName",
       },
       {
         kind: "SecurityParameter",
@@ -177,6 +178,7 @@ describe("ensure: absent", () => {
         key: "old parameter",
         name: "Old Parameter",
         source: { file: "manifests/u.yaml", line: 11, column: 7 },
+        path: "securityParameters[2].name",
       },
     ]);
   });

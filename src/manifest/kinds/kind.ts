@@ -41,6 +41,8 @@ export interface DesiredAbsent {
   /** The key as written. */
   name: string;
   source: SourceLocation;
+  /** The key field's dot-path (`users[3].userName`), for messages at its position. */
+  path: string;
 }
 
 export function isAbsent(desired: object): desired is DesiredAbsent {
@@ -157,6 +159,7 @@ function prepareAbsent(
     key: name.toLowerCase(),
     name,
     source: sourceOf(report, definition.key.field),
+    path: report.where([definition.key.field]).path,
   };
   return { normalize: () => absent };
 }

@@ -97,7 +97,7 @@ function absentRefusals({ desired, live }: Pick<PlanInput, "desired" | "live">):
   return absentParameters(desired).flatMap((absent) => {
     const current = live.securityParameters.find((p) => p.Name.toLowerCase() === absent.key);
     const problem = (message: string): PlanProblem[] => [
-      { ...absent.source, path: "name", message, subject: { kind: KIND, key: absent.name } },
+      { ...absent.source, path: absent.path, message, subject: { kind: KIND, key: absent.name } },
     ];
     const madeDefault = desired.securityParameters.some((p) => p.fields.Default === true);
     if (current?.Default && !madeDefault)

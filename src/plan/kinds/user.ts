@@ -319,7 +319,7 @@ function absentRefusals(desired: DesiredState): PlanProblem[] {
     .filter((a) => a.key === auth.username.toLowerCase())
     .map((a) => ({
       ...a.source,
-      path: "userName",
+      path: a.path,
       message: `"${a.name}" is the account egp logs in as to ${name}; it can't be deleted`,
       subject: { kind: KIND, key: a.name },
     }));

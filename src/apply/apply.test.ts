@@ -3,10 +3,11 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
+import { CREATED_AT, desired, desiredUser, live, liveUser } from "../../test/builders/plan.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { ErrorCode } from "../client/error-codes.ts";
 import { TransientError, ValidationError } from "../client/errors.ts";
+import { NO_PRUNING } from "../manifest/index.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
 import { appendRaw, Journal } from "./journal.ts";
@@ -234,5 +235,72 @@ describe("executePlan", () => {
       },
     ]);
     expect(calls.filter((c) => c.startsWith("users."))).toEqual([]);
+  });
+
+  describe("the delete guard and issue 17's deletes", () => {
+    const gone = {
+      kind: "User",
+      ensure: "absent" as const,
+      key: "dpatel",
+      name: "dpatel",
+      source: { file: "manifests/users.yaml", line: 2, column: 11 },
+      path: "users[0].userName",
+    };
+    const people = live({
+      users: [liveUser(1, "svc_gitops"), liveUser(2, "dpatel"), liveUser(3, "breakglass")],
+    });
+
+    async function run(plan: ReturnType<typeof planChanges>, state: ReturnType<typeof desired>) {
+      const calls: string[] = [];
+      const client = new Proxy({} as PlatformClient, {
+        get: (_target, family: string) =>
+          new Proxy(
+            {},
+            {
+              get: (_t, method: string) => async (id?: number) => {
+                calls.push(`${family}.${method}`);
+                if (method === "get") return people.users.find((u) => u.user.Id === id)?.user;
+                return method === "list" ? people.users.map((u) => u.user) : {};
+              },
+            },
+          ),
+      });
+      const dir = mkdtempSync(join(tmpdir(), "egp-guard-"));
+      const result = await executePlan({
+        plan,
+        desired: state,
+        clients: new Map([["prod", client]]),
+        journal: Journal.open(dir, plan),
+        stateDir: dir,
+        concurrency: 1,
+        logger: quiet,
+      });
+      return { result, calls };
+    }
+
+    it("lets a delete that ensure: absent asked for through, with no --allow-delete and no policy", async () => {
+      const state = desired({ absent: [gone] });
+      const plan = planChanges(state, people, { createdAt: CREATED_AT });
+      const { result, calls } = await run(plan, state);
+      expect(result.failed).toEqual([]);
+      expect(calls).toContain("users.remove");
+    });
+
+    it("refuses to prune a name the policy's exclude lists, even in a plan edited to do so", async () => {
+      const prune = { ...NO_PRUNING, users: "delete" as const };
+      const plan = planChanges(desired({ prune }), people, { createdAt: CREATED_AT });
+      expect(plan.changes.map((c) => c.key)).toEqual(["dpatel", "breakglass"]);
+      const state = desired({ prune: { ...prune, exclude: { ...prune.exclude, users: ["BREAK*"] } } });
+      const { result, calls } = await run(plan, state);
+      expect(result.failed).toEqual([
+        {
+          step: "User/breakglass#delete",
+          code: "EGP_DELETE_REFUSED",
+          error:
+            "refusing to delete user breakglass: the prune policy's exclude names it, and no manifest says ensure: absent for it",
+        },
+      ]);
+      expect(calls.filter((c) => c === "users.remove")).toHaveLength(1);
+    });
   });
 });

@@ -17,10 +17,13 @@ export function assertFresh(saved: Plan, fresh: Plan): void {
   if (saved.digests.manifests !== fresh.digests.manifests)
     reasons.push("the manifests or environment files changed");
   if (saved.digests.live !== fresh.digests.live) {
-    const parts = LIVE_KINDS.filter(
-      ({ part }) => saved.digests.liveParts[part] !== fresh.digests.liveParts[part],
-    );
-    const what = parts.map((kind) => kind.label).join(", ") || "state";
+    const differs = (part: string) => saved.digests.liveParts[part] !== fresh.digests.liveParts[part];
+    const parts = LIVE_KINDS.filter(({ part }) => differs(part)).map((kind) => kind.label);
+    // A partial plan's parts are its targets by kind (`User`, …), not the live state's.
+    const targeted = Object.keys(saved.digests.liveParts)
+      .filter((part) => !LIVE_KINDS.some((kind) => kind.part === part) && differs(part))
+      .map((kind) => `targeted ${kind} objects`);
+    const what = [...parts, ...targeted].join(", ") || "state";
     reasons.push(`the live ${what} of ${saved.environment} changed`);
   }
   if (reasons.length === 0) return;

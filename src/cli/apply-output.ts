@@ -158,7 +158,10 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
     },
     verification(check) {
       if (check.changes.length === 0) {
-        out(`${style.paint("green", `Verified: ${check.environment} matches the manifests.`)}\n`);
+        const what = check.partial
+          ? `the targeted objects of ${check.environment} match`
+          : `${check.environment} matches`;
+        out(`${style.paint("green", `Verified: ${what} the manifests.`)}\n`);
         return;
       }
       out(`\nVerification: ${check.environment} still differs from the manifests:\n`);

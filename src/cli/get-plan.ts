@@ -5,9 +5,17 @@ import {
   type ManifestIssue,
   type Repository,
   readRepository,
+  selectManifests,
   validateRepository,
 } from "../manifest/index.ts";
-import { type Plan, type PlanOptions, planChanges } from "../plan/index.ts";
+import {
+  keysToRead,
+  narrowDesired,
+  type Plan,
+  type PlanOptions,
+  parseTargets,
+  planChanges,
+} from "../plan/index.ts";
 import { type EarlyReads, type LiveState, readLiveState, startEarlyReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 
@@ -27,32 +35,43 @@ async function startReading(
   repository: Repository,
   env: string,
   connections: Connections,
+  userNames?: readonly string[],
 ): Promise<EarlyReads | undefined> {
   const environments = validateRepository({ ...repository, manifests: [] }, { env });
   const config = environments.ok ? environments.states[0]?.environment : undefined;
   if (!config) return undefined;
-  const early = startEarlyReads((await connections.open(config)).client);
+  const early = startEarlyReads((await connections.open(config)).client, { userNames });
   await early.securityParameters.catch(() => undefined);
   return early;
 }
 
-/** Loads the manifests for one environment and reads its live state (and its package source's). */
+/** What `--target` and `--manifests` select (PlanOptions' `targets` and `manifests`). */
+export type Selection = Pick<PlanOptions, "targets" | "manifests">;
+
+/**
+ * Loads the manifests for one environment (those `--manifests` selects) and reads its live state
+ * (and its package source's): with `--target`, only what the targets need, where the interface can
+ * narrow a read.
+ */
 export async function readContext(
   dir: string,
   env: string,
   connections: Connections,
   logger: Logger,
+  selection: Selection = {},
 ): Promise<PlanContext> {
-  const repository = await readRepository(dir);
-  const early = await startReading(repository, env, connections);
+  const repository = selectManifests(await readRepository(dir), selection.manifests);
+  const targets = parseTargets(selection.targets);
+  const early = await startReading(repository, env, connections, keysToRead(targets, "User"));
   const { state: desired, warnings } = environmentOf(repository, env);
+  const wanted = narrowDesired(desired, targets);
   const target = await connections.open(desired.environment);
   const source =
-    desired.packagesFrom && desired.packages.length > 0
-      ? await connections.open(desired.packagesFrom)
+    wanted.packagesFrom && wanted.packages.length > 0
+      ? await connections.open(wanted.packagesFrom)
       : undefined;
   logger.debug({ env, source: source?.name }, "reading live state");
-  const live = await readLiveState(target.client, desired, { source: source?.client, early });
+  const live = await readLiveState(target.client, wanted, { source: source?.client, early });
   return { desired, live, warnings };
 }
 
@@ -64,7 +83,7 @@ export async function getPlan(
   connections: Connections,
   logger: Logger,
 ): Promise<PlanContext & { plan: Plan }> {
-  const context = await readContext(dir, env, connections, logger);
+  const context = await readContext(dir, env, connections, logger, options);
   const plan = planChanges(context.desired, context.live, {
     ...options,
     createdAt: new Date().toISOString(),

@@ -31,9 +31,15 @@ export function exportManifests(
 ): { files: ExportedFile[]; warnings: string[] } {
   const files: ExportedFile[] = [];
   const warnings: string[] = [];
+  const { selects } = context;
   for (const exporter of exporters) {
     const result = exporter.export(context);
     warnings.push(...result.warnings);
+    if (selects) {
+      result.documents = result.documents.filter((doc) => selects(exporter.kind, String(doc[exporter.key])));
+      // A targeted export leaves the files of kinds it did not select as they are.
+      if (result.documents.length === 0) continue;
+    }
     const header = [
       `Written by \`egp export --env ${context.environment.name}\` from the live state. No secrets: no`,
       "passwords, and no roles (the interface can't read them back). Only what the instance reports is",

@@ -5,6 +5,8 @@ import type { LiveState } from "../state/index.ts";
 export interface ExportContext {
   environment: EnvironmentConfig;
   live: LiveState;
+  /** `--target`: whether to write the object of `kind` with this key; absent: write everything. */
+  selects?: (kind: string, key: string) => boolean;
 }
 
 /** A manifest document as plain data, keys in the order they are written. */
@@ -21,6 +23,8 @@ export interface KindExporter {
   kind: string;
   /** File name under the output directory. */
   file: string;
+  /** The field of a document that holds its key (what `--target` matches). */
+  key: string;
   /** Plural noun for the summary line. */
   noun: string;
   export(context: ExportContext): KindExport;

@@ -1,6 +1,6 @@
 import type { EnvironmentConfig } from "./environment.ts";
-import type { DesiredLists } from "./kinds/index.ts";
-import type { DesiredPrunePolicy } from "./kinds/prune-policy.ts";
+import type { DesiredLists, DesiredPrunePolicy } from "./kinds/index.ts";
+import type { DesiredAbsent } from "./kinds/kind.ts";
 
 /**
  * What the repository asks of one environment: its connection settings and every document that
@@ -12,6 +12,8 @@ export type DesiredState = DesiredLists & {
   /** The environment named by `packagesFrom`, where packages are created and downloaded. */
   packagesFrom?: EnvironmentConfig;
   prune: DesiredPrunePolicy;
+  /** Objects that documents with `ensure: absent` delete, in file order. */
+  absent: readonly DesiredAbsent[];
   /**
    * sha256 (hex) of the files this state was read from, as written (before `${VAR}` substitution,
    * so that a secret never influences it): a plan made from it is stale once it changes.

@@ -14,9 +14,15 @@ export type { FieldSource, ManifestIssue, Severity, SourceLocation } from "./err
 export { formatManifestError, ManifestError } from "./errors.ts";
 export type { SchemaFile } from "./json-schema.ts";
 export { manifestDocumentSchema, schemaFiles } from "./json-schema.ts";
-export type { DesiredDocument, RegisteredKinds } from "./kinds/index.ts";
-export { fieldWordsOf, KINDS, registerKind } from "./kinds/index.ts";
-export type { FieldWord, FieldWords } from "./kinds/kind.ts";
+export type {
+  DesiredDocument,
+  DesiredPrunePolicy,
+  PrunablePlural,
+  PruneOptions,
+  RegisteredKinds,
+} from "./kinds/index.ts";
+export { fieldWordsOf, KINDS, NO_PRUNING, PRUNABLE_KINDS, registerKind } from "./kinds/index.ts";
+export type { DesiredAbsent, FieldWord, FieldWords } from "./kinds/kind.ts";
 export type {
   DesiredPackage,
   DesiredPackageObject,
@@ -29,8 +35,9 @@ export {
   PACKAGE_OBJECT_TYPES,
   TRANSLATION_OPTION_CODES,
 } from "./kinds/package.ts";
-export type { DesiredPrunePolicy, SecurityParameterPrune, UserPrune } from "./kinds/prune-policy.ts";
-export { NO_PRUNING } from "./kinds/prune-policy.ts";
+/** A PrunePolicy's choice for users, and for security parameters. */
+export type UserPrune = import("./kinds/index.ts").PruneOptions["users"];
+export type SecurityParameterPrune = import("./kinds/index.ts").PruneOptions["securityParameters"];
 export type { DesiredSecurityParameter, SecurityParameterFields } from "./kinds/security-parameter.ts";
 export { DAY_CODES, PERIOD_UNIT_CODES } from "./kinds/security-parameter.ts";
 export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/user.ts";
@@ -41,6 +48,7 @@ export {
   loadEnvironment,
   loadRepository,
   readRepository,
+  selectManifests,
   validateRepository,
 } from "./load.ts";
 export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";

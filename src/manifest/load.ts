@@ -1,13 +1,26 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { basename, extname, join, relative, resolve, sep } from "node:path";
+import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
-import { type DesiredDocument, type DesiredLists, KINDS, kindNamed, LISTED_KINDS } from "./kinds/index.ts";
-import { ENVIRONMENT_NAME, type EnvironmentContext, type Kind, type PreparedDocument } from "./kinds/kind.ts";
-import { NO_PRUNING } from "./kinds/prune-policy.ts";
+import {
+  type DesiredDocument,
+  type DesiredLists,
+  type DesiredPrunePolicy,
+  KINDS,
+  kindNamed,
+  LISTED_KINDS,
+  NO_PRUNING,
+} from "./kinds/index.ts";
+import {
+  ENVIRONMENT_NAME,
+  type EnvironmentContext,
+  isAbsent,
+  type Kind,
+  type PreparedDocument,
+} from "./kinds/kind.ts";
 import type { Path } from "./path.ts";
 import { reporterFor } from "./report.ts";
 import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
@@ -83,6 +96,27 @@ export async function readRepository(directory: string): Promise<Repository> {
     environments: await Promise.all(environments.map(read)),
     manifests: await Promise.all(manifests.map(read)),
   };
+}
+
+/**
+ * The repository with only the manifest files the globs match (`--manifests`, as `kubectl apply -f`
+ * chooses files). A glob is matched against the path from the repository root
+ * (`manifests/users/*.yaml`) and from manifests/ (`users/*.yaml`); `**` crosses folders. A glob
+ * that matches no file is an error, as a typo would otherwise plan against nothing.
+ */
+export function selectManifests(repository: Repository, globs: readonly string[] | undefined): Repository {
+  if (!globs || globs.length === 0) return repository;
+  const matches = (glob: string, path: string) =>
+    matchesGlob(path, glob) || matchesGlob(path, `manifests/${glob.replace(/^\.\//, "")}`);
+  const unmatched = globs.filter((glob) => !repository.manifests.some((file) => matches(glob, file.path)));
+  if (unmatched.length > 0)
+    throw new ManifestError(
+      unmatched.map((glob) =>
+        fileIssue("manifests/", `--manifests ${JSON.stringify(glob)} matches no manifest file`),
+      ),
+    );
+  const manifests = repository.manifests.filter((file) => globs.some((glob) => matches(glob, file.path)));
+  return { ...repository, manifests };
 }
 
 function fileIssue(file: string, message: string): ManifestIssue {
@@ -274,7 +308,8 @@ function buildState(
   }
   for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
   if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
-  const desired = documents.map((placed) => placed.desired);
+  const all = documents.map((placed) => placed.desired);
+  const desired = all.filter((d) => !isAbsent(d));
   // Each listed kind's documents under its plural, in the registry's order. The filter by `kind`
   // is what makes each list of its kind's type; TypeScript can't follow it through the map.
   const lists = Object.fromEntries(
@@ -283,7 +318,8 @@ function buildState(
   const state: DesiredState = {
     environment,
     ...lists,
-    prune: desired.find((d) => d.kind === "PrunePolicy") ?? NO_PRUNING,
+    prune: desired.find((d): d is DesiredPrunePolicy => d.kind === "PrunePolicy") ?? NO_PRUNING,
+    absent: all.filter(isAbsent),
     digest: digestOf(files),
     files: files.map((file) => file.path),
   };

@@ -1,6 +1,6 @@
 import type { EnvironmentConfig } from "./environment.ts";
 import type { DesiredDocument } from "./kinds/index.ts";
-import type { Kind } from "./kinds/kind.ts";
+import { isAbsent, type Kind, keyOf } from "./kinds/kind.ts";
 import type { Reporter } from "./report.ts";
 
 /** A normalized document in one environment, with the reporter that points into its file. */
@@ -37,7 +37,7 @@ function where(report: Reporter, field: string): string {
 const keysAreUnique: EnvironmentRule = ({ environment, documents }) => {
   const first = new Map<string, PlacedDocument>();
   for (const placed of documents) {
-    const key = `${placed.desired.kind}\u0000${placed.kind.key.of(placed.desired)}`;
+    const key = `${placed.desired.kind}\u0000${keyOf(placed.kind, placed.desired)}`;
     const earlier = first.get(key);
     if (!earlier) {
       first.set(key, placed);
@@ -57,7 +57,9 @@ const keysAreUnique: EnvironmentRule = ({ environment, documents }) => {
 const oneDefaultSecurityParameter: EnvironmentRule = ({ environment, documents }) => {
   let first: PlacedDocument | undefined;
   for (const placed of documents) {
-    if (placed.desired.kind !== "SecurityParameter" || placed.desired.fields.Default !== true) continue;
+    const { desired } = placed;
+    if (desired.kind !== "SecurityParameter" || isAbsent(desired) || desired.fields.Default !== true)
+      continue;
     if (!first) first = placed;
     else
       placed.report.error(
@@ -71,9 +73,9 @@ const oneDefaultSecurityParameter: EnvironmentRule = ({ environment, documents }
 const securityParametersAreKnown: EnvironmentRule = ({ environment, documents }) => {
   const names = new Set<string>(PLATFORM_SECURITY_PARAMETERS.map((name) => name.toLowerCase()));
   for (const { desired } of documents)
-    if (desired.kind === "SecurityParameter") names.add(desired.name.toLowerCase());
+    if (desired.kind === "SecurityParameter" && !isAbsent(desired)) names.add(desired.name.toLowerCase());
   for (const { desired, report } of documents) {
-    if (desired.kind !== "User" || desired.securityParameter === undefined) continue;
+    if (desired.kind !== "User" || isAbsent(desired) || desired.securityParameter === undefined) continue;
     if (names.has(desired.securityParameter.toLowerCase())) continue;
     report.warning(
       ["securityParameter"],
@@ -86,7 +88,7 @@ const securityParametersAreKnown: EnvironmentRule = ({ environment, documents })
 const serviceAccountStaysActive: EnvironmentRule = ({ environment, documents }) => {
   const self = environment.auth.username.toLowerCase();
   for (const { desired, report } of documents) {
-    if (desired.kind !== "User" || desired.key !== self) continue;
+    if (desired.kind !== "User" || isAbsent(desired) || desired.key !== self) continue;
     const status = desired.fields.AccountStatus;
     if (status !== undefined && status !== 1)
       report.error(

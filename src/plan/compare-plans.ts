@@ -6,7 +6,7 @@ import type { Change, ChangeAction, Plan, Step } from "./model.ts";
  * A saved plan is a file a person may edit. Before one is applied, apply derives the plan again from
  * the same manifests and live state and runs the saved one only if the two agree (DESIGN §3, "Apply
  * runs the reviewed plan and nothing else"). These pure checks say, in words, where they don't.
- * `createdAt` is the only field left out: it is the one a fresh plan always changes.
+ * `createdAt` is left out: a fresh plan always changes it; so is a partial plan's `partial` count.
  */
 
 const SAVED = "the saved plan";
@@ -140,8 +140,9 @@ export function planConsistency(plan: Plan): string[] {
  * step and the field, with both values (plans hold no secrets).
  */
 export function comparePlans(saved: Plan, derived: Plan): string[] {
-  const { createdAt: _a, changes: savedChanges, steps: savedSteps, ...savedRest } = saved;
-  const { createdAt: _b, changes: freshChanges, steps: freshSteps, ...freshRest } = derived;
+  // A partial plan's counts say how many objects it knew of, which objects it does not target change.
+  const { createdAt: _a, partial: _p, changes: savedChanges, steps: savedSteps, ...savedRest } = saved;
+  const { createdAt: _b, partial: _q, changes: freshChanges, steps: freshSteps, ...freshRest } = derived;
   return [
     ...planConsistency(saved).map((problem) => `${SAVED}: ${problem}`),
     ...valueDifferences("plan", savedRest, freshRest),

@@ -12,6 +12,7 @@ export {
   comparisonDiffers,
 } from "./compare-instances.ts";
 export { comparePlans, planConsistency } from "./compare-plans.ts";
+export { globMatcher } from "./glob.ts";
 export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
 export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
@@ -63,3 +64,5 @@ export { renderText } from "./render/text.ts";
 export type { RenderOptions } from "./render/values.ts";
 export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";
 export { DEFAULT_ROLLBACK_PREFIX, planRollback } from "./rollback.ts";
+export type { Target } from "./targets.ts";
+export { keysToRead, narrowDesired, parseTargets, selects } from "./targets.ts";

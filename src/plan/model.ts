@@ -80,11 +80,18 @@ export interface Plan {
   sourceEnvironment?: string;
   createdAt: string;
   digests: { manifests: string; live: string; liveParts: Record<string, string> };
-  /** Options the plan was made with, which apply must honour. */
-  options: { allowDelete: boolean; enforceRoles: boolean };
+  /**
+   * Options the plan was made with, which apply must honour. `targets` and `manifests` make a
+   * partial plan: apply plans and compares only what they select.
+   */
+  options: { allowDelete: boolean; enforceRoles: boolean; targets?: string[]; manifests?: string[] };
+  /** A partial plan (`--target`): how many objects it targets, of how many the plan read. */
+  partial?: { targeted: number; of: number };
   changes: Change[];
   /** In dependency order: every step comes after the steps it depends on. */
   steps: Step[];
   unmanaged: UnmanagedResource[];
+  /** Unmanaged objects the PrunePolicy's `exclude` names: never pruned. */
+  excluded: UnmanagedResource[];
   summary: PlanSummary;
 }

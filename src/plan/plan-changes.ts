@@ -1,14 +1,18 @@
 import { createHash } from "node:crypto";
+import { canonicalJson } from "./compare.ts";
 import { KIND_PLANNERS } from "./kinds/index.ts";
 import {
+  type KindPlan,
   type KindPlanner,
   PlanError,
   type PlanInput,
   type PlanOptions,
   type PlanProblem,
+  RESOURCE_DEPENDENCY,
 } from "./kinds/kind.ts";
-import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanSummary } from "./model.ts";
+import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanSummary, type Step } from "./model.ts";
 import { orderSteps } from "./order.ts";
+import { narrowDesired, parseTargets, selects, type Target, targetText } from "./targets.ts";
 
 /** A change counts as drift when something readable differs; role enforcement alone does not. */
 export function countsAsDrift(change: Change): boolean {
@@ -25,9 +29,12 @@ export function planRefusals(
   desired: PlanInput["desired"],
   live: PlanInput["live"],
   planners: readonly KindPlanner[] = KIND_PLANNERS,
+  targets: readonly Target[] = [],
 ): PlanProblem[] {
-  const input: PlanInput = { desired, live, options: {} };
-  const problems = planners.flatMap((planner) => planner.refusals?.(input) ?? []);
+  const input: PlanInput = { desired: narrowDesired(desired, targets, planners), live, options: {} };
+  const problems = planners
+    .flatMap((planner) => planner.refusals?.(input) ?? [])
+    .filter((p) => !p.subject || selects(targets, p.subject.kind, p.subject.key));
   return problems.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
 }
 
@@ -54,25 +61,40 @@ export function planChanges(
   options: PlanOptions & { createdAt: string },
   planners: readonly KindPlanner[] = KIND_PLANNERS,
 ): Plan {
-  const input: PlanInput = { desired, live, options };
-  const problems = planRefusals(desired, live, planners);
+  const targets = parseTargets(options.targets);
+  const input: PlanInput = { desired: narrowDesired(desired, targets, planners), live, options };
+  const problems = planRefusals(desired, live, planners, targets);
   if (problems.length > 0) throw PlanError.refused(problems);
   const sorted = [...planners].sort((a, b) => a.order - b.order);
-  const parts = sorted.map((planner) => planner.plan(input));
+  const parts = select(
+    sorted.map((planner) => planner.plan(input)),
+    targets,
+  );
   const changes = parts.flatMap((part) => part.changes);
   const steps = orderSteps(
     changes,
     parts.flatMap((part) => part.steps),
   );
   const allowDelete = options.allowDelete ?? false;
+  const partial = targets.length > 0 ? partialOf(desired, live, planners, targets) : undefined;
+  const digests = partial?.digests ?? {
+    manifests: desired.digest,
+    live: live.digest,
+    liveParts: live.partDigests,
+  };
+  const recorded = {
+    ...(targets.length > 0 ? { targets: targets.map(targetText) } : {}),
+    ...(options.manifests?.length ? { manifests: [...options.manifests] } : {}),
+  };
   const id = createHash("sha256")
     .update(
       JSON.stringify([
         desired.environment.name,
-        desired.digest,
-        live.digest,
+        digests.manifests,
+        digests.live,
         allowDelete,
         options.enforceRoles ?? false,
+        ...(Object.keys(recorded).length > 0 ? [recorded] : []),
       ]),
     )
     .digest("hex")
@@ -85,11 +107,97 @@ export function planChanges(
       ? { sourceEnvironment: desired.packagesFrom.name }
       : {}),
     createdAt: options.createdAt,
-    digests: { manifests: desired.digest, live: live.digest, liveParts: live.partDigests },
-    options: { allowDelete, enforceRoles: options.enforceRoles ?? false },
+    digests,
+    options: { allowDelete, enforceRoles: options.enforceRoles ?? false, ...recorded },
+    ...(partial ? { partial: partial.counts } : {}),
     changes,
     steps,
     unmanaged: parts.flatMap((part) => part.unmanaged),
+    excluded: parts.flatMap((part) => part.excluded ?? []),
     summary: summarize(changes),
+  };
+}
+
+/**
+ * A targeted plan keeps the changes of the targeted objects and, as Terraform does, the changes
+ * their steps depend on (a user's new security parameter), noted as such; the rest is dropped.
+ */
+function select(parts: readonly KindPlan[], targets: readonly Target[]): KindPlan[] {
+  if (targets.length === 0) return [...parts];
+  const all = parts.flatMap((part) => part.changes);
+  const stepsOf = Map.groupBy(
+    parts.flatMap((part) => part.steps),
+    (step: Step) => step.change,
+  );
+  const kept = new Set(all.filter((c) => selects(targets, c.kind, c.key)).map((c) => c.id));
+  const pending = [...kept];
+  const included = new Set<string>();
+  for (let id = pending.pop(); id !== undefined; id = pending.pop()) {
+    for (const step of stepsOf.get(id) ?? []) {
+      for (const dependency of step.dependsOn) {
+        const change = dependency.startsWith(RESOURCE_DEPENDENCY)
+          ? dependency.slice(RESOURCE_DEPENDENCY.length)
+          : dependency.split("#")[0];
+        if (change === undefined || kept.has(change) || !stepsOf.has(change)) continue;
+        kept.add(change);
+        included.add(change);
+        pending.push(change);
+      }
+    }
+  }
+  const keep = (resource: { kind: string; key: string }) => selects(targets, resource.kind, resource.key);
+  return parts.map((part) => ({
+    changes: part.changes
+      .filter((c) => kept.has(c.id))
+      .map((c) =>
+        included.has(c.id)
+          ? { ...c, notes: [...c.notes, "not targeted: a targeted change depends on it"] }
+          : c,
+      ),
+    steps: part.steps.filter((s) => kept.has(s.change)),
+    unmanaged: part.unmanaged.filter(keep),
+    excluded: (part.excluded ?? []).filter(keep),
+  }));
+}
+
+function digest(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+/**
+ * What a partial plan counts and compares: the objects of every kind in the manifests and on the
+ * instance (as read: a narrowed read holds only the targeted users), and the targeted ones. Its
+ * digests cover the environment and the targeted objects only, so that a saved partial plan is
+ * stale when one of its targets changed, and not when something else did.
+ */
+function partialOf(
+  desired: PlanInput["desired"],
+  live: PlanInput["live"],
+  planners: readonly KindPlanner[],
+  targets: readonly Target[],
+): { counts: NonNullable<Plan["partial"]>; digests: Plan["digests"] } {
+  let of = 0;
+  const targeted: Array<{ kind: string; key: string; desired?: unknown; live?: unknown }> = [];
+  for (const planner of planners) {
+    const objects = planner.objects?.({ desired, live }) ?? [];
+    of += objects.length;
+    for (const object of objects)
+      if (selects(targets, planner.kind, object.key))
+        targeted.push({ ...object, kind: planner.kind, key: object.key.toLowerCase() });
+  }
+  targeted.sort((a, b) => a.kind.localeCompare(b.kind) || a.key.localeCompare(b.key));
+  const liveParts = Object.fromEntries(
+    planners.map((planner) => [
+      planner.kind,
+      digest(targeted.filter((t) => t.kind === planner.kind).map((t) => [t.key, t.live ?? null])),
+    ]),
+  );
+  return {
+    counts: { targeted: targeted.length, of },
+    digests: {
+      manifests: digest([desired.environment, targeted.map((t) => [t.kind, t.key, t.desired ?? null])]),
+      live: digest(liveParts),
+      liveParts,
+    },
   };
 }

@@ -63,7 +63,13 @@ const PlanFile = z.object({
   sourceEnvironment: z.string().optional(),
   createdAt: z.string(),
   digests: z.object({ manifests: z.string(), live: z.string(), liveParts: z.record(z.string(), z.string()) }),
-  options: z.object({ allowDelete: z.boolean(), enforceRoles: z.boolean() }),
+  options: z.object({
+    allowDelete: z.boolean(),
+    enforceRoles: z.boolean(),
+    targets: z.array(z.string()).min(1).optional(),
+    manifests: z.array(z.string()).min(1).optional(),
+  }),
+  partial: z.object({ targeted: z.number(), of: z.number() }).optional(),
   changes: z.array(
     z.object({
       id: z.string(),
@@ -97,6 +103,8 @@ const PlanFile = z.object({
       .superRefine(checkInput),
   ),
   unmanaged: z.array(z.object({ kind: oneOf<ChangeKind>(CHANGE_KINDS), key: z.string() })),
+  // Absent in plan files written before exclusions existed.
+  excluded: z.array(z.object({ kind: oneOf<ChangeKind>(CHANGE_KINDS), key: z.string() })).default([]),
   summary: z.object({
     add: z.number(),
     change: z.number(),

@@ -142,6 +142,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     changes: [],
     steps: [],
     unmanaged: [],
+    excluded: [],
     summary: summarize([]),
   };
   if (fields.length === 0) return { plan, notes };

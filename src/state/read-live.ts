@@ -22,14 +22,28 @@ export type { EarlyReads, ReadLiveOptions };
  * Whoever starts them hands them to `readLiveState`; when the manifests turn out invalid nobody
  * does, and their failures are then dropped rather than left unhandled.
  */
-export function startEarlyReads(client: PlatformClient): EarlyReads {
+export function startEarlyReads(
+  client: PlatformClient,
+  narrow: { userNames?: readonly string[] } = {},
+): EarlyReads {
   const early: EarlyReads = {
     securityParameters: client.securityParameters.list() as Promise<SecurityParameter[]>,
-    users: client.users.list() as Promise<User[]>,
+    users: usersNamed(client, narrow.userNames),
   };
   early.securityParameters.catch(() => undefined);
   early.users.catch(() => undefined);
   return early;
+}
+
+/**
+ * Every user, or (a plan targeting users by exact name, `--target User/jdoe`) only those: one list
+ * read with an OData `UserName eq` filter, which the platform matches case-insensitively.
+ */
+function usersNamed(client: PlatformClient, names: readonly string[] | undefined): Promise<User[]> {
+  if (names === undefined) return client.users.list() as Promise<User[]>;
+  if (names.length === 0) return Promise.resolve([]);
+  const filter = { or: names.map((name) => ({ field: "UserName", op: "eq" as const, value: name })) };
+  return client.users.list({ filter }) as Promise<User[]>;
 }
 
 export async function readLiveState(

@@ -41,6 +41,7 @@ export function desired(parts: Partial<DesiredState> = {}): DesiredState {
     users: [],
     packages: [],
     prune: NO_PRUNING,
+    absent: [],
     digest: "manifest-digest",
     files: [],
     ...parts,

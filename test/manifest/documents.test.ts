@@ -101,6 +101,7 @@ describe("prune policy", () => {
       kind: "PrunePolicy",
       users: "delete",
       securityParameters: "delete",
+      exclude: { securityParameters: [], users: [] },
       source: { file: "manifests/prune.yaml", line: 1, column: 7 },
     });
     expect(stateOf("prod", manifests).prune).toMatchObject({
@@ -129,6 +130,87 @@ describe("prune policy", () => {
     expect(lines(errors)).toEqual([
       "manifests/b.yaml:1:7 prunePolicies[0].kind: a second PrunePolicy for environment prod (the first is at manifests/a.yaml:1:7)",
     ]);
+  });
+});
+
+describe("prune policy exclusions", () => {
+  it("list names per prunable kind, kept as written", () => {
+    const manifests = {
+      "prune.yaml": { kind: "PrunePolicy", users: "delete", exclude: { users: ["breakglass*", "Ops"] } },
+    };
+    expect(stateOf("dev", manifests).prune.exclude).toEqual({
+      securityParameters: [],
+      users: ["breakglass*", "Ops"],
+    });
+  });
+
+  it("name only prunable kinds", () => {
+    const errors = errorsOf({
+      manifests: { "p.yaml": { kind: "PrunePolicy", exclude: { packages: ["x"] } } },
+    });
+    expect(errors.map((e) => e.path)).toEqual(["prunePolicies[0].exclude.packages"]);
+  });
+});
+
+describe("ensure: absent", () => {
+  it("names a user or a security parameter by its key alone, kept apart from the managed ones", () => {
+    const state = stateOf("dev", {
+      "u.yaml": [
+        userDoc({ userName: "keep" }),
+        { kind: "User", userName: "Gone.User", ensure: "absent" },
+        { kind: "SecurityParameter", name: "Old Parameter", ensure: "absent" },
+      ],
+    });
+    expect(state.users.map((u) => u.key)).toEqual(["keep"]);
+    expect(state.securityParameters).toEqual([]);
+    expect(state.absent).toEqual([
+      {
+        kind: "User",
+        ensure: "absent",
+        key: "gone.user",
+        name: "Gone.User",
+        source: { file: "manifests/u.yaml", line: 7, column: 11 },
+        path: "users[1].userName",
+      },
+      {
+        kind: "SecurityParameter",
+        ensure: "absent",
+        key: "old parameter",
+        name: "Old Parameter",
+        source: { file: "manifests/u.yaml", line: 11, column: 7 },
+        path: "securityParameters[2].name",
+      },
+    ]);
+  });
+
+  it("refuses any other field, each at its position", () => {
+    const errors = errorsOf({
+      manifests: {
+        "u.yaml": { kind: "User", userName: "gone", ensure: "absent", firstName: "G", status: "inactive" },
+      },
+    });
+    expect(lines(errors)).toEqual([
+      "manifests/u.yaml:4:12 users[0].firstName: not allowed with ensure: absent, which names the object by its userName alone",
+      "manifests/u.yaml:5:9 users[0].status: not allowed with ensure: absent, which names the object by its userName alone",
+    ]);
+  });
+
+  it("is not allowed on a package, and a user can't be both present and absent", () => {
+    const errors = errorsOf({
+      manifests: {
+        "u.yaml": [userDoc({ userName: "jdoe" }), { kind: "User", userName: "JDoe", ensure: "absent" }],
+      },
+    });
+    expect(lines(errors)).toEqual([
+      'manifests/u.yaml:7:11 users[1].userName: User "JDoe" is also defined at manifests/u.yaml:2:11',
+    ]);
+    const packageErrors = errorsOf({
+      environments: { dev: environmentDoc({ packagesFrom: "src" }), src: environmentDoc() },
+      manifests: { "p.yaml": { kind: "Package", name: "GRC Core", ensure: "absent" } },
+    });
+    expect(packageErrors.map((e) => `${e.path}: ${e.message}`)).toContain(
+      'packages[0].ensure: unknown key "ensure"',
+    );
   });
 });
 

@@ -79,7 +79,12 @@ const update: OpHandler = async (context) => {
 
 const remove: OpHandler = async (context) => {
   const { name } = inputOf(context, "securityParameter.delete");
-  assertDeleteAllowed(context, `security parameter ${name}`, "securityParameters");
+  assertDeleteAllowed(context, {
+    kind: "SecurityParameter",
+    key: name,
+    policy: "securityParameters",
+    what: `security parameter ${name}`,
+  });
   const live = await findByName(context, name);
   if (!live) return { id: null, note: "already gone" };
   await context.client.securityParameters.remove(live.Id);

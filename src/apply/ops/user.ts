@@ -145,7 +145,12 @@ const deactivate: OpHandler = async (context) => {
 
 const remove: OpHandler = async (context) => {
   const input = inputOf(context, "user.delete");
-  assertDeleteAllowed(context, `user ${input.userName}`, "users");
+  assertDeleteAllowed(context, {
+    kind: "User",
+    key: input.userName,
+    policy: "users",
+    what: `user ${input.userName}`,
+  });
   const id = await liveId(context, input);
   if (id === undefined) return { id: null, note: "already gone" };
   await context.client.users.remove(id);

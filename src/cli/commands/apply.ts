@@ -27,11 +27,12 @@ import { getPlan } from "../get-plan.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
 import { pendingApply } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
+import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 import { stylesFor } from "../style.ts";
 import { render } from "./plan.ts";
 
-interface ApplyFlags {
+interface ApplyFlags extends SelectionFlags {
   env: string;
   yes?: boolean;
   allowDelete?: boolean;
@@ -180,7 +181,7 @@ async function run(options: RunOptions): Promise<boolean> {
 }
 
 export function registerApplyCommand(program: Command): void {
-  program
+  const command = program
     .command("apply")
     .description("apply a saved plan, or plan and apply (asks first unless --yes)")
     .argument("[file]", "a plan saved by `egp plan --out`")
@@ -189,126 +190,135 @@ export function registerApplyCommand(program: Command): void {
     .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
     .option("--enforce-roles", "send roles of every managed user (roles can't be read back)")
     .option("--resume", "finish the interrupted apply pending for the environment")
-    .option("--discard", "discard the interrupted apply pending for the environment, applying nothing")
-    .action(async (file: string | undefined, _options: unknown, command: Command) => {
-      await withEnvironments<ApplyFlags>(command, async ({ flags, dir, logger, connections }) => {
-        const json = Boolean(flags.json);
-        const output = applyOutput({
-          json,
-          tty: Boolean(process.stdout.isTTY),
-          style: stylesFor(flags).out,
-          renderPlan: (plan) => render(plan, "text"),
-        });
-        const say = (line: string) => output.say(line);
-        const env = flags.env;
-        if (flags.resume && flags.discard)
-          throw new ExitError("apply: --resume and --discard exclude each other");
-        if (!flags.yes && !file && !flags.discard && !process.stdin.isTTY) {
-          throw new ExitError(
-            "apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file",
-          );
-        }
-        const stateDir = ensureStateDir(stateDirOf(dir));
-        const lock = acquireLock(stateDir, env, `egp apply --env ${env}`);
-        const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
-        if (lock.tookOver) {
-          const { pid, host, startedAt } = lock.tookOver;
-          say(`Took over the lock of pid ${pid} on ${host} (since ${startedAt}), which is gone.`);
-        }
-        try {
-          const options = { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles };
-          const pending = pendingApply(dir, env);
-          const progress = pending
-            ? `plan ${pending.state.plan.id}, ${pending.state.done.size} of ${pending.state.plan.steps.length} steps done`
-            : "";
-          if (flags.discard) {
-            if (!pending) return say(`No interrupted apply is pending for ${env}; nothing to discard.`);
-            pending.journal.close("discarded");
-            return say(`Discarded the interrupted apply of ${env} (${progress}).`);
-          }
-          const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
-          if (saved && saved.environment !== env)
-            throw new ExitError(`${file} is a plan for ${saved.environment}, not ${env}`);
-          if (flags.resume && !pending)
-            throw new ExitError(`--resume: no interrupted apply is pending for ${env}`);
-          if (flags.resume && saved && saved.id !== pending?.state.plan.id)
-            throw new ExitError(
-              `--resume: ${file} is plan ${saved.id}, but the interrupted apply pending for ${env} is plan ${pending?.state.plan.id}`,
-            );
-          const resuming =
-            pending && (flags.resume || saved?.id === pending.state.plan.id) ? pending : undefined;
-          if (pending && !resuming)
-            say(
-              `An interrupted apply is pending for ${env} (${progress}). This apply plans afresh from the live state, ` +
-                `which shows what it did, and discards it once confirmed; to finish it instead: 'egp apply --env ${env} --resume'.`,
-            );
-
-          // A saved plan is derived again with the options it was made with, to be compared step by step.
-          const planOptions = saved ? saved.options : options;
-          const fresh = await planPatiently(say, dir, env, planOptions, connections, logger);
-          let plan = fresh.plan;
-          let previous: Carried | undefined;
-          if (resuming) {
-            assertResumable(resuming.state, fresh.plan);
-            plan = resuming.state.plan;
-            previous = resuming.state;
-            say(
-              `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
-            );
-            if (json || (!flags.yes && !saved)) output.plan(plan);
-            if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
-              throw new ExitError("apply cancelled");
-          } else {
-            if (saved) {
-              assertFresh(saved, fresh.plan);
-              assertSamePlan(saved, fresh.plan);
-              plan = saved;
-            }
-            output.plan(plan);
-            if (plan.changes.length === 0) {
-              pending?.journal.close("superseded", plan.id);
-              if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
-              return output.summary({
-                result: "no-changes",
-                environment: env,
-                plan: plan.id,
-                added: 0,
-                changed: 0,
-                destroyed: 0,
-                promoted: 0,
-                failed: [],
-                skipped: 0,
-              });
-            }
-            if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
-              throw new ExitError("apply cancelled");
-            if (pending) {
-              pending.journal.close("superseded", plan.id);
-              previous = carryOver(pending.state, plan);
-              say(`Discarded the interrupted apply (${progress}), superseded by plan ${plan.id}.`);
-            }
-          }
-          const ok = await run({
-            stateDir,
-            plan,
-            desired: fresh.desired,
-            previous,
-            connections,
-            logger,
-            output,
-            interrupts,
-          });
-
-          // Verification: a fresh plan must show no changes.
-          const check = await planPatiently(say, dir, env, planOptions, connections, logger);
-          output.verification(check.plan);
-          if (check.plan.changes.length > 0)
-            throw new ExitError("apply did not converge; see the plan above", 1);
-          if (!ok) throw new ExitError("apply finished with failed steps", 1);
-        } finally {
-          interrupts.dispose();
-          lock.release();
-        }
+    .option("--discard", "discard the interrupted apply pending for the environment, applying nothing");
+  withSelection(command).action(async (file: string | undefined, _options: unknown, command: Command) => {
+    await withEnvironments<ApplyFlags>(command, async ({ flags, dir, logger, connections }) => {
+      const json = Boolean(flags.json);
+      const output = applyOutput({
+        json,
+        tty: Boolean(process.stdout.isTTY),
+        style: stylesFor(flags).out,
+        renderPlan: (plan) => render(plan, "text"),
       });
+      const say = (line: string) => output.say(line);
+      const env = flags.env;
+      if (flags.resume && flags.discard)
+        throw new ExitError("apply: --resume and --discard exclude each other");
+      if (!flags.yes && !file && !flags.discard && !process.stdin.isTTY) {
+        throw new ExitError(
+          "apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file",
+        );
+      }
+      const stateDir = ensureStateDir(stateDirOf(dir));
+      const lock = acquireLock(stateDir, env, `egp apply --env ${env}`);
+      const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
+      if (lock.tookOver) {
+        const { pid, host, startedAt } = lock.tookOver;
+        say(`Took over the lock of pid ${pid} on ${host} (since ${startedAt}), which is gone.`);
+      }
+      try {
+        const options = {
+          allowDelete: flags.allowDelete,
+          enforceRoles: flags.enforceRoles,
+          ...selectionOf(flags),
+        };
+        const pending = pendingApply(dir, env);
+        const progress = pending
+          ? `plan ${pending.state.plan.id}, ${pending.state.done.size} of ${pending.state.plan.steps.length} steps done`
+          : "";
+        if (flags.discard) {
+          if (!pending) return say(`No interrupted apply is pending for ${env}; nothing to discard.`);
+          pending.journal.close("discarded");
+          return say(`Discarded the interrupted apply of ${env} (${progress}).`);
+        }
+        const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
+        if (saved && (options.targets || options.manifests))
+          throw new ExitError(
+            `${file}: a saved plan applies what it was made with (its own --target and --manifests); give them to egp plan`,
+          );
+        if (saved && saved.environment !== env)
+          throw new ExitError(`${file} is a plan for ${saved.environment}, not ${env}`);
+        if (flags.resume && !pending)
+          throw new ExitError(`--resume: no interrupted apply is pending for ${env}`);
+        if (flags.resume && saved && saved.id !== pending?.state.plan.id)
+          throw new ExitError(
+            `--resume: ${file} is plan ${saved.id}, but the interrupted apply pending for ${env} is plan ${pending?.state.plan.id}`,
+          );
+        const resuming =
+          pending && (flags.resume || saved?.id === pending.state.plan.id) ? pending : undefined;
+        if (pending && !resuming)
+          say(
+            `An interrupted apply is pending for ${env} (${progress}). This apply plans afresh from the live state, ` +
+              `which shows what it did, and discards it once confirmed; to finish it instead: 'egp apply --env ${env} --resume'.`,
+          );
+
+        // A saved plan (or the interrupted one being resumed) is derived again with the options it
+        // was made with, its targets included, to be compared step by step.
+        const planOptions = saved ? saved.options : resuming ? resuming.state.plan.options : options;
+        const fresh = await planPatiently(say, dir, env, planOptions, connections, logger);
+        let plan = fresh.plan;
+        let previous: Carried | undefined;
+        if (resuming) {
+          assertResumable(resuming.state, fresh.plan);
+          plan = resuming.state.plan;
+          previous = resuming.state;
+          say(
+            `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
+          );
+          if (json || (!flags.yes && !saved)) output.plan(plan);
+          if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
+            throw new ExitError("apply cancelled");
+        } else {
+          if (saved) {
+            assertFresh(saved, fresh.plan);
+            assertSamePlan(saved, fresh.plan);
+            plan = saved;
+          }
+          output.plan(plan);
+          if (plan.changes.length === 0) {
+            pending?.journal.close("superseded", plan.id);
+            if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
+            return output.summary({
+              result: "no-changes",
+              environment: env,
+              plan: plan.id,
+              added: 0,
+              changed: 0,
+              destroyed: 0,
+              promoted: 0,
+              failed: [],
+              skipped: 0,
+            });
+          }
+          if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
+            throw new ExitError("apply cancelled");
+          if (pending) {
+            pending.journal.close("superseded", plan.id);
+            previous = carryOver(pending.state, plan);
+            say(`Discarded the interrupted apply (${progress}), superseded by plan ${plan.id}.`);
+          }
+        }
+        const ok = await run({
+          stateDir,
+          plan,
+          desired: fresh.desired,
+          previous,
+          connections,
+          logger,
+          output,
+          interrupts,
+        });
+
+        // Verification: a fresh plan must show no changes.
+        const check = await planPatiently(say, dir, env, planOptions, connections, logger);
+        output.verification(check.plan);
+        if (check.plan.changes.length > 0)
+          throw new ExitError("apply did not converge; see the plan above", 1);
+        if (!ok) throw new ExitError("apply finished with failed steps", 1);
+      } finally {
+        interrupts.dispose();
+        lock.release();
+      }
     });
+  });
 }

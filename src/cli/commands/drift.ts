@@ -4,9 +4,10 @@ import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
+import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { type Format, formatOption, printPlan } from "./plan.ts";
 
-interface DriftFlags {
+interface DriftFlags extends SelectionFlags {
   env: string;
   format: Format;
 }
@@ -16,19 +17,19 @@ interface DriftFlags {
  * has drifted, 1 on error. Writes that can't be read back (roles) are never drift.
  */
 export function registerDriftCommand(program: Command): void {
-  program
+  const command = program
     .command("drift")
     .description("report how an environment differs from the manifests (exit 0 none, 2 drift, 1 error)")
     .requiredOption("--env <name>", "environment (a file in environments/)")
-    .addOption(formatOption())
-    .action(async (_options: unknown, command: Command) => {
-      await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
-        const { plan, warnings } = await getPlan(dir, flags.env, {}, connections, logger);
-        for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
-        const pending = pendingNotice(dir, flags.env);
-        if (pending) process.stderr.write(`${pending}\n`);
-        printPlan(plan, flags, "drift");
-        if (plan.summary.drift > 0) throw new ExitError("", 2);
-      });
+    .addOption(formatOption());
+  withSelection(command).action(async (_options: unknown, command: Command) => {
+    await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
+      const { plan, warnings } = await getPlan(dir, flags.env, selectionOf(flags), connections, logger);
+      for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+      const pending = pendingNotice(dir, flags.env);
+      if (pending) process.stderr.write(`${pending}\n`);
+      printPlan(plan, flags, "drift");
+      if (plan.summary.drift > 0) throw new ExitError("", 2);
     });
+  });
 }

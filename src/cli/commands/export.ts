@@ -2,12 +2,14 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import type { ExportedFile } from "../../export/index.ts";
-import { formatManifestError, loadEnvironment } from "../../manifest/index.ts";
-import { readLiveState } from "../../state/index.ts";
+import { environmentOf, formatManifestError, readRepository, selectManifests } from "../../manifest/index.ts";
+import { keysToRead, parseTargets, selects } from "../../plan/index.ts";
+import { readLiveState, startEarlyReads } from "../../state/index.ts";
 import { ExitError } from "../errors.ts";
 import { withEnvironments } from "../run.ts";
+import { type SelectionFlags, withSelection } from "../selection.ts";
 
-interface ExportFlags {
+interface ExportFlags extends SelectionFlags {
   env: string;
   out: string;
 }
@@ -28,37 +30,49 @@ async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<
  * no changes (docs/manifests.md, "Export"). Reads only: no package objects, no secrets.
  */
 export function registerExportCommand(program: Command): void {
-  program
+  const command = program
     .command("export")
     .description("write manifests (security parameters, users) from the live state of an environment")
     .requiredOption("--env <name>", "environment (a file in environments/)")
-    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into")
-    .action(async (_options: unknown, command: Command) => {
-      await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
-        const { state: desired, warnings } = await loadEnvironment(dir, flags.env);
-        for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
-        const target = await connections.open(desired.environment);
-        // Packages are promotions between environments, not state to export: skip their trees.
-        const live = await readLiveState(target.client, { ...desired, packages: [] }, { scope: "all" });
-        // Loaded here: the YAML writer is needed by this command only.
-        const { exportManifests } = await import("../../export/index.ts");
-        const exported = exportManifests({ environment: desired.environment, live });
-        const out = resolve(flags.out);
-        await writeFiles(out, exported.files);
-        logger.info({ env: flags.env, out }, "exported");
-        for (const warning of exported.warnings) process.stderr.write(`warning: ${warning}\n`);
-        const shown = relative(process.cwd(), out) || ".";
-        const summary = exported.files.map((f) => ({
-          file: join(shown, f.file),
-          kind: f.kind,
-          documents: f.count,
-        }));
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify({ files: summary, warnings: exported.warnings })}\n`);
-          return;
-        }
-        for (const file of exported.files)
-          process.stdout.write(`wrote ${join(shown, file.file)}: ${file.count} ${file.noun}\n`);
+    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into");
+  withSelection(command).action(async (_options: unknown, command: Command) => {
+    await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
+      const repository = selectManifests(await readRepository(dir), flags.manifests);
+      const { state: desired, warnings } = environmentOf(repository, flags.env);
+      for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+      const targets = parseTargets(flags.target);
+      const target = await connections.open(desired.environment);
+      // Users named exactly are read by name; a parameter's users are not needed to write it.
+      const userNames =
+        targets.length > 0 && !targets.some((t) => t.kind === "User") ? [] : keysToRead(targets, "User");
+      const early = startEarlyReads(target.client, { userNames });
+      // Packages are promotions between environments, not state to export: skip their trees.
+      const live = await readLiveState(target.client, { ...desired, packages: [] }, { scope: "all", early });
+      // Loaded here: the YAML writer is needed by this command only.
+      const { exportManifests } = await import("../../export/index.ts");
+      const exported = exportManifests({
+        environment: desired.environment,
+        live,
+        ...(targets.length > 0
+          ? { selects: (kind: string, key: string) => selects(targets, kind, key) }
+          : {}),
       });
+      const out = resolve(flags.out);
+      await writeFiles(out, exported.files);
+      logger.info({ env: flags.env, out }, "exported");
+      for (const warning of exported.warnings) process.stderr.write(`warning: ${warning}\n`);
+      const shown = relative(process.cwd(), out) || ".";
+      const summary = exported.files.map((f) => ({
+        file: join(shown, f.file),
+        kind: f.kind,
+        documents: f.count,
+      }));
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify({ files: summary, warnings: exported.warnings })}\n`);
+        return;
+      }
+      for (const file of exported.files)
+        process.stdout.write(`wrote ${join(shown, file.file)}: ${file.count} ${file.noun}\n`);
     });
+  });
 }

@@ -15,6 +15,7 @@ import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
+import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { paintPlan, stylesFor } from "../style.ts";
 
 export type Format = "text" | "markdown" | "json";
@@ -50,7 +51,7 @@ export const formatOption = () =>
     .choices(["text", "markdown", "json"])
     .default("text");
 
-interface PlanFlags {
+interface PlanFlags extends SelectionFlags {
   env: string;
   out?: string;
   format: Format;
@@ -60,7 +61,7 @@ interface PlanFlags {
 }
 
 export function registerPlanCommand(program: Command): void {
-  program
+  const command = program
     .command("plan")
     .description("read the live state of an environment and print what apply would change")
     .requiredOption("--env <name>", "environment (a file in environments/)")
@@ -68,25 +69,25 @@ export function registerPlanCommand(program: Command): void {
     .addOption(formatOption())
     .option("--detailed-exitcode", "exit 0 when nothing changes, 2 when something does, 1 on error")
     .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
-    .option("--enforce-roles", "send roles of every managed user (roles can't be read back)")
-    .action(async (_options: unknown, command: Command) => {
-      await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
-        const { plan, warnings } = await getPlan(
-          dir,
-          flags.env,
-          { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles },
-          connections,
-          logger,
-        );
-        for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
-        const pending = pendingNotice(dir, flags.env);
-        if (pending) process.stderr.write(`${pending}\n`);
-        if (flags.out) {
-          await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
-          logger.info({ file: flags.out, plan: plan.id }, "plan saved");
-        }
-        printPlan(plan, flags);
-        if (flags.detailedExitcode && plan.changes.length > 0) throw new ExitError("", 2);
-      });
+    .option("--enforce-roles", "send roles of every managed user (roles can't be read back)");
+  withSelection(command).action(async (_options: unknown, command: Command) => {
+    await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
+      const { plan, warnings } = await getPlan(
+        dir,
+        flags.env,
+        { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles, ...selectionOf(flags) },
+        connections,
+        logger,
+      );
+      for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+      const pending = pendingNotice(dir, flags.env);
+      if (pending) process.stderr.write(`${pending}\n`);
+      if (flags.out) {
+        await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
+        logger.info({ file: flags.out, plan: plan.id }, "plan saved");
+      }
+      printPlan(plan, flags);
+      if (flags.detailedExitcode && plan.changes.length > 0) throw new ExitError("", 2);
     });
+  });
 }

@@ -120,6 +120,7 @@ export function securityParameterDocument(
 export const securityParameterExporter: KindExporter = {
   kind: "SecurityParameter",
   file: "security-parameters.yaml",
+  key: "name",
   noun: "security parameters",
   export({ environment, live }: ExportContext): KindExport {
     const sorted = [...live.securityParameters].sort((a, b) => a.Name.localeCompare(b.Name, "en"));

@@ -147,6 +147,7 @@ export function userDocument(
 export const userExporter: KindExporter = {
   kind: "User",
   file: "users.yaml",
+  key: "userName",
   noun: "users",
   export({ environment, live }: ExportContext): KindExport {
     const lookups = lookupsOf(environment, live);

@@ -1,6 +1,7 @@
-import type { FieldWords, Kind } from "./kind.ts";
+import type { SourceLocation } from "../errors.ts";
+import type { DesiredAbsent, FieldWords, Kind, PruneChoice } from "./kind.ts";
 import { packageKind } from "./package.ts";
-import { prunePolicyKind } from "./prune-policy.ts";
+import { isPrunable, noPruning, prunePolicyKind } from "./prune-policy.ts";
 import { securityParameterKind } from "./security-parameter.ts";
 import { userKind } from "./user.ts";
 
@@ -9,6 +10,34 @@ import { userKind } from "./user.ts";
  * adding its file and one entry here.
  */
 const BUILT_IN = [securityParameterKind, userKind, packageKind] as const;
+
+type Listed = (typeof BUILT_IN)[number];
+type Prunable = Extract<Listed, { prune: PruneChoice }>;
+
+/** Each prunable kind's choice, under its plural (`users: "ignore" | "deactivate" | "delete"`, …). */
+export type PruneOptions = { readonly [K in Prunable as K["plural"]]: K["prune"]["values"][number] };
+/** The plural names of the prunable kinds. */
+export type PrunablePlural = keyof PruneOptions;
+
+/** A PrunePolicy as normalized: derived from the prunable kinds of the registry. */
+export type DesiredPrunePolicy = PruneOptions & {
+  kind: "PrunePolicy";
+  /** Names never pruned (case-insensitive, `*` globs), per prunable kind. */
+  exclude: { readonly [P in PrunablePlural]: readonly string[] };
+  /** Where the policy is written; null when no document sets one (everything is ignored). */
+  source: SourceLocation | null;
+};
+
+/**
+ * The kinds a PrunePolicy speaks of, in the registry's order. The policy's schema is made from the
+ * built-in kinds: a kind registered from outside (`registerKind`) is not prunable.
+ */
+export const PRUNABLE_KINDS = BUILT_IN.filter(isPrunable) as readonly Prunable[];
+
+/** The policy of an environment that has no PrunePolicy document: nothing is pruned. */
+export const NO_PRUNING: DesiredPrunePolicy = Object.freeze(noPruning(PRUNABLE_KINDS) as DesiredPrunePolicy);
+
+const prunePolicy = prunePolicyKind<DesiredPrunePolicy>(PRUNABLE_KINDS);
 
 type DesiredOf<K> = K extends Kind<infer Desired> ? Desired : never;
 
@@ -25,12 +54,13 @@ export interface RegisteredKinds {}
  * kind's list is optional: a state made before it was registered has none (read it with `?? []`).
  */
 export type DesiredLists = {
-  readonly [K in (typeof BUILT_IN)[number] as K["plural"]]: readonly DesiredOf<K>[];
+  readonly [K in Listed as K["plural"]]: readonly DesiredOf<K>[];
 } & { readonly [P in keyof RegisteredKinds]?: readonly RegisteredKinds[P][] };
 
-/** A normalized document of any kind, discriminated by `kind`. */
+/** A normalized document of any kind, discriminated by `kind`, or an `ensure: absent` one. */
 export type DesiredDocument =
-  | DesiredOf<(typeof BUILT_IN)[number] | typeof prunePolicyKind>
+  | DesiredOf<Listed | typeof prunePolicy>
+  | DesiredAbsent
   | RegisteredKinds[keyof RegisteredKinds];
 
 // biome-ignore lint/suspicious/noExplicitAny: each kind's document type is checked where it is defined.
@@ -40,7 +70,7 @@ type AnyKind = Kind<any>;
 export const LISTED_KINDS: readonly AnyKind[] = [...BUILT_IN];
 
 /** Every document kind: the listed ones, and the prune policy (at most one, `DesiredState.prune`). */
-export const KINDS: readonly AnyKind[] = [...LISTED_KINDS, prunePolicyKind];
+export const KINDS: readonly AnyKind[] = [...LISTED_KINDS, prunePolicy];
 
 export function kindNamed(name: unknown): AnyKind | undefined {
   return KINDS.find((kind) => kind.kind === name);

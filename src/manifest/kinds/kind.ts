@@ -43,8 +43,43 @@ export function nameOfCode(codes: Readonly<Record<string, number>>, code: unknow
 /** A rule that holds whatever the environment; it reports through `report`. */
 export type DocumentRule<Doc> = (doc: Doc, report: Reporter) => void;
 
+/**
+ * What a PrunePolicy may ask of a kind's live objects that no manifest names: its values, the first
+ * being the default (`ignore`). The PrunePolicy schema, its `exclude` keys and the desired state's
+ * `prune` derive from the kinds that declare one.
+ */
+export interface PruneChoice {
+  values: readonly [string, ...string[]];
+  description: string;
+}
+
+/**
+ * A document with `ensure: absent`: its key alone, which deletes that one object (docs/manifests.md,
+ * "Deleting one object").
+ */
+export interface DesiredAbsent {
+  kind: string;
+  ensure: "absent";
+  /** The key in lower case, as keys compare. */
+  key: string;
+  /** The key as written. */
+  name: string;
+  source: SourceLocation;
+  /** The key field's dot-path (`users[3].userName`), for messages at its position. */
+  path: string;
+}
+
+export function isAbsent(desired: object): desired is DesiredAbsent {
+  return (desired as { ensure?: unknown }).ensure === "absent";
+}
+
 /** Everything egp knows about one document kind. Adding a kind is adding one of these. */
-export interface KindDefinition<Doc, Desired, Plural extends string = string> {
+export interface KindDefinition<
+  Doc,
+  Desired,
+  Plural extends string = string,
+  Prune extends PruneChoice | undefined = undefined,
+> {
   kind: string;
   /** Names a document of this kind in dot-paths (`users[3].status`), and its list in the desired state. */
   plural: Plural;
@@ -62,6 +97,13 @@ export interface KindDefinition<Doc, Desired, Plural extends string = string> {
    * error.
    */
   needsPackagesFrom?: boolean;
+  /** Live objects of this kind that no manifest names may be pruned (PrunePolicy). */
+  prune?: Prune;
+  /**
+   * A document may say `ensure: absent` with its key alone, to delete that one object. `schema` is
+   * then a strict object whose key field is a string, and may carry `ensure: present`.
+   */
+  absentable?: boolean;
   /** Maps a valid document to the platform's vocabulary for one environment. */
   normalize(doc: Doc, environment: EnvironmentContext, report: Reporter): Desired;
   /** Plans' words for the fields `normalize` writes; absent: fields show as their changes name them. */
@@ -75,33 +117,107 @@ export interface KeyDefinition<Desired> {
 
 /** A document that passed its schema and its rules, ready to be normalized per environment. */
 export interface PreparedDocument<Desired> {
-  normalize(environment: EnvironmentContext, report: Reporter): Desired;
+  normalize(environment: EnvironmentContext, report: Reporter): Desired | DesiredAbsent;
 }
 
 /** A kind with its document type hidden, so that kinds of different types fit in one list. */
-export interface Kind<Desired, Plural extends string = string> {
+export interface Kind<
+  Desired,
+  Plural extends string = string,
+  Prune extends PruneChoice | undefined = PruneChoice | undefined,
+> {
   kind: string;
   plural: Plural;
   schema: z.ZodType;
   key: KeyDefinition<Desired>;
   needsPackagesFrom: boolean;
   words?: FieldWords;
+  prune: Prune;
+  absentable: boolean;
   /** Step 1 (zod) and step 3 (rules) of validation; null when the document is invalid. */
   prepare(report: Reporter): PreparedDocument<Desired> | null;
 }
 
-export function defineKind<Doc, Desired, const Plural extends string>(
-  definition: KindDefinition<Doc, Desired, Plural>,
-): Kind<Desired, Plural> {
+/** The key of a normalized document, present or absent. */
+export function keyOf<Desired>(kind: Kind<Desired>, desired: Desired | DesiredAbsent): string {
+  return isAbsent(desired as object) ? (desired as DesiredAbsent).key : kind.key.of(desired as Desired);
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** `{ kind, environments?, <key>, ensure: absent }` and nothing else. */
+function absentSchema(definition: KindDefinition<unknown, unknown, string, PruneChoice | undefined>) {
+  const shape = (definition.schema as unknown as z.ZodObject).shape;
+  return z
+    .strictObject({
+      kind: z.literal(definition.kind),
+      ...scoping,
+      [definition.key.field]: shape[definition.key.field] as z.ZodType<string>,
+      ensure: z.literal("absent").describe("Delete this object from the environment."),
+    })
+    .describe(`A ${definition.kind} to delete: its ${definition.key.field} alone, with ensure: absent.`);
+}
+
+/** Step 1 of an `ensure: absent` document: every field but its key is an error, named. */
+function prepareAbsent(
+  definition: KindDefinition<unknown, unknown, string, PruneChoice | undefined>,
+  schema: z.ZodType,
+  report: Reporter,
+): PreparedDocument<never> | null {
+  const value = report.document.value as Record<string, unknown>;
+  const allowed = new Set(["kind", "environments", "ensure", definition.key.field]);
+  for (const field of Object.keys(value).filter((f) => !allowed.has(f)))
+    report.error(
+      [field],
+      `not allowed with ensure: absent, which names the object by its ${definition.key.field} alone`,
+    );
+  if (report.failed()) return null;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    reportZodIssues(parsed.error, report);
+    return null;
+  }
+  const name = String(value[definition.key.field]);
+  const absent: DesiredAbsent = {
+    kind: definition.kind,
+    ensure: "absent",
+    key: name.toLowerCase(),
+    name,
+    source: sourceOf(report, definition.key.field),
+    path: report.where([definition.key.field]).path,
+  };
+  return { normalize: () => absent };
+}
+
+export function defineKind<
+  Doc,
+  Desired,
+  const Plural extends string,
+  const Prune extends PruneChoice | undefined = undefined,
+>(definition: KindDefinition<Doc, Desired, Plural, Prune>): Kind<Desired, Plural, Prune> {
+  const general = definition as unknown as KindDefinition<unknown, unknown, string, PruneChoice | undefined>;
+  const absent = definition.absentable ? absentSchema(general) : undefined;
   return {
     kind: definition.kind,
     plural: definition.plural,
-    schema: definition.schema,
+    schema: absent
+      ? z.discriminatedUnion("ensure", [
+          definition.schema as unknown as z.ZodObject<{ ensure: z.ZodOptional<z.ZodLiteral<"present">> }>,
+          absent,
+        ])
+      : definition.schema,
     key: definition.key,
     needsPackagesFrom: definition.needsPackagesFrom ?? false,
     ...(definition.words ? { words: definition.words } : {}),
+    prune: definition.prune as Prune,
+    absentable: absent !== undefined,
     prepare(report) {
-      const parsed = definition.schema.safeParse(report.document.value);
+      const value = report.document.value;
+      if (absent && isMapping(value) && value.ensure === "absent")
+        return prepareAbsent(general, absent, report);
+      const parsed = definition.schema.safeParse(value);
       if (!parsed.success) {
         reportZodIssues(parsed.error, report);
         return null;
@@ -124,6 +240,12 @@ export const scoping = {
     .optional()
     .describe("Environments this document applies to, by environment file name. Absent: every environment."),
 };
+
+/** `ensure:` on a kind that may also say `absent` (the other branch of its schema). */
+export const ENSURE_PRESENT = z
+  .literal("present")
+  .optional()
+  .describe("present (default): the object exists as described; absent: see the other form.");
 
 /** Free text that the platform stores as string or null. */
 export const optionalText = (description: string) => z.string().nullable().optional().describe(description);

@@ -3,6 +3,7 @@ import type { SourceLocation } from "../errors.ts";
 import {
   type DocumentRule,
   defineKind,
+  ENSURE_PRESENT,
   type FieldWords,
   nameOfCode,
   namesOf,
@@ -48,6 +49,7 @@ export const SecurityParameterDocument = z
     kind: z.literal("SecurityParameter"),
     ...scoping,
     name: z.string().min(1).describe("Key: the parameter's Name, the same in every environment."),
+    ensure: ENSURE_PRESENT,
     description: optionalText("Description."),
     minPasswordLength: count("Minimum password length."),
     alphaCharsRequired: count("Letters a password needs."),
@@ -271,6 +273,11 @@ export const securityParameterKind = defineKind({
   // Names compare case-insensitively: two names that differ only in case would confuse any instance.
   key: { field: "name", of: (desired: DesiredSecurityParameter) => desired.name.toLowerCase() },
   words: WORDS,
+  absentable: true,
+  prune: {
+    values: ["ignore", "delete"],
+    description: "Live security parameters the manifests do not name: ignore (default) or delete.",
+  },
   normalize(doc, _environment, report): DesiredSecurityParameter {
     return {
       kind: "SecurityParameter",

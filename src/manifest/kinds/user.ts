@@ -5,6 +5,7 @@ import { Secret } from "../secret.ts";
 import {
   type DocumentRule,
   defineKind,
+  ENSURE_PRESENT,
   type EnvironmentContext,
   type FieldWords,
   nameOfCode,
@@ -69,6 +70,7 @@ export const UserDocument = z
       .min(1)
       .regex(/^\S(.*\S)?$/, "must not start or end with a space")
       .describe("Key: the login name, matched case-insensitively."),
+    ensure: ENSURE_PRESENT,
     firstName: z.string().min(1),
     lastName: z.string().min(1),
     middleName: optionalText("Middle name."),
@@ -349,6 +351,11 @@ export const userKind = defineKind({
   ],
   key: { field: "userName", of: (desired: DesiredUser) => desired.key },
   words: WORDS,
+  absentable: true,
+  prune: {
+    values: ["ignore", "deactivate", "delete"],
+    description: "Live users the manifests do not name: ignore (default), deactivate or delete.",
+  },
   normalize(doc, environment, report): DesiredUser {
     const user: DesiredUser = {
       kind: "User",

@@ -8,6 +8,10 @@ export interface PlanOptions {
   allowDelete?: boolean;
   /** Send roles on every managed user, even when nothing else changed (roles can't be read back). */
   enforceRoles?: boolean;
+  /** `--target KIND/KEY` as written: plan only these objects (and what their steps depend on). */
+  targets?: readonly string[];
+  /** `--manifests GLOB` as written: the manifest files loaded; recorded so that apply loads the same. */
+  manifests?: readonly string[];
 }
 
 export interface PlanInput {
@@ -26,6 +30,15 @@ export interface KindPlan {
   changes: Change[];
   steps: Step[];
   unmanaged: UnmanagedResource[];
+  /** Unmanaged, and named by the PrunePolicy's `exclude`: never pruned. */
+  excluded?: UnmanagedResource[];
+}
+
+/** One object of a kind, by its key as a plan shows it, with what the manifests and the instance say of it. */
+export interface PlannedObject {
+  key: string;
+  desired?: unknown;
+  live?: unknown;
 }
 
 export interface KindPlanner {
@@ -41,11 +54,37 @@ export interface KindPlanner {
    */
   refusals?(input: PlanInput): PlanProblem[];
   plan(input: PlanInput): KindPlan;
+  /** Where the kind's documents are in the desired state, and the key a target matches. */
+  documents?: {
+    plural: "users" | "securityParameters" | "packages";
+    keyOf(document: never): string;
+  };
+  /** Kinds whose documents and live objects this kind's plan reads whole (a target keeps them whole). */
+  reads?: readonly ChangeKind[];
+  /** The kind's objects in the manifests and on the instance: what `--target` counts and digests. */
+  objects?(input: Pick<PlanInput, "desired" | "live">): PlannedObject[];
 }
 
 /** Something the platform would refuse, at the manifest field that asks for it. */
 export interface PlanProblem extends FieldSource {
   message: string;
+  /** The object it concerns, so that a targeted plan keeps only its own refusals. */
+  subject?: { kind: ChangeKind; key: string };
+}
+
+/** The kind's objects by lower-case key: the manifests' (present or absent) merged with the live ones. */
+export function mergeObjects(
+  documents: ReadonlyArray<{ key: string; desired: unknown }>,
+  live: ReadonlyArray<{ key: string; live: unknown }>,
+): PlannedObject[] {
+  const byKey = new Map<string, PlannedObject>();
+  for (const doc of documents) byKey.set(doc.key.toLowerCase(), { key: doc.key, desired: doc.desired });
+  for (const item of live) {
+    const found = byKey.get(item.key.toLowerCase());
+    if (found) found.live = item.live;
+    else byKey.set(item.key.toLowerCase(), { key: item.key, live: item.live });
+  }
+  return [...byKey.values()];
 }
 
 /** `manifests/users.yaml:12:3 users[3].initialPassword: message`, as manifest errors are written. */

@@ -58,6 +58,19 @@ export const packagePlanner: KindPlanner = {
   kind: KIND,
   order: 0,
   unverifiable: [],
+  documents: { plural: "packages", keyOf: (pkg: DesiredPackage) => pkg.name },
+  objects({ desired, live }) {
+    // A package is its objects: as the manifest names them, and their trees on both sides.
+    return desired.packages.map((pkg) => {
+      const guids = live.packageSource
+        ? pkg.objects.map((object) => resolveObjectGuid(object, live.packageSource!))
+        : [];
+      const trees = guids.map((guid) =>
+        guid ? [live.packageSource?.objects[guid] ?? null, live.packages.objects[guid] ?? null] : null,
+      );
+      return { key: pkg.name, desired: pkg, live: trees };
+    });
+  },
   plan({ desired, live }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     if (desired.packages.length === 0 || !desired.packagesFrom) return result;

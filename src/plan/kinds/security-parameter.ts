@@ -1,8 +1,9 @@
-import type { DesiredSecurityParameter } from "../../manifest/index.ts";
+import type { DesiredAbsent, DesiredSecurityParameter, DesiredState } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { same } from "../compare.ts";
+import { globMatcher } from "../glob.ts";
 import type { Change, FieldChange } from "../model.ts";
-import type { KindPlan, KindPlanner, PlanInput } from "./kind.ts";
+import { type KindPlan, type KindPlanner, mergeObjects, type PlanInput, type PlanProblem } from "./kind.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { makeStep } from "./steps.ts";
 
@@ -74,6 +75,7 @@ export function parametersAfterPlan(
     const key = parameter.name.toLowerCase();
     byName.set(key, { ...byName.get(key), ...parameter.fields, Name: parameter.name });
   }
+  for (const absent of absentParameters(desired)) byName.delete(absent.key);
   const wanted = desired.securityParameters.find((p) => p.fields.Default === true);
   const current = live.securityParameters.find((p) => p.Default);
   const name = wanted?.name ?? current?.Name;
@@ -82,11 +84,59 @@ export function parametersAfterPlan(
   return found && found.Default !== false ? { byName, default: found } : { byName };
 }
 
+function absentParameters(desired: DesiredState): DesiredAbsent[] {
+  return desired.absent.filter((a) => a.kind === KIND);
+}
+
+/**
+ * `ensure: absent` on a parameter the platform must keep: the default one, or one a user has (on
+ * the instance, or in the manifests).
+ */
+function absentRefusals({ desired, live }: Pick<PlanInput, "desired" | "live">): PlanProblem[] {
+  const environment = desired.environment.name;
+  return absentParameters(desired).flatMap((absent) => {
+    const current = live.securityParameters.find((p) => p.Name.toLowerCase() === absent.key);
+    const problem = (message: string): PlanProblem[] => [
+      { ...absent.source, path: absent.path, message, subject: { kind: KIND, key: absent.name } },
+    ];
+    const madeDefault = desired.securityParameters.some((p) => p.fields.Default === true);
+    if (current?.Default && !madeDefault)
+      return problem(
+        `"${absent.name}" is the default security parameter of ${environment}; make another one the default first`,
+      );
+    const holders = [
+      ...live.users.filter((u) => current && u.user.SecurityId === current.Id).map((u) => u.user.UserName),
+      ...desired.users
+        .filter((u) => u.securityParameter?.toLowerCase() === absent.key)
+        .map((u) => u.userName),
+    ];
+    const names = [...new Set(holders)];
+    if (names.length === 0) return [];
+    const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+    return problem(
+      `"${absent.name}" is still the security parameter of ${names.length} user(s) on ${environment} (${shown}); give them another one first`,
+    );
+  });
+}
+
 /** Security parameters: keyed by Name (case-insensitive, as the platform keeps names unique). */
 export const securityParameterPlanner: KindPlanner = {
   kind: KIND,
   order: 10,
   unverifiable: [],
+  documents: { plural: "securityParameters", keyOf: (parameter: DesiredSecurityParameter) => parameter.name },
+  // A parameter is deleted only when no user has it.
+  reads: ["User"],
+  objects({ desired, live }) {
+    return mergeObjects(
+      [
+        ...desired.securityParameters.map((p) => ({ key: p.name, desired: p })),
+        ...absentParameters(desired).map((a) => ({ key: a.name, desired: a })),
+      ],
+      live.securityParameters.map((p) => ({ key: p.Name, live: p })),
+    );
+  },
+  refusals: absentRefusals,
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
@@ -113,11 +163,40 @@ export const securityParameterPlanner: KindPlanner = {
       );
     }
 
-    const managed = new Set(desired.securityParameters.map((p) => p.name.toLowerCase()));
+    const absent = new Map(absentParameters(desired).map((a) => [a.key, a]));
+    const managed = new Set([
+      ...desired.securityParameters.map((p) => p.name.toLowerCase()),
+      ...absent.keys(),
+    ]);
     const prune = options.allowDelete ? "delete" : desired.prune.securityParameters;
+    const excluded = globMatcher(desired.prune.exclude.securityParameters);
+    result.excluded = [];
     const desiredUserParameters = new Set(desired.users.map((u) => u.securityParameter?.toLowerCase()));
     for (const parameter of live.securityParameters) {
+      const gone = absent.get(parameter.Name.toLowerCase());
+      if (gone) {
+        // Refused beforehand when it is the default or in use (absentRefusals).
+        const change: Change = {
+          id: parameterChangeId(parameter.Name),
+          kind: KIND,
+          key: parameter.Name,
+          action: "delete",
+          fields: [],
+          notes: ["ensure: absent in the manifests"],
+          destructive: true,
+          source: gone.source,
+        };
+        result.changes.push(change);
+        result.steps.push(
+          makeStep(change, "securityParameter.delete", environment, { name: parameter.Name }),
+        );
+        continue;
+      }
       if (managed.has(parameter.Name.toLowerCase())) continue;
+      if (excluded(parameter.Name)) {
+        result.excluded.push({ kind: KIND, key: parameter.Name });
+        continue;
+      }
       const inUse =
         parameter.Default ||
         desiredUserParameters.has(parameter.Name.toLowerCase()) ||

@@ -1,4 +1,5 @@
 import type {
+  DesiredAbsent,
   DesiredContact,
   DesiredState,
   DesiredUser,
@@ -8,11 +9,13 @@ import type {
 import type { LiveState, LiveUser } from "../../state/live-state.ts";
 import type { Contact } from "../../wire/index.ts";
 import { same } from "../compare.ts";
+import { globMatcher } from "../glob.ts";
 import { type Change, type FieldChange, SENSITIVE, type Step } from "../model.ts";
 import { passwordRulesOf, passwordShortfalls } from "../password-rules.ts";
 import {
   type KindPlan,
   type KindPlanner,
+  mergeObjects,
   type PlanInput,
   type PlanProblem,
   RESOURCE_DEPENDENCY,
@@ -305,18 +308,79 @@ function userRefusals(
   ];
 }
 
+function absentUsers(desired: DesiredState): DesiredAbsent[] {
+  return desired.absent.filter((a) => a.kind === KIND);
+}
+
+/** `ensure: absent` on the account egp logs in as would lock egp out mid-apply. */
+function absentRefusals(desired: DesiredState): PlanProblem[] {
+  const { auth, name } = desired.environment;
+  return absentUsers(desired)
+    .filter((a) => a.key === auth.username.toLowerCase())
+    .map((a) => ({
+      ...a.source,
+      path: a.path,
+      message: `"${a.name}" is the account egp logs in as to ${name}; it can't be deleted`,
+      subject: { kind: KIND, key: a.name },
+    }));
+}
+
+/** A user that `ensure: absent` deletes: shown loudly, with no flag needed (it is in the reviewed manifests). */
+function planAbsent(
+  absent: DesiredAbsent,
+  current: LiveUser,
+  environment: string,
+): { change: Change; steps: Step[] } {
+  const change: Change = {
+    id: `${KIND}/${absent.key}`,
+    kind: KIND,
+    key: current.user.UserName,
+    action: "delete",
+    fields: [],
+    notes: ["ensure: absent in the manifests"],
+    destructive: true,
+    source: absent.source,
+  };
+  return {
+    change,
+    steps: [
+      makeStep(change, "user.delete", environment, { userName: current.user.UserName, id: current.user.Id }),
+    ],
+  };
+}
+
 /** Users: keyed by UserName, case-insensitively. */
 export const userPlanner: KindPlanner = {
   kind: KIND,
   order: 20,
   unverifiable: ["Roles", "Password"],
+  documents: { plural: "users", keyOf: (user: DesiredUser) => user.userName },
+  // A user's plan checks its password against the security parameters as the plan leaves them.
+  reads: ["SecurityParameter"],
+  objects({ desired, live }) {
+    return mergeObjects(
+      [
+        ...desired.users.map((u) => ({ key: u.userName, desired: u })),
+        ...absentUsers(desired).map((a) => ({ key: a.name, desired: a })),
+      ],
+      live.users.map((u) => ({
+        key: u.user.UserName,
+        live: { ...u, user: { ...u.user, LastLoginDate: null } },
+      })),
+    );
+  },
   refusals({ desired, live }: PlanInput): PlanProblem[] {
     const parameters = parametersAfterPlan(desired, live);
     const existing = new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
-    return desired.users.flatMap((user) => [
-      ...groupRefusals(user, live, desired),
-      ...userRefusals(user, parameters, existing.has(user.key), desired.environment.name),
-    ]);
+    return [
+      ...desired.users.flatMap((user) =>
+        [
+          ...groupRefusals(user, live, desired),
+          ...userRefusals(user, parameters, existing.has(user.key), desired.environment.name),
+        ].map((problem) => ({ ...problem, subject: { kind: KIND, key: user.userName } })),
+      ),
+      ...absentRefusals(desired),
+    ];
   },
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
@@ -334,12 +398,26 @@ export const userPlanner: KindPlanner = {
       result.steps.push(...planned.steps);
     }
 
-    const managed = new Set(desired.users.map((u) => u.key));
+    const absent = new Map(absentUsers(desired).map((a) => [a.key, a]));
+    const managed = new Set([...desired.users.map((u) => u.key), ...absent.keys()]);
     const self = desired.environment.auth.username.toLowerCase();
     const prune = options.allowDelete ? "delete" : desired.prune.users;
+    const excluded = globMatcher(desired.prune.exclude.users);
+    result.excluded = [];
     for (const current of live.users) {
       const key = current.user.UserName.toLowerCase();
+      const gone = absent.get(key);
+      if (gone && key !== self) {
+        const planned = planAbsent(gone, current, environment);
+        result.changes.push(planned.change);
+        result.steps.push(...planned.steps);
+        continue;
+      }
       if (managed.has(key)) continue;
+      if (excluded(current.user.UserName)) {
+        result.excluded.push({ kind: KIND, key: current.user.UserName });
+        continue;
+      }
       // Never prune the account egp itself logs in with.
       const deactivateDone = prune === "deactivate" && current.user.AccountStatus === INACTIVE;
       if (prune === "ignore" || key === self || deactivateDone) {

@@ -1,10 +1,12 @@
 import type { Change, FieldChange, Plan } from "../model.ts";
 import { partLine } from "./parts.ts";
 import {
+  excludedLine,
   fieldLines,
   formatValue,
   headline,
   objectTypeOf,
+  partialLine,
   type RenderOptions,
   SYMBOL,
   summaryLine,
@@ -96,7 +98,8 @@ function header(plan: Plan, view: RenderOptions["view"]): string {
           `| ${add} | ${change} | ${destroy} | ${promote} |`,
           ...(destroy > 0 ? ["", `**Warning: this plan deletes ${destroy} resource(s).**`] : []),
         ].join("\n");
-  return [title(plan, view), "", body, ""].join("\n");
+  const partial = partialLine(plan);
+  return [title(plan, view), "", ...(partial ? [`_${partial}_`, ""] : []), body, ""].join("\n");
 }
 
 /**
@@ -113,6 +116,7 @@ export function renderMarkdown(
   const head = header(plan, options.view);
   const tail = [
     unmanagedLine(plan.unmanaged),
+    excludedLine(plan.excluded ?? []),
     plan.changes.length ? summaryLine(plan.summary, options.view) : undefined,
     `<sub>plan ${plan.id}</sub>`,
   ]

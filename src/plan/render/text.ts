@@ -1,5 +1,14 @@
 import type { Plan } from "../model.ts";
-import { fieldLines, headline, type RenderOptions, SYMBOL, summaryLine, unmanagedLine } from "./values.ts";
+import {
+  excludedLine,
+  fieldLines,
+  headline,
+  partialLine,
+  type RenderOptions,
+  SYMBOL,
+  summaryLine,
+  unmanagedLine,
+} from "./values.ts";
 
 /**
  * Terraform-style text: `+`/`~`/`-` per change, then a summary line. As a drift report
@@ -8,6 +17,8 @@ import { fieldLines, headline, type RenderOptions, SYMBOL, summaryLine, unmanage
 export function renderText(plan: Plan, options: RenderOptions = {}): string {
   const drift = options.view === "drift";
   const lines: string[] = [];
+  const partial = partialLine(plan);
+  if (partial) lines.push(partial, "");
   if (plan.changes.length === 0) {
     lines.push(`${drift ? "No drift. " : "No changes. "}${plan.environment} matches the manifests.`);
   } else if (drift) {
@@ -23,6 +34,8 @@ export function renderText(plan: Plan, options: RenderOptions = {}): string {
   }
   const unmanaged = unmanagedLine(plan.unmanaged);
   if (unmanaged) lines.push(unmanaged);
+  const excluded = excludedLine(plan.excluded ?? []);
+  if (excluded) lines.push(excluded);
   if (plan.changes.length > 0) {
     const { drift: drifted, add, change, destroy, promote } = plan.summary;
     lines.push(summaryLine({ add, change, destroy, promote }, options.view));

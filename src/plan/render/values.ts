@@ -117,3 +117,19 @@ export function unmanagedLine(unmanaged: readonly { kind: string }[]): string | 
   const parts = [...counts].map(([kind, count]) => `${count} ${kind}${count === 1 ? "" : "s"}`);
   return `Unmanaged, left alone (not in the manifests; see PrunePolicy): ${parts.join(", ")}.`;
 }
+
+export function excludedLine(excluded: readonly { kind: string; key: string }[]): string | undefined {
+  if (excluded.length === 0) return undefined;
+  const names = excluded.map((item) => `${item.kind} "${item.key}"`).join(", ");
+  return `Excluded, never pruned (PrunePolicy exclude): ${names}.`;
+}
+
+/** `partial plan: 1 of 12 objects targeted (--target User/kmurphy)`, for a plan made with --target. */
+export function partialLine(plan: {
+  partial?: { targeted: number; of: number };
+  options: { targets?: readonly string[] };
+}): string | undefined {
+  if (!plan.partial) return undefined;
+  const targets = (plan.options.targets ?? []).map((t) => `--target ${t}`).join(" ");
+  return `partial plan: ${plan.partial.targeted} of ${plan.partial.of} objects targeted (${targets})`;
+}

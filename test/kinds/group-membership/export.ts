@@ -4,6 +4,7 @@ export const groupMembershipExporter: KindExporter = {
   kind: "GroupMembership",
   file: "group-memberships.yaml",
   noun: "group memberships",
+  key: "group",
   export({ live }) {
     const memberships = live.groupMemberships ?? { groups: {}, userIds: {} };
     const names = new Map(Object.entries(memberships.userIds).map(([name, id]) => [id, name]));

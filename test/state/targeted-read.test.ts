@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, type PlatformClient } from "../../src/client/client.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { startEarlyReads } from "../../src/state/index.ts";
+
+/*
+ * `--target User/<name>` reads only the users it names where the interface allows it: one list read
+ * with an OData `UserName eq` filter (issue 17), instead of every user of the instance.
+ */
+
+let emulator: Emulator;
+let client: PlatformClient;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ port: 0, seed: "demo-prod" });
+  client = createClient({
+    url: emulator.url,
+    instance: "Default",
+    username: "sysadmin",
+    password: "Password1!",
+    limits: { concurrency: 2, requestsPerSecond: 0 },
+  });
+});
+
+afterAll(async () => {
+  await client.close();
+  await emulator.close();
+});
+
+const names = (users: Array<{ UserName: string }>) => users.map((u) => u.UserName).sort();
+
+describe("a targeted plan's user read", () => {
+  it("asks the instance for the named users only, matching names case-insensitively", async () => {
+    const all = names(await startEarlyReads(client).users);
+    expect(all.length).toBeGreaterThan(3);
+    const before = client.stats().byRoute;
+    const named = await startEarlyReads(client, { userNames: ["DPATEL", "nobody", "O'Brien"] }).users;
+    expect(names(named)).toEqual(["dpatel"]);
+    const after = client.stats().byRoute;
+    const reads = Object.keys(after).filter((route) => route.endsWith("/core/system/user"));
+    expect(reads.map((route) => (after[route] ?? 0) - (before[route] ?? 0))).toEqual([1]);
+  });
+
+  it("reads no user at all when the targets name none", async () => {
+    const before = client.stats().requests;
+    const early = startEarlyReads(client, { userNames: [] });
+    expect(await early.users).toEqual([]);
+    await early.securityParameters;
+    // The parameters' list read only.
+    expect(client.stats().requests - before).toBe(1);
+  });
+});

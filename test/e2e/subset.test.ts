@@ -59,7 +59,7 @@ describe("ensure: absent", () => {
     const applied = await egp(["apply", "--env", "prod", "--yes", "--dir", dir], { env: ENV });
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 0 added, 0 changed, 1 deleted.");
+    expect(applied.stdout).toContain("Apply complete: 0 added, 0 changed, 1 destroyed, 0 promoted.");
     expect(usernames(prod)).toEqual(before.filter((name) => name !== "dpatel"));
   });
 
@@ -151,7 +151,7 @@ describe("--target", () => {
     const applied = await egp(["apply", "--env", "local-prod", planFile, "--dir", dir], { env: ENV });
     expect(applied.stderr).toBe("");
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain("Apply complete: 2 added, 0 changed, 0 deleted.");
+    expect(applied.stdout).toContain("Apply complete: 2 added, 0 changed, 0 destroyed, 0 promoted.");
     expect(applied.stdout).toContain("Verified: the targeted objects of local-prod match the manifests.");
     expect(usernames(prod)).toContain("kmurphy");
 

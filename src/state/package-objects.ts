@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PlatformClient } from "../client/client.ts";
+import { NotFoundError } from "../client/errors.ts";
 import type {
   Application,
   EventAction,
@@ -76,7 +77,12 @@ async function readModuleTree(
       levels.map(async (level) => {
         const [fields, layout, rules] = await Promise.all([
           client.metadata.fieldDefinitions(level.Id) as Promise<FieldDefinition[]>,
-          (client.metadata.levelLayout(level.Id) as Promise<LevelLayout>).catch(() => undefined),
+          // A level without a layout answers 404; any other failure is a failed read, not "no
+          // layout" (a fault taken for an empty layout made a converged target look changed).
+          (client.metadata.levelLayout(level.Id) as Promise<LevelLayout>).catch((error: unknown) => {
+            if (error instanceof NotFoundError) return undefined;
+            throw error;
+          }),
           client.metadata.eventRulesByLevel(level.Id) as Promise<EventRule[]>,
         ]);
         const withActions = await Promise.all(

@@ -118,4 +118,13 @@ describe("package details", () => {
     ]);
     expect(lines("Application Findings")).toContain('+ field "Finding Title": added');
   });
+
+  it("a layout read that fails is a failed read, not a level without a layout", async () => {
+    // A 403 is not retried: before, it read as "no layout", so a converged target looked changed.
+    prod.faults.script({ path: "/levellayout/level/", action: { status: 403 } });
+    await expect(readLiveState(prodClient, desired, { source: devClient })).rejects.toThrow(/403/);
+    // A level that has no layout still reads as one without (404 is the answer for that).
+    const again = await readLiveState(prodClient, desired, { source: devClient });
+    expect(again.packages).toEqual(live.packages);
+  });
 });

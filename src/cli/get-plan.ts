@@ -35,13 +35,14 @@ async function startReading(
   repository: Repository,
   env: string,
   connections: Connections,
-  userNames?: readonly string[],
+  keys: (kind: string) => readonly string[] | undefined,
 ): Promise<EarlyReads | undefined> {
   const environments = validateRepository({ ...repository, manifests: [] }, { env });
   const config = environments.ok ? environments.states[0]?.environment : undefined;
   if (!config) return undefined;
-  const early = startEarlyReads((await connections.open(config)).client, { userNames });
-  await early.securityParameters.catch(() => undefined);
+  const early = startEarlyReads((await connections.open(config)).client, keys);
+  // The first answer means the session exists; the other reads are on the wire meanwhile.
+  await Promise.race(early.values()).catch(() => undefined);
   return early;
 }
 
@@ -62,7 +63,7 @@ export async function readContext(
 ): Promise<PlanContext> {
   const repository = selectManifests(await readRepository(dir), selection.manifests);
   const targets = parseTargets(selection.targets);
-  const early = await startReading(repository, env, connections, keysToRead(targets, "User"));
+  const early = await startReading(repository, env, connections, (kind) => keysToRead(targets, kind));
   const { state: desired, warnings } = environmentOf(repository, env);
   const wanted = narrowDesired(desired, targets);
   const target = await connections.open(desired.environment);

@@ -98,7 +98,7 @@ export function narrowDesired(
  */
 export function keysToRead(
   targets: readonly Target[],
-  kind: ChangeKind,
+  kind: string,
   planners: readonly KindPlanner[] = KIND_PLANNERS,
 ): string[] | undefined {
   if (targets.length === 0 || keptWhole(targets, planners).has(kind)) return undefined;

@@ -1,6 +1,5 @@
 import type { PlatformClient } from "../client/client.ts";
 import type { DesiredState } from "../manifest/index.ts";
-import type { SecurityParameter, User } from "../wire/index.ts";
 import { hash } from "./digest.ts";
 import { LIVE_KINDS, type LiveParts } from "./kinds/index.ts";
 import type { EarlyReads, ReadLiveOptions } from "./kinds/kind.ts";
@@ -17,33 +16,24 @@ export type { EarlyReads, ReadLiveOptions };
  */
 
 /**
- * Starts the reads that do not depend on the manifests, so that the instance answers them while
- * this process parses and validates the manifests (for 10,000 users, both take about as long).
+ * Starts every kind's early read (`LiveKind.early`), so that the instance answers them while this
+ * process parses and validates the manifests (for 10,000 users, both take about as long). `keys`
+ * narrows a read to the objects a plan targets by exact key, where the kind can (`narrowedBy`).
  * Whoever starts them hands them to `readLiveState`; when the manifests turn out invalid nobody
  * does, and their failures are then dropped rather than left unhandled.
  */
 export function startEarlyReads(
   client: PlatformClient,
-  narrow: { userNames?: readonly string[] } = {},
+  keys: (kind: string) => readonly string[] | undefined = () => undefined,
 ): EarlyReads {
-  const early: EarlyReads = {
-    securityParameters: client.securityParameters.list() as Promise<SecurityParameter[]>,
-    users: usersNamed(client, narrow.userNames),
-  };
-  early.securityParameters.catch(() => undefined);
-  early.users.catch(() => undefined);
+  const early = new Map<string, Promise<unknown>>();
+  for (const kind of LIVE_KINDS) {
+    if (!kind.early) continue;
+    const read = kind.early.start(client, kind.early.narrowedBy ? keys(kind.early.narrowedBy) : undefined);
+    read.catch(() => undefined);
+    early.set(kind.part, read);
+  }
   return early;
-}
-
-/**
- * Every user, or (a plan targeting users by exact name, `--target User/jdoe`) only those: one list
- * read with an OData `UserName eq` filter, which the platform matches case-insensitively.
- */
-function usersNamed(client: PlatformClient, names: readonly string[] | undefined): Promise<User[]> {
-  if (names === undefined) return client.users.list() as Promise<User[]>;
-  if (names.length === 0) return Promise.resolve([]);
-  const filter = { or: names.map((name) => ({ field: "UserName", op: "eq" as const, value: name })) };
-  return client.users.list({ filter }) as Promise<User[]>;
 }
 
 export async function readLiveState(

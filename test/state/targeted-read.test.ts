@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { startEarlyReads } from "../../src/state/index.ts";
+import type { User } from "../../src/wire/index.ts";
 
 /*
  * `--target User/<name>` reads only the users it names where the interface allows it: one list read
@@ -31,10 +32,13 @@ const names = (users: Array<{ UserName: string }>) => users.map((u) => u.UserNam
 
 describe("a targeted plan's user read", () => {
   it("asks the instance for the named users only, matching names case-insensitively", async () => {
-    const all = names(await startEarlyReads(client).users);
+    const usersOf = (early: ReturnType<typeof startEarlyReads>) => early.get("users") as Promise<User[]>;
+    const all = names(await usersOf(startEarlyReads(client)));
     expect(all.length).toBeGreaterThan(3);
     const before = client.stats().byRoute;
-    const named = await startEarlyReads(client, { userNames: ["DPATEL", "nobody", "O'Brien"] }).users;
+    const named = await usersOf(
+      startEarlyReads(client, (kind) => (kind === "User" ? ["DPATEL", "nobody", "O'Brien"] : undefined)),
+    );
     expect(names(named)).toEqual(["dpatel"]);
     const after = client.stats().byRoute;
     const reads = Object.keys(after).filter((route) => route.endsWith("/core/system/user"));
@@ -43,9 +47,9 @@ describe("a targeted plan's user read", () => {
 
   it("reads no user at all when the targets name none", async () => {
     const before = client.stats().requests;
-    const early = startEarlyReads(client, { userNames: [] });
-    expect(await early.users).toEqual([]);
-    await early.securityParameters;
+    const early = startEarlyReads(client, () => []);
+    expect(await early.get("users")).toEqual([]);
+    await early.get("securityParameters");
     // The parameters' list read only.
     expect(client.stats().requests - before).toBe(1);
   });

@@ -42,10 +42,11 @@ export function registerExportCommand(program: Command): void {
       for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
       const targets = parseTargets(flags.target);
       const target = await connections.open(desired.environment);
-      // Users named exactly are read by name; a parameter's users are not needed to write it.
-      const userNames =
-        targets.length > 0 && !targets.some((t) => t.kind === "User") ? [] : keysToRead(targets, "User");
-      const early = startEarlyReads(target.client, { userNames });
+      // Objects named exactly are read by name; a kind no target names is not needed to write the
+      // others (a parameter's users, say), so its narrowable read is skipped.
+      const early = startEarlyReads(target.client, (kind) =>
+        targets.length > 0 && !targets.some((t) => t.kind === kind) ? [] : keysToRead(targets, kind),
+      );
       // Packages are promotions between environments, not state to export: skip their trees.
       const live = await readLiveState(target.client, { ...desired, packages: [] }, { scope: "all", early });
       // Loaded here: the YAML writer is needed by this command only.

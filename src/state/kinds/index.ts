@@ -1,4 +1,4 @@
-import type { LiveKind, ReadContext } from "./kind.ts";
+import type { EarlyRead, LiveKind, ReadContext } from "./kind.ts";
 import { packageLive } from "./package.ts";
 import { securityParameterLive } from "./security-parameter.ts";
 import { userLive } from "./user.ts";
@@ -12,6 +12,7 @@ const BUILT_IN = [securityParameterLive, userLive, packageLive] as const;
 interface AnyLiveKind {
   part: string;
   label: string;
+  early?: EarlyRead<unknown>;
   read(context: ReadContext): Promise<unknown>;
   // biome-ignore lint/suspicious/noExplicitAny: the state type differs per kind; each kind is typed where it is defined.
   digest(state: any): string;
@@ -54,7 +55,9 @@ export type PartDigests = Record<BuiltInPartName, string> & { [P in keyof Regist
 export const LIVE_KINDS: readonly AnyLiveKind[] = [...BUILT_IN];
 
 /** Adds a kind's live read (a kind outside this list); its part name must be new. */
-export function registerLiveKind<Part extends string, State>(kind: LiveKind<Part, State>): void {
+export function registerLiveKind<Part extends string, State, Early>(
+  kind: LiveKind<Part, State, Early>,
+): void {
   if (LIVE_KINDS.some((known) => known.part === kind.part))
     throw new TypeError(`live part ${kind.part} is already registered`);
   (LIVE_KINDS as AnyLiveKind[]).push(kind as AnyLiveKind);

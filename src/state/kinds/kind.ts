@@ -1,6 +1,5 @@
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
-import type { SecurityParameter, User } from "../../wire/index.ts";
 
 export interface ReadLiveOptions {
   /** Client of the environment packages come from; needed when the manifests name packages. */
@@ -14,10 +13,18 @@ export interface ReadLiveOptions {
   early?: EarlyReads;
 }
 
-/** The reads of the target that every plan makes whatever the manifests say. */
-export interface EarlyReads {
-  securityParameters: Promise<SecurityParameter[]>;
-  users: Promise<User[]>;
+/**
+ * The reads of the target that every plan makes whatever the manifests say, started before the
+ * manifests are loaded (`startEarlyReads`), by the part of the kind that declares each.
+ */
+export type EarlyReads = ReadonlyMap<string, Promise<unknown>>;
+
+/** A kind's read that does not depend on the manifests, so it can start before they are loaded. */
+export interface EarlyRead<T> {
+  /** The plan kind whose targets narrow it (`--target User/jdoe`), when the interface can narrow it. */
+  narrowedBy?: string;
+  /** Starts it; `keys`, when given, are the only objects (by exact key) the plan needs. */
+  start(client: PlatformClient, keys: readonly string[] | undefined): Promise<T>;
 }
 
 /** What a kind's live read gets. */
@@ -34,16 +41,27 @@ export interface ReadContext {
  * One kind's part of the live state: how it is read, and its digest, by which a saved plan is
  * refused once that part changed (`label` names it in that message).
  */
-export interface LiveKind<Part extends string, State> {
+export interface LiveKind<Part extends string, State, Early = unknown> {
   part: Part;
   label: string;
+  early?: EarlyRead<Early>;
   read(context: ReadContext): Promise<State>;
   digest(state: State): string;
 }
 
 /** Keeps a kind's part name and state type literal, for the registry to derive the live state from. */
-export function liveKind<const Part extends string, State>(
-  kind: LiveKind<Part, State>,
-): LiveKind<Part, State> {
+export function liveKind<const Part extends string, State, Early = unknown>(
+  kind: LiveKind<Part, State, Early>,
+): LiveKind<Part, State, Early> {
   return kind;
+}
+
+/**
+ * A kind's early read: the one `startEarlyReads` started, or a new one (a caller that started
+ * none). Any kind may use another's (users are read once, whoever needs them).
+ */
+export function earlyRead<T>(context: ReadContext, part: string, early: EarlyRead<T>): Promise<T> {
+  // Only `early.start` puts a promise under `part` (startEarlyReads): its type is T.
+  const started = context.early.get(part) as Promise<T> | undefined;
+  return started ?? early.start(context.client, undefined);
 }

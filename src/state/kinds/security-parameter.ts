@@ -1,13 +1,22 @@
 import type { SecurityParameter } from "../../wire/index.ts";
 import { hash } from "../digest.ts";
-import { liveKind } from "./kind.ts";
+import { type EarlyRead, earlyRead, liveKind } from "./kind.ts";
+
+const PART = "securityParameters";
+
+/** Every security parameter: one get-all, which needs no manifest, so it starts early. */
+export const parametersEarly: EarlyRead<SecurityParameter[]> = {
+  start: (client) => client.securityParameters.list() as Promise<SecurityParameter[]>,
+};
 
 /** Security parameters: one get-all, started early. */
 export const securityParameterLive = liveKind({
-  part: "securityParameters",
+  part: PART,
   label: "security parameters",
-  async read({ early }): Promise<{ securityParameters: SecurityParameter[] }> {
-    return { securityParameters: [...(await early.securityParameters)].sort((a, b) => a.Id - b.Id) };
+  early: parametersEarly,
+  async read(context): Promise<{ securityParameters: SecurityParameter[] }> {
+    const all = await earlyRead(context, PART, parametersEarly);
+    return { securityParameters: [...all].sort((a, b) => a.Id - b.Id) };
   },
   digest: (state) => hash(state.securityParameters),
 });

@@ -4,7 +4,7 @@ import { NotFoundError } from "../../client/errors.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { Contact, User } from "../../wire/index.ts";
 import type { LiveUser } from "../live-state.ts";
-import { liveKind } from "./kind.ts";
+import { type EarlyRead, earlyRead, liveKind } from "./kind.ts";
 
 /** The users part of the live state. */
 export interface LiveUsers {
@@ -90,17 +90,36 @@ function usersDigest(
   return digest.digest("hex");
 }
 
+const PART = "users";
+
+/**
+ * Every user, or (a plan targeting users by exact name, `--target User/jdoe`) only those: one list
+ * read with an OData `UserName eq` filter, which the platform matches case-insensitively. It needs
+ * no manifest, so it starts early.
+ */
+export const usersEarly: EarlyRead<User[]> = {
+  narrowedBy: "User",
+  start(client, names) {
+    if (names === undefined) return client.users.list() as Promise<User[]>;
+    if (names.length === 0) return Promise.resolve([]);
+    const filter = { or: names.map((name) => ({ field: "UserName", op: "eq" as const, value: name })) };
+    return client.users.list({ filter }) as Promise<User[]>;
+  },
+};
+
 /**
  * Users: one get-all (started early), one get-all-contacts when a manifest manages contacts, one
  * users-by-group per group whose membership matters.
  */
 export const userLive = liveKind({
-  part: "users",
+  part: PART,
   label: "users",
-  async read({ client, desired, early, all }): Promise<LiveUsers> {
+  early: usersEarly,
+  async read(context): Promise<LiveUsers> {
+    const { client, desired, all } = context;
     const managesContacts = all || desired.users.some((user) => user.contacts !== undefined);
     const { ids, listed } = await groupsToRead(client, desired, all);
-    const users = await readUsers(client, ids, managesContacts, early.users);
+    const users = await readUsers(client, ids, managesContacts, earlyRead(context, PART, usersEarly));
     return {
       users: users.sort((a, b) => a.user.Id - b.user.Id),
       groupsRead: ids,

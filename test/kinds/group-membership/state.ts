@@ -1,5 +1,6 @@
 import { hash } from "../../../src/state/digest.ts";
-import { liveKind } from "../../../src/state/kinds/kind.ts";
+import { earlyRead, liveKind } from "../../../src/state/kinds/kind.ts";
+import { usersEarly } from "../../../src/state/kinds/user.ts";
 
 /** The groups the GroupMembership documents name, with their members, and every user's id by name. */
 export interface LiveGroupMemberships {
@@ -18,10 +19,14 @@ declare module "../../../src/state/kinds/index.ts" {
 export const groupMembershipLive = liveKind({
   part: "groupMemberships",
   label: "group memberships",
-  async read({ client, desired, early, all }): Promise<{ groupMemberships: LiveGroupMemberships }> {
+  async read(context): Promise<{ groupMemberships: LiveGroupMemberships }> {
+    const { client, desired, all } = context;
     const wanted = new Set((desired.groupMemberships ?? []).map((doc) => doc.group.toLowerCase()));
     if (wanted.size === 0 && !all) return { groupMemberships: { groups: {}, userIds: {} } };
-    const [groups, users] = await Promise.all([client.groups.list(), early.users]);
+    const [groups, users] = await Promise.all([
+      client.groups.list(),
+      earlyRead(context, "users", usersEarly),
+    ]);
     const named = groups.filter((group) => all || wanted.has(group.Name.toLowerCase()));
     const members = await Promise.all(named.map((group) => client.users.memberIds(group.Id)));
     return {

@@ -85,7 +85,6 @@ const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: stri
   { file: "apply/ops/types.ts", imports: "manifest", why: "issue 15: one typed contract per kind" },
   // Apply and plan name wire types directly, not through client (apply) or state (plan).
   { file: "apply/artifacts.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
-  { file: "apply/executor.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "apply/password.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "apply/ops/security-parameter.ts", imports: "wire", why: "issue 15: one typed contract per kind" },
   { file: "plan/password-rules.ts", imports: "wire", why: "issue 15: one typed contract per kind" },

@@ -5,7 +5,6 @@ import { ConnectionError, OutcomeUnknownError, RateLimitError, TransientError } 
 import { RetryBudget, withRetryBudget } from "../client/retry-budget.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import type { Plan, Step } from "../plan/index.ts";
-import type { SecurityParameter } from "../wire/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError, StepError, type StepFailure } from "./errors.ts";
 import type { Journal } from "./journal.ts";

@@ -2,10 +2,12 @@ import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { NotFoundError, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
+import type { Progress } from "../../client/progress.ts";
+import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects } from "../../state/index.ts";
-import { artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
+import { ArtifactError, artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
@@ -122,16 +124,38 @@ async function poll<T>(
   }
 }
 
+/**
+ * Downloads the package to the artifact cache and, when the upload goes to another environment,
+ * uploads the same bytes to it while the download runs (promotePackage). The file is inspected
+ * once complete: a package that fails fails this step, so install (which takes its id from the
+ * upload step, fed by this step's output) never sees it, pipelined or not. An upload that did not
+ * complete here is made by the upload step from the file.
+ */
 const download: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "create");
   const expected = inputOf(context, "package.download").objects;
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
+  const target = context.clientOfStep(`${change(context)}#upload`);
+  const pipelineTo = target && target !== context.client ? target : undefined;
+  let uploaded: number | undefined;
   const bytes = await poll(context, "the package to be generated", context.timeouts.jobMs, async () => {
     try {
-      const result = await context.client.packages.download(packageId, partial, {
-        onProgress: (p) => context.progress("downloading", p.bytes, p.total),
+      const onDownload = (p: Progress) => context.progress("downloading", p.bytes, p.total);
+      if (!pipelineTo) {
+        return (await context.client.packages.download(packageId, partial, { onProgress: onDownload })).bytes;
+      }
+      const result = await promotePackage(context.client, pipelineTo, packageId, partial, {
+        fileName: `${name}.zip`,
+        onDownload,
+        onUpload: (p) => context.progress("uploading", p.bytes, p.total),
       });
+      uploaded = result.uploaded;
+      if (result.pipelined && uploaded === undefined)
+        context.logger.info(
+          { step: context.step.id, error: result.uploadError },
+          "the upload alongside the download did not complete; the upload step sends the file",
+        );
       return result.bytes;
     } catch (error) {
       if (notReady(error)) return undefined;
@@ -143,12 +167,20 @@ const download: OpHandler = async (context) => {
     await inspectPackage(artifactPath(context.stateDir, sha256), expected);
   } catch (error) {
     rmSync(artifactPath(context.stateDir, sha256), { force: true });
-    throw error;
+    if (uploaded === undefined || !(error instanceof ArtifactError)) throw error;
+    throw new ApplyError(
+      ApplyErrorCode.ArtifactRejected,
+      `${error.message}; not installed (its copy uploaded alongside the download is package ${uploaded} on the target, left uninstalled)`,
+      { cause: error },
+    );
   }
-  return { packageId, artifact: sha256, bytes };
+  return { packageId, artifact: sha256, bytes, ...(uploaded !== undefined ? { uploaded } : {}) };
 };
 
 const upload: OpHandler = async (context) => {
+  // Sent alongside the download, whose step passed only once the file passed inspection.
+  const pipelined = outputOf(context, "download", "uploaded");
+  if (typeof pipelined === "number") return { packageId: pipelined, pipelined: true };
   const sha256 = outputOf(context, "download", "artifact");
   if (typeof sha256 !== "string")
     throw new ApplyError(

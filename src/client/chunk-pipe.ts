@@ -18,7 +18,8 @@ import type { Chunks } from "./file-source.ts";
  */
 
 const DEFAULT_LIMIT = 4 * 1024 * 1024;
-const RELEASE_LAG = 3;
+/** Bytes taken by the upload after a chunk before that chunk is freed. */
+const RELEASE_MARGIN = 1024 * 1024;
 
 export class ChunkPipe {
   /** The upload's length, from the download's Content-Length. */
@@ -91,6 +92,7 @@ export class ChunkPipe {
     this.opened = true;
     const release = safeToFree && this.producerOwns;
     const handed: Buffer[] = [];
+    let handedBytes = 0;
     try {
       for (;;) {
         const chunk = this.queue.shift();
@@ -99,7 +101,12 @@ export class ChunkPipe {
           if (this.queued < this.limit) this.freeRoom();
           if (release) {
             handed.push(chunk);
-            if (handed.length > RELEASE_LAG) releaseAll([handed.shift() as Buffer]);
+            handedBytes += chunk.byteLength;
+            while (handedBytes - (handed[0] as Buffer).byteLength >= RELEASE_MARGIN) {
+              const old = handed.shift() as Buffer;
+              handedBytes -= old.byteLength;
+              releaseAll([old]);
+            }
           }
           yield chunk;
           continue;

@@ -71,23 +71,9 @@ async function clientChild(sourceUrl: string, targetUrl: string, id: number, fil
   const target = createClient(options(targetUrl));
   const started = performance.now();
   let downloadMs = 0;
-  let dn = 0;
-  let up = 0;
-  const dbg = setInterval(
-    () =>
-      process.stderr.write(
-        `DBG t=${((performance.now() - started) / 1000).toFixed(1)} down=${dn} up=${up}\n`,
-      ),
-    1000,
-  );
-  dbg.unref();
   const result = await promotePackage(source, target, id, file, {
     fileName: "promoted.zip",
-    onUpload: (p) => {
-      up = p.bytes;
-    },
     onDownload: (p) => {
-      dn = p.bytes;
       if (p.bytes === p.total) downloadMs = performance.now() - started;
     },
   });

@@ -10,11 +10,13 @@ import type { Chunks } from "./file-source.ts";
  * - An upload that stops (fails, or is never sent) abandons the pipe: later pushes are dropped, so
  *   the download goes on alone and the caller uploads from the file afterwards.
  * - It can be read once: a retry of the upload cannot get the bytes again.
- * - Memory: a chunk is freed (file-sink.ts releaseAll) a few chunks after the upload took it, when
- *   both sides allow it: the producer owns the chunk (a download through the client's own Agent)
- *   and the consumer takes the next chunk only once the socket has taken the previous one (an
- *   upload through the client's own Agent, file-source.ts). The lag is the margin of the upload's
- *   ring of buffers.
+ * - Memory: a chunk is freed (file-sink.ts releaseAll) once the upload has taken 1 MiB more after
+ *   it, when both sides allow it: the producer owns the chunk (a download through the client's own
+ *   Agent) and the consumer takes the next chunk only once the socket has taken the previous one
+ *   (an upload through the client's own Agent, file-source.ts). The margin covers what the socket
+ *   may still buffer (a write under its 16 KiB high-water mark is buffered without a wait) and the
+ *   download's parser, paused on a chunk, which keeps the rest of that chunk's buffer until it
+ *   resumes.
  */
 
 const DEFAULT_LIMIT = 4 * 1024 * 1024;

@@ -55,8 +55,10 @@ export function applyPrinter(options: { json: boolean; tty: boolean; write?: (li
         const tenth = event.total
           ? Math.floor((event.bytes / event.total) * 10)
           : Math.floor(event.bytes / (10 * 1024 * 1024));
-        if (lastTenth.get(event.step.id) === tenth) return;
-        lastTenth.set(event.step.id, tenth);
+        // By message too: a promotion's download step reports its download and its upload.
+        const key = `${event.step.id} ${event.message}`;
+        if (lastTenth.get(key) === tenth) return;
+        lastTenth.set(key, tenth);
         const amount = `${(event.bytes / 1024 / 1024).toFixed(1)} MiB`;
         const of = event.total ? ` of ${(event.total / 1024 / 1024).toFixed(1)} MiB (${tenth * 10}%)` : "";
         write(`${prefix}: ${event.message} ${amount}${of}`);

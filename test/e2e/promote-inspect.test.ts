@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,7 +8,7 @@ import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { packageById, packagesOf } from "../../src/emulator/packages/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { createClient } from "../../src/index.ts";
-import { egp, exampleOnEmulators } from "../helpers/cli.ts";
+import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 
 /*
  * Issue 19 §2: apply uploads a package to the target while it downloads it from the source, and
@@ -79,7 +80,7 @@ function swapGenerated(dev: Emulator, devDir: string, file: string): { swapped: 
   return { swapped };
 }
 
-describe("egp apply: a promoted package that fails inspection", () => {
+describe("egp apply: a package uploaded while it downloads", () => {
   it("is uploaded alongside the download but never installed, and the run says so", async () => {
     const { dev, prod, devDir } = await emulators();
     const wrong = await controlsOnly(dev, devDir);
@@ -127,5 +128,39 @@ describe("egp apply: a promoted package that fails inspection", () => {
     // One package on the target, installed once.
     const copies = Object.values(packagesOf(prod.store).byId).filter((p) => p.Origin === "Uploaded");
     expect(copies.map((p) => p.Installs.length)).toEqual([1]);
+  });
+
+  it("killed while the upload alongside the download is in flight, a re-run installs one inspected copy once", async () => {
+    const { dev, prod } = await emulators();
+    // The target sits on the first upload for a while: the kill lands while it is in flight.
+    prod.faults.script({ method: "POST", path: "/package/upload", action: { delayMs: 1_500 } });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const args = [join(ROOT, "bin/egp.js"), "--json", "apply", "--env", "local-prod", "--yes", "--dir", dir];
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? "", ...ENV } });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"message":"uploading"')) child.kill("SIGKILL");
+    });
+    const killed = await new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
+    expect(killed).toBe("SIGKILL");
+    // Killed inside the download step, its upload alongside under way.
+    const uploading = output.split("\n").find((line) => line.includes('"message":"uploading"'));
+    expect(JSON.parse(uploading ?? "{}")).toMatchObject({ event: "progress", op: "package.download" });
+    expect(output).not.toContain('"op":"package.install"');
+    await sleep(1_700); // the held upload is answered, or dropped, before the re-run
+
+    const rerun = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+    expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+    const copies = Object.values(packagesOf(prod.store).byId).filter((p) => p.Origin === "Uploaded");
+    const installed = copies.filter((p) => p.Installs.length > 0);
+    expect(installed).toHaveLength(1);
+    expect(installed[0]?.Installs).toHaveLength(1);
+    // Whatever the killed run left on the target is whole and never installed.
+    const source = Object.values(packagesOf(dev.store).byId).find((p) => p.Description?.includes("[egp "));
+    for (const copy of copies) expect(copy.Size).toBe(source?.Size);
+    expect(copies.length).toBeLessThanOrEqual(2);
   });
 });

@@ -48,6 +48,8 @@ interface ClientReport {
   promotionMs: number;
   /** When the download had all its bytes, from the start. */
   downloadMs: number;
+  /** CPU (user + system) of the egp process during the promotion, all threads. */
+  cpuMs: number;
   bytes: number;
   targetId: number;
   hwm: number;
@@ -69,6 +71,7 @@ async function clientChild(sourceUrl: string, targetUrl: string, id: number, fil
   });
   const source = createClient(options(sourceUrl));
   const target = createClient(options(targetUrl));
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   let downloadMs = 0;
   const result = await promotePackage(source, target, id, file, {
@@ -78,10 +81,12 @@ async function clientChild(sourceUrl: string, targetUrl: string, id: number, fil
     },
   });
   const promotionMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   if (result.uploaded === undefined) throw new Error(`the upload failed: ${String(result.uploadError)}`);
   await Promise.all([source.close(), target.close()]);
   const report: ClientReport = {
     promotionMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     downloadMs,
     bytes: result.bytes,
     targetId: result.uploaded,
@@ -101,6 +106,8 @@ interface Timing {
   uploadMs: number;
   /** The whole promotion: egp's overlapped, curl's download + upload. */
   totalMs: number;
+  /** egp only: its CPU during the promotion. */
+  cpuMs?: number;
   targetId: number;
   rss?: { hwm: number; sampled: number };
 }
@@ -141,6 +148,7 @@ function runEgpTransfer(urls: [string, string], id: number, file: string, dist: 
         downloadMs: report.downloadMs,
         uploadMs: 0,
         totalMs: report.promotionMs,
+        cpuMs: report.cpuMs,
         targetId: report.targetId,
         rss: { hwm: report.hwm, sampled },
       });
@@ -208,7 +216,7 @@ function describe(timing: Timing, size: number): string {
   if (timing.tool === "egp")
     return (
       `egp : promotion ${seconds(timing.totalMs)} (${rate(size, timing.totalMs).toFixed(0)} MB/s), ` +
-      `download complete at ${seconds(timing.downloadMs)}${rss}`
+      `download complete at ${seconds(timing.downloadMs)}, CPU ${seconds(timing.cpuMs ?? 0)}${rss}`
     );
   return (
     `curl: download ${seconds(timing.downloadMs)} (${rate(size, timing.downloadMs).toFixed(0)} MB/s), ` +

@@ -21,7 +21,7 @@ export {
   TransientError,
   ValidationError,
 } from "./client/errors.ts";
-export type { UploadSource } from "./client/file-source.ts";
+export type { StreamedUpload, UploadSource } from "./client/file-source.ts";
 export type { Sleep } from "./client/limits.ts";
 export type {
   ComparisonOperator,
@@ -34,6 +34,8 @@ export type {
 export type { ClientOptions, ClientOptionsInput, RequestInfo } from "./client/options.ts";
 export type { BasePath } from "./client/paths.ts";
 export type { OnProgress, Progress } from "./client/progress.ts";
+export type { PromoteOptions, PromoteResult } from "./client/promote.ts";
+export { promotePackage } from "./client/promote.ts";
 export type { MultipartAttachment } from "./client/resources/attachments.ts";
 export type {
   ApplicationRead,
@@ -45,7 +47,12 @@ export type {
   QuestionnaireRead,
   QuestionnaireRuleRead,
 } from "./client/resources/metadata.ts";
-export type { PackageRead, TransferOptions, UploadOptions } from "./client/resources/packages.ts";
+export type {
+  DownloadOptions,
+  PackageRead,
+  TransferOptions,
+  UploadOptions,
+} from "./client/resources/packages.ts";
 export type { SecurityParameterRead } from "./client/resources/security-parameters.ts";
 export type { UserQuery, UserRead } from "./client/resources/users.ts";
 export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";

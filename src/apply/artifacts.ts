@@ -13,8 +13,9 @@ const yauzl = (): typeof import("yauzl") => require("yauzl") as typeof import("y
 
 /*
  * Downloaded packages live in a content-addressed cache, `.egp/artifacts/<sha256>.zip`, so that a
- * resumed apply reuses the file it already has. Before a package is uploaded anywhere it is
- * inspected: it must name the objects the plan expects, and hold no entry that could escape a
+ * resumed apply reuses the file it already has. Before a package is installed anywhere it is
+ * inspected (a promotion uploads it while it downloads, and installs only once the complete file
+ * passed): it must name the objects the plan expects, and hold no entry that could escape a
  * folder, no link, and nothing that expands past the limits.
  */
 

@@ -100,6 +100,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     interrupted: false,
   };
   const changes = new Map(plan.changes.map((change) => [change.id, change]));
+  const stepsById = new Map(plan.steps.map((step) => [step.id, step]));
   const stopping = () => options.signal?.aborted === true;
   const sharedReads = new Map<string, Promise<unknown>>();
 
@@ -120,6 +121,10 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
       planId: origins.get(step.id) ?? plan.id,
       client,
       desired: options.desired,
+      clientOfStep: (id) => {
+        const other = stepsById.get(id);
+        return other ? options.clients.get(other.environment) : undefined;
+      },
       outputOf: (id) => outputs.get(id),
       allowDelete: plan.options.allowDelete,
       resumed,

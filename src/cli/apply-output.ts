@@ -75,8 +75,10 @@ export function eventLine(lastTenth: Map<string, number>, event: ApplyEvent): st
       const tenth = event.total
         ? Math.floor((event.bytes / event.total) * 10)
         : Math.floor(event.bytes / (10 * 1024 * 1024));
-      if (lastTenth.get(event.step.id) === tenth) return undefined;
-      lastTenth.set(event.step.id, tenth);
+      // By message too: a promotion's download step reports its download and its upload.
+      const key = `${event.step.id} ${event.message}`;
+      if (lastTenth.get(key) === tenth) return undefined;
+      lastTenth.set(key, tenth);
       const amount = `${(event.bytes / 1024 / 1024).toFixed(1)} MiB`;
       const of = event.total ? ` of ${(event.total / 1024 / 1024).toFixed(1)} MiB (${tenth * 10}%)` : "";
       return `${prefix}: ${event.message} ${amount}${of}`;

@@ -2,14 +2,24 @@ import { closeSync, openSync, write } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { afterWrite, type FileSinkOptions, releasable, releaseAll, writeAllSync } from "../io/file-sink.ts";
 import { InlineIo } from "../io/inline-io.ts";
+import type { ChunkPipe } from "./chunk-pipe.ts";
 import type { BodySink } from "./transport.ts";
+
+export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" | "io" | "release"> {
+  /**
+   * Called when a try's body starts, with the size its answer announced: a pipe returned gets each
+   * chunk once it is on disk (a pipelined promotion), and owns the chunk's release from then on.
+   */
+  tee?: (total: number | undefined) => ChunkPipe | undefined;
+}
 
 /**
  * A package download's sink (transport getInto): a successful answer that is not JSON is written
  * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
  * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
  * the socket waits. With `release`, a chunk that is a whole socket buffer is freed once it is on
- * disk (file-sink.ts). `close()` closes the file; the caller renames or removes it.
+ * disk (file-sink.ts). `close()` closes the file; the caller renames or removes it. With `tee`,
+ * each chunk also goes to a pipe once written, and waits while the pipe is full.
  */
 export class FileBodySink implements BodySink {
   /** Bytes written by the current try, and the size its answer announced. */
@@ -18,10 +28,14 @@ export class FileBodySink implements BodySink {
   private fd: number | undefined;
   private io: InlineIo;
   private readonly path: string;
-  private readonly options: Pick<FileSinkOptions, "onWritten" | "io">;
+  private readonly options: FileBodySinkOptions;
   private readonly release: boolean;
+  /** The last chunk written, freed once the next one arrives (or at close). */
+  private held: Buffer | undefined;
+  /** The current try's pipe, when the body is teed. */
+  pipe: ChunkPipe | undefined;
 
-  constructor(path: string, options: Pick<FileSinkOptions, "onWritten" | "io" | "release"> = {}) {
+  constructor(path: string, options: FileBodySinkOptions = {}) {
     this.path = path;
     this.options = options;
     this.io = new InlineIo(options.io);
@@ -37,6 +51,10 @@ export class FileBodySink implements BodySink {
     this.io = new InlineIo(this.options.io);
     const length = Number(headers["content-length"]);
     this.total = Number.isFinite(length) ? length : undefined;
+    // A try that starts again ends the previous try's pipe (its upload fails with it).
+    this.pipe?.fail(new Error("the download started again"));
+    this.pipe = this.options.tee?.(this.total);
+    if (this.pipe) this.pipe.producerOwns = this.release;
     return true;
   }
 
@@ -44,8 +62,7 @@ export class FileBodySink implements BodySink {
     const fd = this.fd as number;
     if (!this.io.pooled) {
       this.io.inline(() => writeAllSync(fd, [chunk]));
-      this.wrote(chunk);
-      return undefined;
+      return this.wrote(chunk);
     }
     return this.io.inPool(() => writeFdAll(fd, chunk)).then(() => this.wrote(chunk));
   }
@@ -56,16 +73,27 @@ export class FileBodySink implements BodySink {
   }
 
   close(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) releaseAll([held]);
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
     closeSync(fd);
   }
 
-  private wrote(chunk: Buffer): void {
+  private wrote(chunk: Buffer): undefined | Promise<void> {
     this.written += chunk.byteLength;
-    if (this.release) releaseAll([chunk]);
     this.options.onWritten?.(this.written);
+    if (this.pipe?.accepting) return this.pipe.push(chunk);
+    if (this.release) {
+      // One chunk late: undici's parser, paused on a chunk while it was written in the pool, keeps
+      // the rest of that chunk's buffer until it resumes, which it has once the next chunk arrives.
+      const previous = this.held;
+      this.held = chunk;
+      if (previous) releaseAll([previous]);
+    }
+    return undefined;
   }
 }
 

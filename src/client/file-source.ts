@@ -21,7 +21,17 @@ import type { OnProgress } from "./progress.ts";
  * socket writes), on the main thread while reads are fast (inline-io.ts: the bytes are then in
  * this CPU's cache when the socket write copies them).
  */
-export type UploadSource = string | Blob | Uint8Array;
+export type UploadSource = string | Blob | Uint8Array | StreamedUpload;
+
+/**
+ * Bytes that arrive while the upload runs (a download teed into it: ChunkPipe), readable once.
+ * `safeToFree` tells the source that its consumer takes a chunk only once the socket took the
+ * previous one (the client's own Agent), so that a chunk may be freed soon after.
+ */
+export interface StreamedUpload {
+  size: number;
+  chunks(safeToFree: boolean): Chunks;
+}
 
 export type Chunks = AsyncIterable<Buffer>;
 
@@ -52,7 +62,9 @@ export function fileSourceOf(
   const name = fileName ?? "upload.bin";
   if (source instanceof Blob) return counted(source.size, name, () => blobChunks(source));
   if (source instanceof Uint8Array) return counted(source.byteLength, name, () => once(Buffer.from(source)));
-  throw new TransferError("an upload reads from a file path, a Blob or a Uint8Array");
+  if (typeof source === "object" && source !== null && "chunks" in source)
+    return counted(source.size, name, () => source.chunks(reuse));
+  throw new TransferError("an upload reads from a file path, a Blob, a Uint8Array or a StreamedUpload");
 }
 
 async function* readFileChunks(path: string, reuse: boolean, options: InlineIoOptions): Chunks {

@@ -174,7 +174,10 @@ function dispatchInto(
         }
       },
       onResponseData(controller, chunk) {
-        if (settled) return;
+        // After a resume with nothing new on the socket, the parser hands over an empty chunk: a
+        // sink that paused on it would be resumed into another one, forever (a sink settling in
+        // a microtask then starves the event loop, and the socket is never read again).
+        if (settled || chunk.length === 0) return;
         if (!taken) {
           if (collectedBytes < COLLECT_LIMIT) {
             const kept = chunk.subarray(0, COLLECT_LIMIT - collectedBytes);

@@ -215,11 +215,16 @@ export function releasable(): boolean {
   return !hasSubscribers(BODY_CHUNK_CHANNEL);
 }
 
-/** Detaches each chunk's ArrayBuffer when the chunk is all of it, which frees its memory now. */
+/**
+ * Detaches each chunk's ArrayBuffer when the chunk is all of it, which frees its memory now. Never
+ * an empty one: an empty chunk may be a view of a shared empty buffer (undici's parser hands one
+ * over after a resume, and copies from that same buffer again later).
+ */
 export function releaseAll(chunks: Uint8Array[]): void {
   for (const chunk of chunks) {
     const buffer = chunk.buffer;
     if (
+      chunk.byteLength > 0 &&
       buffer instanceof ArrayBuffer &&
       !buffer.detached &&
       chunk.byteOffset === 0 &&

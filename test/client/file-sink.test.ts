@@ -280,6 +280,12 @@ describe("releaseAll", () => {
     expect(whole.buffer.detached).toBe(true);
     expect(base.detached).toBe(false);
   });
+
+  it("never detaches an empty buffer, which may be shared (undici's parser reuses one)", () => {
+    const empty = Buffer.alloc(0);
+    releaseAll([empty]);
+    expect(empty.buffer.detached).toBe(false);
+  });
 });
 
 describe("InlineIo", () => {

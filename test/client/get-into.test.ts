@@ -16,6 +16,14 @@ import { optionsFor } from "./helpers/client.ts";
 const FILE = randomBytes(4 * 1024 * 1024 + 5);
 const server = createServer((req, res) => {
   req.resume();
+  if (req.url === "/halves") {
+    // The second half comes later: the socket is empty when the parser resumes after the first.
+    const half = FILE.length >> 1;
+    res.writeHead(200, { "content-type": "application/zip", "content-length": String(FILE.length) });
+    res.write(FILE.subarray(0, half));
+    setTimeout(() => res.end(FILE.subarray(half)), 50);
+    return;
+  }
   if (req.url === "/file") {
     res.writeHead(200, { "content-type": "application/zip", "content-length": String(FILE.length) });
     return res.end(FILE);
@@ -40,6 +48,23 @@ afterAll(async () => {
 const get = (path: string) => ({ method: "GET" as const, url: url + path, headers: {} });
 
 describe("transport.getInto", () => {
+  it("never hands the sink an empty chunk (undici's parser emits one on a resume with nothing to read)", async () => {
+    // A sink whose promise settled in a microtask got an empty chunk, paused, resumed and got
+    // another, forever: the event loop never read the socket again.
+    const sizes: number[] = [];
+    const sink: BodySink = {
+      onHead: (status) => status === 200,
+      onData(chunk) {
+        sizes.push(chunk.length);
+        return new Promise<void>((resolve) => setImmediate(resolve));
+      },
+    };
+    const response = await transport.getInto(get("/halves"), sink);
+    expect(response.taken).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(FILE.length);
+    expect(sizes.filter((size) => size === 0)).toEqual([]);
+  });
+
   it("hands chunks over in order and waits for a busy sink before reading more", async () => {
     const received: Buffer[] = [];
     let busy = false;

@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import type { PlatformClient } from "../../client/client.ts";
 import { NotFoundError, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
+import type { Progress } from "../../client/progress.ts";
+import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
 import type { StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
-import { artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
+import { ArtifactError, artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
@@ -147,16 +150,41 @@ async function poll<T>(
   }
 }
 
-/** Downloads the package made by `createVerb` into the artifact cache; returns its digest. */
-async function downloadInto(context: OpContext, createVerb: string, expected: readonly string[]) {
+/**
+ * Downloads the package made by `createVerb` into the artifact cache; returns its digest. With
+ * `pipelineTo` (a promotion whose upload goes to another environment) it uploads the same bytes
+ * there while the download runs (promotePackage). The file is inspected once complete: a package
+ * that fails fails this step, so install (which takes its id from the upload step, fed by this
+ * step's output) never sees it, pipelined or not. An upload that did not complete here is made by
+ * the upload step from the file.
+ */
+async function downloadInto(
+  context: OpContext,
+  createVerb: string,
+  expected: readonly string[],
+  pipelineTo?: PlatformClient,
+) {
   const packageId = packageIdFrom(context, createVerb);
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
+  let uploaded: number | undefined;
   const bytes = await poll(context, "the package to be generated", context.timeouts.jobMs, async () => {
     try {
-      const result = await context.client.packages.download(packageId, partial, {
-        onProgress: (p) => context.progress("downloading", p.bytes, p.total),
+      const onDownload = (p: Progress) => context.progress("downloading", p.bytes, p.total);
+      if (!pipelineTo) {
+        return (await context.client.packages.download(packageId, partial, { onProgress: onDownload })).bytes;
+      }
+      const result = await promotePackage(context.client, pipelineTo, packageId, partial, {
+        fileName: `${name}.zip`,
+        onDownload,
+        onUpload: (p) => context.progress("uploading", p.bytes, p.total),
       });
+      uploaded = result.uploaded;
+      if (result.pipelined && uploaded === undefined)
+        context.logger.info(
+          { step: context.step.id, error: result.uploadError },
+          "the upload alongside the download did not complete; the upload step sends the file",
+        );
       return result.bytes;
     } catch (error) {
       if (notReady(error)) return undefined;
@@ -168,13 +196,21 @@ async function downloadInto(context: OpContext, createVerb: string, expected: re
     await inspectPackage(artifactPath(context.stateDir, sha256), expected);
   } catch (error) {
     rmSync(artifactPath(context.stateDir, sha256), { force: true });
-    throw error;
+    if (uploaded === undefined || !(error instanceof ArtifactError)) throw error;
+    throw new ApplyError(
+      ApplyErrorCode.ArtifactRejected,
+      `${error.message}; not installed (its copy uploaded alongside the download is package ${uploaded} on the target, left uninstalled)`,
+      { cause: error },
+    );
   }
-  return { packageId, artifact: sha256, bytes };
+  return { packageId, artifact: sha256, bytes, ...(uploaded !== undefined ? { uploaded } : {}) };
 }
 
-const download: OpHandler = async (context) =>
-  downloadInto(context, "create", inputOf(context, "package.download").objects);
+const download: OpHandler = async (context) => {
+  const target = context.clientOfStep(`${change(context)}#upload`);
+  const pipelineTo = target && target !== context.client ? target : undefined;
+  return downloadInto(context, "create", inputOf(context, "package.download").objects, pipelineTo);
+};
 
 /**
  * The snapshot's file, and the fingerprint of every part of its objects as the target has them
@@ -201,7 +237,12 @@ const snapshotDownload: OpHandler = async (context) => {
 };
 
 const upload: OpHandler = async (context) => {
-  const sha256 = inputOf(context, "package.upload").artifact ?? outputOf(context, "download", "artifact");
+  const { artifact } = inputOf(context, "package.upload");
+  // A promotion's package was sent alongside its download, whose step passed only once the file
+  // passed inspection. A rollback uploads the snapshot named by its input.
+  const pipelined = artifact === undefined ? outputOf(context, "download", "uploaded") : undefined;
+  if (typeof pipelined === "number") return { packageId: pipelined, pipelined: true };
+  const sha256 = artifact ?? outputOf(context, "download", "artifact");
   if (typeof sha256 !== "string")
     throw new ApplyError(
       ApplyErrorCode.StepInputMissing,

@@ -20,6 +20,8 @@ export interface OpContext {
   planId: string;
   client: PlatformClient;
   desired: DesiredState;
+  /** The client of another step of the plan (a promotion's download feeds its upload), by step id. */
+  clientOfStep(stepId: string): PlatformClient | undefined;
   /** Outputs of earlier steps of the same plan, by step id. */
   outputOf(stepId: string): Record<string, unknown> | undefined;
   /** The plan was made with --allow-delete: deletes need no prune policy. */

@@ -11,6 +11,7 @@ import {
 } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
+import type { ChunkPipe } from "../chunk-pipe.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
 import { FileBodySink } from "../file-body-sink.ts";
@@ -35,6 +36,15 @@ const idOnly = one(IdObject);
 
 export interface TransferOptions {
   onProgress?: OnProgress;
+}
+
+export interface DownloadOptions extends TransferOptions {
+  /**
+   * A download to a path: called when a try's body starts, with its announced size; a pipe
+   * returned gets every chunk once it is on disk (promotePackage), ended when the file is whole
+   * and failed when the download fails.
+   */
+  tee?: (total: number | undefined) => ChunkPipe | undefined;
 }
 
 export interface UploadOptions extends TransferOptions {
@@ -97,7 +107,7 @@ export function packagesResource(caller: Caller) {
     async download(
       packageId: number,
       destination: string | Writable,
-      options: TransferOptions = {},
+      options: DownloadOptions = {},
     ): Promise<{ bytes: number }> {
       const route = apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`;
       const { onProgress } = options;
@@ -115,6 +125,7 @@ export function packagesResource(caller: Caller) {
       const sink = new FileBodySink(partial, {
         release: caller.ownsTransport,
         onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
+        ...(options.tee ? { tee: options.tee } : {}),
       });
       try {
         const result = await caller.call({
@@ -125,10 +136,12 @@ export function packagesResource(caller: Caller) {
           consume: async (response, context) =>
             response.taken ? { bytes: sink.written } : refuseEnvelope(response, context),
         });
+        sink.pipe?.end();
         sink.close();
         await rename(partial, destination);
         return result;
       } catch (error) {
+        sink.pipe?.fail(error);
         sink.close();
         await rm(partial, { force: true });
         // The sink's own failures (the disk) come through the caller as they are.

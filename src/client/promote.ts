@@ -1,0 +1,90 @@
+import { ChunkPipe } from "./chunk-pipe.ts";
+import type { PlatformClient } from "./client.ts";
+import type { OnProgress } from "./progress.ts";
+
+/*
+ * A package promotion in the time of one transfer: the package is downloaded from the source to
+ * `path` and, while the download runs, the same bytes are uploaded to the target (the download is
+ * teed into the upload's body through a bounded pipe: the slower side sets the pace, and memory
+ * stays at the pipe's bound). The file is complete on disk when this returns, for the caller to
+ * inspect before it installs anything: the upload does not wait for that inspection, so a caller
+ * must never install a package whose file failed it.
+ *
+ * An upload that fails does not fail the promotion: the download finishes alone, `uploaded` is
+ * undefined and `uploadError` says why, so that the caller can upload from the file afterwards. A
+ * download that fails fails the upload with it, and the promotion. The two clients must differ:
+ * one client's concurrency limit could hold the upload behind the download that feeds it, so
+ * with one client the upload follows the download.
+ */
+
+export interface PromoteOptions {
+  /** The file name sent with the upload; default: the path's base name. */
+  fileName?: string;
+  onDownload?: OnProgress;
+  onUpload?: OnProgress;
+  /** Bytes the pipe holds before the download waits for the upload; default 4 MiB. */
+  bufferBytes?: number;
+}
+
+export interface PromoteResult {
+  /** Bytes downloaded (the file's size). */
+  bytes: number;
+  /** The package's id on the target, when the upload completed. */
+  uploaded: number | undefined;
+  /** Why the upload did not complete, when it did not. */
+  uploadError?: unknown;
+  /** True when the upload ran while the download did. */
+  pipelined: boolean;
+}
+
+export async function promotePackage(
+  source: PlatformClient,
+  target: PlatformClient,
+  packageId: number,
+  path: string,
+  options: PromoteOptions = {},
+): Promise<PromoteResult> {
+  const fileName = options.fileName ?? `package-${packageId}.zip`;
+  if (source === target) {
+    const { bytes } = await source.packages.download(packageId, path, { onProgress: options.onDownload });
+    const uploaded = await target.packages.upload(path, { fileName, onProgress: options.onUpload }).then(
+      (id) => ({ id }),
+      (error: unknown) => ({ error }),
+    );
+    return "id" in uploaded
+      ? { bytes, uploaded: uploaded.id, pipelined: false }
+      : { bytes, uploaded: undefined, uploadError: uploaded.error, pipelined: false };
+  }
+  // One upload per try of the download that got a body; only the last one can complete.
+  const uploads: Array<Promise<{ id: number } | { error: unknown }>> = [];
+  const downloading = source.packages.download(packageId, path, {
+    onProgress: options.onDownload,
+    tee: (total) => {
+      if (total === undefined) return undefined; // a multipart upload needs its length up front
+      const pipe = new ChunkPipe(total, options.bufferBytes);
+      const upload = target.packages
+        .upload(
+          { size: total, chunks: (safeToFree) => pipe.chunks(safeToFree) },
+          { fileName, onProgress: options.onUpload },
+        )
+        .then(
+          (id) => ({ id }),
+          (error: unknown) => ({ error }),
+        )
+        .finally(() => pipe.abandon());
+      uploads.push(upload);
+      return pipe;
+    },
+  });
+  let bytes: number;
+  try {
+    ({ bytes } = await downloading);
+  } finally {
+    await Promise.all(uploads);
+  }
+  const last = await uploads.at(-1);
+  if (!last) return { bytes, uploaded: undefined, pipelined: false };
+  return "id" in last
+    ? { bytes, uploaded: last.id, pipelined: true }
+    : { bytes, uploaded: undefined, uploadError: last.error, pipelined: true };
+}

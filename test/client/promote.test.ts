@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, describe, expect, it } from "vitest";
+import yauzl from "yauzl";
+import { ZipFile } from "yazl";
+import { packageById } from "../../src/emulator/packages/model.ts";
+import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
+import { type PlatformClient, PlatformError, promotePackage } from "../../src/index.ts";
+import { useClientEmulator } from "./helpers/client.ts";
+
+/*
+ * A pipelined promotion (issue 19 §2), demo-dev → demo-prod over HTTP: the upload to the target
+ * runs while the download from the source does, with memory bounded by the pipe between them.
+ */
+
+const work = mkdtempSync(join(tmpdir(), "egp-client-promote-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const ASSET = 3 * 1024 * 1024;
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 300; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await sleep(20);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A generated Findings package plus 3 MiB of stored bytes, uploaded to the source: its id there. */
+async function largePackage(source: PlatformClient): Promise<number> {
+  const id = await source.packages.create({
+    Name: "Findings release",
+    Description: "",
+    PreparedBy: "promote test",
+    PackageObjects: [{ Guid: demoGuid("findings"), Type: "Application" }],
+  });
+  await source.packages.generate(id);
+  await until(
+    async () => ((await source.packages.get(id)).Status === "Ready" ? true : undefined),
+    "generation",
+  );
+  const small = join(work, `small-${id}.zip`);
+  await source.packages.download(id, small);
+  const zip = new ZipFile();
+  const from = await yauzl.openPromise(small);
+  for await (const entry of from.eachEntry()) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await from.openReadStreamPromise(entry)) as AsyncIterable<Buffer>)
+      chunks.push(chunk);
+    zip.addBuffer(Buffer.concat(chunks), entry.fileName);
+  }
+  from.close();
+  zip.addBuffer(Buffer.alloc(ASSET, 7), "assets/evidence.bin", { compress: false });
+  zip.end();
+  const large = join(work, `large-${id}.zip`);
+  await pipeline(zip.outputStream, createWriteStream(large));
+  return source.packages.upload(large);
+}
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+describe("promotePackage", () => {
+  const fast = { jobs: { generateMs: 20, installMs: 20 } };
+  const prodDir = mkdtempSync(join(tmpdir(), "egp-client-promote-prod-"));
+  afterAll(() => rmSync(prodDir, { recursive: true, force: true }));
+  const dev = useClientEmulator({ seed: "demo-dev", ...fast });
+  const prod = useClientEmulator({ seed: "demo-prod", ...fast, workDir: prodDir });
+
+  it("uploads to the target while it downloads from the source, through a bounded pipe", async () => {
+    const source = dev.client();
+    const target = prod.client();
+    const id = await largePackage(source);
+    const file = join(work, "promoted.zip");
+    const events: string[] = [];
+    const result = await promotePackage(source, target, id, file, {
+      bufferBytes: 64 * 1024,
+      onDownload: (p) => events.push(`down ${p.bytes}/${p.total}`),
+      onUpload: (p) => events.push(`up ${p.bytes}/${p.total}`),
+    });
+    const size = statSync(file).size;
+    expect(size).toBeGreaterThan(ASSET);
+    expect(result).toMatchObject({ bytes: size, pipelined: true });
+    expect(result.uploadError).toBeUndefined();
+    // The upload had sent bytes before the download had all of them: the two overlapped.
+    const lastDown = events.lastIndexOf(`down ${size}/${size}`);
+    const firstUp = events.findIndex((e) => e.startsWith("up "));
+    expect(firstUp).toBeGreaterThanOrEqual(0);
+    expect(firstUp).toBeLessThan(lastDown);
+    // The target holds the very bytes of the file on disk.
+    const uploaded = packageById(prod.emulator().store, result.uploaded as number);
+    expect(uploaded).toMatchObject({ Origin: "Uploaded", Size: size });
+    expect(sha256(readFileSync(join(prodDir, uploaded?.File as string)))).toBe(sha256(readFileSync(file)));
+  });
+
+  it("an upload the target refuses leaves the download whole and says why", async () => {
+    const source = dev.client();
+    const target = prod.client();
+    const id = await largePackage(source);
+    prod.emulator().faults.script({ method: "POST", path: "/package/upload", action: { status: 500 } });
+    const file = join(work, "refused.zip");
+    const before = Object.keys(await target.packages.list()).length;
+    const result = await promotePackage(source, target, id, file, { bufferBytes: 64 * 1024 });
+    expect(result.bytes).toBe(statSync(file).size);
+    expect(result.uploaded).toBeUndefined();
+    expect(result.uploadError).toBeInstanceOf(PlatformError);
+    expect((await target.packages.list()).length).toBe(before);
+  });
+});

@@ -1,0 +1,166 @@
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { packageById, packagesOf } from "../../src/emulator/packages/model.ts";
+import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
+import { createClient } from "../../src/index.ts";
+import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
+
+/*
+ * Issue 19 §2: apply uploads a package to the target while it downloads it from the source, and
+ * inspects the file once the download is complete. A package that fails the inspection is never
+ * installed, and the run says so, naming the copy it left on the target.
+ */
+
+const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+let running: Emulator[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((e) => e.close()));
+  running = [];
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function emulators(): Promise<{ dev: Emulator; prod: Emulator; devDir: string }> {
+  const devDir = mkdtempSync(join(tmpdir(), "egp-promote-dev-"));
+  dirs.push(devDir);
+  const jobs = { generateMs: 20, installMs: 20 };
+  const [dev, prod] = await Promise.all([
+    startEmulator({ port: 0, seed: "demo-dev", jobs, workDir: devDir }),
+    startEmulator({ port: 0, seed: "demo-prod", jobs }),
+  ]);
+  running.push(dev, prod);
+  return { dev, prod, devDir };
+}
+
+/** A valid package of the Controls application alone, generated on dev: its file in dev's folder. */
+async function controlsOnly(dev: Emulator, devDir: string): Promise<string> {
+  const client = createClient({
+    url: dev.url,
+    instance: "Default",
+    username: "sysadmin",
+    password: ENV.EGP_TEST_PASSWORD,
+  });
+  try {
+    const id = await client.packages.create({
+      Name: "Controls only",
+      Description: "",
+      PreparedBy: "test",
+      PackageObjects: [{ Guid: demoGuid("controls"), Type: "Application" }],
+    });
+    await client.packages.generate(id);
+    for (let i = 0; (await client.packages.get(id)).Status !== "Ready"; i++) {
+      if (i > 200) throw new Error("generation did not finish");
+      await sleep(20);
+    }
+    return join(devDir, packageById(dev.store, id)?.File as string);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Each package egp generates on dev is swapped, as soon as it is ready, for `file`. */
+function swapGenerated(dev: Emulator, devDir: string, file: string): { swapped: number[] } {
+  const swapped: number[] = [];
+  const changed = dev.store.changed.bind(dev.store);
+  dev.store.changed = () => {
+    for (const record of Object.values(packagesOf(dev.store).byId)) {
+      const ours = record.Description?.includes("[egp ");
+      if (!ours || record.Status !== "Ready" || !record.File || swapped.includes(record.Id)) continue;
+      copyFileSync(file, join(devDir, record.File));
+      record.Size = statSync(file).size;
+      swapped.push(record.Id);
+    }
+    changed();
+  };
+  return { swapped };
+}
+
+describe("egp apply: a package uploaded while it downloads", () => {
+  it("is uploaded alongside the download but never installed, and the run says so", async () => {
+    const { dev, prod, devDir } = await emulators();
+    const wrong = await controlsOnly(dev, devDir);
+    const swap = swapGenerated(dev, devDir, wrong);
+    const before = Object.keys(packagesOf(prod.store).byId).length;
+
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+
+    expect(swap.swapped).toHaveLength(1);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(1);
+    expect(applied.stdout).toMatch(
+      /#download \(local-dev\): FAILED: EGP_ARTIFACT_REJECTED package \S+ rejected: objects missing from the package: .*; not installed \(its copy uploaded alongside the download is package (\d+) on the target, left uninstalled\)/,
+    );
+    const copyId = Number(/is package (\d+) on the target/.exec(applied.stdout)?.[1]);
+    const prodPackages = Object.values(packagesOf(prod.store).byId);
+    expect(prodPackages).toHaveLength(before + 1);
+    // The copy is on the target, whole, and no install of anything was ever asked for.
+    expect(packageById(prod.store, copyId)).toMatchObject({
+      Origin: "Uploaded",
+      Size: statSync(wrong).size,
+      Installs: [],
+    });
+    expect(prodPackages.flatMap((p) => p.Installs)).toEqual([]);
+    expect(applied.stdout).not.toMatch(/#install \(local-prod\): (started|done)/);
+    expect(applied.stdout + applied.stderr).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
+  });
+
+  it("a package that passes is installed from the copy uploaded alongside the download", async () => {
+    const { dev, prod } = await emulators();
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const applied = await egp(["--json", "apply", "--env", "local-prod", "--yes", "--dir", dir], {
+      env: ENV,
+    });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const events = applied.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The upload's progress is the download step's: it ran while the download did.
+    const progress = (message: string) =>
+      events.filter((e) => e.event === "progress" && e.message === message).map((e) => e.op);
+    expect(new Set(progress("downloading"))).toEqual(new Set(["package.download"]));
+    expect(new Set(progress("uploading"))).toEqual(new Set(["package.download"]));
+    // One package on the target, installed once.
+    const copies = Object.values(packagesOf(prod.store).byId).filter((p) => p.Origin === "Uploaded");
+    expect(copies.map((p) => p.Installs.length)).toEqual([1]);
+  });
+
+  it("killed while the upload alongside the download is in flight, a re-run installs one inspected copy once", async () => {
+    const { dev, prod } = await emulators();
+    // The target sits on the first upload for a while: the kill lands while it is in flight.
+    prod.faults.script({ method: "POST", path: "/package/upload", action: { delayMs: 1_500 } });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const args = [join(ROOT, "bin/egp.js"), "--json", "apply", "--env", "local-prod", "--yes", "--dir", dir];
+    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? "", ...ENV } });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('"message":"uploading"')) child.kill("SIGKILL");
+    });
+    const killed = await new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
+    expect(killed).toBe("SIGKILL");
+    // Killed inside the download step, its upload alongside under way.
+    const uploading = output.split("\n").find((line) => line.includes('"message":"uploading"'));
+    expect(JSON.parse(uploading ?? "{}")).toMatchObject({ event: "progress", op: "package.download" });
+    expect(output).not.toContain('"op":"package.install"');
+    await sleep(1_700); // the held upload is answered, or dropped, before the re-run
+
+    const rerun = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+    expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);
+    const copies = Object.values(packagesOf(prod.store).byId).filter((p) => p.Origin === "Uploaded");
+    const installed = copies.filter((p) => p.Installs.length > 0);
+    expect(installed).toHaveLength(1);
+    expect(installed[0]?.Installs).toHaveLength(1);
+    // Whatever the killed run left on the target is whole and never installed.
+    const source = Object.values(packagesOf(dev.store).byId).find((p) => p.Description?.includes("[egp "));
+    for (const copy of copies) expect(copy.Size).toBe(source?.Size);
+    expect(copies.length).toBeLessThanOrEqual(2);
+  });
+});

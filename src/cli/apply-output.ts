@@ -1,6 +1,6 @@
 import type { ApplyEvent } from "../apply/index.ts";
 import type { Plan } from "../plan/index.ts";
-import { LiveView } from "./live-view.ts";
+import { bytesText, elapsed, LiveView } from "./live-view.ts";
 import { divertLogs } from "./logger.ts";
 import { paintPlan, type Style } from "./style.ts";
 
@@ -52,11 +52,27 @@ function counts(summary: ApplySummary): string {
   return `${summary.added} added, ${summary.changed} changed, ${summary.destroyed} destroyed, ${summary.promoted} promoted`;
 }
 
-/** One line per event, as CI logs show it: transfers in 10% steps, so that a large one is a few lines. */
-export function eventLine(lastTenth: Map<string, number>, event: ApplyEvent): string | undefined {
+/** What the one-line-per-event log remembers between events. */
+export interface EventLog {
+  /** The tenth of each transfer last shown, by step and message. */
+  lastTenth: Map<string, number>;
+  /** When each step started, so that a wait says how long it has lasted. */
+  started: Map<string, number>;
+}
+
+export function eventLog(): EventLog {
+  return { lastTenth: new Map(), started: new Map() };
+}
+
+/**
+ * One line per event, as CI logs show it: transfers in 10% steps, so that a large one is a few
+ * lines, in units that fit (`9.5 KiB`, not `0.0 MiB`); a wait says since when the step has run.
+ */
+export function eventLine(log: EventLog, event: ApplyEvent, now = Date.now()): string | undefined {
   const prefix = `${event.step.id} (${event.step.environment})`;
   switch (event.type) {
     case "start":
+      log.started.set(event.step.id, now);
       return `${prefix}: started`;
     case "done":
       return `${prefix}: done in ${event.ms ?? 0} ms`;
@@ -71,17 +87,21 @@ export function eventLine(lastTenth: Map<string, number>, event: ApplyEvent): st
     case "failed":
       return `${prefix}: FAILED: ${event.error.code} ${event.error.message}`;
     case "progress": {
-      if (event.bytes === undefined) return `${prefix}: ${event.message}`;
+      if (event.bytes === undefined) {
+        const since = log.started.get(event.step.id);
+        return since === undefined
+          ? `${prefix}: ${event.message}`
+          : `${prefix}: ${event.message} (${elapsed(now - since)} since the step started)`;
+      }
       const tenth = event.total
         ? Math.floor((event.bytes / event.total) * 10)
         : Math.floor(event.bytes / (10 * 1024 * 1024));
       // By message too: a promotion's download step reports its download and its upload.
       const key = `${event.step.id} ${event.message}`;
-      if (lastTenth.get(key) === tenth) return undefined;
-      lastTenth.set(key, tenth);
-      const amount = `${(event.bytes / 1024 / 1024).toFixed(1)} MiB`;
-      const of = event.total ? ` of ${(event.total / 1024 / 1024).toFixed(1)} MiB (${tenth * 10}%)` : "";
-      return `${prefix}: ${event.message} ${amount}${of}`;
+      if (log.lastTenth.get(key) === tenth) return undefined;
+      log.lastTenth.set(key, tenth);
+      const of = event.total ? ` of ${bytesText(event.total)} (${tenth * 10}%)` : "";
+      return `${prefix}: ${event.message} ${bytesText(event.bytes)}${of}`;
     }
   }
 }
@@ -122,7 +142,7 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
         style,
       )
     : undefined;
-  const lastTenth = new Map<string, number>();
+  const log = eventLog();
   let stepsRunning = false;
   return {
     say(text) {
@@ -137,7 +157,7 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
       if (live && !stepsRunning) divertLogs((line) => live.say(line));
       stepsRunning = true;
       if (live) return live.event(event);
-      const text = eventLine(lastTenth, event);
+      const text = eventLine(log, event);
       if (text !== undefined) out(`${text}\n`);
     },
     stepsEnded() {

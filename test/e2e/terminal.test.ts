@@ -109,9 +109,15 @@ describe("apply off a terminal", () => {
     });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/^Package\/GRC Core#install \(local-prod\): started$/m);
-    expect(applied.stdout).toMatch(
-      /^Package\/GRC Core#install \(local-prod\): waiting for the install job$/m,
+    // A wait says how long the step has run, so that two of them are not the same line.
+    const waits = applied.stdout.match(
+      /^Package\/GRC Core#install \(local-prod\): waiting for the install job \((\d+ ms|\d+\.\d s) since the step started\)$/gm,
     );
+    expect(waits?.length).toBeGreaterThan(1);
+    expect(new Set(waits).size).toBe(waits?.length);
+    // A small package in units that fit, not "0.0 MiB of 0.0 MiB".
+    expect(applied.stdout).toMatch(/: downloading \d+(\.\d)? (B|KiB) of \d+(\.\d)? (B|KiB) \(\d+%\)$/m);
+    expect(applied.stdout).not.toContain("0.0 MiB");
     expect(applied.stdout).toMatch(/^Package\/GRC Core#install \(local-prod\): done in \d+ ms$/m);
     expect(applied.stdout).not.toContain("\x1b");
   });

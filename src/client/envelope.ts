@@ -30,18 +30,38 @@ function shapeError(context: DecodeContext, issues: z.core.$ZodIssue[], prefix: 
   });
 }
 
+/** A list's nullable-optional field, as the envelope schema accepts it: absent, null or an array. */
+const listOrNothing = (value: unknown) => value === undefined || value === null || Array.isArray(value);
+
+/**
+ * The `RequestedObject` of a successful envelope. The common case (a plain object with
+ * `IsSuccessful: true`, no validation messages) is recognized by hand: a list of 10,000 users is
+ * 10,000 envelopes. Anything else goes through the envelope schema, for its exact error.
+ */
+function requestedOf(item: unknown, context: DecodeContext, prefix: PropertyKey[]): unknown {
+  if (typeof item === "object" && item !== null && !Array.isArray(item)) {
+    const { IsSuccessful, Links, ValidationMessages, RequestedObject } = item as Record<string, unknown>;
+    const quiet =
+      ValidationMessages === undefined ||
+      ValidationMessages === null ||
+      (Array.isArray(ValidationMessages) && ValidationMessages.length === 0);
+    if (IsSuccessful === true && listOrNothing(Links) && quiet) return RequestedObject;
+  }
+  const envelope = Envelope.safeParse(item);
+  if (!envelope.success) throw shapeError(context, envelope.error.issues, prefix);
+  if (!envelope.data.IsSuccessful) {
+    throw errorFromResponse({ ...context, messages: envelope.data.ValidationMessages });
+  }
+  return envelope.data.RequestedObject;
+}
+
 function unwrap<S extends z.ZodType>(
   schema: S,
   item: unknown,
   context: DecodeContext,
   prefix: PropertyKey[],
 ): z.output<S> {
-  const envelope = Envelope.safeParse(item);
-  if (!envelope.success) throw shapeError(context, envelope.error.issues, prefix);
-  if (!envelope.data.IsSuccessful) {
-    throw errorFromResponse({ ...context, messages: envelope.data.ValidationMessages });
-  }
-  const requested = schema.safeParse(envelope.data.RequestedObject);
+  const requested = schema.safeParse(requestedOf(item, context, prefix));
   if (!requested.success) throw shapeError(context, requested.error.issues, [...prefix, "RequestedObject"]);
   return requested.data;
 }

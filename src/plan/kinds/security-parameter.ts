@@ -172,24 +172,26 @@ export const securityParameterPlanner: KindPlanner = {
     const excluded = globMatcher(desired.prune.exclude.securityParameters);
     result.excluded = [];
     const desiredUserParameters = new Set(desired.users.map((u) => u.securityParameter?.toLowerCase()));
+    /** A loud delete of one live parameter, saying why (its manifest, or the prune policy). */
+    const planDelete = (name: string, why: string, source?: Change["source"]) => {
+      const change: Change = {
+        id: parameterChangeId(name),
+        kind: KIND,
+        key: name,
+        action: "delete",
+        fields: [],
+        notes: [why],
+        destructive: true,
+        ...(source ? { source } : {}),
+      };
+      result.changes.push(change);
+      result.steps.push(makeStep(change, "securityParameter.delete", environment, { name }));
+    };
     for (const parameter of live.securityParameters) {
       const gone = absent.get(parameter.Name.toLowerCase());
       if (gone) {
         // Refused beforehand when it is the default or in use (absentRefusals).
-        const change: Change = {
-          id: parameterChangeId(parameter.Name),
-          kind: KIND,
-          key: parameter.Name,
-          action: "delete",
-          fields: [],
-          notes: ["ensure: absent in the manifests"],
-          destructive: true,
-          source: gone.source,
-        };
-        result.changes.push(change);
-        result.steps.push(
-          makeStep(change, "securityParameter.delete", environment, { name: parameter.Name }),
-        );
+        planDelete(parameter.Name, "ensure: absent in the manifests", gone.source);
         continue;
       }
       if (managed.has(parameter.Name.toLowerCase())) continue;
@@ -205,17 +207,7 @@ export const securityParameterPlanner: KindPlanner = {
         result.unmanaged.push({ kind: KIND, key: parameter.Name });
         continue;
       }
-      const change: Change = {
-        id: parameterChangeId(parameter.Name),
-        kind: KIND,
-        key: parameter.Name,
-        action: "delete",
-        fields: [],
-        notes: ["not in the manifests; the prune policy deletes it"],
-        destructive: true,
-      };
-      result.changes.push(change);
-      result.steps.push(makeStep(change, "securityParameter.delete", environment, { name: parameter.Name }));
+      planDelete(parameter.Name, "not in the manifests; the prune policy deletes it");
     }
     return result;
   },

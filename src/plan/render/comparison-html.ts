@@ -1,6 +1,7 @@
 import type { ComparedObject, Comparison, ComparisonStatus } from "../compare-instances.ts";
 import type { PartDifference } from "../package-diff.ts";
 import { compareWords, describeCompareCounts, GROUP_TITLE, objectSummary } from "./comparison.ts";
+import { escapeHtml } from "./folds.ts";
 import { describePart, formatProperty, partLabel } from "./parts.ts";
 
 /*
@@ -9,15 +10,6 @@ import { describePart, formatProperty, partLabel } from "./parts.ts";
  * forbids loading anything at all. Sections fold with <details>. Every string from an instance is
  * escaped.
  */
-
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&#39;");
-}
 
 const STYLE = `
 :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }

@@ -1,5 +1,6 @@
 import type { ComparedObject, Comparison, ComparisonStatus } from "../compare-instances.ts";
 import type { DiffCounts } from "../package-diff.ts";
+import { escapeHtml, foldedDiff } from "./folds.ts";
 import { DEFAULT_MARKDOWN_LIMIT } from "./markdown.ts";
 import { partLine, type StatusWords } from "./parts.ts";
 
@@ -95,26 +96,12 @@ export function renderComparisonJson(comparison: Comparison): string {
   return `${JSON.stringify(comparison, null, 2)}\n`;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
 function fold(object: ComparedObject, comparison: Comparison): string {
   const words = compareWords(comparison);
   const lines = object.parts.map((part) => partLine(part, object.type, words));
   const summary = `${GROUP_TITLE[object.status]} · ${objectTitle(object)}: ${objectSummary(object, comparison)}`;
   if (lines.length === 0) return `- ${escapeHtml(summary)}\n`;
-  const fence = lines.some((line) => line.includes("```")) ? "````" : "```";
-  return [
-    `<details><summary>${escapeHtml(summary)}</summary>`,
-    "",
-    `${fence}diff`,
-    ...lines,
-    fence,
-    "",
-    "</details>",
-    "",
-  ].join("\n");
+  return foldedDiff(summary, lines);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Change, FieldChange, Plan } from "../model.ts";
+import { fenceFor, foldedDiff } from "./folds.ts";
 import { partLine } from "./parts.ts";
 import {
   excludedLine,
@@ -23,31 +24,12 @@ interface Entry {
   folds: string[];
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-
-function fenceFor(texts: readonly string[]): string {
-  return texts.some((text) => text.includes("```")) ? "````" : "```";
-}
-
 function fold(change: Change, field: FieldChange): string | undefined {
   if (!field.parts?.length) return undefined;
   const type = objectTypeOf(field);
   const lines = field.parts.map((part) => partLine(part, type));
-  const fence = fenceFor(lines);
   const after = typeof field.after === "string" ? field.after : formatValue(field.after);
-  const summary = `${change.kind} "${change.key}" · ${field.field}: ${after}`;
-  return [
-    `<details><summary>${escapeHtml(summary)}</summary>`,
-    "",
-    `${fence}diff`,
-    ...lines,
-    fence,
-    "",
-    "</details>",
-    "",
-  ].join("\n");
+  return foldedDiff(`${change.kind} "${change.key}" · ${field.field}: ${after}`, lines);
 }
 
 function entry(change: Change, options: RenderOptions): Entry {

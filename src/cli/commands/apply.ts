@@ -5,14 +5,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Command } from "commander";
 import type { Logger } from "pino";
 import {
-  type ApplyEvent,
   acquireLock,
   assertFresh,
   assertResumable,
   assertSamePlan,
   type Carried,
   carryOver,
-  executePlan,
   isPassing,
   Journal,
 } from "../../apply/index.ts";
@@ -27,6 +25,7 @@ import { getPlan } from "../get-plan.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
 import { pendingApply } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
+import { runSteps } from "../run-steps.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 import { stylesFor } from "../style.ts";
@@ -114,42 +113,21 @@ interface RunOptions {
 async function run(options: RunOptions): Promise<boolean> {
   const { plan, desired, interrupts } = options;
   const resume = `Resume with 'egp apply --env ${plan.environment} --resume'.`;
-  const journal = Journal.open(options.stateDir, plan);
-  const clients = await clientsFor(plan, desired, options.connections);
-  const inFlight = new Set<string>();
-  const finished = new Set<string>();
-  const print = (event: ApplyEvent) => options.output.event(event);
-  const onEvent = (event: ApplyEvent) => {
-    if (event.type === "start") inFlight.add(event.step.id);
-    if (event.type === "done" || event.type === "failed" || event.type === "stopped")
-      inFlight.delete(event.step.id);
-    if (event.type === "done" || event.type === "reused") finished.add(event.step.id);
-    print(event);
-  };
-  interrupts.enter({
-    name: "steps",
-    inFlight: () => inFlight.size,
-    summary: () => {
-      const notStarted = plan.steps.length - finished.size - inFlight.size;
-      return (
-        `Interrupted: ${finished.size} of ${plan.steps.length} steps done, ${notStarted} not started, ` +
-        `${inFlight.size} in flight (checked before anything is written again on resume). ${resume}`
-      );
-    },
-  });
-  const result = await executePlan({
+  const result = await runSteps({
     plan,
     desired,
-    clients,
-    journal,
+    clients: await clientsFor(plan, desired, options.connections),
+    journal: Journal.open(options.stateDir, plan),
     previous: options.previous,
     stateDir: options.stateDir,
     concurrency: desired.environment.limits.concurrency,
     logger: options.logger,
-    onEvent,
-    signal: interrupts.signal,
-  }).finally(() => options.output.stepsEnded());
-  interrupts.enter({ name: "after", env: plan.environment });
+    output: options.output,
+    interrupts,
+    interrupted: (done, inFlight) =>
+      `Interrupted: ${done} of ${plan.steps.length} steps done, ${plan.steps.length - done - inFlight} not started, ` +
+      `${inFlight} in flight (checked before anything is written again on resume). ${resume}`,
+  });
   const completed = new Set([...result.done, ...result.reused]);
   if (result.interrupted) {
     const stopped = result.stopped.length

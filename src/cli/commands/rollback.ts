@@ -2,10 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import {
-  type ApplyEvent,
   acquireLock,
   carryOver,
-  executePlan,
   Journal,
   markRolledBack,
   prepareRollback,
@@ -17,6 +15,7 @@ import { applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
 import { withEnvironments } from "../run.ts";
+import { runSteps } from "../run-steps.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 import { stylesFor } from "../style.ts";
 import { confirm, graceMs } from "./apply.ts";
@@ -88,19 +87,8 @@ export function registerRollbackCommand(program: Command): void {
           const previous = pending ? carryOver(pending.state, plan) : undefined;
           if (pending && pending.state.plan.id !== plan.id) pending.journal.close("superseded", plan.id);
           const journal = Journal.open(stateDir, plan, { folder });
-          const inFlight = new Set<string>();
-          const onEvent = (event: ApplyEvent) => {
-            if (event.type === "start") inFlight.add(event.step.id);
-            if (event.type === "done" || event.type === "failed" || event.type === "stopped")
-              inFlight.delete(event.step.id);
-            output.event(event);
-          };
-          interrupts.enter({
-            name: "steps",
-            inFlight: () => inFlight.size,
-            summary: () => `Interrupted; run 'egp rollback --env ${env}' again to finish.`,
-          });
-          const result = await executePlan({
+          const again = `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
+          const result = await runSteps({
             plan,
             desired,
             clients: new Map([[env, client]]),
@@ -109,15 +97,11 @@ export function registerRollbackCommand(program: Command): void {
             stateDir,
             concurrency: 1,
             logger,
-            onEvent,
-            signal: interrupts.signal,
-          }).finally(() => output.stepsEnded());
-          interrupts.enter({ name: "after", env });
-          if (result.interrupted)
-            throw new ExitError(
-              `Interrupted; run 'egp rollback --env ${env}' again to finish.`,
-              INTERRUPTED_EXIT_CODE,
-            );
+            output,
+            interrupts,
+            interrupted: () => again,
+          });
+          if (result.interrupted) throw new ExitError(again, INTERRUPTED_EXIT_CODE);
           if (result.failed.length > 0 || result.skipped.length > 0) {
             say(
               `\nRollback incomplete: ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.`,

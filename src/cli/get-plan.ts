@@ -42,7 +42,8 @@ async function startReading(
   if (!config) return undefined;
   const early = startEarlyReads((await connections.open(config)).client, keys);
   // The first answer means the session exists; the other reads are on the wire meanwhile.
-  await Promise.race(early.values()).catch(() => undefined);
+  // (No early read at all: nothing to wait for; a race of none would never settle.)
+  if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return early;
 }
 

@@ -4,27 +4,21 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../../src/emulator/index.ts";
 import type { EmulatorOptionsInput } from "../../src/emulator/options.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, exampleOnEmulators, exampleTree, ROOT, type Run } from "../helpers/cli.ts";
-import { Raw } from "../helpers/raw.ts";
+import { emulatorsPerTest, Raw } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 const PASSWORD = "Password1!";
 const ENV = { EGP_TEST_PASSWORD: PASSWORD };
 
-let running: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((e) => e.close()));
-  running = [];
-});
+const startOne = emulatorsPerTest();
 
 async function emulator(options: EmulatorOptionsInput): Promise<Emulator> {
-  const started = await startEmulator({ port: 0, ...options });
-  running.push(started);
-  return started;
+  return startOne(options);
 }
 
 /** The example repository, with both environments pointed at emulators this test runs. */

@@ -1,9 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, exampleOnEmulators } from "../helpers/cli.ts";
+import { emulatorsPerTest } from "../helpers/raw.ts";
 
 /*
  * A package install the target refuses (issue 14: a second application with an existing name)
@@ -11,16 +12,10 @@ import { egp, exampleOnEmulators } from "../helpers/cli.ts";
  */
 
 const ENV = { EGP_TEST_PASSWORD: "Password1!" };
-let running: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((e) => e.close()));
-  running = [];
-});
+const startOne = emulatorsPerTest();
 
 async function emulator(seed: string, installMs = 20): Promise<Emulator> {
-  const started = await startEmulator({ port: 0, seed, jobs: { generateMs: 20, installMs } });
-  running.push(started);
-  return started;
+  return startOne({ seed, jobs: { generateMs: 20, installMs } });
 }
 
 const exampleOn = (dev: Emulator, prod: Emulator) => exampleOnEmulators({ dev: dev.url, prod: prod.url });

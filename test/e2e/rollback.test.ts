@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, exampleOnEmulators, exampleTree, lines, ROOT } from "../helpers/cli.ts";
+import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -16,16 +17,10 @@ import { testdir } from "../helpers/testdir.ts";
 const ENV = { EGP_TEST_PASSWORD: "Password1!" };
 const PROD = ["--env", "local-prod"];
 
-let running: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((e) => e.close()));
-  running = [];
-});
+const startOne = emulatorsPerTest();
 
 async function emulator(seed: string, installMs = 20): Promise<Emulator> {
-  const started = await startEmulator({ port: 0, seed, jobs: { generateMs: 20, installMs } });
-  running.push(started);
-  return started;
+  return startOne({ seed, jobs: { generateMs: 20, installMs } });
 }
 
 async function pair(installMs = 20): Promise<{ dev: Emulator; prod: Emulator; dir: string }> {

@@ -1,9 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../../src/emulator/index.ts";
 import { readPlanFile } from "../../src/plan/index.ts";
 import { egp, environmentFile, exampleOnEmulators, lines } from "../helpers/cli.ts";
+import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -14,16 +15,10 @@ import { testdir } from "../helpers/testdir.ts";
 
 const ENV = { EGP_TEST_PASSWORD: "Password1!" };
 
-let running: Emulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((e) => e.close()));
-  running = [];
-});
+const startOne = emulatorsPerTest();
 
 async function emulator(seed: string): Promise<Emulator> {
-  const started = await startEmulator({ port: 0, seed });
-  running.push(started);
-  return started;
+  return startOne({ seed });
 }
 
 function usernames(instance: Emulator): string[] {

@@ -1,5 +1,5 @@
 import { request } from "undici";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { type Emulator, type EmulatorOptionsInput, startEmulator } from "../../src/emulator/index.ts";
 
 /*
@@ -125,5 +125,21 @@ export function manualClock(start = Date.parse("2026-01-05T09:00:00Z")) {
     advance(ms: number) {
       now += ms;
     },
+  };
+}
+
+/**
+ * Starts emulators on port 0 for the tests of one file, each closed after the test that started
+ * it: `const emulator = emulatorsPerTest(); … await emulator({ seed: "demo-dev" })`.
+ */
+export function emulatorsPerTest(): (options?: EmulatorOptionsInput) => Promise<Emulator> {
+  const running: Emulator[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((emulator) => emulator.close()));
+  });
+  return async (options = {}) => {
+    const started = await startEmulator({ port: 0, ...options });
+    running.push(started);
+    return started;
   };
 }

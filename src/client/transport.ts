@@ -2,10 +2,11 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
-import { Agent, type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { ClientOptionsError } from "./errors.ts";
 import type { Chunks } from "./file-source.ts";
 import type { ClientOptions } from "./options.ts";
+import { Agent, request } from "./undici.ts";
 
 /*
  * One HTTP exchange through undici, nothing more: retries, sessions and decoding live above.
@@ -107,8 +108,7 @@ export function createTransport(options: ClientOptions): Transport {
   return {
     getInto: (exchange, sink) => dispatchInto(dispatcher, exchange, sink, options.timeouts),
     send: (exchange) =>
-      request(exchange.url, {
-        dispatcher,
+      request(dispatcher, exchange.url, {
         method: exchange.method,
         headers: exchange.headers,
         // undici sends an async iterable chunk by chunk (its types list streams only).

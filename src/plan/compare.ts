@@ -25,6 +25,8 @@ function instant(value: string): number | undefined {
 const isOwnEnumerable = Object.prototype.propertyIsEnumerable;
 
 export function same(a: unknown, b: unknown): boolean {
+  // Identical values that are not objects are the same whatever the rules below say.
+  if (a === b && (a === null || typeof a !== "object")) return true;
   if (blank(a) && blank(b)) return true;
   if (typeof a === "string" && typeof b === "string") {
     if (a === b) return true;

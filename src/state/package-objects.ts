@@ -175,23 +175,26 @@ export function normalizeTree(tree: ModuleTree, catalogue: Catalogue): Record<st
   return parts;
 }
 
+const PLURAL: Record<string, string | undefined> = {
+  level: "levels",
+  field: "fields",
+  layout: "layouts",
+  rule: "rules",
+  action: "actions",
+};
+
 function summarize(
   guid: string,
   type: PackageObjectType,
   name: string,
   parts: Record<string, unknown>,
 ): LivePackageObject {
-  const partFingerprints = Object.fromEntries(Object.entries(parts).map(([key, value]) => [key, sha(value)]));
+  const partFingerprints: Record<string, string> = {};
   const counts: Record<string, number> = { levels: 0, fields: 0, layouts: 0, rules: 0, actions: 0 };
-  const plural: Record<string, string> = {
-    level: "levels",
-    field: "fields",
-    layout: "layouts",
-    rule: "rules",
-    action: "actions",
-  };
-  for (const key of Object.keys(parts)) {
-    const bucket = plural[key.split(":")[0] ?? ""];
+  for (const [key, value] of Object.entries(parts)) {
+    partFingerprints[key] = sha(value);
+    const colon = key.indexOf(":");
+    const bucket = PLURAL[colon < 0 ? key : key.slice(0, colon)];
     if (bucket) counts[bucket] = (counts[bucket] ?? 0) + 1;
   }
   return { guid, type, name, fingerprint: sha(partFingerprints), parts: counts, partFingerprints };

@@ -27,9 +27,9 @@ function objectRequests(
   return [...requests.values()];
 }
 
-/** Whether a source object differs from the target's (or the target lacks it): only then is it described. */
-export function differs(object: LivePackageObject, target: LivePackageSide["objects"]): boolean {
-  return target[object.guid]?.fingerprint !== object.fingerprint;
+/** Whether an object differs from the other side's (or the other side lacks it): only then is it described. */
+export function differs(object: LivePackageObject, other: LivePackageSide["objects"]): boolean {
+  return other[object.guid]?.fingerprint !== object.fingerprint;
 }
 
 /** Digests cover fingerprints, which already cover every detail; details are for people only. */
@@ -57,7 +57,7 @@ export const packageLive = liveKind({
       deferDetails: true,
     });
     const packages = await readPackageObjects(client, source.requests, {
-      keepDetails: (object) => source.objects[object.guid]?.fingerprint !== object.fingerprint,
+      keepDetails: (object) => differs(object, source.objects),
     });
     source.describe((object) => differs(object, packages.objects));
     return {

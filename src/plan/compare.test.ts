@@ -26,6 +26,11 @@ describe("same", () => {
   it("compares objects key by key and arrays in order", () => {
     expect(same({ a: 1, b: null }, { a: 1 })).toBe(true);
     expect(same([1, 2], [2, 1])).toBe(false);
+    // A key that only one side has counts, whichever side it is on.
+    expect(same({ a: 1 }, { a: 1, b: 2 })).toBe(false);
+    expect(same({ a: 1, b: 2 }, { a: 1 })).toBe(false);
+    expect(same({ a: 1 }, { b: "", a: 1 })).toBe(true);
+    expect(same([{ x: [1] }], [{ x: [1], y: "2026-01-01T00:00:00Z" }])).toBe(false);
   });
 });
 

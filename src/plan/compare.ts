@@ -22,7 +22,11 @@ function instant(value: string): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
+const isOwnEnumerable = Object.prototype.propertyIsEnumerable;
+
 export function same(a: unknown, b: unknown): boolean {
+  // Identical values that are not objects are the same whatever the rules below say.
+  if (a === b && (a === null || typeof a !== "object")) return true;
   if (blank(a) && blank(b)) return true;
   if (typeof a === "string" && typeof b === "string") {
     if (a === b) return true;
@@ -33,10 +37,10 @@ export function same(a: unknown, b: unknown): boolean {
     return a.length === b.length && a.every((item, index) => same(item, b[index]));
   }
   if (a !== null && b !== null && typeof a === "object" && typeof b === "object") {
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    for (const key of keys) {
-      if (!same((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
-    }
+    // Every key of either, each once: a's, then b's that a lacks (no union set per object).
+    const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
+    for (const key of Object.keys(x)) if (!same(x[key], y[key])) return false;
+    for (const key of Object.keys(y)) if (!isOwnEnumerable.call(x, key) && !same(x[key], y[key])) return false;
     return true;
   }
   return a === b;

@@ -1,5 +1,5 @@
 import type { PlatformClient } from "../client/client.ts";
-import { dropMatchedDetails } from "./kinds/package.ts";
+import { differs } from "./kinds/package.ts";
 import type { LivePackageSide } from "./live-state.ts";
 import { type ModuleEntry, type ObjectRequest, readPackageObjects } from "./package-objects.ts";
 
@@ -40,7 +40,7 @@ export async function readForComparison(
       see(modules);
       return modules.filter(chosen).map(request);
     },
-    { keepDetails: () => true },
+    { deferDetails: true },
   );
   const target = await readPackageObjects(
     to,
@@ -56,7 +56,7 @@ export async function readForComparison(
       },
     },
   );
-  dropMatchedDetails(source.objects, target.objects);
+  source.describe((object) => differs(object, target.objects));
   const unknown = (applications ?? []).filter((name) => !namesSeen.has(name.toLowerCase()));
   return {
     from: { objects: source.objects, applicationsByName: source.applicationsByName },

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { PlatformClient } from "../client/client.ts";
 import { NotFoundError } from "../client/errors.ts";
 import type {
@@ -35,7 +35,7 @@ export interface Catalogue {
  * The parts are built here with their keys in a fixed order (and unordered lists sorted), so plain
  * JSON is canonical for them; it is several times faster than sorting keys over 200 trees.
  */
-const sha = (value: unknown) => createHash("sha256").update(JSON.stringify(value)).digest("hex");
+const sha = (value: unknown) => hash("sha256", JSON.stringify(value));
 
 function lower(guid: string): string {
   return guid.toLowerCase();
@@ -175,23 +175,26 @@ export function normalizeTree(tree: ModuleTree, catalogue: Catalogue): Record<st
   return parts;
 }
 
+const PLURAL: Record<string, string | undefined> = {
+  level: "levels",
+  field: "fields",
+  layout: "layouts",
+  rule: "rules",
+  action: "actions",
+};
+
 function summarize(
   guid: string,
   type: PackageObjectType,
   name: string,
   parts: Record<string, unknown>,
 ): LivePackageObject {
-  const partFingerprints = Object.fromEntries(Object.entries(parts).map(([key, value]) => [key, sha(value)]));
+  const partFingerprints: Record<string, string> = {};
   const counts: Record<string, number> = { levels: 0, fields: 0, layouts: 0, rules: 0, actions: 0 };
-  const plural: Record<string, string> = {
-    level: "levels",
-    field: "fields",
-    layout: "layouts",
-    rule: "rules",
-    action: "actions",
-  };
-  for (const key of Object.keys(parts)) {
-    const bucket = plural[key.split(":")[0] ?? ""];
+  for (const [key, value] of Object.entries(parts)) {
+    partFingerprints[key] = sha(value);
+    const colon = key.indexOf(":");
+    const bucket = PLURAL[colon < 0 ? key : key.slice(0, colon)];
     if (bucket) counts[bucket] = (counts[bucket] ?? 0) + 1;
   }
   return { guid, type, name, fingerprint: sha(partFingerprints), parts: counts, partFingerprints };
@@ -210,6 +213,21 @@ export interface ReadObjectsOptions {
    * fingerprints are known: keep them only where the object differs from its counterpart.
    */
   keepDetails?: (object: LivePackageObject) => boolean;
+  /**
+   * Describe nothing yet: keep the trees read until the other side's fingerprints are known, then
+   * `describe` the objects that differ. Most objects of a plan match, and their details would be
+   * built only to be dropped.
+   */
+  deferDetails?: boolean;
+}
+
+export interface PackageObjectsRead extends LivePackageSide {
+  requests: ObjectRequest[];
+  /**
+   * With `deferDetails`: gives `details` to the objects `keep` chooses, then lets the trees go (a
+   * second call describes nothing). Without it, does nothing.
+   */
+  describe(keep: (object: LivePackageObject) => boolean): void;
 }
 
 /**
@@ -224,40 +242,52 @@ export async function readPackageObjects(
     | readonly ObjectRequest[]
     | ((names: LivePackageSide["applicationsByName"], modules: readonly ModuleEntry[]) => ObjectRequest[]),
   options: ReadObjectsOptions = {},
-): Promise<LivePackageSide & { requests: ObjectRequest[] }> {
+): Promise<PackageObjectsRead> {
   const side: LivePackageSide = { objects: {}, applicationsByName: {} };
-  if (Array.isArray(wanted) && wanted.length === 0) return { ...side, requests: [] };
-  const catalogue = await readCatalogue(client);
-  for (const module of catalogue.modules) {
+  let trees: Map<string, ModuleTree> | undefined = options.deferDetails ? new Map() : undefined;
+  let catalogue: Catalogue | undefined;
+  const describe = (keep: (object: LivePackageObject) => boolean) => {
+    if (!trees || !catalogue) return;
+    for (const [key, tree] of trees) {
+      const object = side.objects[key];
+      if (object && keep(object)) object.details = describeTree(tree, catalogue);
+    }
+    trees = undefined;
+  };
+  if (Array.isArray(wanted) && wanted.length === 0) return { ...side, requests: [], describe };
+  catalogue = await readCatalogue(client);
+  const read = catalogue;
+  for (const module of read.modules) {
     if (module.Type === "Application")
       side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
   }
   const modules = (): ModuleEntry[] =>
-    catalogue.modules.flatMap((m) =>
+    read.modules.flatMap((m) =>
       m.Type === "Application" || m.Type === "SubForm"
         ? [{ guid: lower(m.Guid), type: m.Type, name: m.Name }]
         : [],
     );
   const requests = typeof wanted === "function" ? wanted(side.applicationsByName, modules()) : [...wanted];
-  const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
+  const byGuid = new Map(read.modules.map((m) => [lower(m.Guid), m]));
   await Promise.all(
     requests.map(async ({ guid, type }) => {
       const key = lower(guid);
       if (type === "GlobalReport") return;
       const module = byGuid.get(key);
       if (!module) return;
-      const tree = await readModuleTree(client, module, catalogue);
+      const tree = await readModuleTree(client, module, read);
       const object = summarize(
         key,
         module.Type === "SubForm" ? "SubForm" : "Application",
         module.Name,
-        normalizeTree(tree, catalogue),
+        normalizeTree(tree, read),
       );
-      if (options.keepDetails?.(object)) object.details = describeTree(tree, catalogue);
+      if (trees) trees.set(key, tree);
+      else if (options.keepDetails?.(object)) object.details = describeTree(tree, read);
       side.objects[key] = object;
     }),
   );
-  return { ...side, requests };
+  return { ...side, requests, describe };
 }
 
 /** One part of an object's tree (a level, field, layout, event rule or action), named for a person. */

@@ -10,6 +10,7 @@ import { type FieldChange, planChanges } from "../../src/plan/index.ts";
 import { partLine } from "../../src/plan/render/parts.ts";
 import { type LiveState, readLiveState } from "../../src/state/index.ts";
 import { packageLive } from "../../src/state/kinds/package.ts";
+import { readPackageObjects } from "../../src/state/package-objects.ts";
 import { ROOT } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -126,5 +127,22 @@ describe("package details", () => {
     // A level that has no layout still reads as one without (404 is the answer for that).
     const again = await readLiveState(prodClient, desired, { source: devClient });
     expect(again.packages).toEqual(live.packages);
+  });
+
+  it("are built, when deferred, only for the objects chosen once the other side is known", async () => {
+    const requests = [CONTROLS, RISKS, POLICIES].map((guid) => ({ guid, type: "Application" as const }));
+    const read = await readPackageObjects(devClient, requests, { deferDetails: true });
+    expect(Object.keys(read.objects).sort()).toEqual([CONTROLS, RISKS, POLICIES].sort());
+    expect(Object.values(read.objects).filter((object) => object.details)).toEqual([]);
+    read.describe((object) => object.guid !== POLICIES);
+    const described = (guid: string) => read.objects[guid]?.details;
+    expect(described(CONTROLS)).toEqual(live.packageSource?.objects[CONTROLS]?.details);
+    expect(Object.keys(described(RISKS) ?? {}).sort()).toEqual(
+      Object.keys(read.objects[RISKS]?.partFingerprints ?? {}).sort(),
+    );
+    expect(described(POLICIES)).toBeUndefined();
+    // The trees are let go: a second call describes nothing more.
+    read.describe(() => true);
+    expect(described(POLICIES)).toBeUndefined();
   });
 });

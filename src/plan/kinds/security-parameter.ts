@@ -172,6 +172,8 @@ export const securityParameterPlanner: KindPlanner = {
     const excluded = globMatcher(desired.prune.exclude.securityParameters);
     result.excluded = [];
     const desiredUserParameters = new Set(desired.users.map((u) => u.securityParameter?.toLowerCase()));
+    // One pass over the users, not one per unmanaged parameter.
+    const liveUserParameters = new Set(live.users.map((u) => u.user.SecurityId));
     /** A loud delete of one live parameter, saying why (its manifest, or the prune policy). */
     const planDelete = (name: string, why: string, source?: Change["source"]) => {
       const change: Change = {
@@ -202,7 +204,7 @@ export const securityParameterPlanner: KindPlanner = {
       const inUse =
         parameter.Default ||
         desiredUserParameters.has(parameter.Name.toLowerCase()) ||
-        live.users.some((u) => u.user.SecurityId === parameter.Id);
+        liveUserParameters.has(parameter.Id);
       if (prune !== "delete" || inUse) {
         result.unmanaged.push({ kind: KIND, key: parameter.Name });
         continue;

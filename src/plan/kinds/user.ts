@@ -38,36 +38,58 @@ function contactKey(c: DesiredContact | Contact): string {
 }
 
 function sortedContacts(contacts: readonly (DesiredContact | Contact)[]): DesiredContact[] {
-  return contacts
-    .map((c) => ({
-      ContactType: c.ContactType,
-      ContactSubType: c.ContactSubType,
-      IsDefault: Boolean(c.IsDefault),
-      Value: c.Value,
-    }))
-    .sort((a, b) => (contactKey(a) < contactKey(b) ? -1 : 1));
+  const plain = contacts.map((c) => ({
+    ContactType: c.ContactType,
+    ContactSubType: c.ContactSubType,
+    IsDefault: Boolean(c.IsDefault),
+    Value: c.Value,
+  }));
+  if (plain.length < 2) return plain;
+  // Each key is made once, not once per comparison.
+  const keys = new Map(plain.map((c) => [c, contactKey(c)]));
+  return plain.sort((a, b) => ((keys.get(a) ?? "") < (keys.get(b) ?? "") ? -1 : 1));
 }
 
 function names(list: readonly NamedId[], ids: readonly number[]): string[] {
   return ids.map((id) => list.find((n) => n.id === id)?.name ?? `#${id}`);
 }
 
+/**
+ * What every user's comparison looks up, made once per plan rather than once per user: the live
+ * security parameters by lower-case name (the first of a name, as a search in list order finds it)
+ * and by id, the groups read, and the groups' names.
+ */
+interface UserLookups {
+  parameterByName: Map<string, number>;
+  parameterById: Map<number, string>;
+  groupsRead: Set<number>;
+  groupNames: NamedId[];
+}
+
+function lookupsOf(desired: DesiredState, live: LiveState): UserLookups {
+  const parameterByName = new Map<string, number>();
+  const parameterById = new Map<number, string>();
+  for (const p of live.securityParameters) {
+    const name = p.Name.toLowerCase();
+    if (!parameterByName.has(name)) parameterByName.set(name, p.Id);
+    if (!parameterById.has(p.Id)) parameterById.set(p.Id, p.Name);
+  }
+  return {
+    parameterByName,
+    parameterById,
+    groupsRead: new Set(live.groupsRead),
+    groupNames: groupNamesOf(desired, live),
+  };
+}
+
 /** The security parameter the manifest names, as the live id, or the name when it is yet to be made. */
-function parameterId(desired: DesiredUser, live: LiveState): number | string | undefined {
+function parameterId(desired: DesiredUser, lookups: UserLookups): number | string | undefined {
   if (!desired.securityParameter) return undefined;
-  const wanted = desired.securityParameter.toLowerCase();
-  return (
-    live.securityParameters.find((p) => p.Name.toLowerCase() === wanted)?.Id ?? desired.securityParameter
-  );
+  return lookups.parameterByName.get(desired.securityParameter.toLowerCase()) ?? desired.securityParameter;
 }
 
 /** Verifiable differences of a live user, in the interface's field names. */
-function differences(
-  desired: DesiredUser,
-  current: LiveUser,
-  live: LiveState,
-  groupNames: NamedId[],
-): FieldChange[] {
+function differences(desired: DesiredUser, current: LiveUser, lookups: UserLookups): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const [field, after] of Object.entries(desired.fields)) {
     if (field === "AccountStatus") continue;
@@ -83,10 +105,9 @@ function differences(
       verifiable: true,
     });
   }
-  const securityId = parameterId(desired, live);
+  const securityId = parameterId(desired, lookups);
   if (securityId !== undefined && securityId !== current.user.SecurityId) {
-    const before =
-      live.securityParameters.find((p) => p.Id === current.user.SecurityId)?.Name ?? current.user.SecurityId;
+    const before = lookups.parameterById.get(current.user.SecurityId) ?? current.user.SecurityId;
     changes.push({ field: "SecurityParameter", before, after: desired.securityParameter, verifiable: true });
   }
   if (desired.contacts) {
@@ -94,7 +115,7 @@ function differences(
     if (!same(before, after)) changes.push({ field: "Contacts", before, after, verifiable: true });
   }
   if (desired.groups) {
-    const read = new Set(live.groupsRead);
+    const { groupsRead: read, groupNames } = lookups;
     const before = current.groups.filter((id) => read.has(id)).sort((a, b) => a - b);
     const after = desired.groups.map((g) => g.id).sort((a, b) => a - b);
     if (!same(before, after)) {
@@ -215,12 +236,11 @@ function planCreate(desired: DesiredUser, environment: string): { change: Change
 function planUpdate(
   desired: DesiredUser,
   current: LiveUser,
-  live: LiveState,
-  groupNames: NamedId[],
+  lookups: UserLookups,
   enforceRoles: boolean,
   environment: string,
 ): { change: Change; steps: Step[] } | undefined {
-  const fields = differences(desired, current, live, groupNames);
+  const fields = differences(desired, current, lookups);
   if (fields.length === 0 && !(enforceRoles && desired.roles)) return undefined;
   const change: Change = {
     id: `${KIND}/${desired.key}`,
@@ -385,13 +405,14 @@ export const userPlanner: KindPlanner = {
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
-    const liveByName = new Map(live.users.map((u) => [u.user.UserName.toLowerCase(), u]));
-    const groupNames = groupNamesOf(desired, live);
+    const liveKeys = live.users.map((u) => u.user.UserName.toLowerCase());
+    const liveByName = new Map(live.users.map((u, index) => [liveKeys[index] as string, u]));
+    const lookups = lookupsOf(desired, live);
 
     for (const user of desired.users.map((u) => withListedGroups(u, live))) {
       const current = liveByName.get(user.key);
       const planned = current
-        ? planUpdate(user, current, live, groupNames, options.enforceRoles ?? false, environment)
+        ? planUpdate(user, current, lookups, options.enforceRoles ?? false, environment)
         : planCreate(user, environment);
       if (!planned) continue;
       result.changes.push(planned.change);
@@ -404,8 +425,8 @@ export const userPlanner: KindPlanner = {
     const prune = options.allowDelete ? "delete" : desired.prune.users;
     const excluded = globMatcher(desired.prune.exclude.users);
     result.excluded = [];
-    for (const current of live.users) {
-      const key = current.user.UserName.toLowerCase();
+    for (const [index, current] of live.users.entries()) {
+      const key = liveKeys[index] as string;
       const gone = absent.get(key);
       if (gone && key !== self) {
         const planned = planAbsent(gone, current, environment);

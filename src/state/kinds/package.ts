@@ -1,6 +1,6 @@
 import type { DesiredState } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
-import type { LivePackageSide } from "../live-state.ts";
+import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
 import { type ObjectRequest, readPackageObjects } from "../package-objects.ts";
 import { liveKind } from "./kind.ts";
 
@@ -27,14 +27,9 @@ function objectRequests(
   return [...requests.values()];
 }
 
-/** Drops the details of objects that are alike on both sides: nothing will be said about them. */
-export function dropMatchedDetails(
-  source: LivePackageSide["objects"],
-  target: LivePackageSide["objects"],
-): void {
-  for (const [guid, object] of Object.entries(source)) {
-    if (target[guid]?.fingerprint === object.fingerprint) delete object.details;
-  }
+/** Whether an object differs from the other side's (or the other side lacks it): only then is it described. */
+export function differs(object: LivePackageObject, other: LivePackageSide["objects"]): boolean {
+  return other[object.guid]?.fingerprint !== object.fingerprint;
 }
 
 /** Digests cover fingerprints, which already cover every detail; details are for people only. */
@@ -57,14 +52,14 @@ export const packageLive = liveKind({
     if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
-    // The source's details wait for the target's fingerprints; then only differing objects keep theirs.
+    // The source's details wait for the target's fingerprints: only differing objects are described.
     const source = await readPackageObjects(options.source, (names) => objectRequests(desired, names), {
-      keepDetails: () => true,
+      deferDetails: true,
     });
     const packages = await readPackageObjects(client, source.requests, {
-      keepDetails: (object) => source.objects[object.guid]?.fingerprint !== object.fingerprint,
+      keepDetails: (object) => differs(object, source.objects),
     });
-    dropMatchedDetails(source.objects, packages.objects);
+    source.describe((object) => differs(object, packages.objects));
     return {
       packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
       ...(desired.packagesFrom

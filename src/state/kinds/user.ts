@@ -35,13 +35,17 @@ async function readUsers(
   const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
   const groupsByUser = new Map<number, number[]>();
   for (const { id, members } of memberships) {
-    for (const member of members) groupsByUser.set(member, [...(groupsByUser.get(member) ?? []), id]);
+    for (const member of members) {
+      const groups = groupsByUser.get(member);
+      if (groups) groups.push(id);
+      else groupsByUser.set(member, [id]);
+    }
   }
-  return users.map((user) => ({
-    user,
-    contacts: contactsByUser.get(user.Id) ?? [],
-    groups: (groupsByUser.get(user.Id) ?? []).sort((a, b) => a - b),
-  }));
+  return users.map((user) => {
+    const groups = groupsByUser.get(user.Id);
+    if (groups && groups.length > 1) groups.sort((a, b) => a - b);
+    return { user, contacts: contactsByUser.get(user.Id) ?? [], groups: groups ?? [] };
+  });
 }
 
 /** The instance's groups, or null when it has no group read (an older instance answers 404). */
@@ -85,7 +89,9 @@ function usersDigest(
   const groups = groupsListed === undefined ? groupsRead : [groupsRead, groupsListed];
   const digest = createHash("sha256").update(JSON.stringify(groups));
   for (const { user, contacts, groups } of users) {
-    digest.update(JSON.stringify([{ ...user, LastLoginDate: null }, contacts, groups])).update("\n");
+    // A user that has never logged in already reads as the copy would: no copy is made for it.
+    const stable = user.LastLoginDate === null ? user : { ...user, LastLoginDate: null };
+    digest.update(JSON.stringify([stable, contacts, groups])).update("\n");
   }
   return digest.digest("hex");
 }

@@ -25,14 +25,17 @@ export class Waits {
     this.intervalMs = intervalMs;
   }
 
-  start(what: string): EndWait {
+  /** `what` may be given as a function, called at the first notice (most waits end before one). */
+  start(what: string | (() => string)): EndWait {
     const notify = this.onWait;
     if (!notify) return () => undefined;
     const started = performance.now();
+    let named: string | undefined = typeof what === "string" ? what : undefined;
     const timer = setInterval(() => {
       const ms = performance.now() - started;
       try {
-        notify({ what, seconds: Math.round(ms / 1000), ms: Math.round(ms) });
+        named ??= (what as () => string)();
+        notify({ what: named, seconds: Math.round(ms / 1000), ms: Math.round(ms) });
       } catch {
         // A failing listener must not fail the wait it hears about.
       }

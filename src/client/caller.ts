@@ -133,7 +133,9 @@ export class Caller {
       });
     }
     if (call.auth === false || !this.session) return this.viaPrefixes(call, call.token);
-    const token = await this.session.current();
+    // An open session's token is at hand: no promise to wait for.
+    const { active } = this.session;
+    const token = active !== undefined && !this.session.refused ? active : await this.session.current();
     try {
       return await this.viaPrefixes(call, token);
     } catch (error) {
@@ -149,7 +151,8 @@ export class Caller {
     const family = call.route.family;
     const candidates = paths.candidates(family);
     let firstMiss: NotFoundError | undefined;
-    for (const [index, prefix] of candidates.entries()) {
+    for (let index = 0; index < candidates.length; index++) {
+      const prefix = candidates[index] as string;
       const last = index === candidates.length - 1;
       try {
         const result = await this.withRetry(call, prefix, token);
@@ -204,8 +207,17 @@ export class Caller {
     };
     let refused: RetryAfterTooLongError | undefined;
     const budget = currentRetryBudget();
+    const tryOnce = (attempt: number) => this.attempt(call, prefix, token, attempt, idempotent, sending);
     try {
-      return await pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent, sending), {
+      // Most calls succeed at the first try: it runs before p-retry is set up, and a failure is
+      // handed to p-retry as the outcome of its first attempt, so the retry rules stay p-retry's.
+      let first: unknown;
+      try {
+        return await tryOnce(1);
+      } catch (error) {
+        first = error;
+      }
+      return await pRetry((attempt) => (attempt === 1 ? Promise.reject(first) : tryOnce(attempt)), {
         retries: this.policy.retries,
         minTimeout: 0,
         shouldRetry: async ({ error, attemptNumber }) => {
@@ -249,8 +261,9 @@ export class Caller {
     // Scrubbed when something shows it (a notice, a log line, an error), not for every request.
     let shown: string | undefined;
     const context = lazyContext(call, scrubber.scrub, () => (shown ??= scrubber.scrub(target)));
-    await limiter.acquire();
-    const release = await semaphore.acquire();
+    const spaced = limiter.acquire();
+    if (spaced) await spaced;
+    const release = semaphore.tryAcquire() ?? (await semaphore.acquire());
     const until = sending();
     const exchange = this.exchangeOf(call, path, token);
     const started = performance.now();

@@ -1,9 +1,9 @@
 /*
- * The deadlines of the tries in flight, on one timer: a client sends thousands of short reads, and a
- * timer of their own each (armed, then cleared a few ms later) cost more than the reads' bookkeeping.
- * The timer is armed for the earliest deadline; when it fires, every try past its deadline expires
- * and the timer is armed again for the earliest left. It is cleared when no try is left, so that it
- * never keeps the process alive on its own.
+ * Deadlines of many short-lived things (the tries in flight, the waits' next notices) on one timer:
+ * a client sends thousands of short reads, and a timer of their own each (armed, then cleared a few
+ * ms later) cost more than the reads' bookkeeping. The timer is armed for the earliest deadline;
+ * when it fires, everything past its deadline expires and the timer is armed again for the earliest
+ * left. It is cleared when nothing is left, so that it never keeps the process alive on its own.
  */
 
 interface Entry {
@@ -16,13 +16,16 @@ export type ClearDeadline = () => void;
 
 export class Deadlines {
   private readonly now: () => number;
+  private readonly unref: boolean;
   private readonly entries = new Set<Entry>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the armed timer fires. */
   private armedAt = Number.POSITIVE_INFINITY;
 
-  constructor(now: () => number = Date.now) {
-    this.now = now;
+  /** `unref`: the timer does not keep the process alive (notices, as opposed to the deadlines of requests). */
+  constructor(options: { now?: () => number; unref?: boolean } = {}) {
+    this.now = options.now ?? Date.now;
+    this.unref = options.unref ?? false;
   }
 
   /** Calls `expire` once `at` (ms since the epoch) has passed, unless the returned function is called first. */
@@ -40,6 +43,7 @@ export class Deadlines {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.armedAt = at;
     this.timer = setTimeout(() => this.fire(), Math.max(1, at - this.now()));
+    if (this.unref) this.timer.unref();
   }
 
   private disarm(): void {

@@ -27,6 +27,17 @@ export class Semaphore {
   async acquire(): Promise<() => void> {
     if (this.active >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.active += 1;
+    return this.releaser();
+  }
+
+  /** A slot at once when one is free (then nobody waits), without a promise; undefined otherwise. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.size) return undefined;
+    this.active += 1;
+    return this.releaser();
+  }
+
+  private releaser(): () => void {
     let released = false;
     return () => {
       if (released) return;
@@ -81,8 +92,9 @@ export class RateLimiter {
     return at - now;
   }
 
-  async acquire(): Promise<void> {
+  /** Waits for the next slot; undefined (nothing to wait for) when the slot is now. */
+  acquire(): Promise<void> | undefined {
     const wait = this.reserve();
-    if (wait > 0) await this.sleep(wait);
+    return wait > 0 ? this.sleep(wait) : undefined;
   }
 }

@@ -9,16 +9,19 @@ import { spawnEmulator } from "./lib/emulator-child.ts";
  * Both sides run in this process, one after the other, several rounds; the figures are the medians
  * of process CPU ms (user + system) per sweep. An emulator child serves the reads.
  *
- *   bash scripts/node24 node bench/client-reads.ts [rounds] [--url http://127.0.0.1:PORT]
+ *   bash scripts/node24 node bench/client-reads.ts [rounds] [--only NAME]
+ *     [--url http://127.0.0.1:PORT --password P]   (an emulator already seeded with scale:users=10000,apps=200)
  */
 
-const PASSWORD = "Bench#Scale2026";
+// The emulator's default admin password; an emulator given with --url is the scale setup's.
+let PASSWORD = "Password1!";
 const CONCURRENCY = 8;
 const args = process.argv.slice(2);
 const ROUNDS = Number(args.find((arg) => /^\d+$/.test(arg)) ?? 7);
 const given = args.includes("--url") ? args[args.indexOf("--url") + 1] : undefined;
 // `--only egpTrees` (or another figure's name): runs that one alone, for a profile.
 const only = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
+if (args.includes("--password")) PASSWORD = args[args.indexOf("--password") + 1] ?? PASSWORD;
 
 type Row = Record<string, unknown>;
 

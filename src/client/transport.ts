@@ -332,7 +332,8 @@ class Collector implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
-    this.finish(undefined);
+    if (this.head) this.finish(undefined);
+    else this.fail(new Error("the exchange ended without an answer"));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
@@ -367,8 +368,8 @@ function dispatchCollect(
     collector = new Collector(limitOf, resolve, reject);
   });
   const handler = collector as Collector;
-  const url = new URL(exchange.url);
   try {
+    const url = new URL(exchange.url);
     dispatcher.dispatch(
       {
         origin: url.origin,

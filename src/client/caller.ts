@@ -1,4 +1,5 @@
 import pRetry from "p-retry";
+import { Deadlines } from "./deadlines.ts";
 import { type DecodeContext, type Decoder, messagesOf, parseJson } from "./envelope.ts";
 import { ErrorCode } from "./error-codes.ts";
 import {
@@ -21,13 +22,20 @@ import type { ClientLog } from "./logger.ts";
 import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
-import type { Scrubber } from "./redact.ts";
+import type { Scrub, Scrubber } from "./redact.ts";
 import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
 import type { Session } from "./session.ts";
 import type { StatsRecorder } from "./stats.ts";
-import { type BodySink, type Exchange, isSinkError, type RawResponse, type Transport } from "./transport.ts";
+import {
+  type BodySink,
+  type Collected,
+  type Exchange,
+  isSinkError,
+  type RawResponse,
+  type Transport,
+} from "./transport.ts";
 import type { EndWait, Waits } from "./waits.ts";
 
 /*
@@ -89,6 +97,8 @@ export class Caller {
   private readonly deps: CallerDeps;
   private readonly origin: string;
   private readonly policy: RetryPolicy;
+  private readonly deadlines = new Deadlines();
+  private readonly limitOf: (status: number) => number;
   private session: Session | undefined;
   private closed = false;
 
@@ -96,6 +106,8 @@ export class Caller {
     this.deps = deps;
     this.origin = deps.options.url.replace(/\/+$/, "");
     this.policy = deps.options.retry;
+    const maxBytes = deps.options.limits.maxResponseBytes;
+    this.limitOf = (status) => (status >= 200 && status < 300 ? maxBytes : ERROR_BODY_LIMIT);
   }
 
   /** The client's own undici Agent sends requests: upload buffers may be reused, download chunks freed. */
@@ -121,7 +133,9 @@ export class Caller {
       });
     }
     if (call.auth === false || !this.session) return this.viaPrefixes(call, call.token);
-    const token = await this.session.current();
+    // An open session's token is at hand: no promise to wait for.
+    const { active } = this.session;
+    const token = active !== undefined && !this.session.refused ? active : await this.session.current();
     try {
       return await this.viaPrefixes(call, token);
     } catch (error) {
@@ -137,7 +151,8 @@ export class Caller {
     const family = call.route.family;
     const candidates = paths.candidates(family);
     let firstMiss: NotFoundError | undefined;
-    for (const [index, prefix] of candidates.entries()) {
+    for (let index = 0; index < candidates.length; index++) {
+      const prefix = candidates[index] as string;
       const last = index === candidates.length - 1;
       try {
         const result = await this.withRetry(call, prefix, token);
@@ -185,15 +200,24 @@ export class Caller {
     let until: number | undefined;
     const sending = (): number => {
       endWait ??= this.deps.waits.start(
-        call.what ?? `${call.method} ${this.deps.scrubber.scrub(prefix + call.route.path)}`,
+        call.what ?? (() => `${call.method} ${this.deps.scrubber.scrub(prefix + call.route.path)}`),
       );
       until ??= Date.now() + this.deps.options.timeouts.requestMs;
       return until;
     };
     let refused: RetryAfterTooLongError | undefined;
     const budget = currentRetryBudget();
+    const tryOnce = (attempt: number) => this.attempt(call, prefix, token, attempt, idempotent, sending);
     try {
-      return await pRetry((attempt) => this.attempt(call, prefix, token, attempt, idempotent, sending), {
+      // Most calls succeed at the first try: it runs before p-retry is set up, and a failure is
+      // handed to p-retry as the outcome of its first attempt, so the retry rules stay p-retry's.
+      let first: unknown;
+      try {
+        return await tryOnce(1);
+      } catch (error) {
+        first = error;
+      }
+      return await pRetry((attempt) => (attempt === 1 ? Promise.reject(first) : tryOnce(attempt)), {
         retries: this.policy.retries,
         minTimeout: 0,
         shouldRetry: async ({ error, attemptNumber }) => {
@@ -233,44 +257,43 @@ export class Caller {
   ): Promise<T> {
     const { log, scrubber, limiter, semaphore } = this.deps;
     const path = prefix + call.route.path;
-    const shown = scrubber.scrub(path + queryString(call.query));
-    await limiter.acquire();
-    const release = await semaphore.acquire();
+    const target = path + queryString(call.query);
+    // Scrubbed when something shows it (a notice, a log line, an error), not for every request.
+    let shown: string | undefined;
+    const context = lazyContext(call, scrubber.scrub, () => (shown ??= scrubber.scrub(target)));
+    const spaced = limiter.acquire();
+    if (spaced) await spaced;
+    const release = semaphore.tryAcquire() ?? (await semaphore.acquire());
     const until = sending();
-    const deadline = isTransfer(call) ? undefined : this.deadline(call.method, shown, until);
-    const exchange = { ...this.exchangeOf(call, path, token), signal: deadline?.signal };
+    const exchange = this.exchangeOf(call, path, token);
     const started = performance.now();
     let status: number | undefined;
     try {
+      // The logger scrubs every string it writes (and redacts the headers), so the path goes as it is.
       log.trace(
         {
-          req: { method: exchange.method, path: shown, headers: exchange.headers },
+          req: { method: exchange.method, path: target, headers: exchange.headers },
           body: call.json,
           attempt,
         },
         "request",
       );
-      const { transport } = this.deps;
-      const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
-      const response = await sent.catch((error: unknown) => {
-        if (isSinkError(error)) throw error;
-        throw connectionErrorOf(error, { method: call.method, path: shown }, scrubber.scrub);
-      });
-      status = response.statusCode;
-      log.trace({ status, path: shown, ms: Math.round(performance.now() - started) }, "response");
-      const context: DecodeContext = {
-        method: call.method,
-        path: shown,
-        status,
-        scrub: scrubber.scrub,
-        login: call.login,
-      };
-      return await this.handle(call, response, context);
+      if (isTransfer(call)) {
+        const response = await this.sendTransfer(call, exchange, context);
+        status = response.statusCode;
+        context.status = status;
+        log.trace({ status, path: target, ms: Math.round(performance.now() - started) }, "response");
+        return await this.handle(call, response, context);
+      }
+      const answer = await this.collect(call, exchange, until, context);
+      status = answer.statusCode;
+      context.status = status;
+      log.trace({ status, path: target, ms: Math.round(performance.now() - started) }, "response");
+      return this.decodeAnswer(call, answer, context);
     } catch (error) {
-      log.debug({ path: shown, attempt, error }, "attempt failed");
+      log.debug({ path: target, attempt, error }, "attempt failed");
       throw idempotent ? error : unknownIfUnclear(error, scrubber.scrub);
     } finally {
-      deadline?.clear();
       release();
       this.deps.stats.request({
         method: call.method,
@@ -283,13 +306,62 @@ export class Caller {
     }
   }
 
-  /** Aborts a try of a JSON call still without its complete answer when the call's deadline passes. */
-  private deadline(method: string, path: string, until: number): { signal: AbortSignal; clear: () => void } {
+  /** A package file's exchange (a download, an upload): streamed, and not bound by the request deadline. */
+  private async sendTransfer(
+    call: Call<unknown>,
+    exchange: Exchange,
+    context: DecodeContext,
+  ): Promise<RawResponse> {
+    const { transport, scrubber } = this.deps;
+    const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
+    return sent.catch((error: unknown) => {
+      if (isSinkError(error)) throw error;
+      throw connectionErrorOf(error, { method: call.method, path: context.path }, scrubber.scrub);
+    });
+  }
+
+  /**
+   * A JSON call's exchange, its answer collected whole; the try is aborted when the call's deadline
+   * passes before its complete answer.
+   */
+  private async collect(
+    call: Call<unknown>,
+    exchange: Exchange,
+    until: number,
+    context: DecodeContext,
+  ): Promise<Collected> {
+    const { transport, scrubber } = this.deps;
+    const collecting = transport.collect(exchange, this.limitOf);
     const ms = this.deps.options.timeouts.requestMs;
-    const controller = new AbortController();
-    const left = Math.max(1, until - Date.now());
-    const timer = setTimeout(() => controller.abort(requestDeadline(ms, { method, path })), left);
-    return { signal: controller.signal, clear: () => clearTimeout(timer) };
+    const clear = this.deadlines.add(until, () =>
+      collecting.abort(requestDeadline(ms, { method: call.method, path: context.path })),
+    );
+    try {
+      return await collecting.answer;
+    } catch (error) {
+      throw connectionErrorOf(error, { method: call.method, path: context.path }, scrubber.scrub);
+    } finally {
+      clear();
+    }
+  }
+
+  private decodeAnswer<T>(call: Call<T>, answer: Collected, context: DecodeContext): T {
+    const { statusCode: status, cut } = answer;
+    if (status < 200 || status >= 300) {
+      // A body cut short still tells us the status; the messages are a bonus.
+      throw errorFromResponse({
+        ...context,
+        messages: messagesOf(tryJson(textOf(answer.chunks))),
+        headers: answer.headers,
+      });
+    }
+    if (cut?.over) throw tooLarge(context, this.deps.options.limits.maxResponseBytes);
+    if (cut) throw connectionErrorOf(cut.error, context, context.scrub);
+    const text = textOf(answer.chunks);
+    if (text.trim() === "" && "emptyAs" in call) return call.emptyAs as T;
+    const payload = parseJson(text, context);
+    if (!call.decode) return undefined as T;
+    return call.decode(payload, context);
   }
 
   private exchangeOf(call: Call<unknown>, path: string, token: string | undefined): Exchange {
@@ -361,16 +433,42 @@ async function readJsonText(response: RawResponse, limit: number, context: Decod
   }
   if (over) {
     response.body.destroy();
-    throw new ResponseTooLargeError({
-      code: ErrorCode.ResponseTooLarge,
-      message: `${context.method} ${context.path}: the answer is larger than limits.maxResponseBytes (${limit} bytes); stopped reading it`,
-      status: context.status,
-      method: context.method,
-      path: context.path,
-      scrub: context.scrub,
-    });
+    throw tooLarge(context, limit);
   }
+  return textOf(chunks);
+}
+
+function tooLarge(context: DecodeContext, limit: number): ResponseTooLargeError {
+  return new ResponseTooLargeError({
+    code: ErrorCode.ResponseTooLarge,
+    message: `${context.method} ${context.path}: the answer is larger than limits.maxResponseBytes (${limit} bytes); stopped reading it`,
+    status: context.status,
+    method: context.method,
+    path: context.path,
+    scrub: context.scrub,
+  });
+}
+
+/** A body's text; a body in one chunk (most JSON reads) is decoded without a copy. */
+function textOf(chunks: Buffer[]): string {
+  if (chunks.length === 1) return (chunks[0] as Buffer).toString("utf8");
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * What decoders and errors know of a try. `path` is the scrubbed path, computed when first read
+ * (an error, a notice), not for every request; `status` is set once the answer comes.
+ */
+function lazyContext(call: Call<unknown>, scrub: Scrub, shown: () => string): DecodeContext {
+  return {
+    method: call.method,
+    get path() {
+      return shown();
+    },
+    status: 0,
+    scrub,
+    login: call.login,
+  };
 }
 
 /** The server answered (anything but a 404): the prefix exists. */
@@ -409,7 +507,7 @@ async function readCapped(response: RawResponse, limit: number): Promise<string>
   } finally {
     response.body.destroy();
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return textOf(chunks);
 }
 
 function tryJson(text: string): unknown {

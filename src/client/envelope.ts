@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Envelope, ValidationMessage } from "../wire/index.ts";
+import { type AsIs, asIsOf } from "./as-is.ts";
 import { errorFromResponse, ResponseShapeError } from "./errors.ts";
 import type { Scrub } from "./redact.ts";
 
@@ -55,34 +56,73 @@ function requestedOf(item: unknown, context: DecodeContext, prefix: PropertyKey[
   return envelope.data.RequestedObject;
 }
 
+/**
+ * The schema, and its as-is predicate when it has one (as-is.ts): an object that zod would return
+ * unchanged is returned without zod's copy; zod decides everything else.
+ */
+interface Decoding<S extends z.ZodType> {
+  schema: S;
+  asIs: AsIs | undefined;
+}
+
+function decodingOf<S extends z.ZodType>(schema: S): Decoding<S> {
+  return { schema, asIs: asIsOf(schema) };
+}
+
 function unwrap<S extends z.ZodType>(
-  schema: S,
+  decoding: Decoding<S>,
   item: unknown,
   context: DecodeContext,
   prefix: PropertyKey[],
 ): z.output<S> {
-  const requested = schema.safeParse(requestedOf(item, context, prefix));
-  if (!requested.success) throw shapeError(context, requested.error.issues, [...prefix, "RequestedObject"]);
-  return requested.data;
+  const requested = requestedOf(item, context, prefix);
+  if (decoding.asIs?.(requested)) return requested as z.output<S>;
+  return parsed(decoding.schema, requested, context, prefix);
+}
+
+function parsed<S extends z.ZodType>(
+  schema: S,
+  requested: unknown,
+  context: DecodeContext,
+  prefix: PropertyKey[],
+): z.output<S> {
+  const result = schema.safeParse(requested);
+  if (!result.success) throw shapeError(context, result.error.issues, [...prefix, "RequestedObject"]);
+  return result.data;
 }
 
 /** One envelope; returns its `RequestedObject`. */
 export function one<S extends z.ZodType>(schema: S): Decoder<z.output<S>> {
-  return (payload, context) => unwrap(schema, payload, context, []);
+  const decoding = decodingOf(schema);
+  return (payload, context) => unwrap(decoding, payload, context, []);
 }
 
 /** An array of envelopes; returns their `RequestedObject`s. */
 export function many<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>> {
+  const decoding = decodingOf(schema);
   return (payload, context) => {
     if (!Array.isArray(payload)) {
       // A failure answers one envelope, not an array: report that failure, not the shape.
       const single = Envelope.safeParse(payload);
-      if (single.success && !single.data.IsSuccessful) unwrap(schema, payload, context, []);
+      if (single.success && !single.data.IsSuccessful) unwrap(decoding, payload, context, []);
       throw shapeError(context, [
         { code: "custom", message: "expected an array of envelopes", path: [], input: undefined },
       ]);
     }
-    return payload.map((item, index) => unwrap(schema, item, context, [index]));
+    // The objects of one answer come from one serializer: once one needs zod's copy (its keys in
+    // another order than the schema's), the rest go straight to zod.
+    let asIs = decoding.asIs;
+    const out: Array<z.output<S>> = [];
+    for (let index = 0; index < payload.length; index++) {
+      const requested = requestedOf(payload[index], context, [index]);
+      if (asIs?.(requested)) {
+        out.push(requested as z.output<S>);
+        continue;
+      }
+      asIs = undefined;
+      out.push(parsed(decoding.schema, requested, context, [index]));
+    }
+    return out;
   };
 }
 
@@ -91,8 +131,9 @@ export function many<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>
  * (A cross-reference can target several levels, for example.)
  */
 export function oneOrMany<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>> {
-  return (payload, context) =>
-    Array.isArray(payload) ? many(schema)(payload, context) : [one(schema)(payload, context)];
+  const list = many(schema);
+  const single = one(schema);
+  return (payload, context) => (Array.isArray(payload) ? list(payload, context) : [single(payload, context)]);
 }
 
 /** Validation messages of a failed response body, when it is an envelope. */

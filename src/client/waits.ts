@@ -1,3 +1,5 @@
+import { Deadlines } from "./deadlines.ts";
+
 /*
  * No silent waits: while a call waits for its answer, or a caller waits for a job, `onWait` hears
  * about it every `intervalMs`, with what is awaited and for how long so far.
@@ -19,26 +21,32 @@ export type EndWait = () => void;
 export class Waits {
   private readonly onWait: OnWait | undefined;
   private readonly intervalMs: number;
+  // Every call is a wait, and most end long before their first notice: one timer serves them all.
+  // It does not keep the process alive: the wait itself (a socket, a sleep) does.
+  private readonly timers = new Deadlines({ unref: true });
 
   constructor(onWait: OnWait | undefined, intervalMs: number) {
     this.onWait = onWait;
     this.intervalMs = intervalMs;
   }
 
-  start(what: string): EndWait {
+  /** `what` may be given as a function, called at the first notice (most waits end before one). */
+  start(what: string | (() => string)): EndWait {
     const notify = this.onWait;
     if (!notify) return () => undefined;
     const started = performance.now();
-    const timer = setInterval(() => {
+    let named: string | undefined = typeof what === "string" ? what : undefined;
+    const tick = () => {
+      clear = this.timers.add(Date.now() + this.intervalMs, tick);
       const ms = performance.now() - started;
       try {
-        notify({ what, seconds: Math.round(ms / 1000), ms: Math.round(ms) });
+        named ??= (what as () => string)();
+        notify({ what: named, seconds: Math.round(ms / 1000), ms: Math.round(ms) });
       } catch {
         // A failing listener must not fail the wait it hears about.
       }
-    }, this.intervalMs);
-    // The wait itself (a socket, a sleep) keeps the process alive, not its notices.
-    timer.unref();
-    return () => clearInterval(timer);
+    };
+    let clear = this.timers.add(Date.now() + this.intervalMs, tick);
+    return () => clear();
   }
 }

@@ -22,6 +22,23 @@ describe("Semaphore", () => {
     expect(semaphore.inFlight).toBe(0);
   });
 
+  it("serves a long queue in arrival order as it drains and refills", async () => {
+    const semaphore = new Semaphore(1);
+    const order: number[] = [];
+    const work = async (n: number) => {
+      const release = await semaphore.acquire();
+      order.push(n);
+      await Promise.resolve();
+      release();
+    };
+    const first = Array.from({ length: 50 }, (_, i) => work(i));
+    await Promise.all(first.slice(0, 20));
+    const second = Array.from({ length: 30 }, (_, i) => work(50 + i));
+    await Promise.all([...first, ...second]);
+    expect(order).toEqual(Array.from({ length: 80 }, (_, i) => i));
+    expect(semaphore.inFlight).toBe(0);
+  });
+
   it("ignores a second release of the same slot", async () => {
     const semaphore = new Semaphore(1);
     const release = await semaphore.acquire();

@@ -40,7 +40,8 @@ export function same(a: unknown, b: unknown): boolean {
     // Every key of either, each once: a's, then b's that a lacks (no union set per object).
     const [x, y] = [a as Record<string, unknown>, b as Record<string, unknown>];
     for (const key of Object.keys(x)) if (!same(x[key], y[key])) return false;
-    for (const key of Object.keys(y)) if (!isOwnEnumerable.call(x, key) && !same(x[key], y[key])) return false;
+    for (const key of Object.keys(y))
+      if (!isOwnEnumerable.call(x, key) && !same(x[key], y[key])) return false;
     return true;
   }
   return a === b;

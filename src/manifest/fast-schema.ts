@@ -193,7 +193,9 @@ function compileUncached(schema: z.ZodType): Check | null {
         typeof value === "number" && Number.isFinite(value) && passes(checks, value) ? value : NOT_SURE;
     }
     case "boolean":
-      return (def.checks ?? []).length > 0 ? null : (value) => (typeof value === "boolean" ? value : NOT_SURE);
+      return (def.checks ?? []).length > 0
+        ? null
+        : (value) => (typeof value === "boolean" ? value : NOT_SURE);
     case "literal":
     case "enum": {
       if ((def.checks ?? []).length > 0) return null;

@@ -241,27 +241,45 @@ function chunksOf(text: string, size: number): Chunk[] {
   return chunks;
 }
 
+/** Drives a generator of steps (see `parseFastSteps`) to its end, without pausing. */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
 /** Reads a plain YAML file fast (see above); null when it is not plain or not valid. `chunkSize`: for tests. */
 export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastDocument[] | null {
+  return runSteps(parseFastSteps(file, text, chunkSize));
+}
+
+/**
+ * `parseFast` in steps: it yields after each chunk, so that a caller that loads manifests while
+ * reads are in flight can let their answers in between (load.ts, `validateRepositoryInSlices`).
+ */
+export function* parseFastSteps(
+  file: string,
+  text: string,
+  chunkSize = CHUNK_SIZE,
+): Generator<void, FastDocument[] | null> {
   const documents: DocumentInfo[] = [];
   const values: unknown[] = [];
   const keys = new Map<string, string>();
-  try {
-    for (const chunk of chunksOf(text, chunkSize)) {
+  for (const chunk of chunksOf(text, chunkSize)) {
+    let found: DocumentInfo[] | null;
+    let constructed: unknown[];
+    try {
       const events = parseEvents(chunk.text, { filename: file });
-      const found = scan(chunk, events, keys);
+      found = scan(chunk, events, keys);
       if (!found) return null;
-      const constructed = constructFromEvents(events, {
-        source: chunk.text,
-        filename: file,
-        schema: CORE_SCHEMA,
-      });
-      if (constructed.length !== found.length) return null;
-      documents.push(...found);
-      values.push(...constructed);
+      constructed = constructFromEvents(events, { source: chunk.text, filename: file, schema: CORE_SCHEMA });
+    } catch {
+      return null;
     }
-  } catch {
-    return null;
+    if (constructed.length !== found.length) return null;
+    for (const info of found) documents.push(info);
+    for (const value of constructed) values.push(value);
+    yield;
   }
   let lines: Lines | undefined;
   const position = (offset: number) => {

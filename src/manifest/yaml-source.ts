@@ -3,7 +3,7 @@ import type * as Yaml from "yaml";
 import type { Document, LineCounter, Node, YAMLError } from "yaml";
 import type { ManifestIssue, SourceLocation } from "./errors.ts";
 import { formatPath, type Path, type PathSegment } from "./path.ts";
-import { parseFast } from "./yaml-events.ts";
+import { parseFastSteps, runSteps } from "./yaml-events.ts";
 
 /** One YAML document of a file, as plain data, with a way back to where each part is written. */
 export interface SourceDocument {
@@ -176,7 +176,12 @@ function sourceDocument(
  * library, whose messages users see.
  */
 export function parseYamlFile(file: string, text: string): ParsedFile {
-  const fast = parseFast(file, text);
+  return runSteps(parseYamlFileSteps(file, text));
+}
+
+/** `parseYamlFile` in steps: it yields between chunks of a large plain file (yaml-events.ts). */
+export function* parseYamlFileSteps(file: string, text: string): Generator<void, ParsedFile> {
+  const fast = yield* parseFastSteps(file, text);
   if (fast) {
     const documents = fast
       .filter((document) => document.value !== null && document.value !== undefined)

@@ -3,7 +3,8 @@ import type { z } from "zod";
 /*
  * A shortcut for the common case of validation: a document that its schema accepts. A schema made
  * only of the constructs below is compiled into a plain function that returns what `safeParse`
- * would return as `data` (the same values, keys in the schema's order), or NOT_SURE. NOT_SURE covers
+ * would return as `data` (the same values, keys in the schema's order: the value itself when it
+ * is already so), or NOT_SURE. NOT_SURE covers
  * every invalid document and anything the function does not know for certain; the caller then runs
  * the zod schema, whose issues (and paths) are the ones reported. So the shortcut can only make a
  * valid document cheaper, never change what is accepted or what an error says.
@@ -141,17 +142,25 @@ function compileObject(def: Def): Check | null {
   const known = new Set(fields.map(([key]) => key));
   return (value) => {
     if (!isPlainObject(value)) return NOT_SURE;
-    for (const key in value) if (!known.has(key) || value[key] === undefined) return NOT_SURE;
-    const out: Record<string, unknown> = {};
+    const keys = Object.keys(value);
+    for (const key of keys) if (!known.has(key) || value[key] === undefined) return NOT_SURE;
+    // zod's output has the schema's keys in the schema's order: a value already written so, whose
+    // parts need no copy either, is that output as it is (documents are read, never changed).
+    let next = 0;
+    let copy = false;
     for (const [key, check, optional] of fields) {
-      if (!(key in value)) {
+      if (!Object.hasOwn(value, key)) {
         if (optional) continue;
         return NOT_SURE;
       }
       const item = check(value[key]);
       if (item === NOT_SURE) return NOT_SURE;
-      out[key] = item;
+      if (item !== value[key] || keys[next] !== key) copy = true;
+      next += 1;
     }
+    if (!copy) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, check] of fields) if (Object.hasOwn(value, key)) out[key] = check(value[key]);
     return out;
   };
 }
@@ -172,13 +181,13 @@ function compileUncached(schema: z.ZodType): Check | null {
       if (!element || !checks) return null;
       return (value) => {
         if (!Array.isArray(value) || !passes(checks, value)) return NOT_SURE;
-        const out = new Array(value.length);
-        for (let i = 0; i < value.length; i++) {
-          const item = element(value[i]);
-          if (item === NOT_SURE) return NOT_SURE;
-          out[i] = item;
+        let copy = false;
+        for (const item of value) {
+          const checked = element(item);
+          if (checked === NOT_SURE) return NOT_SURE;
+          if (checked !== item) copy = true;
         }
-        return out;
+        return copy ? value.map(element) : value;
       };
     }
     case "string": {

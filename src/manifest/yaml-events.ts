@@ -23,10 +23,11 @@ import type { Path, PathSegment } from "./path.ts";
  * that library's (test/manifest/yaml-paths.test.ts compares the two on every path of a corpus).
  */
 
-export interface FastDocument {
+/** A document of a plain file. */
+export interface FastParsed {
   /** 0-based index of the document in its file, empty documents included. */
-  index: number;
-  value: unknown;
+  readonly index: number;
+  readonly value: unknown;
   locate(path: Path, at: "key" | "value"): SourceLocation;
 }
 
@@ -249,7 +250,7 @@ export function runSteps<T>(steps: Generator<void, T>): T {
 }
 
 /** Reads a plain YAML file fast (see above); null when it is not plain or not valid. `chunkSize`: for tests. */
-export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastDocument[] | null {
+export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastParsed[] | null {
   return runSteps(parseFastSteps(file, text, chunkSize));
 }
 
@@ -261,7 +262,7 @@ export function* parseFastSteps(
   file: string,
   text: string,
   chunkSize = CHUNK_SIZE,
-): Generator<void, FastDocument[] | null> {
+): Generator<void, FastParsed[] | null> {
   const documents: DocumentInfo[] = [];
   const values: unknown[] = [];
   const keys = new Map<string, string>();
@@ -281,28 +282,53 @@ export function* parseFastSteps(
     for (const value of constructed) values.push(value);
     yield;
   }
-  let lines: Lines | undefined;
-  const position = (offset: number) => {
-    lines ??= new Lines(text);
-    return lines.position(file, Math.max(offset, 0));
-  };
-  const deep = (info: DocumentInfo, path: Path, at: "key" | "value") => {
-    const { chunk } = info;
-    chunk.events ??= parseEvents(chunk.text, { filename: file });
-    const offset = locateInEvents(chunk.text, chunk.events, info.event, path, at);
-    return offset < 0 ? info.start : chunk.base + offset;
-  };
-  return documents.map((info, index) => ({
-    index,
-    value: values[index],
-    locate(path, at) {
-      if (path.length === 0) return position(info.start);
-      if (path.length > 1 || !info.keys) return position(deep(info, path, at));
-      const name = String(path[0]);
-      for (let i = 0; i < info.keys.length; i += 3) {
-        if (info.keys[i] === name) return position(info.keys[i + (at === "key" ? 1 : 2)] as number);
-      }
-      return position(info.start);
-    },
-  }));
+  const context: FileContext = { file, text, lines: undefined };
+  return documents.map((info, index) => new FastDocument(index, values[index], info, context));
+}
+
+/** What the documents of one file share, for positions. */
+interface FileContext {
+  file: string;
+  text: string;
+  /** Made on the first position asked for. */
+  lines: Lines | undefined;
+}
+
+// A class, not closures: a load keeps one per document until its environment is built.
+class FastDocument {
+  readonly index: number;
+  readonly value: unknown;
+  private readonly info: DocumentInfo;
+  private readonly context: FileContext;
+
+  constructor(index: number, value: unknown, info: DocumentInfo, context: FileContext) {
+    this.index = index;
+    this.value = value;
+    this.info = info;
+    this.context = context;
+  }
+
+  locate(path: Path, at: "key" | "value"): SourceLocation {
+    const { info } = this;
+    if (path.length === 0) return this.position(info.start);
+    if (path.length > 1 || !info.keys) return this.position(this.deep(path, at));
+    const name = String(path[0]);
+    for (let i = 0; i < info.keys.length; i += 3) {
+      if (info.keys[i] === name) return this.position(info.keys[i + (at === "key" ? 1 : 2)] as number);
+    }
+    return this.position(info.start);
+  }
+
+  private position(offset: number): SourceLocation {
+    const { context } = this;
+    context.lines ??= new Lines(context.text);
+    return context.lines.position(context.file, Math.max(offset, 0));
+  }
+
+  private deep(path: Path, at: "key" | "value"): number {
+    const { chunk } = this.info;
+    chunk.events ??= parseEvents(chunk.text, { filename: this.context.file });
+    const offset = locateInEvents(chunk.text, chunk.events, this.info.event, path, at);
+    return offset < 0 ? this.info.start : chunk.base + offset;
+  }
 }

@@ -1,6 +1,5 @@
 import {
   CORE_SCHEMA,
-  constructFromEvents,
   EVENT_ID,
   type Event,
   getScalarValue,
@@ -161,31 +160,62 @@ interface Frame {
   expectKey: boolean;
   /** The root mapping of a document: its keys are indexed. */
   info: DocumentInfo | null;
+  /** What is being built: the document's value, a mapping's object, a sequence's array. */
+  value: unknown;
+  /** In a mapping, after a key: that key. */
+  key: string;
+}
+
+/** What one pass over a plain chunk's events gives: each document's index and its value. */
+interface Scanned {
+  documents: DocumentInfo[];
+  values: unknown[];
+}
+
+/** Adds a finished node to the one being built; false for what the `yaml` library must read (a key written twice). */
+function place(parent: Frame, value: unknown): boolean {
+  if (parent.kind === DOCUMENT) parent.value = value;
+  else if (parent.kind === SEQUENCE) (parent.value as unknown[]).push(value);
+  else {
+    const object = parent.value as Record<string, unknown>;
+    const { key } = parent;
+    if (Object.hasOwn(object, key)) return false;
+    // As js-yaml builds it: an own property, not the prototype.
+    if (key === "__proto__")
+      Object.defineProperty(object, key, { value, enumerable: true, configurable: true, writable: true });
+    else object[key] = value;
+  }
+  return true;
 }
 
 /**
- * Checks that a chunk is plain (see above) and indexes each document's top-level keys; null: not
- * plain. `keys` interns key names across the file.
+ * Checks that a chunk is plain (see above), indexes each document's top-level keys and builds each
+ * document's value as js-yaml's `constructFromEvents` does with the core schema (for a plain chunk,
+ * no tags, anchors or complex keys, that is: scalars resolved by the schema, mappings as objects,
+ * sequences as arrays), in the same pass; null: not plain. `keys` interns key names across the file.
  */
-function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): DocumentInfo[] | null {
+function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Scanned | null {
   const { text, base } = chunk;
   const at = (event: Event) => {
     const offset = offsetOf(text, event);
     return offset < 0 ? offset : base + offset;
   };
   const documents: DocumentInfo[] = [];
+  const values: unknown[] = [];
   const stack: Frame[] = [];
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as Event;
     if (event.type === POP) {
-      stack.pop();
+      const done = stack.pop() as Frame;
+      if (done.kind === DOCUMENT) values.push(done.value);
+      else if (!place(stack[stack.length - 1] as Frame, done.value)) return null;
       continue;
     }
     if (event.type === DOCUMENT) {
       if (event.directives.length > 0) return null;
       const info: DocumentInfo = { chunk, event: index, start: -1, keys: null };
       documents.push(info);
-      stack.push({ kind: DOCUMENT, expectKey: false, info });
+      stack.push({ kind: DOCUMENT, expectKey: false, info, value: undefined, key: "" });
       continue;
     }
     if (event.type === ALIAS || event.tagStart >= 0 || event.anchorStart >= 0) return null;
@@ -204,19 +234,31 @@ function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Documen
           keys.set(interned, interned);
           parent.info.keys?.push(interned, at(event), -1);
         }
-      } else if (parent.info?.keys) {
+        parent.key = name;
+        parent.expectKey = false;
+        continue;
+      }
+      if (parent.info?.keys) {
         const list = parent.info.keys;
         list[list.length - 1] = isNullish(text, event) ? (list[list.length - 2] as number) : at(event);
       }
-      parent.expectKey = !parent.expectKey;
+      parent.expectKey = true;
     }
     if (event.type === MAPPING || event.type === SEQUENCE) {
       const root = parent.kind === DOCUMENT && event.type === MAPPING ? (parent.info as DocumentInfo) : null;
       if (root) root.keys = [];
-      stack.push({ kind: event.type, expectKey: true, info: root });
+      const value = event.type === MAPPING ? {} : [];
+      stack.push({ kind: event.type, expectKey: true, info: root, value, key: "" });
+    } else if (event.type === SCALAR) {
+      const source = getScalarValue(text, event);
+      // Plain scalars are resolved by the schema (null, booleans, numbers, else a string); quoted
+      // and block scalars are strings.
+      const value =
+        event.style === SCALAR_STYLE.PLAIN ? CORE_SCHEMA.resolveImplicitScalarTag(source).value : source;
+      if (!place(parent, value)) return null;
     }
   }
-  return documents;
+  return { documents, values };
 }
 
 /**
@@ -267,19 +309,15 @@ export function* parseFastSteps(
   const values: unknown[] = [];
   const keys = new Map<string, string>();
   for (const chunk of chunksOf(text, chunkSize)) {
-    let found: DocumentInfo[] | null;
-    let constructed: unknown[];
+    let scanned: Scanned | null;
     try {
-      const events = parseEvents(chunk.text, { filename: file });
-      found = scan(chunk, events, keys);
-      if (!found) return null;
-      constructed = constructFromEvents(events, { source: chunk.text, filename: file, schema: CORE_SCHEMA });
+      scanned = scan(chunk, parseEvents(chunk.text, { filename: file }), keys);
     } catch {
       return null;
     }
-    if (constructed.length !== found.length) return null;
-    for (const info of found) documents.push(info);
-    for (const value of constructed) values.push(value);
+    if (!scanned) return null;
+    for (const info of scanned.documents) documents.push(info);
+    for (const value of scanned.values) values.push(value);
     yield;
   }
   const context: FileContext = { file, text, lines: undefined };

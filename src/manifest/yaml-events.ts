@@ -40,9 +40,15 @@ const BLOCK_HEADER = /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/;
 
 /** Line starts of a text, for offset → line and column (1-based, as the `yaml` library counts). */
 class Lines {
-  private readonly starts: number[] = [0];
+  // Typed: a file of 10,000 users has ~150,000 lines, kept for as long as its documents.
+  private readonly starts: Uint32Array;
   constructor(text: string) {
-    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) this.starts.push(at + 1);
+    let count = 1;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count += 1;
+    this.starts = new Uint32Array(count);
+    let line = 1;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1))
+      this.starts[line++] = at + 1;
   }
   position(file: string, offset: number): SourceLocation {
     const { starts } = this;
@@ -150,8 +156,10 @@ interface DocumentInfo {
   /** Index of the document's event in its chunk's events. */
   event: number;
   start: number;
-  /** Flat triples: key, key offset, value offset (the key's when the value is empty or null). */
-  keys: Array<string | number> | null;
+  /** A root mapping's keys, in order; documents written alike share one list. */
+  names: string[] | null;
+  /** Flat pairs, one per name: key offset, value offset (the key's when the value is empty or null). */
+  offsets: number[] | null;
 }
 
 interface Frame {
@@ -164,6 +172,27 @@ interface Frame {
   value: unknown;
   /** In a mapping, after a key: that key. */
   key: string;
+}
+
+/** Key names across a file: each name once, and one list for the documents whose keys are alike. */
+class FileKeys {
+  private readonly names = new Map<string, string>();
+  private last: string[] = [];
+
+  intern(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  }
+
+  /** `names`, or the previous document's list when it holds the same names in the same order. */
+  shared(names: string[]): string[] {
+    const { last } = this;
+    if (names.length === last.length && names.every((name, i) => name === last[i])) return last;
+    this.last = names;
+    return names;
+  }
 }
 
 /** What one pass over a plain chunk's events gives: each document's index and its value. */
@@ -194,7 +223,7 @@ function place(parent: Frame, value: unknown): boolean {
  * no tags, anchors or complex keys, that is: scalars resolved by the schema, mappings as objects,
  * sequences as arrays), in the same pass; null: not plain. `keys` interns key names across the file.
  */
-function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Scanned | null {
+function scan(chunk: Chunk, events: Event[], keys: FileKeys): Scanned | null {
   const { text, base } = chunk;
   const at = (event: Event) => {
     const offset = offsetOf(text, event);
@@ -207,13 +236,14 @@ function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Scanned
     const event = events[index] as Event;
     if (event.type === POP) {
       const done = stack.pop() as Frame;
+      if (done.info?.names && done.kind === MAPPING) done.info.names = keys.shared(done.info.names);
       if (done.kind === DOCUMENT) values.push(done.value);
       else if (!place(stack[stack.length - 1] as Frame, done.value)) return null;
       continue;
     }
     if (event.type === DOCUMENT) {
       if (event.directives.length > 0) return null;
-      const info: DocumentInfo = { chunk, event: index, start: -1, keys: null };
+      const info: DocumentInfo = { chunk, event: index, start: -1, names: null, offsets: null };
       documents.push(info);
       stack.push({ kind: DOCUMENT, expectKey: false, info, value: undefined, key: "" });
       continue;
@@ -229,24 +259,26 @@ function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Scanned
         if (event.type !== SCALAR || event.valueStart < 0) return null;
         const name = getScalarValue(text, event);
         if (event.style === SCALAR_STYLE.PLAIN && NOT_A_STRING.test(name)) return null;
-        if (parent.info) {
-          const interned = keys.get(name) ?? name;
-          keys.set(interned, interned);
-          parent.info.keys?.push(interned, at(event), -1);
+        if (parent.info?.names && parent.info.offsets) {
+          parent.info.names.push(keys.intern(name));
+          parent.info.offsets.push(at(event), -1);
         }
         parent.key = name;
         parent.expectKey = false;
         continue;
       }
-      if (parent.info?.keys) {
-        const list = parent.info.keys;
+      if (parent.info?.offsets) {
+        const list = parent.info.offsets;
         list[list.length - 1] = isNullish(text, event) ? (list[list.length - 2] as number) : at(event);
       }
       parent.expectKey = true;
     }
     if (event.type === MAPPING || event.type === SEQUENCE) {
       const root = parent.kind === DOCUMENT && event.type === MAPPING ? (parent.info as DocumentInfo) : null;
-      if (root) root.keys = [];
+      if (root) {
+        root.names = [];
+        root.offsets = [];
+      }
       const value = event.type === MAPPING ? {} : [];
       stack.push({ kind: event.type, expectKey: true, info: root, value, key: "" });
     } else if (event.type === SCALAR) {
@@ -307,7 +339,7 @@ export function* parseFastSteps(
 ): Generator<void, FastParsed[] | null> {
   const documents: DocumentInfo[] = [];
   const values: unknown[] = [];
-  const keys = new Map<string, string>();
+  const keys = new FileKeys();
   for (const chunk of chunksOf(text, chunkSize)) {
     let scanned: Scanned | null;
     try {
@@ -349,11 +381,9 @@ class FastDocument {
   locate(path: Path, at: "key" | "value"): SourceLocation {
     const { info } = this;
     if (path.length === 0) return this.position(info.start);
-    if (path.length > 1 || !info.keys) return this.position(this.deep(path, at));
-    const name = String(path[0]);
-    for (let i = 0; i < info.keys.length; i += 3) {
-      if (info.keys[i] === name) return this.position(info.keys[i + (at === "key" ? 1 : 2)] as number);
-    }
+    if (path.length > 1 || !info.names || !info.offsets) return this.position(this.deep(path, at));
+    const index = info.names.indexOf(String(path[0]));
+    if (index >= 0) return this.position(info.offsets[2 * index + (at === "key" ? 0 : 1)] as number);
     return this.position(info.start);
   }
 

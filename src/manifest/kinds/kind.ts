@@ -258,6 +258,7 @@ export function reportRepeats(
   path: string,
   identity: (value: unknown) => string = String,
 ): void {
+  if (!values || values.length < 2) return;
   const seen = new Map<string, number>();
   values?.forEach((value, index) => {
     const key = identity(value);

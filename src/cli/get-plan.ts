@@ -2,9 +2,7 @@ import type { Logger } from "pino";
 import {
   type DesiredState,
   environmentOf,
-  environmentOfInSlices,
   type ManifestIssue,
-  packageManifests,
   type Repository,
   readRepository,
   selectManifests,
@@ -18,13 +16,7 @@ import {
   parseTargets,
   planChanges,
 } from "../plan/index.ts";
-import {
-  type EarlyReads,
-  type LiveState,
-  readLiveState,
-  startEarlyReads,
-  startPartRead,
-} from "../state/index.ts";
+import { type EarlyReads, type LiveState, readLiveState, startEarlyReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 
 export interface PlanContext {
@@ -55,55 +47,6 @@ async function startReading(
   return early;
 }
 
-/** The packages' reads, started from the package manifests alone, for the state they were read for. */
-interface PackagesAhead {
-  wanted: DesiredState;
-  read: Promise<unknown>;
-}
-
-/**
- * Starts the packages' reads (the package objects' trees, the longest part of a plan's reads) from
- * the files that hold Package documents, validated on their own, so that they run while the other
- * manifests load. Nothing when those files alone are not valid or name no package: the full load
- * reports why, or reads the packages itself.
- */
-function startPackagesAhead(
-  repository: Repository,
-  env: string,
-  targets: ReturnType<typeof parseTargets>,
-  connections: Connections,
-  early: EarlyReads,
-): PackagesAhead | undefined {
-  const subset = packageManifests(repository);
-  if (subset.manifests.length === 0) return undefined;
-  const result = validateRepository(subset, { env });
-  const state = result.ok ? result.states[0] : undefined;
-  if (!state) return undefined;
-  const wanted = narrowDesired(state, targets);
-  const from = wanted.packagesFrom;
-  if (!from || wanted.packages.length === 0) return undefined;
-  const read = (async () => {
-    const [target, source] = await Promise.all([
-      connections.open(wanted.environment),
-      connections.open(from),
-    ]);
-    return startPartRead("packages", target.client, wanted, { source: source.client, early });
-  })();
-  // Used only once the full load agrees (readsPackagesAlike); until then, or if it never does, its
-  // failure is nobody's to report.
-  read.catch(() => undefined);
-  return { wanted, read };
-}
-
-/** Whether the packages' reads for `ahead` are exactly those for `wanted`: the same packages, from the same source. */
-function readsPackagesAlike(ahead: DesiredState, wanted: DesiredState): boolean {
-  return (
-    ahead.environment.name === wanted.environment.name &&
-    ahead.packagesFrom?.name === wanted.packagesFrom?.name &&
-    JSON.stringify(ahead.packages) === JSON.stringify(wanted.packages)
-  );
-}
-
 /** What `--target` and `--manifests` select (PlanOptions' `targets` and `manifests`). */
 export type Selection = Pick<PlanOptions, "targets" | "manifests">;
 
@@ -122,25 +65,15 @@ export async function readContext(
   const repository = selectManifests(await readRepository(dir), selection.manifests);
   const targets = parseTargets(selection.targets);
   const early = await startReading(repository, env, connections, (kind) => keysToRead(targets, kind));
-  const ahead = early && startPackagesAhead(repository, env, targets, connections, early);
-  // With reads in flight, the load lets their answers in every few milliseconds.
-  const { state: desired, warnings } = early
-    ? await environmentOfInSlices(repository, env)
-    : environmentOf(repository, env);
+  const { state: desired, warnings } = environmentOf(repository, env);
   const wanted = narrowDesired(desired, targets);
   const target = await connections.open(desired.environment);
   const source =
     wanted.packagesFrom && wanted.packages.length > 0
       ? await connections.open(wanted.packagesFrom)
       : undefined;
-  // Read ahead for the same packages: the same requests, already under way; otherwise read now.
-  const alike = ahead !== undefined && readsPackagesAlike(ahead.wanted, wanted);
-  logger.debug({ env, source: source?.name, packagesReadAhead: alike }, "reading live state");
-  const live = await readLiveState(target.client, wanted, {
-    source: source?.client,
-    early,
-    ...(alike ? { ahead: new Map([["packages", ahead.read]]) } : {}),
-  });
+  logger.debug({ env, source: source?.name }, "reading live state");
+  const live = await readLiveState(target.client, wanted, { source: source?.client, early });
   return { desired, live, warnings };
 }
 

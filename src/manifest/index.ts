@@ -45,14 +45,11 @@ export { CONTACT_SUBTYPE_CODES, CONTACT_TYPE_CODES, STATUS_CODES } from "./kinds
 export type { LoadOptions, LoadResult, LoadStats, Repository, RepositoryFile } from "./load.ts";
 export {
   environmentOf,
-  environmentOfInSlices,
   loadEnvironment,
   loadRepository,
-  packageManifests,
   readRepository,
   selectManifests,
   validateRepository,
-  validateRepositoryInSlices,
 } from "./load.ts";
 export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";
 export { Secret } from "./secret.ts";

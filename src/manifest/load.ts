@@ -25,8 +25,7 @@ import type { Path } from "./path.ts";
 import { reporterFor } from "./report.ts";
 import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
-import { runSteps } from "./yaml-events.ts";
-import { parseYamlFile, parseYamlFileSteps, type SourceDocument } from "./yaml-source.ts";
+import { parseYamlFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
 
 /** A file of the repository: its path relative to the root (forward slashes) and its text. */
@@ -120,21 +119,6 @@ export function selectManifests(repository: Repository, globs: readonly string[]
   return { ...repository, manifests };
 }
 
-/** `kind: Package`, as a document that is one would write it (block or flow, quoted or not). */
-const NAMES_A_PACKAGE = /\bkind["']?[ \t]*:[ \t]*["']?Package\b/;
-
-/**
- * The repository with only the manifest files that look like they hold Package documents: cheap
- * to load ahead of the others, to start the reads the packages need. Only a guess: whoever uses it
- * checks against the full load (a Package written another way is in the full load only).
- */
-export function packageManifests(repository: Repository): Repository {
-  const manifests = repository.manifests.filter(
-    (file) => file.text.includes("Package") && NAMES_A_PACKAGE.test(file.text),
-  );
-  return { ...repository, manifests };
-}
-
 function fileIssue(file: string, message: string): ManifestIssue {
   return { file, line: 0, column: 0, severity: "error", path: "", message };
 }
@@ -205,24 +189,20 @@ interface ManifestScan {
   documents: number;
 }
 
-/** Documents between two steps of a load in steps; each step is well under a millisecond. */
-const DOCUMENTS_PER_STEP = 64;
-
-function* scanManifests(
+function scanManifests(
   repository: Repository,
   known: ReadonlySet<string>,
   selected: readonly string[],
   variables: Variables,
   unset: UnsetVariables,
   issues: ManifestIssue[],
-): Generator<void, ManifestScan> {
+): ManifestScan {
   const entries: ManifestEntry[] = [];
   let documents = 0;
   for (const file of repository.manifests) {
-    const parsed = yield* parseYamlFileSteps(file.path, file.text);
+    const parsed = parseYamlFile(file.path, file.text);
     issues.push(...parsed.issues);
     for (const document of parsed.documents) {
-      if (document.index % DOCUMENTS_PER_STEP === DOCUMENTS_PER_STEP - 1) yield;
       const anonymous = reporterFor(document, ["documents", document.index], issues);
       if (!isMapping(document.value)) {
         anonymous.error([], `a document is a mapping with a kind (${kindNames()})`);
@@ -300,13 +280,13 @@ function needsSource(kind: string, environment: EnvironmentConfig): string {
   return `names ${environment.name}, which has no packagesFrom: a ${kind} is promoted into an environment from the one its packagesFrom names`;
 }
 
-function* buildState(
+function buildState(
   environment: EnvironmentConfig,
   packagesFrom: EnvironmentConfig | undefined,
   entries: readonly ManifestEntry[],
   files: readonly RepositoryFile[],
   issues: ManifestIssue[],
-): Generator<void, DesiredState | null> {
+): DesiredState | null {
   const context: EnvironmentContext = {
     name: environment.name,
     file: environment.file,
@@ -317,9 +297,7 @@ function* buildState(
   };
   const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
   const documents: PlacedDocument[] = [];
-  let done = 0;
   for (const entry of entries) {
-    if (++done % DOCUMENTS_PER_STEP === 0) yield;
     if (!entry.prepared || (entry.scope && !entry.scope.has(environment.name))) continue;
     const report = reporterFor(entry.document, entry.prefix, issues);
     if (entry.kind.needsPackagesFrom && !environment.packagesFrom) {
@@ -328,10 +306,7 @@ function* buildState(
     }
     documents.push({ kind: entry.kind, desired: entry.prepared.normalize(context, report), report });
   }
-  for (const rule of ENVIRONMENT_RULES) {
-    rule({ environment, documents });
-    yield;
-  }
+  for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
   if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
   const all = documents.map((placed) => placed.desired);
   const desired = all.filter((d) => !isAbsent(d));
@@ -372,32 +347,6 @@ function promotionCycles(loaded: ReadonlyMap<string, LoadedEnvironment>, issues:
 
 /** Validates a repository that has been read: the three steps, for every environment or one. */
 export function validateRepository(repository: Repository, options: LoadOptions = {}): LoadResult {
-  return runSteps(validateSteps(repository, options));
-}
-
-/** Runs of work between two pauses of `validateRepositoryInSlices`. */
-const SLICE_MS = 4;
-
-/**
- * `validateRepository` in slices of a few milliseconds, with the event loop let in between: the
- * answers of reads started before the load are handled, and their next requests sent, while it
- * runs. The same result as `validateRepository`.
- */
-export async function validateRepositoryInSlices(
-  repository: Repository,
-  options: LoadOptions = {},
-): Promise<LoadResult> {
-  const steps = validateSteps(repository, options);
-  let started = performance.now();
-  for (let step = steps.next(); ; step = steps.next()) {
-    if (step.done) return step.value;
-    if (performance.now() - started < SLICE_MS) continue;
-    await new Promise((resolve) => setImmediate(resolve));
-    started = performance.now();
-  }
-}
-
-function* validateSteps(repository: Repository, options: LoadOptions): Generator<void, LoadResult> {
   const issues: ManifestIssue[] = [];
   const settings = {
     variables: options.variables ?? process.env,
@@ -414,7 +363,7 @@ function* validateSteps(repository: Repository, options: LoadOptions): Generator
       ),
     );
   const selected = options.env !== undefined ? [options.env].filter((name) => known.has(name)) : [...known];
-  const scan = yield* scanManifests(
+  const scan = scanManifests(
     repository,
     known,
     selected,
@@ -436,13 +385,7 @@ function* validateSteps(repository: Repository, options: LoadOptions): Generator
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
     if (!config || source === null) continue;
     const files = [environmentFileOf.get(name)!, ...(source ? [environmentFileOf.get(source.name)!] : [])];
-    const state = yield* buildState(
-      config,
-      source,
-      scan.entries,
-      [...files, ...repository.manifests],
-      issues,
-    );
+    const state = buildState(config, source, scan.entries, [...files, ...repository.manifests], issues);
     if (state) states.push(state);
   }
   if (options.env === undefined) promotionCycles(loaded, issues);
@@ -478,19 +421,7 @@ export function environmentOf(
   env: string,
   options: Omit<LoadOptions, "env"> = {},
 ): { state: DesiredState; warnings: ManifestIssue[] } {
-  return stateOf(validateRepository(repository, { ...options, env }), env);
-}
-
-/** `environmentOf` in slices, with the event loop let in between (`validateRepositoryInSlices`). */
-export async function environmentOfInSlices(
-  repository: Repository,
-  env: string,
-  options: Omit<LoadOptions, "env"> = {},
-): Promise<{ state: DesiredState; warnings: ManifestIssue[] }> {
-  return stateOf(await validateRepositoryInSlices(repository, { ...options, env }), env);
-}
-
-function stateOf(result: LoadResult, env: string): { state: DesiredState; warnings: ManifestIssue[] } {
+  const result = validateRepository(repository, { ...options, env });
   if (!result.ok) throw new ManifestError(result.errors);
   const [state] = result.states;
   if (!state) throw new ManifestError([fileIssue(`environments/${env}.yaml`, "was not loaded")]);

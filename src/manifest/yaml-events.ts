@@ -316,27 +316,8 @@ function chunksOf(text: string, size: number): Chunk[] {
   return chunks;
 }
 
-/** Drives a generator of steps (see `parseFastSteps`) to its end, without pausing. */
-export function runSteps<T>(steps: Generator<void, T>): T {
-  let step = steps.next();
-  while (!step.done) step = steps.next();
-  return step.value;
-}
-
 /** Reads a plain YAML file fast (see above); null when it is not plain or not valid. `chunkSize`: for tests. */
 export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastParsed[] | null {
-  return runSteps(parseFastSteps(file, text, chunkSize));
-}
-
-/**
- * `parseFast` in steps: it yields after each chunk, so that a caller that loads manifests while
- * reads are in flight can let their answers in between (load.ts, `validateRepositoryInSlices`).
- */
-export function* parseFastSteps(
-  file: string,
-  text: string,
-  chunkSize = CHUNK_SIZE,
-): Generator<void, FastParsed[] | null> {
   const documents: DocumentInfo[] = [];
   const values: unknown[] = [];
   const keys = new FileKeys();
@@ -350,7 +331,6 @@ export function* parseFastSteps(
     if (!scanned) return null;
     for (const info of scanned.documents) documents.push(info);
     for (const value of scanned.values) values.push(value);
-    yield;
   }
   const context: FileContext = { file, text, lines: undefined };
   return documents.map((info, index) => new FastDocument(index, values[index], info, context));

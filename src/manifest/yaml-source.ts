@@ -3,7 +3,7 @@ import type * as Yaml from "yaml";
 import type { Document, LineCounter, Node, YAMLError } from "yaml";
 import type { ManifestIssue, SourceLocation } from "./errors.ts";
 import { formatPath, type Path, type PathSegment } from "./path.ts";
-import { type FastParsed, parseFastSteps, runSteps } from "./yaml-events.ts";
+import { type FastParsed, parseFast } from "./yaml-events.ts";
 
 /** One YAML document of a file, as plain data, with a way back to where each part is written. */
 export interface SourceDocument {
@@ -202,12 +202,7 @@ class FastSource implements SourceDocument {
  * library, whose messages users see.
  */
 export function parseYamlFile(file: string, text: string): ParsedFile {
-  return runSteps(parseYamlFileSteps(file, text));
-}
-
-/** `parseYamlFile` in steps: it yields between chunks of a large plain file (yaml-events.ts). */
-export function* parseYamlFileSteps(file: string, text: string): Generator<void, ParsedFile> {
-  const fast = yield* parseFastSteps(file, text);
+  const fast = parseFast(file, text);
   if (fast) {
     const documents: SourceDocument[] = [];
     for (const parsed of fast)

@@ -12,4 +12,4 @@ export type {
 export type { ObjectRequest, PackageObjectParts, PackagePart } from "./package-objects.ts";
 export { normalizeTree, readPackageObjects, readPackageParts } from "./package-objects.ts";
 export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
-export { liveDigest, readLiveState, startEarlyReads, startPartRead } from "./read-live.ts";
+export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";

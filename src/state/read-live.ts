@@ -36,27 +36,6 @@ export function startEarlyReads(
   return early;
 }
 
-/**
- * Starts one part's read before the whole desired state is known, from a partial one (the plan
- * starts the packages' reads from the package manifests alone, get-plan.ts); the caller hands it
- * to `readLiveState` (`ReadLiveOptions.ahead`) once it has checked the full state reads that part
- * the same. Its failure is left for that call to see; when nobody takes it, it is dropped rather
- * than left unhandled.
- */
-export function startPartRead(
-  part: string,
-  client: PlatformClient,
-  desired: DesiredState,
-  options: ReadLiveOptions = {},
-): Promise<unknown> {
-  const kind = LIVE_KINDS.find((candidate) => candidate.part === part);
-  if (!kind) throw new TypeError(`no live part named ${part}`);
-  const early = options.early ?? new Map<string, Promise<unknown>>();
-  const read = kind.read({ client, desired, options, early, all: options.scope === "all" });
-  read.catch(() => undefined);
-  return read;
-}
-
 export async function readLiveState(
   client: PlatformClient,
   desired: DesiredState,
@@ -69,9 +48,7 @@ export async function readLiveState(
     early: options.early ?? startEarlyReads(client),
     all: options.scope === "all",
   };
-  const parts = await Promise.all(
-    LIVE_KINDS.map((kind) => options.ahead?.get(kind.part) ?? kind.read(context)),
-  );
+  const parts = await Promise.all(LIVE_KINDS.map((kind) => kind.read(context)));
   const state: Omit<LiveState, "digest" | "partDigests"> = Object.assign(
     { environment: desired.environment.name },
     ...parts,

@@ -11,11 +11,6 @@ export interface ReadLiveOptions {
   scope?: "managed" | "all";
   /** The reads started before the manifests were loaded (`startEarlyReads`), used instead of new ones. */
   early?: EarlyReads;
-  /**
-   * Parts already being read (`startPartRead`) for a desired state that the caller has checked
-   * reads them the same as this one, by part name; used instead of the parts' reads.
-   */
-  ahead?: ReadonlyMap<string, Promise<unknown>>;
 }
 
 /**

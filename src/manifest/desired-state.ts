@@ -26,6 +26,11 @@ export type DesiredState = DesiredLists & {
 /** Freezes a state and everything in it, so that no stage can change what the next one sees. */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== "object" || Object.isFrozen(value)) return value;
-  for (const item of Object.values(value)) deepFreeze(item);
+  // What Object.values lists, without an array per object: items by index, own enumerable properties.
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else {
+    const object = value as Record<string, unknown>;
+    for (const key in object) if (Object.hasOwn(object, key)) deepFreeze(object[key]);
+  }
   return Object.freeze(value);
 }

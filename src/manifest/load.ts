@@ -298,7 +298,7 @@ function buildState(
   const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
   const documents: PlacedDocument[] = [];
   for (const entry of entries) {
-    if (!entry.prepared || !appliesTo(entry, [environment.name])) continue;
+    if (!entry.prepared || (entry.scope && !entry.scope.has(environment.name))) continue;
     const report = reporterFor(entry.document, entry.prefix, issues);
     if (entry.kind.needsPackagesFrom && !environment.packagesFrom) {
       if (entry.scope) report.error(["environments"], needsSource(entry.kind.kind, environment));

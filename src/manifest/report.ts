@@ -21,31 +21,51 @@ export interface Reporter {
  * User; nothing for an environment file, whose paths start at its root.
  */
 export function reporterFor(document: SourceDocument, prefix: Path, sink: ManifestIssue[]): Reporter {
-  let errors = 0;
-  const push = (
-    severity: Severity,
-    path: Path,
-    message: string,
-    at: "key" | "value" = "value",
-    shown = path,
-  ) => {
-    if (severity === "error") errors += 1;
-    sink.push({
-      ...document.locate(path, at),
+  return new DocumentReporter(document, prefix, sink);
+}
+
+// A class, not closures: a load makes two per document, and keeps one per document until its
+// environment rules have run.
+class DocumentReporter implements Reporter {
+  readonly document: SourceDocument;
+  private readonly prefix: Path;
+  private readonly sink: ManifestIssue[];
+  private errors = 0;
+
+  constructor(document: SourceDocument, prefix: Path, sink: ManifestIssue[]) {
+    this.document = document;
+    this.prefix = prefix;
+    this.sink = sink;
+  }
+
+  private push(severity: Severity, path: Path, message: string, at: "key" | "value" = "value", shown = path) {
+    if (severity === "error") this.errors += 1;
+    this.sink.push({
+      ...this.document.locate(path, at),
       severity,
-      path: formatPath([...prefix, ...shown]),
+      path: formatPath([...this.prefix, ...shown]),
       message,
     });
-  };
-  return {
-    document,
-    error: (path, message, at, shown) => push("error", path, message, at, shown),
-    warning: (path, message, at) => push("warning", path, message, at),
-    quote(path) {
-      if (document.substituted.has(formatPath(path))) return `(a value from \${…})`;
-      return JSON.stringify(valueAt(document.value, path));
-    },
-    where: (path) => ({ ...document.locate(path), path: formatPath([...prefix, ...path]) }),
-    failed: () => errors > 0,
-  };
+  }
+
+  error(path: Path, message: string, at?: "key" | "value", shown?: Path): void {
+    this.push("error", path, message, at, shown);
+  }
+
+  warning(path: Path, message: string, at?: "key" | "value"): void {
+    this.push("warning", path, message, at);
+  }
+
+  quote(path: Path): string {
+    if (this.document.substituted.has(formatPath(path))) return `(a value from \${…})`;
+    return JSON.stringify(valueAt(this.document.value, path));
+  }
+
+  where(path: Path): FieldSource {
+    return { ...this.document.locate(path), path: formatPath([...this.prefix, ...path]) };
+  }
+
+  failed(): boolean {
+    return this.errors > 0;
+  }
 }

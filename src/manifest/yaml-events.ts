@@ -1,6 +1,5 @@
 import {
   CORE_SCHEMA,
-  constructFromEvents,
   EVENT_ID,
   type Event,
   getScalarValue,
@@ -23,10 +22,11 @@ import type { Path, PathSegment } from "./path.ts";
  * that library's (test/manifest/yaml-paths.test.ts compares the two on every path of a corpus).
  */
 
-export interface FastDocument {
+/** A document of a plain file. */
+export interface FastParsed {
   /** 0-based index of the document in its file, empty documents included. */
-  index: number;
-  value: unknown;
+  readonly index: number;
+  readonly value: unknown;
   locate(path: Path, at: "key" | "value"): SourceLocation;
 }
 
@@ -40,9 +40,15 @@ const BLOCK_HEADER = /[|>][0-9+-]*[ \t]*(?:#.*)?\r?$/;
 
 /** Line starts of a text, for offset → line and column (1-based, as the `yaml` library counts). */
 class Lines {
-  private readonly starts: number[] = [0];
+  // Typed: a file of 10,000 users has ~150,000 lines, kept for as long as its documents.
+  private readonly starts: Uint32Array;
   constructor(text: string) {
-    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) this.starts.push(at + 1);
+    let count = 1;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count += 1;
+    this.starts = new Uint32Array(count);
+    let line = 1;
+    for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1))
+      this.starts[line++] = at + 1;
   }
   position(file: string, offset: number): SourceLocation {
     const { starts } = this;
@@ -150,8 +156,10 @@ interface DocumentInfo {
   /** Index of the document's event in its chunk's events. */
   event: number;
   start: number;
-  /** Flat triples: key, key offset, value offset (the key's when the value is empty or null). */
-  keys: Array<string | number> | null;
+  /** A root mapping's keys, in order; documents written alike share one list. */
+  names: string[] | null;
+  /** Flat pairs, one per name: key offset, value offset (the key's when the value is empty or null). */
+  offsets: number[] | null;
 }
 
 interface Frame {
@@ -160,31 +168,84 @@ interface Frame {
   expectKey: boolean;
   /** The root mapping of a document: its keys are indexed. */
   info: DocumentInfo | null;
+  /** What is being built: the document's value, a mapping's object, a sequence's array. */
+  value: unknown;
+  /** In a mapping, after a key: that key. */
+  key: string;
+}
+
+/** Key names across a file: each name once, and one list for the documents whose keys are alike. */
+class FileKeys {
+  private readonly names = new Map<string, string>();
+  private last: string[] = [];
+
+  intern(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    this.names.set(name, name);
+    return name;
+  }
+
+  /** `names`, or the previous document's list when it holds the same names in the same order. */
+  shared(names: string[]): string[] {
+    const { last } = this;
+    if (names.length === last.length && names.every((name, i) => name === last[i])) return last;
+    this.last = names;
+    return names;
+  }
+}
+
+/** What one pass over a plain chunk's events gives: each document's index and its value. */
+interface Scanned {
+  documents: DocumentInfo[];
+  values: unknown[];
+}
+
+/** Adds a finished node to the one being built; false for what the `yaml` library must read (a key written twice). */
+function place(parent: Frame, value: unknown): boolean {
+  if (parent.kind === DOCUMENT) parent.value = value;
+  else if (parent.kind === SEQUENCE) (parent.value as unknown[]).push(value);
+  else {
+    const object = parent.value as Record<string, unknown>;
+    const { key } = parent;
+    if (Object.hasOwn(object, key)) return false;
+    // As js-yaml builds it: an own property, not the prototype.
+    if (key === "__proto__")
+      Object.defineProperty(object, key, { value, enumerable: true, configurable: true, writable: true });
+    else object[key] = value;
+  }
+  return true;
 }
 
 /**
- * Checks that a chunk is plain (see above) and indexes each document's top-level keys; null: not
- * plain. `keys` interns key names across the file.
+ * Checks that a chunk is plain (see above), indexes each document's top-level keys and builds each
+ * document's value as js-yaml's `constructFromEvents` does with the core schema (for a plain chunk,
+ * no tags, anchors or complex keys, that is: scalars resolved by the schema, mappings as objects,
+ * sequences as arrays), in the same pass; null: not plain. `keys` interns key names across the file.
  */
-function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): DocumentInfo[] | null {
+function scan(chunk: Chunk, events: Event[], keys: FileKeys): Scanned | null {
   const { text, base } = chunk;
   const at = (event: Event) => {
     const offset = offsetOf(text, event);
     return offset < 0 ? offset : base + offset;
   };
   const documents: DocumentInfo[] = [];
+  const values: unknown[] = [];
   const stack: Frame[] = [];
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as Event;
     if (event.type === POP) {
-      stack.pop();
+      const done = stack.pop() as Frame;
+      if (done.info?.names && done.kind === MAPPING) done.info.names = keys.shared(done.info.names);
+      if (done.kind === DOCUMENT) values.push(done.value);
+      else if (!place(stack[stack.length - 1] as Frame, done.value)) return null;
       continue;
     }
     if (event.type === DOCUMENT) {
       if (event.directives.length > 0) return null;
-      const info: DocumentInfo = { chunk, event: index, start: -1, keys: null };
+      const info: DocumentInfo = { chunk, event: index, start: -1, names: null, offsets: null };
       documents.push(info);
-      stack.push({ kind: DOCUMENT, expectKey: false, info });
+      stack.push({ kind: DOCUMENT, expectKey: false, info, value: undefined, key: "" });
       continue;
     }
     if (event.type === ALIAS || event.tagStart >= 0 || event.anchorStart >= 0) return null;
@@ -198,24 +259,38 @@ function scan(chunk: Chunk, events: Event[], keys: Map<string, string>): Documen
         if (event.type !== SCALAR || event.valueStart < 0) return null;
         const name = getScalarValue(text, event);
         if (event.style === SCALAR_STYLE.PLAIN && NOT_A_STRING.test(name)) return null;
-        if (parent.info) {
-          const interned = keys.get(name) ?? name;
-          keys.set(interned, interned);
-          parent.info.keys?.push(interned, at(event), -1);
+        if (parent.info?.names && parent.info.offsets) {
+          parent.info.names.push(keys.intern(name));
+          parent.info.offsets.push(at(event), -1);
         }
-      } else if (parent.info?.keys) {
-        const list = parent.info.keys;
+        parent.key = name;
+        parent.expectKey = false;
+        continue;
+      }
+      if (parent.info?.offsets) {
+        const list = parent.info.offsets;
         list[list.length - 1] = isNullish(text, event) ? (list[list.length - 2] as number) : at(event);
       }
-      parent.expectKey = !parent.expectKey;
+      parent.expectKey = true;
     }
     if (event.type === MAPPING || event.type === SEQUENCE) {
       const root = parent.kind === DOCUMENT && event.type === MAPPING ? (parent.info as DocumentInfo) : null;
-      if (root) root.keys = [];
-      stack.push({ kind: event.type, expectKey: true, info: root });
+      if (root) {
+        root.names = [];
+        root.offsets = [];
+      }
+      const value = event.type === MAPPING ? {} : [];
+      stack.push({ kind: event.type, expectKey: true, info: root, value, key: "" });
+    } else if (event.type === SCALAR) {
+      const source = getScalarValue(text, event);
+      // Plain scalars are resolved by the schema (null, booleans, numbers, else a string); quoted
+      // and block scalars are strings.
+      const value =
+        event.style === SCALAR_STYLE.PLAIN ? CORE_SCHEMA.resolveImplicitScalarTag(source).value : source;
+      if (!place(parent, value)) return null;
     }
   }
-  return documents;
+  return { documents, values };
 }
 
 /**
@@ -242,49 +317,66 @@ function chunksOf(text: string, size: number): Chunk[] {
 }
 
 /** Reads a plain YAML file fast (see above); null when it is not plain or not valid. `chunkSize`: for tests. */
-export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastDocument[] | null {
+export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): FastParsed[] | null {
   const documents: DocumentInfo[] = [];
   const values: unknown[] = [];
-  const keys = new Map<string, string>();
-  try {
-    for (const chunk of chunksOf(text, chunkSize)) {
-      const events = parseEvents(chunk.text, { filename: file });
-      const found = scan(chunk, events, keys);
-      if (!found) return null;
-      const constructed = constructFromEvents(events, {
-        source: chunk.text,
-        filename: file,
-        schema: CORE_SCHEMA,
-      });
-      if (constructed.length !== found.length) return null;
-      documents.push(...found);
-      values.push(...constructed);
+  const keys = new FileKeys();
+  for (const chunk of chunksOf(text, chunkSize)) {
+    let scanned: Scanned | null;
+    try {
+      scanned = scan(chunk, parseEvents(chunk.text, { filename: file }), keys);
+    } catch {
+      return null;
     }
-  } catch {
-    return null;
+    if (!scanned) return null;
+    for (const info of scanned.documents) documents.push(info);
+    for (const value of scanned.values) values.push(value);
   }
-  let lines: Lines | undefined;
-  const position = (offset: number) => {
-    lines ??= new Lines(text);
-    return lines.position(file, Math.max(offset, 0));
-  };
-  const deep = (info: DocumentInfo, path: Path, at: "key" | "value") => {
-    const { chunk } = info;
-    chunk.events ??= parseEvents(chunk.text, { filename: file });
-    const offset = locateInEvents(chunk.text, chunk.events, info.event, path, at);
-    return offset < 0 ? info.start : chunk.base + offset;
-  };
-  return documents.map((info, index) => ({
-    index,
-    value: values[index],
-    locate(path, at) {
-      if (path.length === 0) return position(info.start);
-      if (path.length > 1 || !info.keys) return position(deep(info, path, at));
-      const name = String(path[0]);
-      for (let i = 0; i < info.keys.length; i += 3) {
-        if (info.keys[i] === name) return position(info.keys[i + (at === "key" ? 1 : 2)] as number);
-      }
-      return position(info.start);
-    },
-  }));
+  const context: FileContext = { file, text, lines: undefined };
+  return documents.map((info, index) => new FastDocument(index, values[index], info, context));
+}
+
+/** What the documents of one file share, for positions. */
+interface FileContext {
+  file: string;
+  text: string;
+  /** Made on the first position asked for. */
+  lines: Lines | undefined;
+}
+
+// A class, not closures: a load keeps one per document until its environment is built.
+class FastDocument {
+  readonly index: number;
+  readonly value: unknown;
+  private readonly info: DocumentInfo;
+  private readonly context: FileContext;
+
+  constructor(index: number, value: unknown, info: DocumentInfo, context: FileContext) {
+    this.index = index;
+    this.value = value;
+    this.info = info;
+    this.context = context;
+  }
+
+  locate(path: Path, at: "key" | "value"): SourceLocation {
+    const { info } = this;
+    if (path.length === 0) return this.position(info.start);
+    if (path.length > 1 || !info.names || !info.offsets) return this.position(this.deep(path, at));
+    const index = info.names.indexOf(String(path[0]));
+    if (index >= 0) return this.position(info.offsets[2 * index + (at === "key" ? 0 : 1)] as number);
+    return this.position(info.start);
+  }
+
+  private position(offset: number): SourceLocation {
+    const { context } = this;
+    context.lines ??= new Lines(context.text);
+    return context.lines.position(context.file, Math.max(offset, 0));
+  }
+
+  private deep(path: Path, at: "key" | "value"): number {
+    const { chunk } = this.info;
+    chunk.events ??= parseEvents(chunk.text, { filename: this.context.file });
+    const offset = locateInEvents(chunk.text, chunk.events, this.info.event, path, at);
+    return offset < 0 ? this.info.start : chunk.base + offset;
+  }
 }

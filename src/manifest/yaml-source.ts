@@ -3,7 +3,7 @@ import type * as Yaml from "yaml";
 import type { Document, LineCounter, Node, YAMLError } from "yaml";
 import type { ManifestIssue, SourceLocation } from "./errors.ts";
 import { formatPath, type Path, type PathSegment } from "./path.ts";
-import { parseFast } from "./yaml-events.ts";
+import { type FastParsed, parseFast } from "./yaml-events.ts";
 
 /** One YAML document of a file, as plain data, with a way back to where each part is written. */
 export interface SourceDocument {
@@ -170,6 +170,32 @@ function sourceDocument(
   };
 }
 
+/** A document of a plain file (yaml-events.ts). A class, not closures: a load keeps one per document. */
+class FastSource implements SourceDocument {
+  readonly file: string;
+  readonly index: number;
+  value: unknown;
+  private readonly parsed: FastParsed;
+  /** Made when first asked for: most documents have no `${VAR}`. */
+  private paths: Set<string> | undefined;
+
+  constructor(file: string, parsed: FastParsed) {
+    this.file = file;
+    this.index = parsed.index;
+    this.value = parsed.value;
+    this.parsed = parsed;
+  }
+
+  get substituted(): Set<string> {
+    this.paths ??= new Set<string>();
+    return this.paths;
+  }
+
+  locate(path: Path, at: "key" | "value" = "value"): SourceLocation {
+    return this.parsed.locate(path, at);
+  }
+}
+
 /**
  * Parses a multi-document YAML file (YAML 1.2, unique keys), keeping positions. Plain files take the
  * fast path (yaml-events.ts); the others, and every file with an error, are read by the `yaml`
@@ -178,15 +204,9 @@ function sourceDocument(
 export function parseYamlFile(file: string, text: string): ParsedFile {
   const fast = parseFast(file, text);
   if (fast) {
-    const documents = fast
-      .filter((document) => document.value !== null && document.value !== undefined)
-      .map(({ index, value, locate }) => ({
-        file,
-        index,
-        value,
-        substituted: new Set<string>(),
-        locate: (path: Path, at: "key" | "value" = "value") => locate(path, at),
-      }));
+    const documents: SourceDocument[] = [];
+    for (const parsed of fast)
+      if (parsed.value !== null && parsed.value !== undefined) documents.push(new FastSource(file, parsed));
     return { file, documents, issues: [] };
   }
   return parsePrecise(file, text);

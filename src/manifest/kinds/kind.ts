@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SourceLocation } from "../errors.ts";
+import { safeParseFast } from "../fast-schema.ts";
 import type { Reporter } from "../report.ts";
 import { reportZodIssues } from "../zod-issues.ts";
 
@@ -217,7 +218,7 @@ export function defineKind<
       const value = report.document.value;
       if (absent && isMapping(value) && value.ensure === "absent")
         return prepareAbsent(general, absent, report);
-      const parsed = definition.schema.safeParse(value);
+      const parsed = safeParseFast(definition.schema, value);
       if (!parsed.success) {
         reportZodIssues(parsed.error, report);
         return null;
@@ -257,6 +258,7 @@ export function reportRepeats(
   path: string,
   identity: (value: unknown) => string = String,
 ): void {
+  if (!values || values.length < 2) return;
   const seen = new Map<string, number>();
   values?.forEach((value, index) => {
     const key = identity(value);

@@ -181,6 +181,7 @@ export interface DesiredUser {
 
 /** Fields the plan checks against the live state (docs/manifests.md, "Checked before any write"). */
 export type CheckedField = "initialPassword" | "securityParameter";
+const CHECKED_FIELDS = ["initialPassword", "securityParameter"] as const satisfies readonly CheckedField[];
 
 const DIRECT = {
   firstName: "FirstName",
@@ -199,9 +200,15 @@ const DIRECT = {
   forcePasswordChange: "ForcePasswordChange",
 } as const satisfies Partial<Record<keyof UserDocument, keyof UserFields>>;
 
+/** `subTypesFor` of each type, made once (the rule runs for every contact of every user). */
+const SUBTYPES_OF: Readonly<Record<ContactTypeName, readonly ContactSubTypeName[]>> = {
+  email: subTypesFor("email"),
+  phone: subTypesFor("phone"),
+};
+
 const contactSubTypesFitTheirType: DocumentRule<UserDocument> = (doc, report) => {
   doc.contacts?.forEach((contact, index) => {
-    const allowed = subTypesFor(contact.type);
+    const allowed = SUBTYPES_OF[contact.type];
     if (allowed.includes(contact.subType)) return;
     report.error(
       ["contacts", index, "subType"],
@@ -291,17 +298,19 @@ function domainId(
   return id;
 }
 
+const DIRECT_ENTRIES = Object.entries(DIRECT) as Array<[keyof typeof DIRECT, keyof UserFields]>;
+
 function fieldsOf(doc: UserDocument, environment: EnvironmentContext, report: Reporter): UserFields {
+  // Both names are required, so they are among DIRECT's, in its order.
   const fields: Record<string, unknown> = {};
-  for (const [from, to] of Object.entries(DIRECT)) {
-    const value = doc[from as keyof typeof DIRECT];
+  for (const [from, to] of DIRECT_ENTRIES) {
+    const value = doc[from];
     if (value !== undefined) fields[to] = value;
   }
   if (doc.status) fields.AccountStatus = STATUS_CODES[doc.status];
   const domain = domainId(doc, environment, report);
   if (domain !== undefined) fields.DomainId = domain;
-  // Both names are required, so they are among DIRECT's and keep their place.
-  return { ...fields, FirstName: doc.firstName, LastName: doc.lastName } as UserFields;
+  return fields as unknown as UserFields;
 }
 
 function contactsOf(doc: UserDocument): DesiredContact[] | undefined {
@@ -374,9 +383,12 @@ export const userKind = defineKind({
     const contacts = contactsOf(doc);
     if (contacts) user.contacts = contacts;
     if (doc.initialPassword !== undefined) user.initialPassword = new Secret(doc.initialPassword);
-    const checked = (["initialPassword", "securityParameter"] as const).filter((f) => doc[f] !== undefined);
-    if (checked.length > 0)
-      user.fieldSources = Object.fromEntries(checked.map((field) => [field, report.where([field])]));
+    if (doc.initialPassword !== undefined || doc.securityParameter !== undefined) {
+      const sources: Partial<Record<CheckedField, FieldSource>> = {};
+      for (const field of CHECKED_FIELDS)
+        if (doc[field] !== undefined) sources[field] = report.where([field]);
+      user.fieldSources = sources;
+    }
     return user;
   },
 });

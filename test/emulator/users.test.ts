@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { User } from "../../src/wire/index.ts";
 import { type Json, manualClock, type RawResponse, useEmulator } from "../helpers/raw.ts";
 
 /*
@@ -661,6 +662,16 @@ describe("users segment", () => {
         "anguyen",
         "bokafor",
       ]);
+    });
+
+    it("lists every user's fields in the interface's order, seeded and created alike", async () => {
+      const token = await admin();
+      const created = await createUser({ FirstName: "Order", LastName: uniqueLast() });
+      const users = (await raw().read("/core/system/user", token)).body.map((e: Json) => e.RequestedObject);
+      // The order of the seed's User table, which the wire schema follows.
+      const order = Object.keys(User.shape);
+      expect(users.some((user: Json) => user.Id === created)).toBe(true);
+      for (const user of users) expect(Object.keys(user)).toEqual(order);
     });
 
     it("get all takes $filter, $select, $top, $skip and $orderby, with field names in any case", async () => {

@@ -86,11 +86,16 @@ export function userDefaults(
   fields: Partial<User> & { FirstName: string; LastName: string },
 ): User {
   const userName = fields.UserName ?? `${fields.LastName}${fields.FirstName.charAt(0)}`.toLowerCase();
+  // Every key in the interface's order (as a created user has them): the fields given replace the
+  // defaults in place, and a name written after them would come last in every answer.
   return {
     Id: id,
     DisplayName: `${fields.LastName}, ${fields.FirstName}`,
+    FirstName: fields.FirstName,
     MiddleName: null,
+    LastName: fields.LastName,
     LastLoginDate: null,
+    UserName: userName,
     AccountStatus: 1,
     DomainId: null,
     SecurityId: FIXED.parameters.generalUser,

@@ -85,17 +85,17 @@ export function userDefaults(
   id: number,
   fields: Partial<User> & { FirstName: string; LastName: string },
 ): User {
-  const userName = fields.UserName ?? `${fields.LastName}${fields.FirstName.charAt(0)}`.toLowerCase();
-  // Every key in the interface's order (as a created user has them): the fields given replace the
-  // defaults in place, and a name written after them would come last in every answer.
+  const { FirstName, LastName, UserName, ...rest } = fields;
+  // Every key in the interface's order (as a created user has them): the other fields given replace
+  // the defaults in place, where names spread after them would come last in every answer.
   return {
     Id: id,
-    DisplayName: `${fields.LastName}, ${fields.FirstName}`,
-    FirstName: fields.FirstName,
+    DisplayName: `${LastName}, ${FirstName}`,
+    FirstName,
     MiddleName: null,
-    LastName: fields.LastName,
+    LastName,
     LastLoginDate: null,
-    UserName: userName,
+    UserName: UserName ?? `${LastName}${FirstName.charAt(0)}`.toLowerCase(),
     AccountStatus: 1,
     DomainId: null,
     SecurityId: FIXED.parameters.generalUser,
@@ -114,8 +114,7 @@ export function userDefaults(
     DefaultHomeDashboardId: -1,
     DefaultHomeWorkspaceId: -1,
     UpdateInformation: null,
-    ...fields,
-    UserName: userName,
+    ...rest,
   };
 }
 

@@ -351,16 +351,40 @@ const install: OpHandler = async (context) => {
   return { packageId, job, ...(release ? { release: release.id } : {}) };
 };
 
-const verify: OpHandler = async (context) => {
-  const { objects } = inputOf(context, "package.verify");
+/**
+ * Reads until nothing differs, within the verify time: what still differs then fails the step
+ * (VerifyFailed). A read that fails is not a difference: its error goes to the executor as it is,
+ * which tries the step again when the failure passes (a transient fault) and otherwise reports it.
+ */
+async function verifyUntilSame(
+  context: OpContext,
+  what: string,
+  differingNow: () => Promise<string[]>,
+  failure: (differing: string[]) => string,
+): Promise<void> {
   let differing: string[] = [];
   try {
-    await poll(context, "the installed objects to match the source", context.timeouts.verifyMs, async () => {
+    await poll(context, what, context.timeouts.verifyMs, async () => {
+      differing = await differingNow();
+      return differing.length === 0 ? true : undefined;
+    });
+  } catch (error) {
+    if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
+    throw new ApplyError(ApplyErrorCode.VerifyFailed, failure(differing), { cause: error });
+  }
+}
+
+const verify: OpHandler = async (context) => {
+  const { objects } = inputOf(context, "package.verify");
+  await verifyUntilSame(
+    context,
+    "the installed objects to match the source",
+    async () => {
       const side = await readPackageObjects(
         context.client,
         objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
       );
-      differing = objects
+      return objects
         .filter(
           (o) =>
             !objectMatches(
@@ -377,15 +401,9 @@ const verify: OpHandler = async (context) => {
             ),
         )
         .map((o) => o.name);
-      return differing.length === 0 ? true : undefined;
-    });
-  } catch (error) {
-    throw new ApplyError(
-      ApplyErrorCode.VerifyFailed,
-      `after the install, these objects still differ from the source: ${differing.join(", ")}`,
-      { cause: error },
-    );
-  }
+    },
+    (differing) => `after the install, these objects still differ from the source: ${differing.join(", ")}`,
+  );
   return { verified: objects.map((o) => o.name) };
 };
 
@@ -403,32 +421,22 @@ const rollbackVerify: OpHandler = async (context) => {
       `${context.step.id}: release ${id} has no snapshot`,
     );
   const objects = release.snapshot.objects;
-  let differing: string[] = [];
-  try {
-    await poll(
-      context,
-      "the objects to read as the snapshot holds them",
-      context.timeouts.verifyMs,
-      async () => {
-        const live = await readPackageParts(
-          context.client,
-          objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
-        );
-        differing = objects.flatMap((o) =>
-          Object.entries(o.parts)
-            .filter(([key, fingerprint]) => live[o.guid]?.parts[key]?.fingerprint !== fingerprint)
-            .map(([key]) => `${o.name}: ${live[o.guid]?.parts[key]?.label ?? key}`),
-        );
-        return differing.length === 0 ? true : undefined;
-      },
-    );
-  } catch (error) {
-    throw new ApplyError(
-      ApplyErrorCode.VerifyFailed,
-      `after the rollback, these parts still differ from the snapshot: ${differing.join(", ")}`,
-      { cause: error },
-    );
-  }
+  await verifyUntilSame(
+    context,
+    "the objects to read as the snapshot holds them",
+    async () => {
+      const live = await readPackageParts(
+        context.client,
+        objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
+      );
+      return objects.flatMap((o) =>
+        Object.entries(o.parts)
+          .filter(([key, fingerprint]) => live[o.guid]?.parts[key]?.fingerprint !== fingerprint)
+          .map(([key]) => `${o.name}: ${live[o.guid]?.parts[key]?.label ?? key}`),
+      );
+    },
+    (differing) => `after the rollback, these parts still differ from the snapshot: ${differing.join(", ")}`,
+  );
   return { verified: objects.map((o) => o.name) };
 };
 

@@ -1,0 +1,62 @@
+import pino from "pino";
+import { describe, expect, it } from "vitest";
+import { ApplyError } from "../../src/apply/errors.ts";
+import { OPS } from "../../src/apply/ops/index.ts";
+import type { OpContext } from "../../src/apply/ops/types.ts";
+import type { PlatformClient } from "../../src/index.ts";
+import { TransientError } from "../../src/index.ts";
+import { recordingSleep, useClientEmulator } from "../client/helpers/client.ts";
+
+/*
+ * A package's verify after its install reads the target's trees until they match the source. A read
+ * that fails is not a difference: before, it failed the step as "these objects still differ from
+ * the source:" with no object named (and a code the executor never tries again), which is how the
+ * chaos run's SIGINT case failed now and then under 20% faults.
+ */
+
+function verifyContext(client: PlatformClient, guid: string): OpContext {
+  return {
+    step: {
+      id: "Package/Controls#verify",
+      change: "Package/Controls",
+      op: "package.verify",
+      environment: "prod",
+      dependsOn: [],
+      input: { objects: [{ guid, name: "Controls", fingerprint: "" }] },
+    },
+    planId: "plan",
+    client,
+    desired: {} as OpContext["desired"],
+    clientOfStep: () => undefined,
+    outputOf: () => undefined,
+    allowDelete: false,
+    resumed: false,
+    stateDir: "/nonexistent",
+    logger: pino({ level: "silent" }),
+    progress: () => undefined,
+    sleep: recordingSleep().sleep,
+    shared: (_name, read) => read(),
+    timeouts: { jobMs: 1_000, verifyMs: 1_000, pollMs: 1 },
+  };
+}
+
+describe("package.verify", () => {
+  const { emulator, client } = useClientEmulator({ seed: "demo-prod" });
+
+  it("passes a read that keeps failing on to the executor as it is, not as a difference", async () => {
+    const verify = OPS["package.verify"];
+    if (!verify) throw new Error("no package.verify op");
+    // The applications list is the trees' first read: what the object is does not matter here.
+    const guid = "6f1d3c2a-0000-4000-8000-000000000001";
+    // The first try and every retry of the client's applications read answer 503.
+    emulator().faults.script({
+      method: "POST",
+      path: "/core/system/application",
+      times: 50,
+      action: { status: 503, retryAfter: 0 },
+    });
+    const reading = verify(verifyContext(client({ sleep: recordingSleep().sleep }), guid));
+    await expect(reading).rejects.toThrow(TransientError);
+    await expect(reading).rejects.not.toThrow(ApplyError);
+  });
+});

@@ -99,6 +99,7 @@ function knownDef(def: Def): boolean {
 }
 
 type Test = (value: never) => boolean;
+const safeInteger: Test = (value: number) => Number.isSafeInteger(value);
 
 /** Checks on a string or an array's length, or on a number; null when one is not known. */
 function checksOf(def: Def, on: "string" | "array" | "number"): Test[] | null {
@@ -124,7 +125,7 @@ function checksOf(def: Def, on: "string" | "array" | "number"): Test[] | null {
         return pattern.test(value);
       };
     } else if (check.check === "number_format" && on === "number" && check.format === "safeint") {
-      test = (value: number) => Number.isSafeInteger(value);
+      test = safeInteger;
     } else if (check.check === "greater_than" && on === "number" && typeof check.value === "number") {
       const { value: bound, inclusive } = check;
       test = (value: number) => (inclusive ? value >= bound : value > bound);
@@ -143,7 +144,14 @@ function checksOf(def: Def, on: "string" | "array" | "number"): Test[] | null {
   return out;
 }
 
-const passes = (checks: readonly Test[], value: unknown) => checks.every((check) => check(value as never));
+/** All of `checks` as one test (none: always true), so that the common cases cost one call or none. */
+function allOf(checks: readonly Test[]): Test | undefined {
+  if (checks.length <= 1) return checks[0];
+  return (value) => {
+    for (const check of checks) if (!check(value)) return false;
+    return true;
+  };
+}
 
 /** A key that looks like an array index: objects list such keys first, whatever the order of writes. */
 function indexLike(key: string): boolean {
@@ -180,6 +188,8 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
     omittable.push(optin === "optional" && optout === "optional");
   }
   const indexOf = new Map(keys.map((key, index) => [key, index]));
+  const strict = others === "strict";
+  const strip = others === "strip";
 
   return (value) => {
     if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
@@ -197,8 +207,10 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
       present += 1;
       const item = input[key];
       const fitted = (fields[index] as Shortcut)(item);
-      if (fitted === NOT_SURE) return NOT_SURE;
-      if (fitted !== item) same = false;
+      if (fitted !== item) {
+        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        same = false;
+      }
     }
     // The input's keys in its order: as is, the shape's first, in the shape's order, then the others.
     let known = 0;
@@ -207,15 +219,18 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
       if (!Object.hasOwn(input, key) || key === "__proto__" || indexLike(key)) return NOT_SURE;
       const index = indexOf.get(key);
       if (index !== undefined) {
-        if (index < last) same = false;
+        if (index < last) {
+          if (!copying) return NOT_SURE;
+          same = false;
+        }
         last = index;
         known += 1;
-      } else if (others === "strict" || input[key] === undefined) {
+      } else if (strict || input[key] === undefined) {
         return NOT_SURE;
-      } else if (others === "strip" || known < present) {
+      } else if (strip || known < present) {
+        if (!copying) return NOT_SURE;
         same = false;
       }
-      if (!same && !copying) return NOT_SURE;
     }
     // A shape key that is own but not enumerable: not plain data.
     if (known !== present) return NOT_SURE;
@@ -234,16 +249,18 @@ function arrayFit(def: Def, copying: boolean): Shortcut | null {
   const element = def.element && compile(def.element, copying);
   const checks = checksOf(def, "array");
   if (!element || !checks) return null;
+  const test = allOf(checks);
   return (value) => {
-    if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype || !passes(checks, value)) {
-      return NOT_SURE;
-    }
+    if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return NOT_SURE;
+    if (test && !test(value as never)) return NOT_SURE;
     let same = true;
     for (let index = 0; index < value.length; index++) {
       const item = value[index];
       const fitted = element(item);
-      if (fitted === NOT_SURE) return NOT_SURE;
-      if (fitted !== item) same = false;
+      if (fitted !== item) {
+        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        same = false;
+      }
     }
     return same ? value : value.map(element);
   };
@@ -264,13 +281,19 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
     case "string": {
       const checks = checksOf(def, "string");
       if (!checks) return null;
-      return (value) => (typeof value === "string" && passes(checks, value) ? value : NOT_SURE);
+      const test = allOf(checks);
+      if (!test) return (value) => (typeof value === "string" ? value : NOT_SURE);
+      return (value) => (typeof value === "string" && test(value as never) ? value : NOT_SURE);
     }
     case "number": {
       const checks = checksOf(def, "number");
       if (!checks) return null;
+      const test = allOf(checks);
+      if (!test) return (value) => (typeof value === "number" && Number.isFinite(value) ? value : NOT_SURE);
+      // `.int()`, the common case: a safe integer is a finite number.
+      if (test === safeInteger) return (value) => (Number.isSafeInteger(value) ? value : NOT_SURE);
       return (value) =>
-        typeof value === "number" && Number.isFinite(value) && passes(checks, value) ? value : NOT_SURE;
+        typeof value === "number" && Number.isFinite(value) && test(value as never) ? value : NOT_SURE;
     }
     case "boolean":
       return unchecked ? (value) => (typeof value === "boolean" ? value : NOT_SURE) : null;

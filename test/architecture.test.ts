@@ -13,6 +13,7 @@ const SRC = new URL("../src/", import.meta.url).pathname;
 
 type Stage =
   | "wire"
+  | "schema"
   | "io"
   | "client"
   | "emulator"
@@ -37,6 +38,7 @@ interface Rule {
 
 const ABOVE_CLI: readonly Stage[] = [
   "wire",
+  "schema",
   "io",
   "client",
   "emulator",
@@ -50,10 +52,14 @@ const ABOVE_CLI: readonly Stage[] = [
 /** DESIGN §1's "may import" column. */
 const MAY_IMPORT: Record<Stage, Rule> = {
   wire: { runtime: [], packages: ["zod"] },
+  // Amended: zod helpers that more than one stage uses (the as-is shortcut of parsing).
+  schema: { runtime: [], packages: ["zod"] },
   io: { runtime: [] },
-  client: { runtime: ["wire", "io"] },
+  // Amended: schema (its parse shortcut for the reads' answers).
+  client: { runtime: ["wire", "io", "schema"] },
   emulator: { runtime: ["wire", "io"] },
-  manifest: { runtime: [], packages: ["zod", "yaml"] },
+  // Amended: schema (its parse shortcut for the documents).
+  manifest: { runtime: ["schema"], packages: ["zod", "yaml"] },
   // Amended (docs/architecture.md): what to read depends on the desired state's type.
   state: { runtime: ["client", "wire"], types: ["manifest"] },
   // Pure: no I/O. zod validates a plan file on load (DESIGN §1, "a kind is a typed contract").

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { type AsIs, asIsOf } from "../schema/as-is.ts";
 import { Envelope, ValidationMessage } from "../wire/index.ts";
-import { type AsIs, asIsOf } from "./as-is.ts";
 import { errorFromResponse, ResponseShapeError } from "./errors.ts";
 import type { Scrub } from "./redact.ts";
 
@@ -57,7 +57,7 @@ function requestedOf(item: unknown, context: DecodeContext, prefix: PropertyKey[
 }
 
 /**
- * The schema, and its as-is predicate when it has one (as-is.ts): an object that zod would return
+ * The schema, and its as-is predicate when it has one (src/schema/as-is.ts): an object that zod would return
  * unchanged is returned without zod's copy; zod decides everything else.
  */
 interface Decoding<S extends z.ZodType> {

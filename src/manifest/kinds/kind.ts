@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { safeParseFast } from "../../schema/as-is.ts";
 import type { SourceLocation } from "../errors.ts";
-import { safeParseFast } from "../fast-schema.ts";
 import type { Reporter } from "../report.ts";
 import { reportZodIssues } from "../zod-issues.ts";
 

@@ -1,0 +1,366 @@
+import type { z } from "zod";
+
+/*
+ * A shortcut for the common case of parsing: a value that its schema accepts. zod's parse builds a
+ * copy of every object and array, with a result and an issue list per field; for the thousands of
+ * manifest documents and API answers that are valid, and whose keys already come in the schema's
+ * order, that copy equals its input and is garbage at once.
+ *
+ * A schema made only of the constructs below is compiled into a plain function that returns what
+ * zod's parse would return: the value itself when zod's output would equal it (the same keys in the
+ * same order, the same values), or (when asked to copy) the cheap copy zod would make (the shape's
+ * keys in the shape's order, then a loose object's other keys in the input's order; a strip
+ * object drops them), or NOT_SURE. NOT_SURE covers every invalid value and anything the function
+ * does not know for certain (`undefined`, a key that is not a plain own key or that looks like an
+ * array index, a value that is not plain data); the caller then runs zod, whose issues (and paths)
+ * are the ones reported. So the shortcut can only make a valid value cheaper, never change what is
+ * accepted or what an error says.
+ *
+ * Known: objects (strict, loose, strip), arrays (min/max length), strings (min/max length, regex),
+ * numbers (safe integer, bounds), booleans, null, unknown/any, literals and enums of plain values,
+ * optional, nullable. Anything else (a transform, a default, a refinement, a union, a string format,
+ * a coercion) compiles to null: that schema always goes through zod.
+ *
+ * Two entry points: `asIsOf` (a predicate, never a copy: the client returns the parsed JSON itself)
+ * and `safeParseFast` (the manifest: as is, else the copy, else zod).
+ */
+
+/** True when zod's parse of `value` would succeed and return a value equal to `value`. */
+export type AsIs = (value: unknown) => boolean;
+
+const NOT_SURE: unique symbol = Symbol("not sure");
+/** The value itself, zod's output (only when copying), or NOT_SURE. */
+type Shortcut = (value: unknown) => unknown;
+
+/** The parts of zod's definitions this file reads (zod v4's `_zod.def`). */
+interface Def {
+  type: string;
+  checks?: Array<{ _zod: { def: CheckDef } }>;
+  shape?: Record<string, z.ZodType>;
+  catchall?: z.ZodType;
+  element?: z.ZodType;
+  innerType?: z.ZodType;
+}
+
+interface CheckDef {
+  check: string;
+  minimum?: number;
+  maximum?: number;
+  format?: string;
+  pattern?: RegExp;
+  value?: number;
+  inclusive?: boolean;
+  when?: (payload: { value: unknown; issues: unknown[] }) => boolean;
+}
+
+const internals = (schema: z.ZodType) =>
+  (schema as unknown as { _zod: { def: Def; values?: Set<unknown>; optin?: string; optout?: string } })._zod;
+
+/*
+ * The only keys each definition may have: anything more (a string format's `format`, a coercion's
+ * `coerce`, a default, the check of a schema that is itself a check like `z.int()`) is something
+ * this file does not know, so that schema goes through zod. `error` only words zod's message.
+ */
+const DEF_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
+  object: new Set(["type", "shape", "catchall", "checks", "error"]),
+  array: new Set(["type", "element", "checks", "error"]),
+  string: new Set(["type", "checks", "error"]),
+  number: new Set(["type", "checks", "error"]),
+  boolean: new Set(["type", "checks", "error"]),
+  null: new Set(["type", "checks", "error"]),
+  unknown: new Set(["type", "checks", "error"]),
+  any: new Set(["type", "checks", "error"]),
+  // Only as a strict object's catchall.
+  never: new Set(["type", "checks", "error"]),
+  literal: new Set(["type", "values", "checks", "error"]),
+  enum: new Set(["type", "entries", "checks", "error"]),
+  optional: new Set(["type", "innerType", "checks", "error"]),
+  nullable: new Set(["type", "innerType", "checks", "error"]),
+};
+/** Keys of a check's definition that do not change what it accepts (messages, when to stop). */
+const CHECK_KEYS = new Set([
+  "check",
+  "minimum",
+  "maximum",
+  "format",
+  "pattern",
+  "value",
+  "inclusive",
+  "abort",
+  "error",
+  "type",
+  "when",
+]);
+
+function knownDef(def: Def): boolean {
+  const keys = DEF_KEYS[def.type];
+  if (!keys || !Object.keys(def).every((key) => keys.has(key))) return false;
+  return (def.checks ?? []).every(({ _zod }) => Object.keys(_zod.def).every((key) => CHECK_KEYS.has(key)));
+}
+
+type Test = (value: never) => boolean;
+const safeInteger: Test = (value: number) => Number.isSafeInteger(value);
+
+/** Checks on a string or an array's length, or on a number; null when one is not known. */
+function checksOf(def: Def, on: "string" | "array" | "number"): Test[] | null {
+  const out: Test[] = [];
+  for (const { _zod } of def.checks ?? []) {
+    const check = _zod.def;
+    let test: Test;
+    if (check.check === "min_length" && on !== "number" && typeof check.minimum === "number") {
+      const minimum = check.minimum;
+      test = (value: { length: number }) => value.length >= minimum;
+    } else if (check.check === "max_length" && on !== "number" && typeof check.maximum === "number") {
+      const maximum = check.maximum;
+      test = (value: { length: number }) => value.length <= maximum;
+    } else if (
+      check.check === "string_format" &&
+      on === "string" &&
+      check.format === "regex" &&
+      check.pattern instanceof RegExp
+    ) {
+      const pattern = check.pattern;
+      test = (value: string) => {
+        pattern.lastIndex = 0;
+        return pattern.test(value);
+      };
+    } else if (check.check === "number_format" && on === "number" && check.format === "safeint") {
+      test = safeInteger;
+    } else if (check.check === "greater_than" && on === "number" && typeof check.value === "number") {
+      const { value: bound, inclusive } = check;
+      test = (value: number) => (inclusive ? value >= bound : value > bound);
+    } else if (check.check === "less_than" && on === "number" && typeof check.value === "number") {
+      const { value: bound, inclusive } = check;
+      test = (value: number) => (inclusive ? value <= bound : value < bound);
+    } else {
+      return null;
+    }
+    // A check that zod would skip for this value (its `when`, e.g. length checks skip null) is not
+    // one the shortcut can vouch for.
+    const { when } = check;
+    const checked = test;
+    out.push(when ? (value: never) => when({ value, issues: [] }) === true && checked(value) : test);
+  }
+  return out;
+}
+
+/** All of `checks` as one test (none: always true), so that the common cases cost one call or none. */
+function allOf(checks: readonly Test[]): Test | undefined {
+  if (checks.length <= 1) return checks[0];
+  return (value) => {
+    for (const check of checks) if (!check(value)) return false;
+    return true;
+  };
+}
+
+/** A key that looks like an array index: objects list such keys first, whatever the order of writes. */
+function indexLike(key: string): boolean {
+  const code = key.charCodeAt(0);
+  return code >= 48 && code <= 57;
+}
+
+function objectFit(def: Def, copying: boolean): Shortcut | null {
+  const shape = def.shape ?? {};
+  const keys = Object.keys(shape);
+  // Symbol keys, and keys that objects list first whatever the order of writes (array indices).
+  if (Object.getOwnPropertySymbols(shape).length > 0 || keys.some(indexLike) || keys.includes("__proto__")) {
+    return null;
+  }
+  if ((def.checks ?? []).length > 0) return null;
+  // Other keys: kept (loose), refused (strict), or dropped (strip, the default: never as is).
+  let others: "loose" | "strict" | "strip" = "strip";
+  if (def.catchall !== undefined) {
+    const catchall = internals(def.catchall).def;
+    if (!knownDef(catchall) || (catchall.checks ?? []).length > 0) return null;
+    if (catchall.type === "unknown" || catchall.type === "any") others = "loose";
+    else if (catchall.type === "never") others = "strict";
+    else return null;
+  }
+  const fields: Shortcut[] = [];
+  const omittable: boolean[] = [];
+  for (const key of keys) {
+    const field = shape[key] as z.ZodType;
+    const shortcut = compile(field, copying);
+    const { optin, optout } = internals(field);
+    // An absent key is left out only where zod leaves it out; a default (optin "defaulted") is not.
+    if (!shortcut || (optin !== undefined && optin !== "optional")) return null;
+    fields.push(shortcut);
+    omittable.push(optin === "optional" && optout === "optional");
+  }
+  const indexOf = new Map(keys.map((key, index) => [key, index]));
+  const strict = others === "strict";
+  const strip = others === "strip";
+
+  return (value) => {
+    if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
+      return NOT_SURE;
+    }
+    const input = value as Record<string, unknown>;
+    let present = 0;
+    let same = true;
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
+      if (!Object.hasOwn(input, key)) {
+        if (key in input || !omittable[index]) return NOT_SURE;
+        continue;
+      }
+      present += 1;
+      const item = input[key];
+      const fitted = (fields[index] as Shortcut)(item);
+      if (fitted !== item) {
+        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        same = false;
+      }
+    }
+    // The input's keys in its order: as is, the shape's first, in the shape's order, then the others.
+    let known = 0;
+    let last = -1;
+    for (const key in input) {
+      if (!Object.hasOwn(input, key) || key === "__proto__" || indexLike(key)) return NOT_SURE;
+      const index = indexOf.get(key);
+      if (index !== undefined) {
+        if (index < last) {
+          if (!copying) return NOT_SURE;
+          same = false;
+        }
+        last = index;
+        known += 1;
+      } else if (strict || input[key] === undefined) {
+        return NOT_SURE;
+      } else if (strip || known < present) {
+        if (!copying) return NOT_SURE;
+        same = false;
+      }
+    }
+    // A shape key that is own but not enumerable: not plain data.
+    if (known !== present) return NOT_SURE;
+    if (same) return value;
+    const out: Record<string, unknown> = {};
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
+      if (Object.hasOwn(input, key)) out[key] = (fields[index] as Shortcut)(input[key]);
+    }
+    if (others === "loose") for (const key in input) if (!indexOf.has(key)) out[key] = input[key];
+    return out;
+  };
+}
+
+function arrayFit(def: Def, copying: boolean): Shortcut | null {
+  const element = def.element && compile(def.element, copying);
+  const checks = checksOf(def, "array");
+  if (!element || !checks) return null;
+  const test = allOf(checks);
+  return (value) => {
+    if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return NOT_SURE;
+    if (test && !test(value as never)) return NOT_SURE;
+    let same = true;
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index];
+      const fitted = element(item);
+      if (fitted !== item) {
+        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        same = false;
+      }
+    }
+    return same ? value : value.map(element);
+  };
+}
+
+/** Values a literal or an enum may take that zod compares as JSON would. */
+const plain = (item: unknown) => item === null || ["string", "number", "boolean"].includes(typeof item);
+
+function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
+  const { def, values } = internals(schema);
+  if (!knownDef(def)) return null;
+  const unchecked = (def.checks ?? []).length === 0;
+  switch (def.type) {
+    case "object":
+      return objectFit(def, copying);
+    case "array":
+      return arrayFit(def, copying);
+    case "string": {
+      const checks = checksOf(def, "string");
+      if (!checks) return null;
+      const test = allOf(checks);
+      if (!test) return (value) => (typeof value === "string" ? value : NOT_SURE);
+      return (value) => (typeof value === "string" && test(value as never) ? value : NOT_SURE);
+    }
+    case "number": {
+      const checks = checksOf(def, "number");
+      if (!checks) return null;
+      const test = allOf(checks);
+      if (!test) return (value) => (typeof value === "number" && Number.isFinite(value) ? value : NOT_SURE);
+      // `.int()`, the common case: a safe integer is a finite number.
+      if (test === safeInteger) return (value) => (Number.isSafeInteger(value) ? value : NOT_SURE);
+      return (value) =>
+        typeof value === "number" && Number.isFinite(value) && test(value as never) ? value : NOT_SURE;
+    }
+    case "boolean":
+      return unchecked ? (value) => (typeof value === "boolean" ? value : NOT_SURE) : null;
+    case "null":
+      return unchecked ? (value) => (value === null ? value : NOT_SURE) : null;
+    case "unknown":
+    case "any":
+      return unchecked ? (value) => (value === undefined ? NOT_SURE : value) : null;
+    case "literal":
+    case "enum": {
+      if (!unchecked || !values || ![...values].every(plain)) return null;
+      return (value) => (value !== undefined && values.has(value) ? value : NOT_SURE);
+    }
+    case "nullable": {
+      const inner = unchecked && def.innerType && compile(def.innerType, copying);
+      return inner ? (value) => (value === null ? value : inner(value)) : null;
+    }
+    case "optional": {
+      // A present value; an absent key is its object's business.
+      const inner = unchecked && def.innerType && compile(def.innerType, copying);
+      return inner ? (value) => (value === undefined ? NOT_SURE : inner(value)) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** One cache per way of compiling: as is only, or as is or copied. */
+const compiled = [
+  new WeakMap<z.ZodType, Shortcut | null>(),
+  new WeakMap<z.ZodType, Shortcut | null>(),
+] as const;
+
+function compile(schema: z.ZodType, copying: boolean): Shortcut | null {
+  const cache = compiled[copying ? 1 : 0];
+  let shortcut = cache.get(schema);
+  if (shortcut === undefined) {
+    // A schema that contains itself (a getter in its shape) meets itself here: no shortcut.
+    cache.set(schema, null);
+    shortcut = compileUncached(schema, copying);
+    cache.set(schema, shortcut);
+  }
+  return shortcut;
+}
+
+const predicates = new WeakMap<z.ZodType, AsIs | null>();
+
+/** The as-is predicate of `schema` (it never copies), or undefined when the schema has parts it does not know. */
+export function asIsOf(schema: z.ZodType): AsIs | undefined {
+  let predicate = predicates.get(schema);
+  if (predicate === undefined) {
+    const shortcut = compile(schema, false);
+    predicate = shortcut && ((value) => shortcut(value) === value);
+    predicates.set(schema, predicate);
+  }
+  return predicate ?? undefined;
+}
+
+/**
+ * `schema.safeParse(value)`, through the compiled shortcut when it is sure the value is valid: the
+ * value itself or the same copy as zod's `data`, and zod's issues whenever it is not sure.
+ */
+export function safeParseFast<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafeParseResult<T> {
+  const shortcut = compile(schema, true);
+  if (shortcut) {
+    const data = shortcut(value);
+    if (data !== NOT_SURE) return { success: true, data: data as T };
+  }
+  return schema.safeParse(value);
+}

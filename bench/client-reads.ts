@@ -1,6 +1,7 @@
 import { Agent, request } from "undici";
 import { createClient } from "../src/client/client.ts";
 import { spawnEmulator } from "./lib/emulator-child.ts";
+import { rawLogin } from "./lib/package-zip.ts";
 
 /*
  * Main-thread CPU of the client per read, against bare undici doing the same reads (issue 19):
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
       limits: { concurrency: CONCURRENCY, requestsPerSecond: 0 },
       onWait: () => undefined,
     });
-    const token = await bareLogin(url);
+    const token = await rawLogin(url, PASSWORD);
     const egp = await treesOf(client);
     const figures: Record<string, number[]> = { egpTrees: [], bareTrees: [], egpUsers: [], bareUsers: [] };
     const runs: Record<string, () => Promise<unknown>> = {
@@ -154,22 +155,6 @@ async function bareTrees(url: string, token: string, plan: Plan): Promise<unknow
       );
     }),
   );
-}
-
-async function bareLogin(url: string): Promise<string> {
-  const response = await request(`${url}/platformapi/core/security/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      InstanceName: "Default",
-      Username: "sysadmin",
-      UserDomain: "",
-      Password: PASSWORD,
-    }),
-    dispatcher,
-  });
-  const body = (await response.body.json()) as { RequestedObject: { SessionToken: string } };
-  return body.RequestedObject.SessionToken;
 }
 
 async function cpu(run: () => Promise<unknown>): Promise<number> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { wireUser } from "../../test/builders/wire.ts";
 import { KINDS } from "../manifest/kinds/index.ts";
 import { PackageDocument } from "../manifest/kinds/package.ts";
 import { SecurityParameterDocument } from "../manifest/kinds/security-parameter.ts";
@@ -23,34 +24,11 @@ const info = { CreateDate: "2026-01-01", UpdateDate: null, CreateLogin: 1, Updat
 
 /** A user, its keys in the schema's order. */
 function user(): Record<string, unknown> {
-  return {
-    Id: 7,
-    DisplayName: "Doe, Jane",
-    FirstName: "Jane",
-    MiddleName: null,
-    LastName: "Doe",
-    LastLoginDate: null,
-    UserName: "jdoe",
-    AccountStatus: 1,
-    DomainId: null,
-    SecurityId: 2,
-    Locale: null,
-    TimeZoneId: "UTC",
-    Address: null,
-    Company: null,
+  return wireUser({
     Title: "Analyst",
-    AdditionalNote: null,
-    BusinessUnit: null,
-    Department: null,
-    DistinguishedName: null,
-    ForcePasswordChange: false,
-    Type: 1,
-    LanguageId: 1,
-    DefaultHomeDashboardId: -1,
-    DefaultHomeWorkspaceId: -1,
     UpdateInformation: { ...info },
     Extra: { nested: [1, "two", null] },
-  };
+  });
 }
 
 /** A user with no key the wire schema does not know. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { wireUser } from "../../test/builders/wire.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { NotFoundError } from "../client/errors.ts";
 import { packageLive } from "./kinds/package.ts";
@@ -20,33 +21,17 @@ const up = {
 };
 
 function user(Id: number, LastLoginDate: string | null) {
-  return {
+  return wireUser({
     Id,
     DisplayName: `Doe ${Id}, J`,
     FirstName: "J",
-    MiddleName: null,
     LastName: `Doe ${Id}`,
     LastLoginDate,
     UserName: `jdoe${Id}`,
-    AccountStatus: 1,
-    DomainId: null,
-    SecurityId: 2,
-    Locale: null,
-    TimeZoneId: "UTC",
-    Address: null,
     Company: "Ünïcode ✓",
-    Title: null,
     AdditionalNote: 'a "quoted" note\n',
-    BusinessUnit: null,
-    Department: null,
-    DistinguishedName: null,
-    ForcePasswordChange: false,
-    Type: 1,
-    LanguageId: 1,
-    DefaultHomeDashboardId: -1,
-    DefaultHomeWorkspaceId: -1,
     UpdateInformation: up,
-  };
+  }) as LiveState["users"][number]["user"];
 }
 
 const users = [

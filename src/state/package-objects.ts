@@ -219,6 +219,8 @@ export interface ReadObjectsOptions {
    * built only to be dropped.
    */
   deferDetails?: boolean;
+  /** Hears which objects will be read, as soon as names are resolved (before any tree is read). */
+  onRequests?: (requests: readonly ObjectRequest[]) => void;
 }
 
 export interface PackageObjectsRead extends LivePackageSide {
@@ -254,7 +256,10 @@ export async function readPackageObjects(
     }
     trees = undefined;
   };
-  if (Array.isArray(wanted) && wanted.length === 0) return { ...side, requests: [], describe };
+  if (Array.isArray(wanted) && wanted.length === 0) {
+    options.onRequests?.([]);
+    return { ...side, requests: [], describe };
+  }
   catalogue = await readCatalogue(client);
   const read = catalogue;
   for (const module of read.modules) {
@@ -268,6 +273,7 @@ export async function readPackageObjects(
         : [],
     );
   const requests = typeof wanted === "function" ? wanted(side.applicationsByName, modules()) : [...wanted];
+  options.onRequests?.(requests);
   const byGuid = new Map(read.modules.map((m) => [lower(m.Guid), m]));
   await Promise.all(
     requests.map(async ({ guid, type }) => {

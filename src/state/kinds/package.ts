@@ -52,14 +52,22 @@ export const packageLive = liveKind({
     if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
-    // The source's details wait for the target's fingerprints: only differing objects are described.
-    const source = await readPackageObjects(options.source, (names) => objectRequests(desired, names), {
-      deferDetails: true,
+    // The target's trees are read while the source's are (each instance answers its own reads):
+    // they need only the objects the source resolved, known once its catalogue is read. Details
+    // wait for both sides' fingerprints: only objects that differ are described.
+    let resolved: (requests: readonly ObjectRequest[]) => void = () => undefined;
+    const requests = new Promise<readonly ObjectRequest[]>((resolve) => {
+      resolved = resolve;
     });
-    const packages = await readPackageObjects(client, source.requests, {
-      keepDetails: (object) => differs(object, source.objects),
-    });
+    const [source, packages] = await Promise.all([
+      readPackageObjects(options.source, (names) => objectRequests(desired, names), {
+        deferDetails: true,
+        onRequests: resolved,
+      }),
+      requests.then((wanted) => readPackageObjects(client, wanted, { deferDetails: true })),
+    ]);
     source.describe((object) => differs(object, packages.objects));
+    packages.describe((object) => differs(object, source.objects));
     return {
       packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
       ...(desired.packagesFrom

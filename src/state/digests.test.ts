@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { wireUser } from "../../test/builders/wire.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { NotFoundError } from "../client/errors.ts";
+import type { DesiredState } from "../manifest/index.ts";
 import { packageLive } from "./kinds/package.ts";
 import { userLive } from "./kinds/user.ts";
 import type { LiveState } from "./live-state.ts";
@@ -182,5 +183,56 @@ describe("digests of a fixed live state", () => {
       user: { ...u.user, LastLoginDate: "2026-05-05T00:00:00.000Z" },
     }));
     expect(userLive.digest({ ...live, users: loggedIn })).toBe(userLive.digest(live));
+  });
+});
+
+describe("the packages part of a plan's live state", () => {
+  it("reads the target's trees while the source's are still being read", async () => {
+    let openSource: () => void = () => undefined;
+    const sourceGate = new Promise<void>((resolve) => {
+      openSource = resolve;
+    });
+    const source = {
+      metadata: {
+        ...client.metadata,
+        fieldDefinitions: async (id: number) => {
+          await sourceGate;
+          return fields[id] ?? [];
+        },
+      },
+    } as unknown as PlatformClient;
+    let targetTreeReads = 0;
+    const target = {
+      metadata: {
+        ...client.metadata,
+        fieldDefinitions: async (id: number) => {
+          targetTreeReads += 1;
+          return fields[id] ?? [];
+        },
+      },
+    } as unknown as PlatformClient;
+    const desired = {
+      environment: { name: "prod" },
+      packagesFrom: { name: "dev" },
+      packages: [{ objects: modules.map((m) => ({ by: "guid", guid: m.Guid, type: "Application" })) }],
+    } as unknown as DesiredState;
+
+    const reading = packageLive.read({
+      client: target,
+      desired,
+      options: { source },
+      early: new Map(),
+      all: false,
+    });
+    // The source's field reads wait at the gate; every other read answers at once: by the next
+    // turn of the event loop, the target's tree reads must have started all the same.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(targetTreeReads).toBeGreaterThan(0);
+    openSource();
+    const part = await reading;
+    expect(Object.keys(part.packages.objects).sort()).toEqual(
+      Object.keys(part.packageSource?.objects ?? {}).sort(),
+    );
+    expect(Object.keys(part.packages.objects)).toHaveLength(modules.length);
   });
 });

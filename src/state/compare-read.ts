@@ -33,30 +33,38 @@ export async function readForComparison(
   const see = (modules: readonly ModuleEntry[]) => {
     for (const module of modules) namesSeen.add(module.name.toLowerCase());
   };
-  // The source's details wait for the other side's fingerprints, as in a plan (state/kinds/package.ts).
-  const source = await readPackageObjects(
-    from,
-    (_names, modules) => {
-      see(modules);
-      return modules.filter(chosen).map(request);
-    },
-    { deferDetails: true },
-  );
-  const target = await readPackageObjects(
-    to,
-    (_names, modules) => {
-      see(modules);
-      const guids = new Set(source.requests.map((r) => r.guid));
-      return [...source.requests, ...modules.filter((m) => chosen(m) && !guids.has(m.guid)).map(request)];
-    },
-    {
-      keepDetails: (object) => {
-        const counterpart = source.objects[object.guid];
-        return counterpart !== undefined && counterpart.fingerprint !== object.fingerprint;
+  // As in a plan (state/kinds/package.ts): the target's trees are read while the source's are, once
+  // the source has chosen its objects; details wait for both sides' fingerprints.
+  let resolved: (requests: readonly ObjectRequest[]) => void = () => undefined;
+  const chosenOnSource = new Promise<readonly ObjectRequest[]>((resolve) => {
+    resolved = resolve;
+  });
+  const [source, target] = await Promise.all([
+    readPackageObjects(
+      from,
+      (_names, modules) => {
+        see(modules);
+        return modules.filter(chosen).map(request);
       },
-    },
-  );
+      { deferDetails: true, onRequests: resolved },
+    ),
+    chosenOnSource.then((fromSource) =>
+      readPackageObjects(
+        to,
+        (_names, modules) => {
+          see(modules);
+          const guids = new Set(fromSource.map((r) => r.guid));
+          return [...fromSource, ...modules.filter((m) => chosen(m) && !guids.has(m.guid)).map(request)];
+        },
+        { deferDetails: true },
+      ),
+    ),
+  ]);
   source.describe((object) => differs(object, target.objects));
+  target.describe((object) => {
+    const counterpart = source.objects[object.guid];
+    return counterpart !== undefined && counterpart.fingerprint !== object.fingerprint;
+  });
   const unknown = (applications ?? []).filter((name) => !namesSeen.has(name.toLowerCase()));
   return {
     from: { objects: source.objects, applicationsByName: source.applicationsByName },

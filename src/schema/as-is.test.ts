@@ -49,11 +49,11 @@ function field(): Record<string, unknown> {
     IsRequired: false,
     Description: null,
     ValuesListValues: [{ Id: 13, Guid: "8c19", Name: "Open" }],
-    RelatedValuesListId: 25,
     ReferencedLevelIds: [5, 6],
     SubformModuleId: null,
     Translations: [],
     UpdateInformation: { ...info },
+    RelatedValuesListId: 25,
   };
 }
 

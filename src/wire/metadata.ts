@@ -124,17 +124,18 @@ export const FieldDefinition = z.object({
   Description: text,
   /** Type 4 only; empty otherwise. */
   ValuesListValues: z.array(ValuesListValue),
-  /**
-   * Type 4: the values list whose values `valueslistvalue/flat/valueslist/<id>` reads; null
-   * otherwise. Real instances send it; optional so that reads without it still parse.
-   */
-  RelatedValuesListId: int.nullable().optional(),
   /** Types 9 and 23: the levels the field points at; empty otherwise. */
   ReferencedLevelIds: z.array(int),
   /** Type 24: the sub-form module; null otherwise. */
   SubformModuleId: int.nullable(),
   Translations: z.array(Translation),
   UpdateInformation: UpdateInformation.nullable(),
+  /**
+   * Type 4: the values list whose values `valueslistvalue/flat/valueslist/<id>` reads; null
+   * otherwise. Real instances send it; optional so that reads without it still parse. Last, where
+   * answers have it: a field read whose keys come in this order is kept as parsed (schema/as-is.ts).
+   */
+  RelatedValuesListId: int.nullable().optional(),
 });
 export type FieldDefinition = z.infer<typeof FieldDefinition>;
 

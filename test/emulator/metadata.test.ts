@@ -100,6 +100,8 @@ describe("metadata reads on demo-dev", () => {
     const risk = (await list(raw(), token, "/core/system/level")).find((l) => l.Name === "Risk");
     const fields = await list(raw(), token, `/core/system/fielddefinition/level/${risk.Id}`);
     for (const field of fields) expect(FieldDefinition.strict().safeParse(field).success).toBe(true);
+    // In the wire schema's order, so that the client keeps each read as parsed (schema/as-is.ts).
+    for (const field of fields) expect(Object.keys(field)).toEqual(Object.keys(FieldDefinition.shape));
     const byAlias = new Map(fields.map((f) => [f.Alias, f]));
     expect(byAlias.get("Risk_Name")).toMatchObject({
       Type: 1,

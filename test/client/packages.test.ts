@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import {
@@ -11,7 +10,8 @@ import {
   TransferError,
   ValidationError,
 } from "../../src/index.ts";
-import { useClientEmulator } from "./helpers/client.ts";
+import { until } from "../helpers/packages.ts";
+import { generatedPackage, useClientEmulator } from "./helpers/client.ts";
 
 /*
  * The five package calls, demo-dev → demo-prod: create, generate, download (to a path and to a
@@ -28,28 +28,12 @@ const FINDINGS = [
   { Guid: demoGuid("findings"), Type: "Application" as const },
 ];
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await sleep(20);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-async function generated(client: PlatformClient): Promise<number> {
-  const id = await client.packages.create({
-    Name: "Findings release",
+function generated(client: PlatformClient): Promise<number> {
+  return generatedPackage(client, {
     Description: "Findings and what it needs",
     PreparedBy: "client test",
     PackageObjects: FINDINGS,
   });
-  await client.packages.generate(id);
-  await until(
-    async () => ((await client.packages.get(id)).Status === "Ready" ? true : undefined),
-    "generation",
-  );
-  return id;
 }
 
 describe("packages", () => {
@@ -90,10 +74,14 @@ describe("packages", () => {
       })),
     };
     await target.packages.install(install);
-    const job = await until(async () => {
-      const [last] = (await target.packages.get(targetId)).Installs;
-      return last && (last.Status === "Succeeded" || last.Status === "Failed") ? last : undefined;
-    }, "install");
+    const job = await until(
+      async () => {
+        const [last] = (await target.packages.get(targetId)).Installs;
+        return last && (last.Status === "Succeeded" || last.Status === "Failed") ? last : undefined;
+      },
+      "install",
+      6_000,
+    );
     expect(job.Status).toBe("Succeeded");
     const apps = await target.metadata.applications();
     expect(apps.map((app) => app.Guid)).toContain(demoGuid("findings"));

@@ -3,14 +3,13 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { ZipFile } from "yazl";
 import { packageById } from "../../src/emulator/packages/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { type PlatformClient, PlatformError, promotePackage } from "../../src/index.ts";
-import { useClientEmulator } from "./helpers/client.ts";
+import { generatedPackage, useClientEmulator } from "./helpers/client.ts";
 
 /*
  * A pipelined promotion (issue 19 §2), demo-dev → demo-prod over HTTP: the upload to the target
@@ -21,28 +20,13 @@ const work = mkdtempSync(join(tmpdir(), "egp-client-promote-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const ASSET = 3 * 1024 * 1024;
 
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await sleep(20);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 /** A generated Findings package plus 3 MiB of stored bytes, uploaded to the source: its id there. */
 async function largePackage(source: PlatformClient): Promise<number> {
-  const id = await source.packages.create({
-    Name: "Findings release",
+  const id = await generatedPackage(source, {
     Description: "",
     PreparedBy: "promote test",
     PackageObjects: [{ Guid: demoGuid("findings"), Type: "Application" }],
   });
-  await source.packages.generate(id);
-  await until(
-    async () => ((await source.packages.get(id)).Status === "Ready" ? true : undefined),
-    "generation",
-  );
   const small = join(work, `small-${id}.zip`);
   await source.packages.download(id, small);
   const zip = new ZipFile();

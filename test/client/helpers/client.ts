@@ -2,6 +2,8 @@ import pino from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { type Emulator, type EmulatorOptionsInput, startEmulator } from "../../../src/emulator/index.ts";
 import { type ClientOptionsInput, createClient, type PlatformClient } from "../../../src/index.ts";
+import type { PackageCreateRequest } from "../../../src/wire/index.ts";
+import { until } from "../../helpers/packages.ts";
 
 /*
  * The client against a real emulator over HTTP on port 0. Clients made here are closed with the
@@ -59,4 +61,19 @@ export function recordingSleep() {
       delays.push(ms);
     },
   };
+}
+
+/** Creates a package of `objects` through the client and waits until it is generated: its id. */
+export async function generatedPackage(
+  client: PlatformClient,
+  request: Omit<PackageCreateRequest, "Name">,
+): Promise<number> {
+  const id = await client.packages.create({ Name: "Findings release", ...request });
+  await client.packages.generate(id);
+  await until(
+    async () => ((await client.packages.get(id)).Status === "Ready" ? true : undefined),
+    "generation",
+    6_000,
+  );
+  return id;
 }

@@ -347,21 +347,11 @@ export class Caller {
 
   private decodeAnswer<T>(call: Call<T>, answer: Collected, context: DecodeContext): T {
     const { statusCode: status, cut } = answer;
-    if (status < 200 || status >= 300) {
-      // A body cut short still tells us the status; the messages are a bonus.
-      throw errorFromResponse({
-        ...context,
-        messages: messagesOf(tryJson(textOf(answer.chunks))),
-        headers: answer.headers,
-      });
-    }
+    // A body cut short still tells us the status; the messages are a bonus.
+    if (status < 200 || status >= 300) throw refusal(context, textOf(answer.chunks), answer.headers);
     if (cut?.over) throw tooLarge(context, this.deps.options.limits.maxResponseBytes);
     if (cut) throw connectionErrorOf(cut.error, context, context.scrub);
-    const text = textOf(answer.chunks);
-    if (text.trim() === "" && "emptyAs" in call) return call.emptyAs as T;
-    const payload = parseJson(text, context);
-    if (!call.decode) return undefined as T;
-    return call.decode(payload, context);
+    return decodeText(call, textOf(answer.chunks), context);
   }
 
   private exchangeOf(call: Call<unknown>, path: string, token: string | undefined): Exchange {
@@ -385,21 +375,25 @@ export class Caller {
 
   private async handle<T>(call: Call<T>, response: RawResponse, context: DecodeContext): Promise<T> {
     const status = response.statusCode;
-    if (status < 200 || status >= 300) {
-      const text = await readCapped(response, ERROR_BODY_LIMIT);
-      throw errorFromResponse({
-        ...context,
-        messages: messagesOf(tryJson(text)),
-        headers: response.headers,
-      });
-    }
+    if (status < 200 || status >= 300)
+      throw refusal(context, await readCapped(response, ERROR_BODY_LIMIT), response.headers);
     if (call.consume) return call.consume(response, context);
     const text = await readJsonText(response, this.deps.options.limits.maxResponseBytes, context);
-    if (text.trim() === "" && "emptyAs" in call) return call.emptyAs as T;
-    const payload = parseJson(text, context);
-    if (!call.decode) return undefined as T;
-    return call.decode(payload, context);
+    return decodeText(call, text, context);
   }
+}
+
+/** The error of an answer that is not a success, with the validation messages its body carries. */
+function refusal(context: DecodeContext, text: string, headers: RawResponse["headers"]): PlatformError {
+  return errorFromResponse({ ...context, messages: messagesOf(tryJson(text)), headers });
+}
+
+/** A successful JSON answer's value: `emptyAs` for an empty body where allowed, else decoded. */
+function decodeText<T>(call: Call<T>, text: string, context: DecodeContext): T {
+  if (text.trim() === "" && "emptyAs" in call) return call.emptyAs as T;
+  const payload = parseJson(text, context);
+  if (!call.decode) return undefined as T;
+  return call.decode(payload, context);
 }
 
 /** Package files (a download's consumer, an upload's multipart body) are not bound by the request deadline. */

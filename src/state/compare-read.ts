@@ -35,10 +35,7 @@ export async function readForComparison(
   };
   // As in a plan (state/kinds/package.ts): the target's trees are read while the source's are, once
   // the source has chosen its objects; details wait for both sides' fingerprints.
-  let resolved: (requests: readonly ObjectRequest[]) => void = () => undefined;
-  const chosenOnSource = new Promise<readonly ObjectRequest[]>((resolve) => {
-    resolved = resolve;
-  });
+  const chosenOnSource = Promise.withResolvers<readonly ObjectRequest[]>();
   const [source, target] = await Promise.all([
     readPackageObjects(
       from,
@@ -46,9 +43,9 @@ export async function readForComparison(
         see(modules);
         return modules.filter(chosen).map(request);
       },
-      { deferDetails: true, onRequests: resolved },
+      { deferDetails: true, onRequests: chosenOnSource.resolve },
     ),
-    chosenOnSource.then((fromSource) =>
+    chosenOnSource.promise.then((fromSource) =>
       readPackageObjects(
         to,
         (_names, modules) => {

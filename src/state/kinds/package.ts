@@ -55,16 +55,13 @@ export const packageLive = liveKind({
     // The target's trees are read while the source's are (each instance answers its own reads):
     // they need only the objects the source resolved, known once its catalogue is read. Details
     // wait for both sides' fingerprints: only objects that differ are described.
-    let resolved: (requests: readonly ObjectRequest[]) => void = () => undefined;
-    const requests = new Promise<readonly ObjectRequest[]>((resolve) => {
-      resolved = resolve;
-    });
+    const requests = Promise.withResolvers<readonly ObjectRequest[]>();
     const [source, packages] = await Promise.all([
       readPackageObjects(options.source, (names) => objectRequests(desired, names), {
         deferDetails: true,
-        onRequests: resolved,
+        onRequests: requests.resolve,
       }),
-      requests.then((wanted) => readPackageObjects(client, wanted, { deferDetails: true })),
+      requests.promise.then((wanted) => readPackageObjects(client, wanted, { deferDetails: true })),
     ]);
     source.describe((object) => differs(object, packages.objects));
     packages.describe((object) => differs(object, source.objects));

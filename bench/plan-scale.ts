@@ -20,9 +20,9 @@ import { machine } from "./lib/proc.ts";
  * routes, same concurrency, undici, no validation, no planning). Each runs in a child process of its
  * own, so that its peak RSS is its own. The floor is that script plus a YAML parse (js-yaml's loadAll)
  * of the "everything managed" manifests: what no plan of them can do without, on one thread. Three
- * rounds run the four in turn; times are medians, peak RSS the highest. Targets (issue 19): plan time ≤ 1.5 × bare time with everything managed, ≤ 1.3 × with
- * a few managed, plan peak RSS < 250 MB, and the bare reads' request count. The last three lines
- * are the verdict's figures.
+ * rounds run the four in turn; times are medians, peak RSS the highest. Targets (issue 19): plan time
+ * ≤ 1.5 × bare time with everything managed, ≤ 1.3 × with a few managed, plan peak RSS < 250 MB, and
+ * the bare reads' request count. The last three lines are the verdict's figures.
  *
  *   bash scripts/node24 node bench/plan-scale.ts [users] [apps] [parameters]
  */
@@ -305,17 +305,16 @@ async function plan(dir: string, env: Record<string, string>): Promise<PlanRun> 
   return { ...result, requests, summary: JSON.parse(result.stdout).summary };
 }
 
-type Bare = Measured & { requests: number; documents: number; httpMs: number };
+/** What the bare-reads child prints. */
+type BareOutput = { requests: number; documents: number; httpMs: number };
+type Bare = Measured & BareOutput;
 
 /** The bare reads; with `manifests`, the floor: the same reads and a parse of that folder's YAML. */
 async function bare(targetUrl: string, sourceUrl: string, manifests?: string): Promise<Bare> {
   const args = [new URL(import.meta.url).pathname, "--bare", targetUrl, sourceUrl, String(APPS)];
   const result = await run(manifests ? [...args, manifests] : args);
   if (result.code !== 0) throw new Error(`bare reads failed: ${result.stderr}`);
-  return {
-    ...result,
-    ...(JSON.parse(result.stdout) as { requests: number; documents: number; httpMs: number }),
-  };
+  return { ...result, ...(JSON.parse(result.stdout) as BareOutput) };
 }
 
 function median(values: number[]): number {

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
 import type { Emulator } from "../emulator/index.ts";
-import type { EnvironmentConfig } from "../manifest/index.ts";
+import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
@@ -49,7 +49,8 @@ export function connections(options: ConnectOptions): Connections {
   const opened = new Map<string, Promise<OpenEnvironment>>();
   const emulators = new Map<string, Promise<Emulator>>();
 
-  const embedded = (config: EnvironmentConfig, seed: string, dataFile: string | undefined) => {
+  const embedded = (config: EnvironmentConfig, endpoint: Extract<Endpoint, { kind: "embedded" }>) => {
+    const { seed, dataFile } = endpoint;
     const key = dataFile ?? `memory:${config.name}`;
     let started = emulators.get(key);
     if (!started) {
@@ -64,6 +65,7 @@ export function connections(options: ConnectOptions): Connections {
           port: 0,
           seed,
           dataFile,
+          ...(endpoint.profile ? { profile: endpoint.profile } : {}),
           instance: config.instance,
           adminPassword: config.auth.password.reveal(),
           holder: options.command ?? "egp",
@@ -78,9 +80,7 @@ export function connections(options: ConnectOptions): Connections {
 
   const openOne = async (config: EnvironmentConfig): Promise<OpenEnvironment> => {
     const emulator =
-      config.endpoint.kind === "embedded"
-        ? await embedded(config, config.endpoint.seed, config.endpoint.dataFile)
-        : undefined;
+      config.endpoint.kind === "embedded" ? await embedded(config, config.endpoint) : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
     const client = createClient({
       name: config.name,

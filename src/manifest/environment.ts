@@ -36,7 +36,9 @@ export const EnvironmentDocument = z
     url: z
       .string()
       .regex(/^(https?:\/\/|embedded:)/i, "expected https://host[/path] or embedded:<seed>[?data=<file>]")
-      .describe("The platform's {base_url}, or embedded:<seed>[?data=<file>] for an in-process emulator."),
+      .describe(
+        "The platform's {base_url}, or embedded:<seed>[?data=<file>][&profile=foreign] for an in-process emulator.",
+      ),
     instance: z.string().min(1).optional().describe("InstanceName to log into (embedded default: Default)."),
     auth: z
       .strictObject({
@@ -114,6 +116,8 @@ export type Endpoint =
       seed: string;
       /** Absolute path of the JSON snapshot that keeps its state between runs; absent: in memory. */
       dataFile?: string;
+      /** `foreign`: an emulator that behaves like an instance egp has never seen. */
+      profile?: "foreign";
     };
 
 export interface EnvironmentConfig {
@@ -175,12 +179,22 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
   }
   const params = new URLSearchParams(query);
   for (const key of params.keys())
-    if (key !== "data")
-      report.error(["url"], `unknown embedded option "${key}"; the only option is data=<file>`);
+    if (key !== "data" && key !== "profile")
+      report.error(
+        ["url"],
+        `unknown embedded option "${key}"; the options are data=<file> and profile=foreign`,
+      );
   const data = params.get("data");
   if (data === "") report.error(["url"], "data= needs a file path");
+  const profile = params.get("profile") ?? "default";
+  if (profile !== "default" && profile !== "foreign") report.error(["url"], "profile= is default or foreign");
   if (report.failed()) return null;
-  return data ? { kind: "embedded", seed, dataFile: resolve(dir, data) } : { kind: "embedded", seed };
+  return {
+    kind: "embedded",
+    seed,
+    ...(data ? { dataFile: resolve(dir, data) } : {}),
+    ...(profile === "foreign" ? { profile } : {}),
+  };
 }
 
 function httpEndpoint(url: string, report: Reporter): Endpoint | null {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { afterAll, describe, expect, it } from "vitest";
 import { ZipFile } from "yazl";
-import { inspectPackage } from "./artifacts.ts";
+import { artifactPath, inspectPackage, store, verifiedArtifact } from "./artifacts.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "egp-artifacts-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -93,5 +93,18 @@ describe("inspectPackage", () => {
     const notZip = join(dir, "not.zip");
     writeFileSync(notZip, "<html>404</html>");
     await expect(inspectPackage(notZip, [])).rejects.toThrow(/not a zip file/);
+  });
+});
+
+describe("kept artifacts", () => {
+  it("are found by digest only after their bytes are checked against it; a digest is never a path", async () => {
+    const stateDir = mkdtempSync(join(dir, "state-"));
+    const file = await zipOf([{ name: "a", data: "kept" }]);
+    const digest = await store(stateDir, file);
+    await expect(verifiedArtifact(stateDir, digest)).resolves.toBe(artifactPath(stateDir, digest));
+    writeFileSync(artifactPath(stateDir, digest), "other bytes");
+    await expect(verifiedArtifact(stateDir, digest)).rejects.toThrow(/its content changed since it was kept/);
+    expect(() => artifactPath(stateDir, "../../../tmp/x")).toThrow("not a sha256 digest");
+    await expect(verifiedArtifact(stateDir, "0".repeat(64))).rejects.toThrow("the file is gone");
   });
 });

@@ -47,6 +47,8 @@ export function artifactsDir(stateDir: string): string {
 }
 
 export function artifactPath(stateDir: string, sha256: string): string {
+  // A digest from a journal or a release record is data: it never becomes another path.
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new ArtifactError(sha256, "not a sha256 digest");
   return join(artifactsDir(stateDir), `${sha256}.zip`);
 }
 
@@ -54,6 +56,17 @@ export async function sha256Of(file: string): Promise<string> {
   const hash = createHash("sha256");
   await pipeline(createReadStream(file), hash);
   return hash.digest("hex");
+}
+
+/** The kept file of `sha256`, once its bytes are checked to be the ones that digest names. */
+export async function verifiedArtifact(stateDir: string, sha256: string): Promise<string> {
+  const file = artifactPath(stateDir, sha256);
+  const actual = await sha256Of(file).catch((error: NodeJS.ErrnoException) => {
+    throw new ArtifactError(file, error.code === "ENOENT" ? "the file is gone" : error.message);
+  });
+  if (actual !== sha256)
+    throw new ArtifactError(file, `its content changed since it was kept (its sha256 is now ${actual})`);
+  return file;
 }
 
 /** Moves a finished download into the cache under its digest; returns the digest. */

@@ -9,7 +9,14 @@ import type { PackageRead } from "../../client/resources/packages.ts";
 import type { StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
-import { ArtifactError, artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
+import {
+  ArtifactError,
+  artifactPath,
+  artifactsDir,
+  inspectPackage,
+  store,
+  verifiedArtifact,
+} from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
@@ -273,7 +280,7 @@ const upload: OpHandler = async (context) => {
       ApplyErrorCode.StepInputMissing,
       `${change(context)}: the download step left no artifact`,
     );
-  const packageId = await context.client.packages.upload(artifactPath(context.stateDir, sha256), {
+  const packageId = await context.client.packages.upload(await verifiedArtifact(context.stateDir, sha256), {
     fileName: `${sha256.slice(0, 12)}.zip`,
     onProgress: (p) => context.progress("uploading", p.bytes, p.total),
   });

@@ -63,6 +63,8 @@ export type {
   ContentPost,
   ContentRead,
   ContentWrapper,
+  CrossReferenceContent,
+  CrossReferenceItem,
   DataGatewayRequest,
   FieldContent,
   FieldContentRequest,

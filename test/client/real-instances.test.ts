@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
-import { InvalidArgumentError, NotFoundError } from "../../src/index.ts";
+import {
+  type CrossReferenceContent,
+  type FieldContent,
+  InvalidArgumentError,
+  NotFoundError,
+} from "../../src/index.ts";
 import { useClientEmulator } from "./helpers/client.ts";
 
 /*
@@ -74,5 +79,33 @@ describe("typed calls for reads real instances serve beyond the seed", () => {
       (category?.ValuesListValues ?? []).map((v) => [v.Id, v.Name, listId]),
     );
     await expect(c.valuesLists.values(999999)).rejects.toThrow(NotFoundError);
+  });
+
+  it("a sub-form field's definition names its sub-form as RelatedSubformId, typed", async () => {
+    const c = client();
+    const risks = catalogueOf(store()).byGuid("modules", demoGuid("risks"))?.Id as number;
+    const fields = await c.metadata.fieldDefinitionsByApplication(risks);
+    const subform = fields.find((f) => f.Type === 24);
+    const related: number | null | undefined = subform?.RelatedSubformId;
+    expect(related).toBe(catalogueOf(store()).byGuid("modules", demoGuid("comments"))?.Id);
+    expect(fields.filter((f) => f.Type !== 24).every((f) => f.RelatedSubformId === null)).toBe(true);
+  });
+
+  it("a cross-reference value is sent and read back as {ContentId, LevelId}", async () => {
+    const c = client();
+    const level = (path: string) => catalogueOf(store()).byGuid("levels", demoGuid(path))?.Id as number;
+    const title = await idOf("findings/finding/title");
+    const control = await idOf("findings/finding/control");
+    const value: CrossReferenceContent = [{ ContentId: 1003, LevelId: level("controls/control") }];
+    const id = await c.content.create({
+      LevelId: level("findings/finding"),
+      FieldContents: {
+        [title]: { Type: 1, Value: "Typed cross-reference", FieldId: title },
+        [control]: { Type: 9, Value: value, FieldId: control },
+      },
+    });
+    const read = await c.content.get(id);
+    const contents = read.FieldContents as Record<string, FieldContent>;
+    expect(contents[String(control)]).toEqual({ Type: 9, Value: value, FieldId: control });
   });
 });

@@ -176,6 +176,119 @@ describe("behaviours of real instances the seed does not state", () => {
     });
   });
 
+  describe("sub-form fields name their sub-form as RelatedSubformId", () => {
+    it("every field read carries the key; a type 24 field holds the sub-form's id, which a sub-form save names", async () => {
+      const token = await raw().token();
+      const risks = id("modules", "risks");
+      const fields = requested(await raw().read(`/core/system/fielddefinition/application/${risks}`, token));
+      // Public clients index the key on every field of an application (`field['RelatedSubformId']`).
+      for (const field of fields) expect(Object.keys(field)).toContain("RelatedSubformId");
+      expect(fields.some((field: Json) => "SubformModuleId" in field)).toBe(false);
+      const subformField = fields.find((field: Json) => field.Type === 24);
+      expect(subformField.RelatedSubformId).toBe(id("modules", "comments"));
+      expect(fields.filter((field: Json) => field.Type !== 24).map((f: Json) => f.RelatedSubformId)).toEqual(
+        fields.filter((field: Json) => field.Type !== 24).map(() => null),
+      );
+      const single = await raw().read(`/core/system/fielddefinition/${subformField.Id}`, token);
+      expect(single.body.RequestedObject.RelatedSubformId).toBe(id("modules", "comments"));
+
+      // What the crashing client then does: find the sub-form's level and save a comment through the field.
+      const [commentLevel] = requested(
+        await raw().read(`/core/system/level/module/${subformField.RelatedSubformId}`, token),
+      );
+      const commentFields = requested(
+        await raw().read(`/core/system/fielddefinition/level/${commentLevel.Id}`, token),
+      );
+      const text = commentFields.find((field: Json) => field.Type === 1);
+      const saved = await raw().call("/core/content", {
+        method: "POST",
+        token,
+        body: {
+          LevelId: commentLevel.Id,
+          FieldContents: { [text.Id]: { Type: 1, Value: "Through RelatedSubformId", FieldId: text.Id } },
+          SubformFieldId: subformField.Id,
+        },
+      });
+      expect(saved.status, saved.text).toBe(200);
+    });
+  });
+
+  describe("cross-reference values are {ContentId, LevelId} objects", () => {
+    const controlLevel = () => id("levels", "controls/control");
+    const relatedControl = () => id("fields", "findings/finding/control");
+    const finding = (value: unknown) => ({
+      LevelId: id("levels", "findings/finding"),
+      FieldContents: {
+        [id("fields", "findings/finding/title")]: {
+          Type: 1,
+          Value: "Cross-referenced",
+          FieldId: id("fields", "findings/finding/title"),
+        },
+        [relatedControl()]: { Type: 9, Value: value, FieldId: relatedControl() },
+      },
+    });
+
+    it("a save takes the shape real instances read back, and every read answers it", async () => {
+      const token = await raw().token();
+      const saved = await raw().call("/core/content", {
+        method: "POST",
+        token,
+        body: finding([{ ContentId: 1003, LevelId: controlLevel() }]),
+      });
+      expect(saved.status, saved.text).toBe(200);
+      const recordId = saved.body.RequestedObject.Id;
+      const expected = {
+        Type: 9,
+        Value: [{ ContentId: 1003, LevelId: controlLevel() }],
+        FieldId: relatedControl(),
+      };
+      const read = await raw().read(`/core/content/contentid?id=${recordId}`, token);
+      expect(read.body.RequestedObject.FieldContents[relatedControl()]).toEqual(expected);
+      const fields = await raw().read("/core/content/fieldcontent", token, {
+        body: { FieldIds: [relatedControl()], ContentIds: [recordId] },
+      });
+      expect(requested(fields)[0].FieldContents[relatedControl()]).toEqual(expected);
+    });
+
+    it("bare ids are still taken and answered as objects; a LevelId that is not the record's is a 400", async () => {
+      const token = await raw().token();
+      const saved = await raw().call("/core/content", { method: "POST", token, body: finding([1004]) });
+      expect(saved.status, saved.text).toBe(200);
+      const read = await raw().read(`/core/content/contentid?id=${saved.body.RequestedObject.Id}`, token);
+      expect(read.body.RequestedObject.FieldContents[relatedControl()].Value).toEqual([
+        { ContentId: 1004, LevelId: controlLevel() },
+      ]);
+      const wrong = await raw().call("/core/content", {
+        method: "POST",
+        token,
+        body: finding([{ ContentId: 1004, LevelId: id("levels", "risks/risk") }]),
+      });
+      expect(wrong.status).toBe(400);
+      expect(wrong.body.ValidationMessages[0]).toMatchObject({ MessageKey: "InvalidFieldValue" });
+      expect(wrong.body.ValidationMessages[0].Description).toMatch(/content 1004 is in level \d+, not \d+/);
+    });
+
+    it("the seeded records and their history logs answer type 9 as objects too", async () => {
+      const token = await raw().token();
+      const risk = (await raw().read("/core/content/contentid?id=1002", token)).body.RequestedObject;
+      const controls = risk.FieldContents[id("fields", "risks/risk/controls")];
+      expect(controls.Type).toBe(9);
+      expect(controls.Value.length).toBeGreaterThan(0);
+      for (const item of controls.Value)
+        expect(item).toEqual({ ContentId: expect.any(Number), LevelId: controlLevel() });
+      const history = requested(await raw().read("/core/content/history/1002", token));
+      const changes = history.flatMap((log: Json) => log.Entries.flatMap((e: Json) => e.Changes));
+      const treated = changes.filter((c: Json) => c.FieldId === id("fields", "risks/risk/controls"));
+      expect(treated.length).toBeGreaterThan(0);
+      for (const change of treated) {
+        for (const value of [change.OldValue, change.NewValue].filter((v) => v !== null)) {
+          for (const item of value)
+            expect(item).toEqual({ ContentId: expect.any(Number), LevelId: controlLevel() });
+        }
+      }
+    });
+  });
+
   describe("field definitions by application, and values lists", () => {
     it("fielddefinition/application/<id> lists every field of the application's levels", async () => {
       const token = await raw().token();
@@ -248,6 +361,48 @@ describe("SequentialId in state written before it existed", () => {
       },
     });
     expect(await one(created.body.RequestedObject.Id)).toBe(3);
+  });
+});
+
+describe("cross-reference values in state written when they were bare ids", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev" });
+
+  it("are upgraded to {ContentId, LevelId} in records and history entries when the state is opened", async () => {
+    const store = emulator().store;
+    const catalogue = catalogueOf(store);
+    const controls = catalogue.byGuid("fields", demoGuid("risks/risk/controls"))?.Id as number;
+    const controlLevel = catalogue.byGuid("levels", demoGuid("controls/control"))?.Id as number;
+    const content = contentOf(store);
+    const asIds = (value: unknown) =>
+      Array.isArray(value) ? value.map((item: { ContentId: number }) => item.ContentId) : value;
+    for (const record of Object.values(content.records)) {
+      const stored = record.FieldContents[String(controls)];
+      if (stored) stored.Value = asIds(stored.Value);
+      for (const change of Object.values(record.History).flatMap((entries) =>
+        entries.flatMap((e) => e.Changes),
+      )) {
+        if (change.FieldId !== controls) continue;
+        change.OldValue = asIds(change.OldValue);
+        change.NewValue = asIds(change.NewValue);
+      }
+    }
+    delete content.crossReferenceShape;
+    expect(Array.isArray(content.records["1002"]?.FieldContents[String(controls)]?.Value)).toBe(true);
+
+    const token = await raw().token();
+    const risk = (await raw().read("/core/content/contentid?id=1002", token)).body.RequestedObject;
+    const value = risk.FieldContents[String(controls)].Value;
+    expect(value.length).toBeGreaterThan(0);
+    for (const item of value) expect(item).toEqual({ ContentId: expect.any(Number), LevelId: controlLevel });
+    const history = requested(await raw().read("/core/content/history/1002", token));
+    const changed = history
+      .flatMap((log: Json) => log.Entries.flatMap((e: Json) => e.Changes))
+      .filter((c: Json) => c.FieldId === controls && c.NewValue !== null);
+    expect(changed.length).toBeGreaterThan(0);
+    for (const change of changed) {
+      for (const item of change.NewValue)
+        expect(item).toEqual({ ContentId: expect.any(Number), LevelId: controlLevel });
+    }
   });
 });
 

@@ -228,7 +228,8 @@ function crossReferences(field: FieldRecord, value: unknown, lookups: ValueLooku
     if (item.level !== undefined && item.level !== level) {
       return problem(`item ${index}: content ${item.id} is in level ${level}, not ${item.level}`);
     }
-    if (!items.some((known) => known.ContentId === item.id)) items.push({ ContentId: item.id, LevelId: level });
+    if (!items.some((known) => known.ContentId === item.id))
+      items.push({ ContentId: item.id, LevelId: level });
   }
   return items.length === 0 ? CLEARED : { value: items };
 }

@@ -84,9 +84,9 @@ export const ContentRead = z.object({
 });
 export type ContentRead = z.infer<typeof ContentRead>;
 
-/** Body of the field-content read: every field of every record named. */
+/** Body of the field-content read: the named fields of every record named; no field ids: all fields. */
 export const FieldContentRequest = z.object({
-  FieldIds: z.array(int).min(1),
+  FieldIds: z.array(int),
   ContentIds: z.array(int).min(1),
 });
 export type FieldContentRequest = z.infer<typeof FieldContentRequest>;

@@ -108,4 +108,10 @@ describe("typed calls for reads real instances serve beyond the seed", () => {
     const contents = read.FieldContents as Record<string, FieldContent>;
     expect(contents[String(control)]).toEqual({ Type: 9, Value: value, FieldId: control });
   });
+
+  it("field content with no field ids reads every field of the records", async () => {
+    const c = client();
+    const [risk] = await c.content.fieldContent({ FieldIds: [], ContentIds: [1002] });
+    expect(risk?.FieldContents).toEqual((await c.content.get(1002)).FieldContents);
+  });
 });

@@ -537,7 +537,7 @@ describe("reads by reference field and field content", () => {
     ]);
   });
 
-  it("field content: unknown ids, empty lists and a missing body are 400", async () => {
+  it("field content: unknown ids, an empty ContentIds and a missing body are 400", async () => {
     const token = await raw().token();
     const unknown = await raw().read("/core/content/fieldcontent", token, {
       body: { FieldIds: [999999], ContentIds: [424242] },
@@ -548,9 +548,10 @@ describe("reads by reference field and field content", () => {
       "ContentNotFound",
     ]);
     const empty = await raw().read("/core/content/fieldcontent", token, {
-      body: { FieldIds: [], ContentIds: [1002] },
+      body: { FieldIds: [d.field("risks/risk/name").Id], ContentIds: [] },
     });
     expect(empty.status).toBe(400);
+    expect(empty.body.ValidationMessages[0].Description).toMatch(/ContentIds/);
     expect((await raw().read("/core/content/fieldcontent", token)).status).toBe(400);
   });
 });

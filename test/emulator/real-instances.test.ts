@@ -289,6 +289,30 @@ describe("behaviours of real instances the seed does not state", () => {
     });
   });
 
+  describe("field content with an empty FieldIds", () => {
+    it("answers every field of the records", async () => {
+      const token = await raw().token();
+      const everything = await raw().read("/core/content/fieldcontent", token, {
+        body: { FieldIds: [], ContentIds: [1002, 1001] },
+      });
+      expect(everything.status, everything.text).toBe(200);
+      const byId = async (contentId: number) =>
+        (await raw().read(`/core/content/contentid?id=${contentId}`, token)).body.RequestedObject;
+      const [risk, vendor] = requested(everything);
+      expect(risk.FieldContents).toEqual((await byId(1002)).FieldContents);
+      expect(vendor.FieldContents).toEqual((await byId(1001)).FieldContents);
+      expect(Object.keys(risk.FieldContents).length).toBeGreaterThan(3);
+
+      const filtered = await raw().read(
+        `/core/content/fieldcontent?$filter=${encodeURIComponent("Risk_Score gt 14")}`,
+        token,
+        { body: { FieldIds: [], ContentIds: [1002, 1008] } },
+      );
+      expect(filtered.status, filtered.text).toBe(200);
+      expect(requested(filtered).map((r: Json) => r.Id)).toEqual([1002]);
+    });
+  });
+
   describe("field definitions by application, and values lists", () => {
     it("fielddefinition/application/<id> lists every field of the application's levels", async () => {
       const token = await raw().token();

@@ -131,7 +131,10 @@ function recordsOfReference(ctx: RouteContext, fieldId: number): Envelope[] {
   return applyODataQuery(rows, query, contentField(scope)).map((r) => ok(presentRecord(r, query, scope)));
 }
 
-/** Unknown field or content ids are 400; records the user can't read are left out. */
+/**
+ * Unknown field or content ids are 400; records the user can't read are left out. An empty
+ * `FieldIds` means every field of the records, as integrations rely on real instances to do.
+ */
 function fieldContent(ctx: RouteContext): Envelope[] {
   const request = bind(FieldContentRequest, ctx.body, "field content");
   const catalogue = catalogueOf(ctx.store);
@@ -152,11 +155,17 @@ function fieldContent(ctx: RouteContext): Envelope[] {
     }
   }
   if (messages.length > 0) throw new HttpFailure(400, messages);
-  const fields = fieldIds.map((id) => catalogue.field(id)!);
+  const rows = contentIds.map((id) => recordOf(content, id)!).filter(readable(ctx));
+  const everyField = fieldIds.length === 0;
+  const fields = everyField
+    ? levelFields(
+        catalogue,
+        rows.map((r) => r.LevelId),
+      )
+    : fieldIds.map((id) => catalogue.field(id)!);
   const scope = contentScope(fields);
   const query = parseODataQuery(ctx.query, scope.spec);
-  const rows = contentIds.map((id) => recordOf(content, id)!).filter(readable(ctx));
-  const only = new Set(fieldIds);
+  const only = everyField ? undefined : new Set(fieldIds);
   return applyODataQuery(rows, query, contentField(scope)).map((r) =>
     ok(presentRecord(r, query, scope, only)),
   );

@@ -27,6 +27,7 @@ export type {
   ComparisonOperator,
   Filter,
   FilterValue,
+  ListQuery,
   ODataQuery,
   OrderBy,
   SelectOnly,

@@ -114,4 +114,23 @@ describe("typed calls for reads real instances serve beyond the seed", () => {
     const [risk] = await c.content.fieldContent({ FieldIds: [], ContentIds: [1002] });
     expect(risk?.FieldContents).toEqual((await c.content.get(1002)).FieldContents);
   });
+
+  it("list reads take OData options: an application found by name is that application", async () => {
+    const c = client();
+    const byName = await c.metadata.applications({
+      filter: { field: "Name", op: "eq", value: "Risk Register" },
+    });
+    expect(byName.map((a) => [a.Guid, a.Name])).toEqual([[demoGuid("risks"), "Risk Register"]]);
+    const parameters = await c.securityParameters.list({
+      filter: { field: "Name", op: "eq", value: "Services Parameter" },
+    });
+    expect(parameters.map((p) => p.Id)).toEqual([3]);
+    const risks = byName[0]?.Id as number;
+    const [last] = await c.metadata.fieldDefinitionsByApplication(risks, {
+      orderBy: { field: "Id", direction: "desc" },
+      top: 1,
+    });
+    const all = await c.metadata.fieldDefinitionsByApplication(risks);
+    expect(last?.Id).toBe(Math.max(...all.map((f) => f.Id)));
+  });
 });

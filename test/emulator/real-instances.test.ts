@@ -313,6 +313,115 @@ describe("behaviours of real instances the seed does not state", () => {
     });
   });
 
+  describe("list reads honour OData options; other reads refuse them", () => {
+    it("application?$filter=Name eq 'Risk Register' answers that application alone", async () => {
+      const token = await raw().token();
+      const all = requested(await raw().read("/core/system/application", token));
+      expect(all.length).toBeGreaterThan(2);
+      expect(all[0].Name).not.toBe("Risk Register");
+      const filtered = await raw().read(
+        `/core/system/application?$filter=${encodeURIComponent("Name eq 'Risk Register'")}`,
+        token,
+      );
+      expect(filtered.status, filtered.text).toBe(200);
+      expect(requested(filtered).map((a: Json) => [a.Id, a.Name])).toEqual([
+        [id("modules", "risks"), "Risk Register"],
+      ]);
+    });
+
+    /** Every read that answers a collection, with a field of its items to filter and sort by. */
+    const lists = (): Array<[string, string]> => {
+      const riskLevel = id("levels", "risks/risk");
+      const rule = catalogue().eventRulesOf(riskLevel)[0]?.Id;
+      return [
+        ["/core/system/application", "Id"],
+        ["/core/system/questionnaire", "Id"],
+        ["/core/system/level", "Id"],
+        [`/core/system/level/module/${id("modules", "policies")}`, "Id"],
+        [`/core/system/level/referencefield/${id("fields", "findings/finding/related")}`, "Id"],
+        [`/core/system/fielddefinition/level/${riskLevel}`, "Id"],
+        [`/core/system/fielddefinition/application/${id("modules", "risks")}`, "Id"],
+        [`/core/system/eventrule/level/${riskLevel}`, "Id"],
+        [`/core/system/eventaction/eventrule/${rule}`, "Id"],
+        [`/core/system/questionnairerule/level/${id("levels", "vendor-assessment/assessment")}`, "Id"],
+        [`/core/system/valueslistvalue/flat/valueslist/${id("fields", "risks/risk/category")}`, "Id"],
+        ["/core/system/securityparameter", "Id"],
+        ["/core/system/user", "Id"],
+        ["/core/system/user/group/1", "Id"],
+        ["/core/system/group", "Id"],
+        ["/core/system/usercontact", "UserId"],
+        ["/core/system/usercontact/2", "Id"],
+      ];
+    };
+
+    it("every list read answers $filter, $orderby, $top, $skip and $select over its items", async () => {
+      const token = await raw().token();
+      for (const [path, key] of lists()) {
+        const read = async (query: string) => {
+          const response = await raw().read(`${path}?${query}`, token);
+          expect(response.status, `${path}?${query}: ${response.text}`).toBe(200);
+          return requested(response);
+        };
+        const all = requested(await raw().read(path, token));
+        expect(all.length, path).toBeGreaterThan(0);
+        const last = all[all.length - 1];
+        expect(await read(`$filter=${encodeURIComponent(`${key} eq ${last[key]}`)}`), path).toEqual([last]);
+        expect(await read(`$filter=${encodeURIComponent(`${key} ne ${last[key]}`)}`), path).toEqual(
+          all.slice(0, -1),
+        );
+        expect(await read(`$orderby=${encodeURIComponent(`${key} desc`)}`), path).toEqual(
+          [...all].sort((a: Json, b: Json) => b[key] - a[key]),
+        );
+        expect(await read("$top=1"), path).toEqual([all[0]]);
+        expect(await read("$skip=1"), path).toEqual(all.slice(1));
+        expect(await read(`$select=${key}`), path).toEqual(all.map((item: Json) => ({ [key]: item[key] })));
+        const unknown = await raw().read(`${path}?$filter=${encodeURIComponent("Bogus eq 1")}`, token);
+        expect(unknown.status, path).toBe(400);
+        expect(unknown.body.ValidationMessages[0].Description).toMatch(/^\$filter: unknown field 'Bogus'/);
+      }
+    });
+
+    it("a read of one object, and a list the emulator cannot query, answer an option with 400 naming it", async () => {
+      const token = await raw().token();
+      const riskLevel = id("levels", "risks/risk");
+      const rule = catalogue().eventRulesOf(riskLevel)[0]?.Id;
+      const action = catalogue().eventActionsOf(rule as number)[0]?.Id;
+      const questionnaireRule = catalogue().questionnaireRulesOf(
+        id("levels", "vendor-assessment/assessment"),
+      )[0]?.Id;
+      const paths = [
+        `/core/system/application/${id("modules", "risks")}`,
+        `/core/system/questionnaire/${id("modules", "vendor-assessment")}`,
+        `/core/system/level/${riskLevel}`,
+        `/core/system/levellayout/level/${riskLevel}`,
+        `/core/system/fielddefinition/${id("fields", "risks/risk/name")}`,
+        `/core/system/eventrule/${rule}`,
+        `/core/system/eventaction/${action}`,
+        `/core/system/questionnairerule/${questionnaireRule}`,
+        "/core/system/applicationinfo/version",
+        "/core/system/user/2",
+        "/core/system/group/1",
+        "/core/system/securityparameter/1",
+        "/core/system/WorkflowAction/1002",
+        "/core/content/attachment/1",
+        "/core/content/history/1002",
+        "/core/package",
+      ];
+      for (const path of paths) {
+        expect((await raw().read(path, token)).status, path).toBe(200);
+        for (const option of ["$filter=Id eq 1", "$top=1", "$orderby=Id"]) {
+          const response = await raw().read(`${path}?${option}`, token);
+          expect(response.status, `${path}?${option}`).toBe(400);
+          expect(response.body.IsSuccessful).toBe(false);
+          expect(response.body.ValidationMessages[0]).toMatchObject({ MessageKey: "InvalidQuery" });
+          expect(response.body.ValidationMessages[0].Description).toMatch(
+            new RegExp(`^\\${option.split("=")[0]}: `),
+          );
+        }
+      }
+    });
+  });
+
   describe("field definitions by application, and values lists", () => {
     it("fielddefinition/application/<id> lists every field of the application's levels", async () => {
       const token = await raw().token();

@@ -138,7 +138,7 @@ export class PlanFileError extends Error {
 
 /**
  * The digest a plan file keeps of a sensitive value: HMAC-SHA256 keyed by the plan's random salt and
- * `EGP_PLAN_KEY` when set (docs/plan-format.md, "Sensitive values"), so that equal values in two
+ * EGP_PLAN_KEY when set (docs/plan-format.md, "Sensitive values"), so that equal values in two
  * plans don't look equal and, with the key, a guess can't be checked against the file.
  */
 export function sealedDigest(value: string, salt: string, key: string | undefined): string {

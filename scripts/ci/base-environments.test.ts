@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { testdir } from "../../test/helpers/testdir.ts";
 import { changedFiles, useBase } from "./base-environments.ts";
 
-const PROD = "url: https://grc.example.com\ninstance: Production\nauth: { username: svc, password: \"${EGP_PROD_PASSWORD}\" }\n";
+const PROD =
+  'url: https://grc.example.com\ninstance: Production\nauth: { username: svc, password: "${EGP_PROD_PASSWORD}" }\n';
 
 describe("a pull request's preview reads the base branch's environment files", () => {
   it("a PR that points prod's url at its own host is found, and the preview gets the base's file", async () => {

@@ -1,4 +1,4 @@
-import { GitHubError, type GitHub } from "./github.ts";
+import { type GitHub, GitHubError } from "./github.ts";
 import { type Repo, repoPath } from "./repo.ts";
 
 /*

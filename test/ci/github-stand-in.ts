@@ -164,8 +164,7 @@ export async function startGitHubStandIn(
   });
 
   app.get("/user", async (_request, reply) => {
-    if (identity === BOT)
-      return reply.code(403).send({ message: "Resource not accessible by integration" });
+    if (identity === BOT) return reply.code(403).send({ message: "Resource not accessible by integration" });
     return { login: identity, type: "User" };
   });
 

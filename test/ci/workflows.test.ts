@@ -102,7 +102,8 @@ describe("glue lives in scripts, not in inline shell", () => {
 
   const ALL_SECRETS = "${{ toJSON(secrets) }}";
   // A pull request that changes the environment files is previewed without credentials.
-  const PREVIEW_SECRETS = "${{ steps.base.outputs.environments-changed == 'true' && '{}' || toJSON(secrets) }}";
+  const PREVIEW_SECRETS =
+    "${{ steps.base.outputs.environments-changed == 'true' && '{}' || toJSON(secrets) }}";
 
   it("passes the secrets JSON only to the egp action's `secrets` input", () => {
     for (const { step } of allSteps) {

@@ -83,7 +83,8 @@ describe("a substituted description or first name", () => {
 describe("a substituted user name of the login", () => {
   it("is not printed when the login is refused", async () => {
     const repo = await testdir({
-      "environments/prod.yaml": 'url: embedded:empty\nauth: { username: "${EGP_PROD_USER}", password: nope }\n',
+      "environments/prod.yaml":
+        'url: embedded:empty\nauth: { username: "${EGP_PROD_USER}", password: nope }\n',
     });
     const run = await egp(["plan", "--env", "prod"], { cwd: repo, env: { EGP_PROD_USER: OTHER } });
     expect(run.code).toBe(1);

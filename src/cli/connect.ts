@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
 import type { Emulator } from "../emulator/index.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
+import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
@@ -79,6 +80,7 @@ export function connections(options: ConnectOptions): Connections {
   };
 
   const openOne = async (config: EnvironmentConfig): Promise<OpenEnvironment> => {
+    guardOutput((config.sensitive ?? []).map((value) => value.reveal()));
     const emulator =
       config.endpoint.kind === "embedded" ? await embedded(config, config.endpoint) : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
@@ -89,6 +91,7 @@ export function connections(options: ConnectOptions): Connections {
       username: config.auth.username,
       domain: config.auth.domain,
       password: config.auth.password.reveal(),
+      sensitive: (config.sensitive ?? []).map((value) => value.reveal()),
       scheme: emulator ? "Platform" : config.auth.scheme,
       tls: { caFile: config.tls.caFile, insecure: config.tls.insecure },
       limits: emulator ? { concurrency: config.limits.concurrency, requestsPerSecond: 0 } : config.limits,

@@ -140,6 +140,11 @@ export interface EnvironmentConfig {
   limits: { concurrency: number; requestsPerSecond: number };
   /** In milliseconds, with the defaults filled in. */
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
+  /**
+   * The values of the variables its file names (`url`, `auth.username`, …): the client's scrubber
+   * removes them from every error and log, as it removes the password.
+   */
+  sensitive?: readonly Secret[];
 }
 
 export interface EnvironmentContextOptions {
@@ -298,6 +303,13 @@ function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOpt
   return from;
 }
 
+/** A value, and the host of a value that is a whole url: messages name hosts on their own. */
+function spellings(value: string): string[] {
+  if (!value) return [];
+  const host = URL.canParse(value) ? new URL(value).host : "";
+  return host && host !== value ? [value, host] : [value];
+}
+
 /** Step 2 of validating an environment file (zod has passed): normalize, checking as it goes. */
 export function normalizeEnvironment(
   doc: EnvironmentDocument,
@@ -329,5 +341,7 @@ export function normalizeEnvironment(
   };
   if (packagesFrom) config.packagesFrom = packagesFrom;
   if (doc.groups === undefined) config.groupsFromInstance = true;
+  const values = [...report.document.substituted.values()].flatMap((s) => s.values.flatMap(spellings));
+  if (values.length > 0) config.sensitive = [...new Set(values)].map((value) => new Secret(value));
   return config;
 }

@@ -284,6 +284,16 @@ function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOpt
   return from;
 }
 
+/**
+ * A name → id map without a prototype, so that a name such as `constructor` or `__proto__` is a
+ * key like any other and never reaches Object.prototype. Look names up with `idOf`.
+ */
+function ownMap(map: Readonly<Record<string, number>> | undefined): Readonly<Record<string, number>> {
+  const own: Record<string, number> = Object.create(null);
+  for (const [name, id] of Object.entries(map ?? {})) own[name] = id;
+  return own;
+}
+
 /** Step 2 of validating an environment file (zod has passed): normalize, checking as it goes. */
 export function normalizeEnvironment(
   doc: EnvironmentDocument,
@@ -307,9 +317,9 @@ export function normalizeEnvironment(
     instance: doc.instance ?? "Default",
     auth,
     tls,
-    roles: { ...doc.roles },
-    groups: { ...doc.groups },
-    domains: { ...doc.domains },
+    roles: ownMap(doc.roles),
+    groups: ownMap(doc.groups),
+    domains: ownMap(doc.domains),
     limits: { ...DEFAULT_LIMITS, ...doc.limits },
     timeouts,
   };

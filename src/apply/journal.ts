@@ -10,7 +10,8 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type Plan, readPlanFile, writePlanFile } from "../plan/index.ts";
+import { type Plan, PlanFileError, readPlanFile, writePlanFile } from "../plan/index.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
 import type { StepFailure } from "./errors.ts";
 
 /*
@@ -42,6 +43,17 @@ export interface JournalState {
   complete: boolean;
   /** When the run started (its plan line was written). */
   startedAt: string;
+}
+
+/** A journal that was never closed and whose plan can't be read: it can be neither resumed nor superseded. */
+export class JournalUnreadableError extends Error {
+  readonly code = ApplyErrorCode.JournalUnreadable;
+  readonly file: string;
+  constructor(file: string, reason: string) {
+    super(`${file}: egp can't read this apply journal (${reason})`);
+    this.name = "JournalUnreadableError";
+    this.file = file;
+  }
 }
 
 /** Flushes an open file to disk; tests pass one that counts. */
@@ -113,6 +125,31 @@ export class Journal {
     return candidates[0];
   }
 
+  /**
+   * Closes, as discarded, the journals of a folder that were never closed and can't be read, so
+   * that they stop blocking applies; returns their files.
+   */
+  static discardUnreadable(folder: string): string[] {
+    let files: string[];
+    try {
+      files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
+    } catch {
+      return [];
+    }
+    const discarded: string[] = [];
+    for (const name of files) {
+      const journal = new Journal(join(folder, name));
+      try {
+        journal.read();
+      } catch (error) {
+        if (!(error instanceof JournalUnreadableError)) throw error;
+        journal.close("discarded");
+        discarded.push(journal.file);
+      }
+    }
+    return discarded;
+  }
+
   /** Ends an interrupted run that will not be resumed, so that no later apply offers it again. */
   close(reason: "superseded" | "discarded", by?: string): void {
     this.append({ type: "closed", at: new Date().toISOString(), reason, ...(by ? { by } : {}) });
@@ -164,7 +201,11 @@ export class Journal {
     return this.fd;
   }
 
-  /** Reads the journal; a torn last line (a crash mid-write) is ignored. */
+  /**
+   * Reads the journal; a torn last line (a crash mid-write) is ignored. A journal that was never
+   * closed and whose plan can't be read throws `JournalUnreadableError`; a closed one is nothing
+   * to resume, whatever its plan.
+   */
   read(): JournalState | undefined {
     let text: string;
     try {
@@ -172,8 +213,7 @@ export class Journal {
     } catch {
       return undefined;
     }
-    let plan: Plan | undefined;
-    let startedAt = "";
+    let planned: { plan: unknown; at: string } | undefined;
     const done = new Map<string, Record<string, unknown>>();
     const started = new Set<string>();
     const origins = new Map<string, string>();
@@ -186,10 +226,9 @@ export class Journal {
       } catch {
         continue;
       }
-      if (entry.type === "plan") {
-        plan = readPlanFile(JSON.stringify(entry.plan), this.file);
-        startedAt = entry.at;
-      } else if (entry.type === "start") {
+      if (typeof entry !== "object" || entry === null) continue;
+      if (entry.type === "plan") planned = entry;
+      else if (entry.type === "start") {
         started.add(entry.step);
         if (entry.origin) origins.set(entry.step, entry.origin);
       } else if (entry.type === "done") {
@@ -199,8 +238,16 @@ export class Journal {
       } else if (entry.type === "failed") started.delete(entry.step);
       else if (entry.type === "complete" || entry.type === "closed") complete = true;
     }
-    if (!plan) return undefined;
-    return { plan, done, interrupted: started, origins, complete, startedAt };
+    if (!planned) return undefined;
+    let plan: Plan;
+    try {
+      plan = readPlanFile(JSON.stringify(planned.plan), "its plan");
+    } catch (error) {
+      if (complete) return undefined;
+      if (error instanceof PlanFileError) throw new JournalUnreadableError(this.file, error.message);
+      throw error;
+    }
+    return { plan, done, interrupted: started, origins, complete, startedAt: planned.at };
   }
 }
 

@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { SourceLocation } from "./errors.ts";
 import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
@@ -179,8 +179,30 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
       report.error(["url"], `unknown embedded option "${key}"; the only option is data=<file>`);
   const data = params.get("data");
   if (data === "") report.error(["url"], "data= needs a file path");
+  const dataFile = data ? resolve(dir, data) : undefined;
+  if (dataFile && !isDataFilePath(dir, dataFile))
+    report.error(
+      ["url"],
+      `data= must name a file inside the repository's ${STATE_DIR}/ folder (for example ${STATE_DIR}/dev.json), not one of egp's own folders`,
+    );
   if (report.failed()) return null;
-  return data ? { kind: "embedded", seed, dataFile: resolve(dir, data) } : { kind: "embedded", seed };
+  return dataFile ? { kind: "embedded", seed, dataFile } : { kind: "embedded", seed };
+}
+
+/** The repository's private folder, where embedded data lives (`src/cli/state-dir.ts`). */
+const STATE_DIR = ".egp";
+/** What egp itself keeps in it, which an emulator's data file must not take the place of. */
+const EGP_OWN = new Set(["journal", "locks", "artifacts", "releases", ".gitignore"]);
+
+/**
+ * Whether a resolved data file lies inside `<dir>/.egp/`, outside egp's own files: a pull request
+ * must not make egp write, or read and quote, a file elsewhere. Symbolic links on the way are
+ * refused when the file is opened.
+ */
+function isDataFilePath(dir: string, dataFile: string): boolean {
+  const inside = relative(join(dir, STATE_DIR), dataFile);
+  if (inside === "" || isAbsolute(inside) || inside.split(sep)[0] === "..") return false;
+  return !EGP_OWN.has(inside.split(sep)[0] ?? "");
 }
 
 function httpEndpoint(url: string, report: Reporter): Endpoint | null {

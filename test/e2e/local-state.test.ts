@@ -76,3 +76,53 @@ describe("an apply journal egp can't read", () => {
     expect(apply.stdout).toContain("Apply complete: 1 added");
   });
 });
+
+describe("an embedded environment's data file", () => {
+  it("is refused by validate when it lies outside .egp/, and nothing is written there", async () => {
+    const outside = join(await testdir({}), "made-by-egp.json");
+    const dir = await testdir({
+      "environments/dev.yaml": `url: embedded:empty?data=${outside}\n`,
+      "SECRETS.env": "SECRET_LINE=hunter2\n",
+      "environments/prod.yaml": "url: embedded:empty?data=SECRETS.env\n",
+    });
+    const validate = await egp(["validate", "--dir", dir]);
+    expect(validate.code).toBe(1);
+    expect(lines(validate.stderr)).toEqual([
+      "environments/dev.yaml:1:6 url: data= must name a file inside the repository's .egp/ folder (for example .egp/dev.json), not one of egp's own folders",
+      "environments/prod.yaml:1:6 url: data= must name a file inside the repository's .egp/ folder (for example .egp/dev.json), not one of egp's own folders",
+      "egp: invalid: 2 errors",
+    ]);
+    const plan = await egp(["plan", "--env", "dev", "--dir", dir]);
+    expect(plan.code).toBe(1);
+    await expect(readFile(outside)).rejects.toThrow("ENOENT");
+    const prod = await egp(["plan", "--env", "prod", "--dir", dir]);
+    expect(prod.code).toBe(1);
+    expect(prod.stderr).not.toContain("SECRET");
+  });
+
+  it("that is not JSON is one line that quotes none of it", async () => {
+    const dir = await testdir({
+      "environments/dev.yaml": "url: embedded:empty?data=.egp/dev.json\n",
+      ".egp/dev.json": "SECRET_LINE=hunter2\n",
+    });
+    const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not JSON); move it away to start over from the seed`,
+    ]);
+  });
+
+  it("that is JSON but not emulator state is one line, not an internal error", async () => {
+    for (const text of ['{"format":1}', '{"format":1,"SECRET_KEY":"hunter2","users":{"1":5}}']) {
+      const dir = await testdir({
+        "environments/dev.yaml": "url: embedded:empty?data=.egp/dev.json\n",
+        ".egp/dev.json": text,
+      });
+      const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not an egp emulator state); move it away to start over from the seed`,
+      ]);
+    }
+  });
+});

@@ -1,15 +1,16 @@
 import {
   appendFileSync,
   closeSync,
+  constants,
   fsync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
 import { type Plan, PlanFileError, readPlanFile, writePlanFile } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import type { StepFailure } from "./errors.ts";
@@ -56,6 +57,9 @@ export class JournalUnreadableError extends Error {
   }
 }
 
+/** Appends, creating the file 0600, and never through a link (O_NOFOLLOW where the system has it). */
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
 /** Flushes an open file to disk; tests pass one that counts. */
 export type SyncFile = (fd: number) => Promise<void>;
 
@@ -87,9 +91,10 @@ export class Journal {
    */
   static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile; folder?: string } = {}): Journal {
     const folder = options.folder ?? Journal.folder(stateDir, plan.environment);
-    mkdirSync(folder, { recursive: true });
+    privateDir(stateDir, folder);
     const journal = new Journal(join(folder, `${plan.id}.jsonl`), options.syncFile);
-    const fd = openSync(journal.file, "a");
+    assertPrivateFile(journal.file);
+    const fd = openSync(journal.file, APPEND, PRIVATE_FILE_MODE);
     closeSync(fd);
     if (readFileSync(journal.file, "utf8").trim() === "") {
       journal.append({
@@ -103,11 +108,15 @@ export class Journal {
 
   /** The most recent journal of an environment that never completed: a crashed apply. */
   static unfinished(stateDir: string, env: string): { journal: Journal; state: JournalState } | undefined {
-    return Journal.unfinishedIn(Journal.folder(stateDir, env));
+    return Journal.unfinishedIn(stateDir, Journal.folder(stateDir, env));
   }
 
-  /** The most recent journal in a folder that never completed. */
-  static unfinishedIn(folder: string): { journal: Journal; state: JournalState } | undefined {
+  /** The most recent journal in a folder (under the state folder) that never completed. */
+  static unfinishedIn(
+    stateDir: string,
+    folder: string,
+  ): { journal: Journal; state: JournalState } | undefined {
+    if (!privateDir(stateDir, folder, { create: false })) return undefined;
     let files: string[];
     try {
       files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
@@ -129,7 +138,8 @@ export class Journal {
    * Closes, as discarded, the journals of a folder that were never closed and can't be read, so
    * that they stop blocking applies; returns their files.
    */
-  static discardUnreadable(folder: string): string[] {
+  static discardUnreadable(stateDir: string, folder: string): string[] {
+    if (!privateDir(stateDir, folder, { create: false })) return [];
     let files: string[];
     try {
       files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
@@ -196,7 +206,7 @@ export class Journal {
 
   /** Appends one line; returns the descriptor. */
   private write(entry: JournalEntry): number {
-    this.fd ??= openSync(this.file, "a");
+    this.fd ??= openSync(this.file, APPEND, PRIVATE_FILE_MODE);
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
     return this.fd;
   }
@@ -207,6 +217,7 @@ export class Journal {
    * to resume, whatever its plan.
    */
   read(): JournalState | undefined {
+    assertPrivateFile(this.file);
     let text: string;
     try {
       text = readFileSync(this.file, "utf8");

@@ -72,7 +72,8 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   if (
     code === EmulatorErrorCode.DataBusy ||
     code === EmulatorErrorCode.DataUnreadable ||
-    code === IoErrorCode.LockUnreadable
+    code === IoErrorCode.LockUnreadable ||
+    code === IoErrorCode.StateUnsafe
   ) {
     return { lines: [(error as Error).message], exitCode: 1 };
   }

@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fchmodSync,
   fdatasync,
   fdatasyncSync,
   fsyncSync,
@@ -175,7 +176,8 @@ function fsyncDir(dir: string): void {
 function replaceDurably(file: string, text: string): void {
   const temp = `${file}.tmp`;
   try {
-    const fd = openSync(temp, "w");
+    // The state holds password hashes: readable by this user only.
+    const fd = openSync(temp, "w", 0o600);
     try {
       writeSync(fd, text);
       fsyncSync(fd);
@@ -274,7 +276,8 @@ export class DataFile {
       } else if (data) {
         snapshotBytes = readFileSync(file).length;
       }
-      const log = openSync(`${file}.log`, "w");
+      const log = openSync(`${file}.log`, "w", 0o600);
+      fchmodSync(log, 0o600);
       fsyncDir(dirname(file));
       return new DataFile(options, holder, data, log, snapshotBytes);
     } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, lines } from "../helpers/cli.ts";
@@ -124,5 +124,112 @@ describe("an embedded environment's data file", () => {
         `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not an egp emulator state); move it away to start over from the seed`,
       ]);
     }
+  });
+});
+
+/** Every folder and file under `root`, with its permission bits, without following links. */
+async function modes(root: string): Promise<Record<string, string>> {
+  const found: Record<string, string> = {};
+  const walk = async (folder: string) => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      found[path.slice(root.length + 1)] = ((await lstat(path)).mode & 0o777).toString(8);
+      if (entry.isDirectory()) await walk(path);
+    }
+  };
+  found["."] = ((await lstat(root)).mode & 0o777).toString(8);
+  await walk(root);
+  return found;
+}
+
+describe(".egp/", () => {
+  const repository = (): Promise<string> =>
+    testdir({
+      "environments/dev.yaml": "url: embedded:empty?data=.egp/dev.json\nroles: { General User: 2 }\n",
+      "manifests/users.yaml": [...USER, "roles: [General User]", ""].join("\n"),
+    });
+
+  it("is made private: folders 0700 and files 0600, journals and embedded data included", async () => {
+    const dir = await repository();
+    const run = await egp(["apply", "--env", "dev", "--yes", "--dir", dir]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    const found = await modes(join(dir, ".egp"));
+    expect(Object.keys(found)).toEqual(
+      expect.arrayContaining(["journal", "journal/dev", "locks", "dev.json", ".gitignore"]),
+    );
+    expect(Object.keys(found).some((path) => path.endsWith(".jsonl"))).toBe(true);
+    for (const [path, mode] of Object.entries(found))
+      expect(`${path} ${mode}`).toBe(
+        `${path} ${(await lstat(join(dir, ".egp", path))).isDirectory() ? "700" : "600"}`,
+      );
+  });
+
+  it("made by an earlier version (0755, 0644) is tightened without a word", async () => {
+    const dir = await repository();
+    await egp(["apply", "--env", "dev", "--yes", "--dir", dir]);
+    for (const [path, mode] of [
+      [".egp", 0o755],
+      [".egp/journal", 0o755],
+      [".egp/journal/dev", 0o755],
+      [".egp/dev.json", 0o644],
+    ] as const)
+      await chmod(join(dir, path), mode);
+    const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const found = await modes(join(dir, ".egp"));
+    expect([found["."], found.journal, found["journal/dev"], found["dev.json"]]).toEqual([
+      "700",
+      "700",
+      "700",
+      "600",
+    ]);
+  });
+
+  it("refuses a folder that is a symbolic link, in one line, and writes nothing through it", async () => {
+    for (const folder of ["journal", "locks"]) {
+      const dir = await repository();
+      const elsewhere = await testdir({});
+      await mkdir(join(dir, ".egp"), { recursive: true });
+      await symlink(elsewhere, join(dir, ".egp", folder));
+      const run = await egp(["apply", "--env", "dev", "--yes", "--dir", dir]);
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        `egp: ${join(dir, ".egp", folder)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+      ]);
+      expect(await readdir(elsewhere)).toEqual([]);
+    }
+  });
+
+  it("refuses .egp itself as a link, and an embedded data file that is one", async () => {
+    const dir = await repository();
+    const elsewhere = await testdir({ "state.json": "{}" });
+    await symlink(elsewhere, join(dir, ".egp"));
+    const plan = await egp(["plan", "--env", "dev", "--dir", dir]);
+    expect(plan.code).toBe(1);
+    expect(lines(plan.stderr)).toEqual([
+      expect.stringContaining(`egp: ${join(dir, ".egp")} is a symbolic link`),
+    ]);
+
+    const other = await repository();
+    await mkdir(join(other, ".egp"));
+    await symlink(join(elsewhere, "state.json"), join(other, ".egp", "dev.json"));
+    const linked = await egp(["plan", "--env", "dev", "--dir", other]);
+    expect(linked.code).toBe(1);
+    expect(lines(linked.stderr)).toEqual([
+      expect.stringContaining(`egp: ${join(other, ".egp", "dev.json")} is a symbolic link`),
+    ]);
+    expect(await readFile(join(elsewhere, "state.json"), "utf8")).toBe("{}");
+  });
+
+  it.runIf(process.getuid?.() === 0)("refuses a folder that belongs to another user", async () => {
+    const dir = await repository();
+    await mkdir(join(dir, ".egp", "journal"), { recursive: true });
+    await chown(join(dir, ".egp", "journal"), 4242, 4242);
+    const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `egp: ${join(dir, ".egp", "journal")} belongs to another user (uid 4242): egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+    ]);
   });
 });

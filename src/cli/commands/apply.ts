@@ -200,7 +200,9 @@ export function registerApplyCommand(program: Command): void {
           enforceRoles: flags.enforceRoles,
           ...selectionOf(flags),
         };
-        const unreadable = flags.discard ? Journal.discardUnreadable(Journal.folder(stateDir, env)) : [];
+        const unreadable = flags.discard
+          ? Journal.discardUnreadable(stateDir, Journal.folder(stateDir, env))
+          : [];
         for (const journal of unreadable) say(`Discarded ${journal}, an apply journal egp can't read.`);
         const pending = pendingApply(dir, env);
         const progress = pending

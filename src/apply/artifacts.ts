@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { createReadStream, existsSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Entry, ZipFile } from "yauzl";
+import { privateDir } from "../io/private-dir.ts";
 import { PackageManifest } from "../wire/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
@@ -42,7 +43,7 @@ export class ArtifactError extends Error {
 
 export function artifactsDir(stateDir: string): string {
   const dir = join(stateDir, "artifacts");
-  mkdirSync(dir, { recursive: true });
+  privateDir(stateDir, dir);
   return dir;
 }
 

@@ -6,7 +6,7 @@ export { ApplyError, causeOf, StepError } from "./errors.ts";
 export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
 export type { JournalEntry, JournalState } from "./journal.ts";
-export { Journal } from "./journal.ts";
+export { Journal, JournalUnreadableError } from "./journal.ts";
 export type { Lock, LockHolder } from "./lock.ts";
 export { acquireLock, LockedError } from "./lock.ts";
 export { OPS, registerOps } from "./ops/index.ts";

@@ -1,16 +1,18 @@
 import {
   appendFileSync,
   closeSync,
+  constants,
   fsync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { type Plan, readPlanFile, writePlanFile } from "../plan/index.ts";
+import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
+import { type Plan, PlanFileError, readPlanFile, writePlanFile } from "../plan/index.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
 import type { StepFailure } from "./errors.ts";
 
 /*
@@ -44,6 +46,20 @@ export interface JournalState {
   startedAt: string;
 }
 
+/** A journal that was never closed and whose plan can't be read: it can be neither resumed nor superseded. */
+export class JournalUnreadableError extends Error {
+  readonly code = ApplyErrorCode.JournalUnreadable;
+  readonly file: string;
+  constructor(file: string, reason: string) {
+    super(`${file}: egp can't read this apply journal (${reason})`);
+    this.name = "JournalUnreadableError";
+    this.file = file;
+  }
+}
+
+/** Appends, creating the file 0600, and never through a link (O_NOFOLLOW where the system has it). */
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
 /** Flushes an open file to disk; tests pass one that counts. */
 export type SyncFile = (fd: number) => Promise<void>;
 
@@ -75,9 +91,10 @@ export class Journal {
    */
   static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile; folder?: string } = {}): Journal {
     const folder = options.folder ?? Journal.folder(stateDir, plan.environment);
-    mkdirSync(folder, { recursive: true });
+    privateDir(stateDir, folder);
     const journal = new Journal(join(folder, `${plan.id}.jsonl`), options.syncFile);
-    const fd = openSync(journal.file, "a");
+    assertPrivateFile(journal.file);
+    const fd = openSync(journal.file, APPEND, PRIVATE_FILE_MODE);
     closeSync(fd);
     if (readFileSync(journal.file, "utf8").trim() === "") {
       journal.append({
@@ -91,11 +108,15 @@ export class Journal {
 
   /** The most recent journal of an environment that never completed: a crashed apply. */
   static unfinished(stateDir: string, env: string): { journal: Journal; state: JournalState } | undefined {
-    return Journal.unfinishedIn(Journal.folder(stateDir, env));
+    return Journal.unfinishedIn(stateDir, Journal.folder(stateDir, env));
   }
 
-  /** The most recent journal in a folder that never completed. */
-  static unfinishedIn(folder: string): { journal: Journal; state: JournalState } | undefined {
+  /** The most recent journal in a folder (under the state folder) that never completed. */
+  static unfinishedIn(
+    stateDir: string,
+    folder: string,
+  ): { journal: Journal; state: JournalState } | undefined {
+    if (!privateDir(stateDir, folder, { create: false })) return undefined;
     let files: string[];
     try {
       files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
@@ -111,6 +132,32 @@ export class Journal {
       )
       .sort((a, b) => (a.state.plan.createdAt < b.state.plan.createdAt ? 1 : -1));
     return candidates[0];
+  }
+
+  /**
+   * Closes, as discarded, the journals of a folder that were never closed and can't be read, so
+   * that they stop blocking applies; returns their files.
+   */
+  static discardUnreadable(stateDir: string, folder: string): string[] {
+    if (!privateDir(stateDir, folder, { create: false })) return [];
+    let files: string[];
+    try {
+      files = readdirSync(folder).filter((name) => name.endsWith(".jsonl"));
+    } catch {
+      return [];
+    }
+    const discarded: string[] = [];
+    for (const name of files) {
+      const journal = new Journal(join(folder, name));
+      try {
+        journal.read();
+      } catch (error) {
+        if (!(error instanceof JournalUnreadableError)) throw error;
+        journal.close("discarded");
+        discarded.push(journal.file);
+      }
+    }
+    return discarded;
   }
 
   /** Ends an interrupted run that will not be resumed, so that no later apply offers it again. */
@@ -159,21 +206,25 @@ export class Journal {
 
   /** Appends one line; returns the descriptor. */
   private write(entry: JournalEntry): number {
-    this.fd ??= openSync(this.file, "a");
+    this.fd ??= openSync(this.file, APPEND, PRIVATE_FILE_MODE);
     writeSync(this.fd, `${JSON.stringify(entry)}\n`);
     return this.fd;
   }
 
-  /** Reads the journal; a torn last line (a crash mid-write) is ignored. */
+  /**
+   * Reads the journal; a torn last line (a crash mid-write) is ignored. A journal that was never
+   * closed and whose plan can't be read throws `JournalUnreadableError`; a closed one is nothing
+   * to resume, whatever its plan.
+   */
   read(): JournalState | undefined {
+    assertPrivateFile(this.file);
     let text: string;
     try {
       text = readFileSync(this.file, "utf8");
     } catch {
       return undefined;
     }
-    let plan: Plan | undefined;
-    let startedAt = "";
+    let planned: { plan: unknown; at: string } | undefined;
     const done = new Map<string, Record<string, unknown>>();
     const started = new Set<string>();
     const origins = new Map<string, string>();
@@ -186,10 +237,9 @@ export class Journal {
       } catch {
         continue;
       }
-      if (entry.type === "plan") {
-        plan = readPlanFile(JSON.stringify(entry.plan), this.file);
-        startedAt = entry.at;
-      } else if (entry.type === "start") {
+      if (typeof entry !== "object" || entry === null) continue;
+      if (entry.type === "plan") planned = entry;
+      else if (entry.type === "start") {
         started.add(entry.step);
         if (entry.origin) origins.set(entry.step, entry.origin);
       } else if (entry.type === "done") {
@@ -199,8 +249,16 @@ export class Journal {
       } else if (entry.type === "failed") started.delete(entry.step);
       else if (entry.type === "complete" || entry.type === "closed") complete = true;
     }
-    if (!plan) return undefined;
-    return { plan, done, interrupted: started, origins, complete, startedAt };
+    if (!planned) return undefined;
+    let plan: Plan;
+    try {
+      plan = readPlanFile(JSON.stringify(planned.plan), "its plan");
+    } catch (error) {
+      if (complete) return undefined;
+      if (error instanceof PlanFileError) throw new JournalUnreadableError(this.file, error.message);
+      throw error;
+    }
+    return { plan, done, interrupted: started, origins, complete, startedAt: planned.at };
   }
 }
 

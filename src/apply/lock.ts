@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   holderOfThisProcess,
@@ -8,6 +7,7 @@ import {
   releaseLockFile,
   tryTakeLockFile,
 } from "../io/lock-file.ts";
+import { privateDir } from "../io/private-dir.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
@@ -51,7 +51,7 @@ export function acquireLock(
   staleAfterMs = 6 * 3_600_000,
 ): Lock {
   const folder = join(stateDir, "locks");
-  mkdirSync(folder, { recursive: true });
+  privateDir(stateDir, folder);
   const file = join(folder, `${env}.lock`);
   const holder = holderOfThisProcess(command);
   let result: ReturnType<typeof tryTakeLockFile>;

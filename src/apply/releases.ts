@@ -1,15 +1,16 @@
 import {
   closeSync,
   fsyncSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
@@ -76,10 +77,12 @@ const fileOf = (stateDir: string, env: string, id: string) => join(releasesDir(s
 /** Written whole to a temp file, flushed, then renamed: a crash leaves the old record or the new one. */
 export function writeRelease(stateDir: string, record: ReleaseRecord): void {
   const folder = releasesDir(stateDir, record.environment);
-  mkdirSync(folder, { recursive: true });
+  privateDir(stateDir, folder);
   const file = fileOf(stateDir, record.environment, record.id);
   const temp = `${file}.tmp`;
-  const fd = openSync(temp, "w");
+  // A leftover temp file goes first: "wx" then never writes through whatever is in its place.
+  rmSync(temp, { force: true });
+  const fd = openSync(temp, "wx", PRIVATE_FILE_MODE);
   try {
     writeSync(fd, `${JSON.stringify(record, null, 2)}\n`);
     fsyncSync(fd);
@@ -90,6 +93,8 @@ export function writeRelease(stateDir: string, record: ReleaseRecord): void {
 }
 
 export function readRelease(stateDir: string, env: string, id: string): ReleaseRecord | undefined {
+  if (!privateDir(stateDir, releasesDir(stateDir, env), { create: false })) return undefined;
+  assertPrivateFile(fileOf(stateDir, env, id));
   let text: string;
   try {
     text = readFileSync(fileOf(stateDir, env, id), "utf8");
@@ -119,6 +124,7 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
 
 /** The environment's release records, newest first (by when the install was asked for). */
 export function listReleases(stateDir: string, env: string): ReleaseRecord[] {
+  if (!privateDir(stateDir, releasesDir(stateDir, env), { create: false })) return [];
   let names: string[];
   try {
     names = readdirSync(releasesDir(stateDir, env)).filter((n) => n.endsWith(".json"));

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
 import type { Emulator } from "../emulator/index.ts";
+import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
 import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
@@ -57,8 +58,12 @@ export function connections(options: ConnectOptions): Connections {
     if (!started) {
       if (dataFile) {
         const { stateDir } = options;
-        if (stateDir && insideStateDir(stateDir, dataFile)) ensureStateDir(stateDir);
-        mkdirSync(dirname(dataFile), { recursive: true });
+        if (stateDir && insideStateDir(stateDir, dataFile)) {
+          // Password hashes: a private folder, and no file of it reached through a link.
+          ensureStateDir(stateDir);
+          privateDir(stateDir, dirname(dataFile));
+          for (const file of [dataFile, `${dataFile}.log`, `${dataFile}.lock`]) assertPrivateFile(file);
+        } else mkdirSync(dirname(dataFile), { recursive: true });
       }
       // Loaded only for embedded environments: a run against real instances never loads fastify.
       started = import("../emulator/index.ts").then(({ startEmulator }) =>

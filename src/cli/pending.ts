@@ -1,14 +1,30 @@
-import { Journal } from "../apply/index.ts";
+import { Journal, JournalUnreadableError } from "../apply/index.ts";
+import { ExitError } from "./errors.ts";
 import { stateDirOf } from "./state-dir.ts";
 
-/** The interrupted apply pending for an environment, if any. */
+const discardHint = (env: string) => `discard it with 'egp apply --env ${env} --discard'`;
+
+/** The interrupted apply pending for an environment, if any; a journal egp can't read is a one-line error. */
 export function pendingApply(dir: string, env: string) {
-  return Journal.unfinished(stateDirOf(dir), env);
+  try {
+    return Journal.unfinished(stateDirOf(dir), env);
+  } catch (error) {
+    if (error instanceof JournalUnreadableError)
+      throw new ExitError(`${error.message}; ${discardHint(env)}`, 1, { cause: error });
+    throw error;
+  }
 }
 
 /** One line saying that an interrupted apply is pending, and how to resume or discard it. */
 export function pendingNotice(dir: string, env: string): string | undefined {
-  const pending = pendingApply(dir, env);
+  let pending: ReturnType<typeof Journal.unfinished>;
+  try {
+    pending = Journal.unfinished(stateDirOf(dir), env);
+  } catch (error) {
+    // A plan only reads: it says so and goes on; an apply refuses until the journal is discarded.
+    if (error instanceof JournalUnreadableError) return `${error.message}; ${discardHint(env)}.`;
+    throw error;
+  }
   if (!pending) return undefined;
   const { plan, done, startedAt } = pending.state;
   return (

@@ -1,4 +1,10 @@
-import { ArtifactError, LockedError, ReleaseError, SensitiveChangedError } from "../apply/index.ts";
+import {
+  ArtifactError,
+  JournalUnreadableError,
+  LockedError,
+  ReleaseError,
+  SensitiveChangedError,
+} from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
@@ -45,6 +51,7 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     error instanceof PlanMismatchError ||
     error instanceof SensitiveChangedError ||
     error instanceof LockedError ||
+    error instanceof JournalUnreadableError ||
     error instanceof ArtifactError ||
     error instanceof ReleaseError
   ) {
@@ -72,7 +79,8 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
   if (
     code === EmulatorErrorCode.DataBusy ||
     code === EmulatorErrorCode.DataUnreadable ||
-    code === IoErrorCode.LockUnreadable
+    code === IoErrorCode.LockUnreadable ||
+    code === IoErrorCode.StateUnsafe
   ) {
     return { lines: [(error as Error).message], exitCode: 1 };
   }

@@ -46,7 +46,7 @@ export class FileBodySink implements BodySink {
     if (status < 200 || status >= 300) return false;
     if (/json/i.test(String(headers["content-type"] ?? ""))) return false;
     this.close();
-    this.fd = openSync(this.path, "w");
+    this.fd = openSync(this.path, "w", 0o600);
     this.written = 0;
     this.io = new InlineIo(this.options.io);
     const length = Number(headers["content-length"]);

@@ -88,4 +88,23 @@ describe("DataFile", () => {
     await expect(open(file)).rejects.toThrow("not an egp emulator snapshot (format 1)");
     expect(existsSync(`${file}.lock`)).toBe(false);
   });
+
+  it("a log line that is not operations on the state's own objects is refused, and reaches no prototype", async () => {
+    for (const line of [
+      '[["s","__proto__","polluted",1]]',
+      '[["s","users","__proto__",{"polluted":1}]]',
+      '[["s","nothing","k",1]]',
+      "5",
+      "[5]",
+    ]) {
+      const file = join(root, `s${++count}.json`);
+      writeFileSync(file, '{"format":1,"users":{}}');
+      writeFileSync(`${file}.log`, `${line}\n`);
+      await expect(open(file)).rejects.toThrow(
+        `${file}.log cannot be read as emulator state (not an egp emulator log)`,
+      );
+      expect(existsSync(`${file}.lock`)).toBe(false);
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });

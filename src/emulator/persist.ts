@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fchmodSync,
   fdatasync,
   fdatasyncSync,
   fsyncSync,
@@ -98,8 +99,16 @@ type Op =
   | ["v", string, unknown]
   | ["x", string];
 
+/** A name a log line may use as a segment or a key: never one that reaches a prototype. */
+const usable = (name: unknown): name is string => typeof name === "string" && name !== "__proto__";
+
+/** Throws on a line that is not a list of operations on the state's own objects. */
 function applyOps(data: Json, ops: Op[]): void {
+  if (!Array.isArray(ops)) throw new TypeError("not a list of operations");
   for (const op of ops) {
+    if (!Array.isArray(op) || !usable(op[1])) throw new TypeError("not an operation");
+    if ((op[0] === "s" || op[0] === "d") && !(usable(op[2]) && isPlainObject(data[op[1]])))
+      throw new TypeError("an operation on nothing");
     switch (op[0]) {
       case "o":
         data[op[1]] = {};
@@ -167,7 +176,8 @@ function fsyncDir(dir: string): void {
 function replaceDurably(file: string, text: string): void {
   const temp = `${file}.tmp`;
   try {
-    const fd = openSync(temp, "w");
+    // The state holds password hashes: readable by this user only.
+    const fd = openSync(temp, "w", 0o600);
     try {
       writeSync(fd, text);
       fsyncSync(fd);
@@ -236,10 +246,11 @@ export class DataFile {
       removeLeftovers(file);
       let data: Json | undefined;
       if (existsSync(file)) {
+        // The parser's own message quotes the file, and the file may be anything: it is not quoted.
         try {
           data = JSON.parse(readFileSync(file, "utf8")) as Json;
-        } catch (error) {
-          throw new DataFileUnreadableError(file, (error as Error).message);
+        } catch {
+          throw new DataFileUnreadableError(file, "not JSON");
         }
         if (!isPlainObject(data) || data.format !== 1) {
           throw new DataFileUnreadableError(file, "not an egp emulator snapshot (format 1)");
@@ -249,7 +260,11 @@ export class DataFile {
       let replayed = false;
       if (data && existsSync(`${file}.log`)) {
         for (const ops of completeLines(readFileSync(`${file}.log`, "utf8"))) {
-          applyOps(data, ops);
+          try {
+            applyOps(data, ops);
+          } catch {
+            throw new DataFileUnreadableError(`${file}.log`, "not an egp emulator log");
+          }
           replayed = true;
         }
       }
@@ -261,7 +276,8 @@ export class DataFile {
       } else if (data) {
         snapshotBytes = readFileSync(file).length;
       }
-      const log = openSync(`${file}.log`, "w");
+      const log = openSync(`${file}.log`, "w", 0o600);
+      fchmodSync(log, 0o600);
       fsyncDir(dirname(file));
       return new DataFile(options, holder, data, log, snapshotBytes);
     } catch (error) {

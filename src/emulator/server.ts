@@ -15,10 +15,10 @@ import {
   faultSpecOf,
   parseEmulatorOptions,
 } from "./options.ts";
-import { DataFile } from "./persist.ts";
+import { DataFile, DataFileUnreadableError } from "./persist.ts";
 import { Routes, sendPayload } from "./router.ts";
 import { segments } from "./routes/index.ts";
-import { buildStore, restoreStore } from "./seeds/index.ts";
+import { buildStore, isStoreData, restoreStore } from "./seeds/index.ts";
 import { authenticator } from "./sessions.ts";
 import type { Store } from "./store.ts";
 
@@ -45,7 +45,11 @@ async function loadStore(options: EmulatorOptions): Promise<Store> {
     : undefined;
   try {
     const storeOptions = { clock: options.clock, persistence };
-    if (persistence?.initial) return restoreStore(persistence.initial as never, storeOptions);
+    if (persistence?.initial) {
+      if (!isStoreData(persistence.initial))
+        throw new DataFileUnreadableError(persistence.file, "not an egp emulator state");
+      return restoreStore(persistence.initial, storeOptions);
+    }
     const store = buildStore(
       options.seed,
       { instance: options.instance, release: options.release, adminPassword: options.adminPassword },

@@ -1,6 +1,8 @@
 /* Codes of the failures io raises; docs/errors.md describes them (see apply/error-codes.ts). */
 export const IoErrorCode = {
   LockUnreadable: "EGP_LOCK_UNREADABLE",
+  /** A folder or file under `.egp/` is a symbolic link, another user's, or not what it should be. */
+  StateUnsafe: "EGP_STATE_UNSAFE",
 } as const;
 
 export type IoErrorCode = (typeof IoErrorCode)[keyof typeof IoErrorCode];

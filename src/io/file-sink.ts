@@ -77,7 +77,8 @@ export async function writeBodyToFile(
   });
   let handle: FileHandle;
   try {
-    handle = await open(path, "w");
+    // Packages are snapshots of an instance: readable by this user only.
+    handle = await open(path, "w", 0o600);
   } catch (error) {
     body.destroy();
     throw error;

@@ -145,7 +145,7 @@ function removeQuietly(file: string): void {
 export function tryTakeLockFile(file: string, holder: LockHolder, staleAfterMs: number): TakeResult {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(holder)}\n`, { flag: "wx" });
+    writeFileSync(temp, `${JSON.stringify(holder)}\n`, { flag: "wx", mode: 0o600 });
     for (let attempt = 0; attempt < 100; attempt++) {
       try {
         linkSync(temp, file);

@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { SourceLocation } from "./errors.ts";
 import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
@@ -193,13 +193,35 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
   if (data === "") report.error(["url"], "data= needs a file path");
   const profile = params.get("profile") ?? "default";
   if (profile !== "default" && profile !== "foreign") report.error(["url"], "profile= is default or foreign");
+  const dataFile = data ? resolve(dir, data) : undefined;
+  if (dataFile && !isDataFilePath(dir, dataFile))
+    report.error(
+      ["url"],
+      `data= must name a file inside the repository's ${STATE_DIR}/ folder (for example ${STATE_DIR}/dev.json), not one of egp's own folders`,
+    );
   if (report.failed()) return null;
   return {
     kind: "embedded",
     seed,
-    ...(data ? { dataFile: resolve(dir, data) } : {}),
+    ...(dataFile ? { dataFile } : {}),
     ...(profile === "foreign" ? { profile } : {}),
   };
+}
+
+/** The repository's private folder, where embedded data lives (`src/cli/state-dir.ts`). */
+const STATE_DIR = ".egp";
+/** What egp itself keeps in it, which an emulator's data file must not take the place of. */
+const EGP_OWN = new Set(["journal", "locks", "artifacts", "releases", ".gitignore"]);
+
+/**
+ * Whether a resolved data file lies inside `<dir>/.egp/`, outside egp's own files: a pull request
+ * must not make egp write, or read and quote, a file elsewhere. Symbolic links on the way are
+ * refused when the file is opened.
+ */
+function isDataFilePath(dir: string, dataFile: string): boolean {
+  const inside = relative(join(dir, STATE_DIR), dataFile);
+  if (inside === "" || isAbsolute(inside) || inside.split(sep)[0] === "..") return false;
+  return !EGP_OWN.has(inside.split(sep)[0] ?? "");
 }
 
 function httpEndpoint(url: string, report: Reporter): Endpoint | null {
@@ -310,6 +332,16 @@ function spellings(value: string): string[] {
   return host && host !== value ? [value, host] : [value];
 }
 
+/**
+ * A name → id map without a prototype, so that a name such as `constructor` or `__proto__` is a
+ * key like any other and never reaches Object.prototype. Look names up with `idOf`.
+ */
+function ownMap(map: Readonly<Record<string, number>> | undefined): Readonly<Record<string, number>> {
+  const own: Record<string, number> = Object.create(null);
+  for (const [name, id] of Object.entries(map ?? {})) own[name] = id;
+  return own;
+}
+
 /** Step 2 of validating an environment file (zod has passed): normalize, checking as it goes. */
 export function normalizeEnvironment(
   doc: EnvironmentDocument,
@@ -333,9 +365,9 @@ export function normalizeEnvironment(
     instance: doc.instance ?? "Default",
     auth,
     tls,
-    roles: { ...doc.roles },
-    groups: { ...doc.groups },
-    domains: { ...doc.domains },
+    roles: ownMap(doc.roles),
+    groups: ownMap(doc.groups),
+    domains: ownMap(doc.domains),
     limits: { ...DEFAULT_LIMITS, ...doc.limits },
     timeouts,
   };

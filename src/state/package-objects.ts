@@ -245,7 +245,8 @@ export async function readPackageObjects(
     | ((names: LivePackageSide["applicationsByName"], modules: readonly ModuleEntry[]) => ObjectRequest[]),
   options: ReadObjectsOptions = {},
 ): Promise<PackageObjectsRead> {
-  const side: LivePackageSide = { objects: {}, applicationsByName: {} };
+  // Keyed by names and GUIDs an instance gives: no prototype, so that none reaches Object.prototype.
+  const side: LivePackageSide = { objects: Object.create(null), applicationsByName: Object.create(null) };
   let trees: Map<string, ModuleTree> | undefined = options.deferDetails ? new Map() : undefined;
   let catalogue: Catalogue | undefined;
   const describe = (keep: (object: LivePackageObject) => boolean) => {

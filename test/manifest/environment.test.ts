@@ -45,6 +45,35 @@ describe("environment files: embedded emulators", () => {
     });
   });
 
+  it("keeps ?data= inside the repository's .egp/ folder, out of egp's own files", () => {
+    const refused = [
+      "/any/path.json",
+      "../outside.json",
+      "secret.env",
+      ".egp/../secret.env",
+      ".egp",
+      ".egp/",
+      ".egp/journal/dev/0123456789abcdef.jsonl",
+      ".egp/locks/dev.lock",
+      ".egp/artifacts/x.zip",
+      ".egp/releases/dev/r.json",
+      ".egp/.gitignore",
+    ];
+    const environments = Object.fromEntries(
+      refused.map((data, index) => [`e${index}`, environmentDoc({ url: `embedded:empty?data=${data}` })]),
+    );
+    const errors = lines(errorsOf({ environments }));
+    expect(errors).toHaveLength(refused.length);
+    for (const error of errors)
+      expect(error).toMatch(
+        /^environments\/e\d+\.yaml:1:6 url: data= must name a file inside the repository's \.egp\/ folder \(for example \.egp\/dev\.json\), not one of egp's own folders$/,
+      );
+    for (const data of [".egp/dev.json", ".egp/emulators/dev.json", "./.egp/x/../dev.json"])
+      expect(onlyEnvironment(environmentDoc({ url: `embedded:empty?data=${data}` })).endpoint).toMatchObject({
+        dataFile: data.includes("emulators") ? "/repo/.egp/emulators/dev.json" : "/repo/.egp/dev.json",
+      });
+  });
+
   it("accepts the scale seed and refuses unknown seeds and options", () => {
     expect(onlyEnvironment(environmentDoc({ url: "embedded:scale:users=10,apps=2" })).endpoint).toMatchObject(
       {
@@ -55,7 +84,7 @@ describe("environment files: embedded emulators", () => {
       errorsOf({
         environments: {
           a: environmentDoc({ url: "embedded:demo-test" }),
-          b: environmentDoc({ url: "embedded:empty?data=x.json&port=9" }),
+          b: environmentDoc({ url: "embedded:empty?data=.egp/x.json&port=9" }),
         },
       }),
     );

@@ -153,6 +153,38 @@ describe("User documents", () => {
     ]);
   });
 
+  it("resolve names by the maps' own keys: Object's built-in names are not roles, groups or domains", () => {
+    const text = [
+      "kind: User",
+      "userName: jdoe",
+      "firstName: Jane",
+      "lastName: Doe",
+      "roles: [General User, constructor, toString, __proto__]",
+      "groups: [hasOwnProperty]",
+      "domain: valueOf",
+    ].join("\n");
+    expect(
+      lines(errorsOf({ environments: { dev: TWO_ENVIRONMENTS.dev }, manifests: { "u.yaml": text } })),
+    ).toEqual([
+      'manifests/u.yaml:5:23 users[0].roles[1]: role "constructor" is not in the roles of environments/dev.yaml (General User, Risk Manager, Auditor)',
+      'manifests/u.yaml:5:36 users[0].roles[2]: role "toString" is not in the roles of environments/dev.yaml (General User, Risk Manager, Auditor)',
+      'manifests/u.yaml:5:46 users[0].roles[3]: role "__proto__" is not in the roles of environments/dev.yaml (General User, Risk Manager, Auditor)',
+      'manifests/u.yaml:6:10 users[0].groups[0]: group "hasOwnProperty" is not in the groups of environments/dev.yaml (Everyone, Risk Owners)',
+      'manifests/u.yaml:7:9 users[0].domain: domain "valueOf" is not in the domains of environments/dev.yaml (CORP)',
+    ]);
+  });
+
+  it("take a built-in name that an environment maps as a name like any other", () => {
+    const [state] = statesOf({
+      environments: { dev: "url: embedded:empty\nroles: { constructor: 5, toString: 6 }\n" },
+      manifests: { "users.yaml": userDoc({ roles: ["constructor", "toString"] }) },
+    });
+    expect(state?.users[0]?.roles).toEqual([
+      { name: "constructor", id: 5 },
+      { name: "toString", id: 6 },
+    ]);
+  });
+
   it("map contact words to codes", () => {
     const [user] = usersIn("dev", {
       "users.yaml": userDoc({

@@ -201,11 +201,16 @@ export function registerApplyCommand(program: Command): void {
           enforceRoles: flags.enforceRoles,
           ...selectionOf(flags),
         };
+        const unreadable = flags.discard
+          ? Journal.discardUnreadable(stateDir, Journal.folder(stateDir, env))
+          : [];
+        for (const journal of unreadable) say(`Discarded ${journal}, an apply journal egp can't read.`);
         const pending = pendingApply(dir, env);
         const progress = pending
           ? `plan ${pending.state.plan.id}, ${pending.state.done.size} of ${pending.state.plan.steps.length} steps done`
           : "";
         if (flags.discard) {
+          if (!pending && unreadable.length > 0) return;
           if (!pending) return say(`No interrupted apply is pending for ${env}; nothing to discard.`);
           pending.journal.close("discarded");
           return say(`Discarded the interrupted apply of ${env} (${progress}).`);

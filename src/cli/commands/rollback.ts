@@ -83,7 +83,7 @@ export function registerRollbackCommand(program: Command): void {
             throw new ExitError("rollback cancelled");
 
           const folder = rollbackJournalFolder(stateDir, env);
-          const pending = Journal.unfinishedIn(folder);
+          const pending = Journal.unfinishedIn(stateDir, folder);
           const previous = pending ? carryOver(pending.state, plan) : undefined;
           if (pending && pending.state.plan.id !== plan.id) pending.journal.close("superseded", plan.id);
           const journal = Journal.open(stateDir, plan, { folder });

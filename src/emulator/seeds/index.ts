@@ -50,6 +50,41 @@ export function buildStore(seedName: string, context: SeedContext, options: Stor
   return store;
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const recordsOf = (value: unknown, each: (record: Record<string, unknown>) => boolean) =>
+  isObject(value) && Object.values(value).every((record) => isObject(record) && each(record));
+const named = (record: Record<string, unknown>) =>
+  typeof record.Id === "number" && typeof record.Name === "string";
+
+/** Segments that later versions added: absent, or an object of their own shape. */
+const LATER_SEGMENTS = ["catalogue", "content", "packages"] as const;
+
+/**
+ * Whether a data file's JSON has the state's shape, down to the records every start and login
+ * reads, so that a file that is not one fails as such, not with a TypeError halfway through a start.
+ */
+export function isStoreData(data: unknown): data is StoreData {
+  if (!isObject(data) || data.format !== 1) return false;
+  if (![data.instance, data.release, data.seed].every((text) => typeof text === "string")) return false;
+  if (!isObject(data.counters) || !Object.values(data.counters).every((n) => typeof n === "number"))
+    return false;
+  const user = (record: Record<string, unknown>) =>
+    isObject(record.user) &&
+    typeof record.user.Id === "number" &&
+    typeof record.user.UserName === "string" &&
+    [record.roles, record.groups, record.contacts, record.passwordHashes].every(Array.isArray) &&
+    typeof record.salt === "string";
+  return (
+    recordsOf(data.users, user) &&
+    recordsOf(data.securityParameters, named) &&
+    recordsOf(data.roles, named) &&
+    recordsOf(data.groups, named) &&
+    recordsOf(data.tasks, () => true) &&
+    LATER_SEGMENTS.every((segment) => data[segment] === undefined || isObject(data[segment]))
+  );
+}
+
 export function restoreStore(data: StoreData, options: StoreOptions = {}): Store {
   if (data?.format !== 1) throw new Error("The data file is not an egp emulator snapshot (format 1)");
   return new Store(data, options);

@@ -17,6 +17,11 @@ export interface EnvironmentContext {
   domains: Readonly<Record<string, number>>;
 }
 
+/** The id a name → id map gives `name`, by its own keys only (`constructor` is no role). */
+export function idOf(map: Readonly<Record<string, number>>, name: string): number | undefined {
+  return Object.hasOwn(map, name) ? map[name] : undefined;
+}
+
 /**
  * How plans show a field of a kind in the manifest's words: the wire field (the plan JSON's `field`)
  * → its manifest name and, where the wire codes it, its value as a manifest writes it

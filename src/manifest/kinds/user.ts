@@ -8,6 +8,7 @@ import {
   ENSURE_PRESENT,
   type EnvironmentContext,
   type FieldWords,
+  idOf,
   nameOfCode,
   namesOf,
   optionalText,
@@ -259,7 +260,7 @@ function resolveNames(
 ): NamedId[] {
   const resolved: NamedId[] = [];
   names.forEach((name, index) => {
-    const id = map[name];
+    const id = idOf(map, name);
     if (id !== undefined) {
       resolved.push({ name, id });
       return;
@@ -289,7 +290,7 @@ function domainId(
   report: Reporter,
 ): number | null | undefined {
   if (doc.domain === undefined || doc.domain === null) return doc.domain;
-  const id = environment.domains[doc.domain];
+  const id = idOf(environment.domains, doc.domain);
   if (id === undefined)
     report.error(
       ["domain"],

@@ -11,7 +11,8 @@ export const KIND = packageSteps.kind;
 /** The GUID an object of the manifest names, resolved on the source. */
 export function resolveObjectGuid(object: DesiredPackageObject, source: LivePackageSide): string | undefined {
   if (object.by === "guid") return object.guid;
-  return source.applicationsByName[object.name.toLowerCase()];
+  const name = object.name.toLowerCase();
+  return Object.hasOwn(source.applicationsByName, name) ? source.applicationsByName[name] : undefined;
 }
 
 /** The install options that decide which differences an install would resolve. */

@@ -20,7 +20,8 @@ function objectRequests(
   const requests = new Map<string, ObjectRequest>();
   for (const pkg of desired.packages) {
     for (const object of pkg.objects) {
-      const guid = object.by === "guid" ? object.guid : names[object.name.toLowerCase()];
+      const name = object.by === "name" ? object.name.toLowerCase() : "";
+      const guid = object.by === "guid" ? object.guid : Object.hasOwn(names, name) ? names[name] : undefined;
       if (guid) requests.set(guid, { guid, type: object.type });
     }
   }

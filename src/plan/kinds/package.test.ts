@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import type { DesiredPackageObject } from "../../manifest/index.ts";
+import { resolveObjectGuid } from "./package.ts";
+
+const byName = (name: string): DesiredPackageObject => ({
+  by: "name",
+  type: "Application",
+  name,
+  install: {
+    method: "createAndUpdate",
+    layout: "keep",
+    translations: "none",
+    InstallMethod: 2,
+    InstallOption: 1,
+    TranslationOption: 0,
+  },
+  source: { file: "manifests/packages.yaml", line: 1, column: 1 },
+});
+
+describe("resolveObjectGuid", () => {
+  const source = { objects: {}, applicationsByName: { "risk register": "a1b2" } };
+
+  it("finds an application by its name, in any case", () => {
+    expect(resolveObjectGuid(byName("Risk Register"), source)).toBe("a1b2");
+  });
+
+  it("looks names up by the map's own keys: Object's built-in names resolve to nothing", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty"])
+      expect(resolveObjectGuid(byName(name), source)).toBeUndefined();
+  });
+});

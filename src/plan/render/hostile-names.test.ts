@@ -154,7 +154,7 @@ describe("compare's reports", () => {
   it("escape control characters in text", () => {
     const text = renderComparisonText(comparison(TERMINAL));
     expect(text).not.toMatch(CONTROL);
-    expect(text).toContain("\\x1b[8m");
+    expect(text).toContain('Application "App ops\\u001b[8m');
   });
 
   it("escape names in HTML", () => {

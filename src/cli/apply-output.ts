@@ -1,5 +1,5 @@
 import type { ApplyEvent } from "../apply/index.ts";
-import type { Plan } from "../plan/index.ts";
+import { type Plan, printable, printableLines } from "../plan/index.ts";
 import { bytesText, elapsed, LiveView } from "./live-view.ts";
 import { divertLogs } from "./logger.ts";
 import { paintPlan, type Style } from "./style.ts";
@@ -23,7 +23,10 @@ export interface ApplySummary {
  * CI logs); a live view (a terminal).
  */
 export interface ApplyOutput {
-  /** A sentence for people. */
+  /**
+   * A sentence for people: its control characters are escaped but for its line breaks, so a name
+   * or an instance's message in it is passed through `printable` by the caller.
+   */
   say(line: string): void;
   /** The plan about to be applied. */
   plan(plan: Plan): void;
@@ -69,6 +72,12 @@ export function eventLog(): EventLog {
  * lines, in units that fit (`9.5 KiB`, not `0.0 MiB`); a wait says since when the step has run.
  */
 export function eventLine(log: EventLog, event: ApplyEvent, now = Date.now()): string | undefined {
+  const line = eventText(log, event, now);
+  // Step ids carry keys; messages and errors carry the instance's words.
+  return line === undefined ? undefined : printable(line);
+}
+
+function eventText(log: EventLog, event: ApplyEvent, now: number): string | undefined {
   const prefix = `${event.step.id} (${event.step.environment})`;
   switch (event.type) {
     case "start":
@@ -115,7 +124,7 @@ export function eventRecord(event: ApplyEvent): Record<string, unknown> {
 function jsonOutput(out: (text: string) => void, err: (text: string) => void): ApplyOutput {
   const line = (record: Record<string, unknown>) => out(`${JSON.stringify(record)}\n`);
   return {
-    say: (text: string) => err(`${text}\n`),
+    say: (text: string) => err(`${printableLines(text)}\n`),
     plan: (plan: Plan) => line({ type: "plan", plan }),
     event: (event: ApplyEvent) => line(eventRecord(event)),
     stepsEnded: () => undefined,
@@ -145,7 +154,8 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
   const log = eventLog();
   let stepsRunning = false;
   return {
-    say(text) {
+    say(sentence) {
+      const text = printableLines(sentence);
       if (live && stepsRunning) live.say(text);
       else out(`${text}\n`);
     },
@@ -167,7 +177,7 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
     },
     summary(summary) {
       if (summary.result === "no-changes") {
-        out(`No changes. ${summary.environment} matches the manifests.\n`);
+        out(`No changes. ${printable(summary.environment)} matches the manifests.\n`);
         return;
       }
       if (summary.result === "complete") {
@@ -176,17 +186,18 @@ function peopleOutput(options: OutputOptions, out: (text: string) => void): Appl
       }
       const failed = `${summary.failed.length} step(s) failed, ${summary.skipped} skipped`;
       out(`\n${style.paint("red", `Apply incomplete: ${counts(summary)}; ${failed}.`)}\n`);
-      for (const failure of summary.failed) out(`  ${failure.step}: ${failure.error}\n`);
+      for (const failure of summary.failed) out(`  ${printable(`${failure.step}: ${failure.error}`)}\n`);
     },
     verification(check) {
       if (check.changes.length === 0) {
+        const environment = printable(check.environment);
         const what = check.partial
-          ? `the targeted objects of ${check.environment} match`
-          : `${check.environment} matches`;
+          ? `the targeted objects of ${environment} match`
+          : `${environment} matches`;
         out(`${style.paint("green", `Verified: ${what} the manifests.`)}\n`);
         return;
       }
-      out(`\nVerification: ${check.environment} still differs from the manifests:\n`);
+      out(`\nVerification: ${printable(check.environment)} still differs from the manifests:\n`);
       out(paintPlan(options.renderPlan(check), style));
     },
     prompt: process.stdout,

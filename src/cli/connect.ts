@@ -5,6 +5,7 @@ import { createClient, type PlatformClient } from "../client/client.ts";
 import type { Emulator } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
+import { printable } from "../plan/index.ts";
 import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
@@ -42,7 +43,7 @@ export interface ConnectOptions {
 export function sayWaiting(waitMs: number) {
   return (holder: { pid: number; host: string; command: string }, file: string): void => {
     process.stderr.write(
-      `egp: ${file} is in use by pid ${holder.pid} on ${holder.host} (${holder.command}); waiting up to ${Math.round(waitMs / 1000)} s for it\n`,
+      `egp: ${printable(`${file} is in use by pid ${holder.pid} on ${holder.host} (${holder.command})`)}; waiting up to ${Math.round(waitMs / 1000)} s for it\n`,
     );
   };
 }

@@ -6,6 +6,8 @@
  * line as steps start and end, so it is consistent however the run ends.
  */
 
+import { printable } from "../plan/index.ts";
+
 export interface InterruptOptions {
   /** How long steps in flight may take to finish after the first interrupt. */
   graceMs: number;
@@ -83,7 +85,7 @@ export class Interrupts {
   private exitNow(message: string): never {
     this.dispose();
     this.options.release();
-    (this.options.fail ?? ((line) => process.stderr.write(`egp: ${line}\n`)))(message);
+    (this.options.fail ?? ((line) => process.stderr.write(`egp: ${printable(line)}\n`)))(message);
     return (this.options.exit ?? process.exit)(INTERRUPTED_EXIT_CODE);
   }
 

@@ -1,4 +1,5 @@
 import type { ApplyEvent } from "../apply/index.ts";
+import { printable } from "../plan/index.ts";
 import type { Colour, Style } from "./style.ts";
 
 /** A running step as the live view shows it. */
@@ -70,7 +71,8 @@ export class LiveView {
 
   event(event: ApplyEvent): void {
     const id = event.step.id;
-    const label = `${id} (${event.step.environment})`;
+    // Step ids carry keys, and messages and errors the instance's words: printable before painted.
+    const label = printable(`${id} (${event.step.environment})`);
     switch (event.type) {
       case "start":
         this.#running.set(id, { label, startedAt: this.#now() });
@@ -81,8 +83,9 @@ export class LiveView {
         if (!step) break;
         // A transfer reports every chunk: drawn at once when it begins, then by the timer.
         const begins = event.bytes !== undefined && step.bytes === undefined;
-        const changed = event.message !== step.message;
-        step.message = event.message;
+        const message = printable(event.message);
+        const changed = message !== step.message;
+        step.message = message;
         if (event.bytes !== undefined) {
           step.bytesSince ??= this.#now();
           step.bytes = event.bytes;
@@ -95,12 +98,16 @@ export class LiveView {
         this.#finish(id, "green", `✓ ${label} done in ${elapsed(event.ms ?? 0)}`);
         break;
       case "failed":
-        this.#finish(id, "red", `✗ ${label} FAILED: ${event.error.code} ${event.error.message}`);
+        this.#finish(
+          id,
+          "red",
+          `✗ ${label} FAILED: ${printable(`${event.error.code} ${event.error.message}`)}`,
+        );
         break;
       case "retry":
         this.#above(
           "yellow",
-          `↻ ${label} try ${event.attempt} failed (${event.error.message}); trying again`,
+          `↻ ${label} try ${event.attempt} failed (${printable(event.error.message)}); trying again`,
         );
         break;
       case "reused":

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from "pino";
+import { printable } from "../plan/index.ts";
 import { type Colour, type Style, styleOf } from "./style.ts";
 
 const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
@@ -15,14 +16,17 @@ const WORD: Record<number, [string, Colour]> = {
 /** Fields every record has, or that name egp's own parts: not worth a person's attention. */
 const QUIET = new Set(["level", "time", "pid", "hostname", "msg", "component", "name"]);
 
-/** A log record in words: `warning: message (key: value, …)`, as egp's other messages are written. */
+/**
+ * A log record in words: `warning: message (key: value, …)`, as egp's other messages are written.
+ * Its message and values may carry names and the instance's words: printable, before the colour.
+ */
 export function inWords(record: Record<string, unknown>, style: Style): string {
   const [word, colour] = WORD[Number(record.level)] ?? ["log", "gray"];
   const fields = Object.entries(record)
     .filter(([key, value]) => !QUIET.has(key) && value !== undefined)
     .map(([key, value]) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`);
   const tail = fields.length > 0 ? ` (${fields.join(", ")})` : "";
-  return `${style.paint(colour, `${word}:`)} ${String(record.msg ?? "")}${tail}\n`;
+  return `${style.paint(colour, `${word}:`)} ${printable(`${String(record.msg ?? "")}${tail}`)}\n`;
 }
 
 let diverted: ((line: string) => void) | undefined;

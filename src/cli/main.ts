@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { printableLines } from "../plan/index.ts";
 import { registerApplyCommand } from "./commands/apply.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
 import { registerDriftCommand } from "./commands/drift.ts";
@@ -56,7 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       return known.exitCode;
     }
     process.stderr.write(
-      `egp: internal error; please report it with the stack below.\n${(error as Error)?.stack ?? error}\n`,
+      `egp: internal error; please report it with the stack below.\n${printableLines(String((error as Error)?.stack ?? error))}\n`,
     );
     return 1;
   }

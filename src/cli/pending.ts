@@ -1,4 +1,5 @@
 import { Journal, JournalUnreadableError } from "../apply/index.ts";
+import { printable } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
 import { stateDirOf } from "./state-dir.ts";
 
@@ -27,9 +28,10 @@ export function pendingNotice(dir: string, env: string): string | undefined {
   }
   if (!pending) return undefined;
   const { plan, done, startedAt } = pending.state;
-  return (
+  // A journal is a file on disk: what it says is shown, never obeyed by the terminal.
+  return printable(
     `An interrupted apply is pending for ${env}: plan ${plan.id}, ${done.size} of ${plan.steps.length} steps done ` +
-    `(started ${startedAt}). Resume it with 'egp apply --env ${env} --resume'; ` +
-    `discard it with 'egp apply --env ${env} --discard' (a new 'egp apply --env ${env}' plans afresh and discards it).`
+      `(started ${startedAt}). Resume it with 'egp apply --env ${env} --resume'; ` +
+      `discard it with 'egp apply --env ${env} --discard' (a new 'egp apply --env ${env}' plans afresh and discards it).`,
   );
 }

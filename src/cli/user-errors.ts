@@ -9,8 +9,8 @@ import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
 import { IoErrorCode } from "../io/error-codes.ts";
-import { formatManifestError, ManifestError } from "../manifest/index.ts";
-import { formatPlanProblem, PlanError, PlanFileError } from "../plan/index.ts";
+import { formatManifestError, ManifestError, type ManifestIssue } from "../manifest/index.ts";
+import { formatPlanProblem, PlanError, PlanFileError, printable } from "../plan/index.ts";
 import { ExitError } from "./errors.ts";
 
 /** What the file system said, in words, for the failures a user can act on (a full disk, a missing file). */
@@ -33,11 +33,23 @@ function fileSystemError(error: unknown): string | undefined {
   return `cannot ${syscall ?? "use the file"}${path ? ` ${path}` : ""}: ${FILE_SYSTEM[code]} (${code})`;
 }
 
+/** A manifest issue as the CLI prints it: its file, position and path, printable. */
+export function issueLine(issue: ManifestIssue): string {
+  return printable(formatManifestError(issue));
+}
+
 /**
  * Failures a user can act on, as the one line (or, for manifests, one line per issue) the CLI
- * prints. Anything else is an internal error and gets a stack.
+ * prints, each printable: messages carry names and the instance's ValidationMessages, whose control
+ * characters (line breaks included) are shown escaped. Anything else is an internal error and gets
+ * a stack.
  */
 export function describeUserError(error: unknown): { lines: string[]; exitCode: number } | undefined {
+  const known = describe(error);
+  return known && { ...known, lines: known.lines.map(printable) };
+}
+
+function describe(error: unknown): { lines: string[]; exitCode: number } | undefined {
   if (error instanceof ExitError)
     return { lines: error.message ? [error.message] : [], exitCode: error.exitCode };
   if (error instanceof ManifestError) return { lines: error.issues.map(formatManifestError), exitCode: 1 };

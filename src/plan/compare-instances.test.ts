@@ -114,7 +114,7 @@ describe("comparison renderers", () => {
     const markdown = renderComparisonMarkdown(comparison);
     expect(markdown).toContain("| 2 | 1 | 1 | 1 | 2 |");
     expect(markdown).toContain(
-      "<details><summary>Mismatched · Application &quot;Risks&quot;: 1 mismatched, 1 missing in source (2 critical)</summary>",
+      "<details><summary><code>Mismatched · Application &quot;Risks&quot;: 1 mismatched, 1 missing in source (2 critical)</code></summary>",
     );
     const small = renderComparisonMarkdown(comparison, 900);
     expect(small.length).toBeLessThanOrEqual(900);

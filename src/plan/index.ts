@@ -61,6 +61,7 @@ export {
 export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
+export { printable, printableLines } from "./render/printable.ts";
 export { renderText } from "./render/text.ts";
 export type { RenderOptions } from "./render/values.ts";
 export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";

@@ -99,7 +99,9 @@ describe("egp compare", () => {
     );
     const markdown = await readFile(join(repo, "report.md"), "utf8");
     expect(markdown).toContain("| 3 | 2 | 1 | 0 | 2 |");
-    expect(markdown).toContain("<details><summary>Missing in target · Application &quot;Findings&quot;");
+    expect(markdown).toContain(
+      "<details><summary><code>Missing in target · Application &quot;Findings&quot;",
+    );
     const html = await compare("--format", "html", "--out", "report.html");
     expect(html.code).toBe(2);
     const text = await readFile(join(repo, "report.html"), "utf8");

@@ -75,7 +75,7 @@ describe("egp plan against demo-prod", () => {
       egp(["plan", "--env", "local-prod", "--format", "json"], { cwd: repo }),
     ]);
     expect(markdown.stdout).toContain(
-      "<details><summary>Package &quot;GRC Core&quot; · Application Controls: 5 part(s) to add, 1 to change, 1 only on the target (1 critical)</summary>",
+      "<details><summary><code>Package &quot;GRC Core&quot; · Application Controls: 5 part(s) to add, 1 to change, 1 only on the target (1 critical)</code></summary>",
     );
     expect(markdown.stdout).toContain('- field "Legacy Control ID": only on the target [critical]');
     const plan = readPlanFile(json.stdout);

@@ -18,7 +18,7 @@ import {
 
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
-import { type Plan, readPlanFile, summarize } from "../../plan/index.ts";
+import { type Plan, printable, readPlanFile, summarize } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
 import type { Connections } from "../connect.ts";
 import { ExitError } from "../errors.ts";
@@ -47,7 +47,7 @@ export async function confirm(env: string, interrupts: Interrupts, output: Apply
   prompt.on("SIGINT", () => interrupts.interrupt());
   try {
     const answer = await prompt.question(
-      `\nDo you want to perform these actions on ${env}?\n  Only 'yes' will be accepted: `,
+      `\nDo you want to perform these actions on ${printable(env)}?\n  Only 'yes' will be accepted: `,
     );
     return answer.trim() === "yes";
   } finally {
@@ -72,7 +72,7 @@ async function planPatiently(
     } catch (error) {
       if (attempt >= PLAN_TRIES || !isPassing(error)) throw error;
       say(
-        `Reading the live state failed (${(error as Error).message}); reading it again (try ${attempt + 1} of ${PLAN_TRIES}).`,
+        `Reading the live state failed (${printable((error as Error).message)}); reading it again (try ${attempt + 1} of ${PLAN_TRIES}).`,
       );
       await delay(1_000 * attempt);
     }

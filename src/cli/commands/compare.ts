@@ -1,12 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import {
-  type EnvironmentConfig,
-  environmentOf,
-  formatManifestError,
-  readRepository,
-} from "../../manifest/index.ts";
+import { type EnvironmentConfig, environmentOf, readRepository } from "../../manifest/index.ts";
 import {
   type Comparison,
   compareInstances,
@@ -19,6 +14,7 @@ import {
 import { readForComparison } from "../../state/compare-read.ts";
 import { ExitError } from "../errors.ts";
 import { withEnvironments } from "../run.ts";
+import { issueLine } from "../user-errors.ts";
 
 type CompareFormat = "text" | "markdown" | "json" | "html";
 
@@ -61,7 +57,7 @@ export function registerCompareCommand(program: Command): void {
         const bare = { ...repository, manifests: [] };
         const config = (name: string): EnvironmentConfig => {
           const { state, warnings } = environmentOf(bare, name);
-          for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+          for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
           return state.environment;
         };
         const [from, to] = [config(flags.from), config(flags.to)];

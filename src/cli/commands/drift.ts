@@ -1,10 +1,11 @@
 import type { Command } from "commander";
-import { formatManifestError } from "../../manifest/index.ts";
+
 import { ExitError } from "../errors.ts";
 import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
+import { issueLine } from "../user-errors.ts";
 import { type Format, formatOption, printPlan } from "./plan.ts";
 
 interface DriftFlags extends SelectionFlags {
@@ -25,7 +26,7 @@ export function registerDriftCommand(program: Command): void {
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
       const { plan, warnings } = await getPlan(dir, flags.env, selectionOf(flags), connections, logger);
-      for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+      for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       printPlan(plan, flags, "drift");

@@ -2,12 +2,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import type { ExportedFile } from "../../export/index.ts";
-import { environmentOf, formatManifestError, readRepository, selectManifests } from "../../manifest/index.ts";
-import { keysToRead, parseTargets, selects } from "../../plan/index.ts";
+import { environmentOf, readRepository, selectManifests } from "../../manifest/index.ts";
+import { keysToRead, parseTargets, printable, selects } from "../../plan/index.ts";
 import { readLiveState, startEarlyReads } from "../../state/index.ts";
 import { ExitError } from "../errors.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, withSelection } from "../selection.ts";
+import { issueLine } from "../user-errors.ts";
 
 interface ExportFlags extends SelectionFlags {
   env: string;
@@ -39,7 +40,7 @@ export function registerExportCommand(program: Command): void {
     await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
       const repository = selectManifests(await readRepository(dir), flags.manifests);
       const { state: desired, warnings } = environmentOf(repository, flags.env);
-      for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+      for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const targets = parseTargets(flags.target);
       const target = await connections.open(desired.environment);
       // Objects named exactly are read by name; a kind no target names is not needed to write the
@@ -61,7 +62,7 @@ export function registerExportCommand(program: Command): void {
       const out = resolve(flags.out);
       await writeFiles(out, exported.files);
       logger.info({ env: flags.env, out }, "exported");
-      for (const warning of exported.warnings) process.stderr.write(`warning: ${warning}\n`);
+      for (const warning of exported.warnings) process.stderr.write(`warning: ${printable(warning)}\n`);
       const shown = relative(process.cwd(), out) || ".";
       const summary = exported.files.map((f) => ({
         file: join(shown, f.file),
@@ -73,7 +74,7 @@ export function registerExportCommand(program: Command): void {
         return;
       }
       for (const file of exported.files)
-        process.stdout.write(`wrote ${join(shown, file.file)}: ${file.count} ${file.noun}\n`);
+        process.stdout.write(`wrote ${printable(join(shown, file.file))}: ${file.count} ${file.noun}\n`);
     });
   });
 }

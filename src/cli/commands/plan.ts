@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { fieldWordsOf, formatManifestError } from "../../manifest/index.ts";
+import { fieldWordsOf } from "../../manifest/index.ts";
 import {
   DEFAULT_MARKDOWN_LIMIT,
   type Plan,
@@ -17,6 +17,7 @@ import { pendingNotice } from "../pending.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { paintPlan, stylesFor } from "../style.ts";
+import { issueLine } from "../user-errors.ts";
 
 export type Format = "text" | "markdown" | "json";
 
@@ -79,7 +80,7 @@ export function registerPlanCommand(program: Command): void {
         connections,
         logger,
       );
-      for (const warning of warnings) process.stderr.write(`${formatManifestError(warning)}\n`);
+      for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       if (flags.out) {

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { listReleases, type ReleaseRecord, releasesDir } from "../../apply/index.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
+import { printable } from "../../plan/index.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 import { stateDirOf } from "../state-dir.ts";
 
@@ -54,6 +55,6 @@ export function registerReleasesCommand(program: Command): void {
         );
         return;
       }
-      for (const record of releases) process.stdout.write(`${line(record)}\n`);
+      for (const record of releases) process.stdout.write(`${printable(line(record))}\n`);
     });
 }

@@ -10,7 +10,7 @@ import {
   rollbackJournalFolder,
 } from "../../apply/index.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
-import { writePlanFile } from "../../plan/index.ts";
+import { printable, writePlanFile } from "../../plan/index.ts";
 import { applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
@@ -75,7 +75,7 @@ export function registerRollbackCommand(program: Command): void {
             say(
               `Nothing to roll back: ${env} already has the versions release ${release.id}'s snapshot holds.`,
             );
-            for (const note of rollback.notes) say(`  # ${note}`);
+            for (const note of rollback.notes) say(`  # ${printable(note)}`);
             return;
           }
           output.plan(plan);
@@ -106,13 +106,13 @@ export function registerRollbackCommand(program: Command): void {
             say(
               `\nRollback incomplete: ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.`,
             );
-            for (const failure of result.failed) say(`  ${failure.step}: ${failure.error}`);
+            for (const failure of result.failed) say(`  ${printable(`${failure.step}: ${failure.error}`)}`);
             throw new ExitError("rollback finished with failed steps", 1);
           }
           markRolledBack(stateDir, env, release.id, plan.id, new Date().toISOString());
           say(`\nRollback complete: ${env} has the versions of release ${release.id}'s snapshot again.`);
           say(`Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`);
-          for (const note of rollback.notes.slice(1)) say(`Not undone: ${note}.`);
+          for (const note of rollback.notes.slice(1)) say(`Not undone: ${printable(note)}.`);
         } finally {
           interrupts.dispose();
           lock.release();

@@ -1,8 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { formatManifestError, type LoadResult, loadRepository } from "../../manifest/index.ts";
+import { type LoadResult, loadRepository } from "../../manifest/index.ts";
 import { ExitError } from "../errors.ts";
+import { issueLine } from "../user-errors.ts";
 
 interface ValidateFlags {
   dir: string;
@@ -35,7 +36,7 @@ function printJson(result: LoadResult): void {
 
 function printText(result: LoadResult): void {
   const lines = result.ok ? result.warnings : [...result.errors, ...result.warnings];
-  for (const issue of lines) process.stderr.write(`${formatManifestError(issue)}\n`);
+  for (const issue of lines) process.stderr.write(`${issueLine(issue)}\n`);
   if (result.ok) process.stdout.write(`ok: ${summary(result)}\n`);
 }
 

@@ -1,8 +1,9 @@
 import type { ComparedObject, Comparison, ComparisonStatus } from "../compare-instances.ts";
 import type { DiffCounts } from "../package-diff.ts";
-import { escapeHtml, foldedDiff } from "./folds.ts";
+import { code, foldedDiff } from "./folds.ts";
 import { DEFAULT_MARKDOWN_LIMIT } from "./markdown.ts";
 import { partLine, type StatusWords } from "./parts.ts";
+import { printable, printableLines } from "./printable.ts";
 
 /* `egp compare` as text, markdown and JSON (the HTML report is comparison-html.ts). */
 
@@ -53,7 +54,7 @@ export function objectSummary(object: ComparedObject, comparison: Comparison): s
 }
 
 export function objectTitle(object: ComparedObject): string {
-  return `${object.type} ${JSON.stringify(object.name)}`;
+  return `${object.type} ${printable(JSON.stringify(object.name))}`;
 }
 
 export function summaryLines(comparison: Comparison): string[] {
@@ -74,7 +75,7 @@ function objectLines(object: ComparedObject, comparison: Comparison): string[] {
 
 export function renderComparisonText(comparison: Comparison): string {
   const lines = [
-    `egp compare: ${comparison.from} → ${comparison.to}`,
+    `egp compare: ${printable(comparison.from)} → ${printable(comparison.to)}`,
     "",
     ...summaryLines(comparison).map((line) => `  ${line}`),
   ];
@@ -88,8 +89,9 @@ export function renderComparisonText(comparison: Comparison): string {
     comparison.summary.matched === comparison.summary.objects
       ? `${comparison.from} and ${comparison.to} match.`
       : `${comparison.from} and ${comparison.to} differ.`;
-  lines.push("", verdict);
-  return `${lines.join("\n")}\n`;
+  lines.push("", printable(verdict));
+  // Each name is made printable where it is written; this pass is the net under all of them.
+  return `${printableLines(lines.join("\n"))}\n`;
 }
 
 export function renderComparisonJson(comparison: Comparison): string {
@@ -100,7 +102,7 @@ function fold(object: ComparedObject, comparison: Comparison): string {
   const words = compareWords(comparison);
   const lines = object.parts.map((part) => partLine(part, object.type, words));
   const summary = `${GROUP_TITLE[object.status]} · ${objectTitle(object)}: ${objectSummary(object, comparison)}`;
-  if (lines.length === 0) return `- ${escapeHtml(summary)}\n`;
+  if (lines.length === 0) return `- ${code(summary)}\n`;
   return foldedDiff(summary, lines);
 }
 
@@ -112,7 +114,7 @@ function fold(object: ComparedObject, comparison: Comparison): string {
 export function renderComparisonMarkdown(comparison: Comparison, limit = DEFAULT_MARKDOWN_LIMIT): string {
   const { summary } = comparison;
   const head = [
-    `### egp compare: \`${comparison.from}\` → \`${comparison.to}\``,
+    `### egp compare: ${code(comparison.from)} → ${code(comparison.to)}`,
     "",
     "| matched | mismatched | missing in target | missing in source | critical |",
     "|---:|---:|---:|---:|---:|",

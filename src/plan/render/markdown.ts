@@ -1,15 +1,16 @@
 import type { Change, FieldChange, Plan } from "../model.ts";
-import { fenceFor, foldedDiff } from "./folds.ts";
+import { code, escapeHtml, fenceFor, foldedDiff } from "./folds.ts";
 import { partLine } from "./parts.ts";
+import { printable } from "./printable.ts";
 import {
   excludedLine,
   fieldLines,
   formatValue,
   headline,
+  objectLine,
   objectTypeOf,
   partialLine,
   type RenderOptions,
-  SYMBOL,
   summaryLine,
   unmanagedLine,
 } from "./values.ts";
@@ -29,13 +30,14 @@ function fold(change: Change, field: FieldChange): string | undefined {
   const type = objectTypeOf(field);
   const lines = field.parts.map((part) => partLine(part, type));
   const after = typeof field.after === "string" ? field.after : formatValue(field.after);
+  // foldedDiff keeps the summary in code: the key and the object's name are data.
   return foldedDiff(`${change.kind} "${change.key}" · ${field.field}: ${after}`, lines);
 }
 
 function entry(change: Change, options: RenderOptions): Entry {
   const main = [
     headline(change, options.view),
-    `${SYMBOL[change.action]} ${change.kind} "${change.key}"`,
+    objectLine(change),
     ...fieldLines(change, { ...options, parts: false }).map((line) => `    ${line}`),
     "",
   ].join("\n");
@@ -48,7 +50,7 @@ function block(kind: string, entries: readonly Entry[], total: number): string {
   const fence = fenceFor(mains);
   const count = entries.length === total ? `${total}` : `${entries.length} of ${total} shown`;
   return [
-    `<details><summary>${kind} (${count})</summary>`,
+    `<details><summary>${escapeHtml(printable(kind))} (${count})</summary>`,
     "",
     `${fence}diff`,
     ...mains,
@@ -61,7 +63,7 @@ function block(kind: string, entries: readonly Entry[], total: number): string {
 }
 
 function title(plan: Plan, view: RenderOptions["view"]): string {
-  const env = `\`${plan.environment}\``;
+  const env = code(plan.environment);
   if (view !== "drift") return `### egp plan for ${env}`;
   return plan.changes.length === 0
     ? `### egp drift: ${env} matches the manifests`
@@ -73,14 +75,14 @@ function header(plan: Plan, view: RenderOptions["view"]): string {
   const none = view === "drift" ? "No drift." : "No changes.";
   const body =
     plan.changes.length === 0
-      ? `${none} \`${plan.environment}\` matches the manifests.`
+      ? `${none} ${code(plan.environment)} matches the manifests.`
       : [
           "| add | change | destroy | promote |",
           "|---:|---:|---:|---:|",
           `| ${add} | ${change} | ${destroy} | ${promote} |`,
           ...(destroy > 0 ? ["", `**Warning: this plan deletes ${destroy} resource(s).**`] : []),
         ].join("\n");
-  const partial = partialLine(plan);
+  const partial = partialLine(plan, code);
   return [title(plan, view), "", ...(partial ? [`_${partial}_`, ""] : []), body, ""].join("\n");
 }
 
@@ -98,9 +100,9 @@ export function renderMarkdown(
   const head = header(plan, options.view);
   const tail = [
     unmanagedLine(plan.unmanaged),
-    excludedLine(plan.excluded ?? []),
+    excludedLine(plan.excluded ?? [], code),
     plan.changes.length ? summaryLine(plan.summary, options.view) : undefined,
-    `<sub>plan ${plan.id}</sub>`,
+    `<sub>plan ${/^[\w.-]+$/.test(plan.id) ? plan.id : code(plan.id)}</sub>`,
   ]
     .filter(Boolean)
     .join("\n\n");

@@ -1,5 +1,6 @@
 import type { PartValue } from "../../state/live-state.ts";
 import type { PartDifference, PartStatus, PartType, PropertyDifference } from "../package-diff.ts";
+import { printable } from "./printable.ts";
 
 /*
  * One line per differing part of a package object, shared by plan and compare renderers:
@@ -61,5 +62,8 @@ export function describePart(part: PartDifference, words: StatusWords = PLAN_WOR
 export function partLine(part: PartDifference, objectType?: string, words: StatusWords = PLAN_WORDS): string {
   const critical = part.severity === "critical" ? " [critical]" : "";
   const kept = part.keptByInstall ? " (the install keeps the target's)" : "";
-  return `${PART_MARK[part.status]} ${partLabel(part.part, objectType)} ${JSON.stringify(part.name)}: ${describePart(part, words)}${critical}${kept}`;
+  // Property names and values are the instance's too: the whole line is made printable.
+  return printable(
+    `${PART_MARK[part.status]} ${partLabel(part.part, objectType)} ${JSON.stringify(part.name)}: ${describePart(part, words)}${critical}${kept}`,
+  );
 }

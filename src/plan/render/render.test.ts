@@ -74,10 +74,10 @@ describe("package parts", () => {
     expect(text).toContain('          ~ field "Field <0>": required false → true [critical]');
   });
 
-  it("are folded per object in markdown, names escaped in the summary", () => {
+  it("are folded per object in markdown, names in code in the summary", () => {
     const markdown = renderMarkdown(packagePlan(2, 1));
     expect(markdown).toContain(
-      "<details><summary>Package &quot;Release&quot; · Application App 001: 1 to change (1 critical)</summary>",
+      "<details><summary><code>Package &quot;Release&quot; · Application App 001: 1 to change (1 critical)</code></summary>",
     );
     expect(markdown).toContain('~ field "Field <0>": required false → true [critical]');
     // The object's line stays in the package's fence; its parts are only in the fold.

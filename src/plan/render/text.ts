@@ -1,34 +1,37 @@
 import type { Plan } from "../model.ts";
+import { printable, printableLines } from "./printable.ts";
 import {
   excludedLine,
   fieldLines,
   headline,
+  objectLine,
   partialLine,
   type RenderOptions,
-  SYMBOL,
   summaryLine,
   unmanagedLine,
 } from "./values.ts";
 
 /**
  * Terraform-style text: `+`/`~`/`-` per change, then a summary line. As a drift report
- * (`view: "drift"`) it says that the environment has drifted instead of what apply will do.
+ * (`view: "drift"`) it says that the environment has drifted instead of what apply will do. Names
+ * and values show their control characters escaped (printable.ts).
  */
 export function renderText(plan: Plan, options: RenderOptions = {}): string {
   const drift = options.view === "drift";
+  const environment = printable(plan.environment);
   const lines: string[] = [];
   const partial = partialLine(plan);
   if (partial) lines.push(partial, "");
   if (plan.changes.length === 0) {
-    lines.push(`${drift ? "No drift. " : "No changes. "}${plan.environment} matches the manifests.`);
+    lines.push(`${drift ? "No drift. " : "No changes. "}${environment} matches the manifests.`);
   } else if (drift) {
-    lines.push(`${plan.environment} has drifted from the manifests:`, "");
+    lines.push(`${environment} has drifted from the manifests:`, "");
   } else {
-    lines.push(`egp will perform the following actions on ${plan.environment}:`, "");
+    lines.push(`egp will perform the following actions on ${environment}:`, "");
   }
   for (const change of plan.changes) {
     lines.push(`  ${headline(change, options.view)}`);
-    lines.push(`  ${SYMBOL[change.action]} ${change.kind} "${change.key}"`);
+    lines.push(`  ${objectLine(change)}`);
     for (const line of fieldLines(change, options)) lines.push(`      ${line}`);
     lines.push("");
   }
@@ -42,5 +45,6 @@ export function renderText(plan: Plan, options: RenderOptions = {}): string {
     if (drifted < plan.changes.length)
       lines.push(`(${plan.changes.length - drifted} change(s) only enforce what can't be read back.)`);
   }
-  return `${lines.join("\n")}\n`;
+  // Each name is made printable where it is written; this pass is the net under all of them.
+  return `${printableLines(lines.join("\n"))}\n`;
 }

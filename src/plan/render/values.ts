@@ -1,6 +1,7 @@
 import type { FieldWords } from "../../manifest/index.ts";
 import { type Change, type FieldChange, SENSITIVE } from "../model.ts";
 import { partLine } from "./parts.ts";
+import { printable } from "./printable.ts";
 
 /** How a plan is rendered for people (text and markdown). */
 export interface RenderOptions {
@@ -13,11 +14,21 @@ export interface RenderOptions {
   words?: (kind: string) => FieldWords | undefined;
 }
 
-/** A value as the plan prints it: compact JSON, with strings quoted. */
+/** A value as the plan prints it: compact JSON, with strings quoted, on one line (printable.ts). */
 export function formatValue(value: unknown): string {
   if (value === undefined) return "(unset)";
-  if (typeof value === "string") return JSON.stringify(value);
-  return JSON.stringify(value) ?? String(value);
+  if (typeof value === "string") return printable(JSON.stringify(value));
+  return printable(JSON.stringify(value) ?? String(value));
+}
+
+/** A name as the text renderers quote it, on one line: `"jdoe"`. */
+export function quoted(name: string): string {
+  return `"${printable(name)}"`;
+}
+
+/** The line that names a change's object: `+ User "jdoe"`. */
+export function objectLine(change: Change): string {
+  return `${SYMBOL[change.action]} ${printable(change.kind)} ${quoted(change.key)}`;
 }
 
 export const SYMBOL: Record<Change["action"], string> = {
@@ -49,9 +60,11 @@ const DRIFT_VERB: Record<Change["action"], string> = {
 };
 
 export function headline(change: Change, view: RenderOptions["view"] = "plan"): string {
-  const where = change.source ? ` (${change.source.file}:${change.source.line}:${change.source.column})` : "";
+  const where = change.source
+    ? ` (${printable(change.source.file)}:${change.source.line}:${change.source.column})`
+    : "";
   const verb = view === "drift" ? DRIFT_VERB[change.action] : VERB[change.action];
-  return `# ${change.kind} "${change.key}" ${verb}${where}`;
+  return `# ${printable(change.kind)} ${quoted(change.key)} ${verb}${where}`;
 }
 
 /** A field as people read it: by its manifest name and value where its kind has words. */
@@ -95,16 +108,17 @@ export function fieldLines(change: Change, options: RenderOptions & { parts?: bo
     .flatMap((wire) => {
       const field = inWords(wire, words);
       const tag = field.verifiable ? "" : " (enforced, not verifiable)";
+      const name = printable(field.field);
       const line = field.sensitive
-        ? sensitiveLine(mark, field.field, field.sensitive, change.action) + tag
+        ? sensitiveLine(mark, name, field.sensitive.map(printable), change.action) + tag
         : field.before === undefined
-          ? `${mark} ${field.field}: ${formatValue(field.after)}${tag}`
-          : `${mark} ${field.field}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
+          ? `${mark} ${name}: ${formatValue(field.after)}${tag}`
+          : `${mark} ${name}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
       if (options.parts === false || !wire.parts) return [line];
       const type = objectTypeOf(wire);
       return [line, ...wire.parts.map((part) => `    ${partLine(part, type)}`)];
     });
-  return [...lines, ...change.notes.map((note) => `# ${note}`)];
+  return [...lines, ...change.notes.map((note) => `# ${printable(note)}`)];
 }
 
 export function summaryLine(
@@ -128,18 +142,25 @@ export function unmanagedLine(unmanaged: readonly { kind: string }[]): string | 
   return `Unmanaged, left alone (not in the manifests; see PrunePolicy): ${parts.join(", ")}.`;
 }
 
-export function excludedLine(excluded: readonly { kind: string; key: string }[]): string | undefined {
+/** `name` shows a name from the manifests: quoted in text, in code in markdown. */
+export function excludedLine(
+  excluded: readonly { kind: string; key: string }[],
+  name: (text: string) => string = quoted,
+): string | undefined {
   if (excluded.length === 0) return undefined;
-  const names = excluded.map((item) => `${item.kind} "${item.key}"`).join(", ");
+  const names = excluded.map((item) => `${printable(item.kind)} ${name(item.key)}`).join(", ");
   return `Excluded, never pruned (PrunePolicy exclude): ${names}.`;
 }
 
 /** `partial plan: 1 of 12 objects targeted (--target User/kmurphy)`, for a plan made with --target. */
-export function partialLine(plan: {
-  partial?: { targeted: number; of: number };
-  options: { targets?: readonly string[] };
-}): string | undefined {
+export function partialLine(
+  plan: {
+    partial?: { targeted: number; of: number };
+    options: { targets?: readonly string[] };
+  },
+  name: (text: string) => string = printable,
+): string | undefined {
   if (!plan.partial) return undefined;
-  const targets = (plan.options.targets ?? []).map((t) => `--target ${t}`).join(" ");
+  const targets = (plan.options.targets ?? []).map((t) => name(`--target ${t}`)).join(" ");
   return `partial plan: ${plan.partial.targeted} of ${plan.partial.of} objects targeted (${targets})`;
 }

@@ -2,7 +2,13 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { SourceLocation } from "./errors.ts";
 import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
-import type { InstallCodeOverrides, InstallWords } from "./kinds/package.ts";
+import {
+  INSTALL_METHOD_CODES,
+  INSTALL_OPTION_CODES,
+  type InstallCodeOverrides,
+  type InstallWords,
+  TRANSLATION_OPTION_CODES,
+} from "./kinds/package.ts";
 import type { Reporter } from "./report.ts";
 import { Secret } from "./secret.ts";
 import type { Variables } from "./substitute.ts";
@@ -328,19 +334,29 @@ function waitsOf(doc: EnvironmentDocument, report: Reporter): EnvironmentConfig[
   };
 }
 
-/** Two words of one option with one code could not be told apart by the instance. */
+const ASSUMED_CODES: Record<keyof InstallCodeOverrides, Readonly<Record<string, number>>> = {
+  installMethod: INSTALL_METHOD_CODES,
+  installOption: INSTALL_OPTION_CODES,
+  translationOption: TRANSLATION_OPTION_CODES,
+};
+
+/** Two words of one option with one code, given or assumed, could not be told apart by the instance. */
 function installCodesOf(doc: EnvironmentDocument, report: Reporter): InstallCodeOverrides | undefined {
   const given = doc.installCodes;
   if (!given) return undefined;
-  for (const [option, codes] of Object.entries(given)) {
-    const seen = new Map<number, string>();
-    for (const [word, code] of Object.entries(codes ?? {})) {
-      if (code === undefined) continue;
-      const other = seen.get(code);
-      if (other !== undefined)
-        report.error(["installCodes", option, word], `is ${other}'s code too; each word needs its own code`);
-      else seen.set(code, word);
-    }
+  for (const option of ["installMethod", "installOption", "translationOption"] as const) {
+    const own: Readonly<Record<string, number | undefined>> = given[option] ?? {};
+    const entries = Object.entries(own).filter(([, code]) => code !== undefined);
+    entries.forEach(([word, code], index) => {
+      const at = ["installCodes", option, word];
+      const earlier = entries.slice(0, index).find(([, c]) => c === code)?.[0];
+      const assumed = Object.entries(ASSUMED_CODES[option]).find(
+        ([w, c]) => own[w] === undefined && c === code,
+      );
+      if (earlier) report.error(at, `is ${earlier}'s code too; each word needs its own code`);
+      else if (assumed)
+        report.error(at, `is ${assumed[0]}'s assumed code too; give ${assumed[0]}'s code as well`);
+    });
   }
   return {
     ...(given.installMethod ? { installMethod: { ...given.installMethod } } : {}),

@@ -321,5 +321,9 @@ describe("environment files: install codes", () => {
     expect(lines(errorsOf({ environments: { dev: twice } }))).toEqual([
       "environments/dev.yaml:3:42 installCodes.translationOption.install: is none's code too; each word needs its own code",
     ]);
+    const assumed = ["url: embedded:empty", "installCodes:", "  installMethod: { createNew: 2 }"].join("\n");
+    expect(lines(errorsOf({ environments: { dev: assumed } }))).toEqual([
+      "environments/dev.yaml:3:31 installCodes.installMethod.createNew: is createAndUpdate's assumed code too; give createAndUpdate's code as well",
+    ]);
   });
 });

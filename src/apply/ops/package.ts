@@ -371,7 +371,8 @@ async function verifyUntilSame(
     });
   } catch (error) {
     if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
-    throw new ApplyError(ApplyErrorCode.VerifyFailed, failure(differing), { cause: error });
+    const waited = `checked for ${Math.round(context.timeouts.verifyMs / 1000)} s, timeouts.verify of ${context.step.environment}`;
+    throw new ApplyError(ApplyErrorCode.VerifyFailed, `${failure(differing)} (${waited})`, { cause: error });
   }
 }
 

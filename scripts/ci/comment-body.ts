@@ -22,6 +22,8 @@ export interface BodyOptions {
   /** Tells plans of the same environment name in different folders of one repository apart. */
   scope?: string;
   limit?: number;
+  /** A line above the plan: why the preview ran as it did (base-environments.ts). */
+  note?: string;
 }
 
 function markerKey(environment: string, scope?: string): string {
@@ -88,9 +90,15 @@ function assemble(marker: string, middle: string[], run: EgpRun, options: BodyOp
 
 /** The sticky pull-request comment of one environment's plan. */
 export function buildPlanComment(run: EgpRun, options: BodyOptions = {}): string {
+  const note = options.note ? [`> ${options.note.replace(/\s+/g, " ")}`, ""] : [];
   const middle = succeeded(run.exitCode)
-    ? [run.stdout.trim() ? run.stdout.replace(/\n+$/, "") : "egp printed no plan.", "", ...messages(run)]
-    : failure("plan", run);
+    ? [
+        ...note,
+        run.stdout.trim() ? run.stdout.replace(/\n+$/, "") : "egp printed no plan.",
+        "",
+        ...messages(run),
+      ]
+    : [...note, ...failure("plan", run)];
   return assemble(planMarker(run.environment, options.scope), middle, run, options);
 }
 

@@ -13,10 +13,13 @@ const yauzl = (): typeof import("yauzl") => require("yauzl") as typeof import("y
 
 /*
  * Downloaded packages live in a content-addressed cache, `.egp/artifacts/<sha256>.zip`, so that a
- * resumed apply reuses the file it already has. Before a package is installed anywhere it is
- * inspected (a promotion uploads it while it downloads, and installs only once the complete file
- * passed): it must name the objects the plan expects, and hold no entry that could escape a
- * folder, no link, and nothing that expands past the limits.
+ * resumed apply reuses the file it already has. A package file is opaque: the interface
+ * description says nothing of what is inside, and each instance writes its own layout. Before a
+ * package is installed anywhere it is inspected for what holds of any zip (a promotion uploads it
+ * while it downloads, and installs only once the complete file passed): no entry that could
+ * escape a folder, no link, nothing that expands past the limits. What the install did is verified
+ * on the target's metadata afterwards. Where the file happens to carry a `manifest.json` in the
+ * emulator's layout, it must also list the objects the plan expects: egp says more, never less.
  */
 
 export interface ArtifactLimits {
@@ -44,6 +47,8 @@ export function artifactsDir(stateDir: string): string {
 }
 
 export function artifactPath(stateDir: string, sha256: string): string {
+  // A digest from a journal or a release record is data: it never becomes another path.
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new ArtifactError(sha256, "not a sha256 digest");
   return join(artifactsDir(stateDir), `${sha256}.zip`);
 }
 
@@ -51,6 +56,17 @@ export async function sha256Of(file: string): Promise<string> {
   const hash = createHash("sha256");
   await pipeline(createReadStream(file), hash);
   return hash.digest("hex");
+}
+
+/** The kept file of `sha256`, once its bytes are checked to be the ones that digest names. */
+export async function verifiedArtifact(stateDir: string, sha256: string): Promise<string> {
+  const file = artifactPath(stateDir, sha256);
+  const actual = await sha256Of(file).catch((error: NodeJS.ErrnoException) => {
+    throw new ArtifactError(file, error.code === "ENOENT" ? "the file is gone" : error.message);
+  });
+  if (actual !== sha256)
+    throw new ArtifactError(file, `its content changed since it was kept (its sha256 is now ${actual})`);
+  return file;
 }
 
 /** Moves a finished download into the cache under its digest; returns the digest. */
@@ -82,6 +98,10 @@ function open(file: string): Promise<ZipFile> {
   });
 }
 
+/** The emulator's manifest entry, read only when it is small enough to be one. */
+const MANIFEST_ENTRY = "manifest.json";
+const MANIFEST_LIMIT = 16 * 1024 * 1024;
+
 function readEntry(zip: ZipFile, entry: Entry, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     zip.openReadStream(entry, (error, stream) => {
@@ -99,12 +119,32 @@ function readEntry(zip: ZipFile, entry: Entry, limit: number): Promise<string> {
   });
 }
 
-/** Inspects a package file; returns the GUIDs (lower case) of the objects its manifest lists. */
+/** The emulator's layout, where a file happens to be in it: the GUIDs its manifest lists, checked. */
+function listedObjects(file: string, text: string, names: Set<string>): string[] | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const manifest = PackageManifest.safeParse(json);
+  if (!manifest.success) return undefined;
+  for (const object of manifest.data.Objects) {
+    if (!names.has(object.File)) throw new ArtifactError(file, `${object.File} is listed but missing`);
+  }
+  return manifest.data.Objects.map((o) => o.Guid.toLowerCase());
+}
+
+/**
+ * Inspects a package file for what holds of any zip. Returns the GUIDs (lower case) of the objects
+ * its manifest lists where the file is in the emulator's layout (each expected one must be there),
+ * and undefined for any other layout: an opaque file.
+ */
 export async function inspectPackage(
   file: string,
   expected: readonly string[],
   limits: ArtifactLimits = DEFAULT_ARTIFACT_LIMITS,
-): Promise<string[]> {
+): Promise<string[] | undefined> {
   const zip = await open(file).catch((error: Error) => {
     throw new ArtifactError(file, `not a zip file (${error.message})`);
   });
@@ -130,28 +170,17 @@ export async function inspectPackage(
             : undefined);
         if (problem) return reject(new ArtifactError(file, `${problem}: ${entry.fileName}`));
         names.add(entry.fileName);
-        if (entry.fileName !== "manifest.json") return zip.readEntry();
-        readEntry(zip, entry, 16 * 1024 * 1024).then((text) => {
+        if (entry.fileName !== MANIFEST_ENTRY || entry.uncompressedSize > MANIFEST_LIMIT)
+          return zip.readEntry();
+        readEntry(zip, entry, MANIFEST_LIMIT).then((text) => {
           manifestText = text;
           zip.readEntry();
         }, reject);
       });
       zip.readEntry();
     });
-    if (manifestText === undefined) throw new ArtifactError(file, "no manifest.json");
-    let json: unknown;
-    try {
-      json = JSON.parse(manifestText);
-    } catch {
-      throw new ArtifactError(file, "manifest.json is not JSON");
-    }
-    const manifest = PackageManifest.safeParse(json);
-    if (!manifest.success)
-      throw new ArtifactError(file, `manifest.json: ${manifest.error.issues[0]?.message}`);
-    const listed = manifest.data.Objects.map((o) => o.Guid.toLowerCase());
-    for (const object of manifest.data.Objects) {
-      if (!names.has(object.File)) throw new ArtifactError(file, `${object.File} is listed but missing`);
-    }
+    const listed = manifestText === undefined ? undefined : listedObjects(file, manifestText, names);
+    if (!listed) return undefined;
     const missing = expected.map((g) => g.toLowerCase()).filter((guid) => !listed.includes(guid));
     if (missing.length)
       throw new ArtifactError(file, `objects missing from the package: ${missing.join(", ")}`);

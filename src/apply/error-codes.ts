@@ -6,6 +6,8 @@
 export const ApplyErrorCode = {
   PlanStale: "EGP_PLAN_STALE",
   PlanMismatch: "EGP_PLAN_MISMATCH",
+  /** A saved plan's `${VAR}` value is not what it was when the plan was made (or can't be checked). */
+  PlanSensitiveChanged: "EGP_PLAN_SENSITIVE_CHANGED",
   DeleteRefused: "EGP_DELETE_REFUSED",
   ArtifactRejected: "EGP_ARTIFACT_REJECTED",
   Locked: "EGP_LOCKED",

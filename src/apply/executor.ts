@@ -4,7 +4,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { ConnectionError, OutcomeUnknownError, RateLimitError, TransientError } from "../client/errors.ts";
 import { RetryBudget, withRetryBudget } from "../client/retry-budget.ts";
 import type { DesiredState } from "../manifest/index.ts";
-import type { Plan, Step } from "../plan/index.ts";
+import { type Plan, type Step, unsealStep } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError, StepError, type StepFailure } from "./errors.ts";
 import type { Journal } from "./journal.ts";
@@ -128,7 +128,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   const contextFor = (step: Step, resumed: boolean): OpContext => {
     const client = clientFor(step);
     return {
-      step,
+      step: unsealStep(step, plan.sensitive),
       planId: origins.get(step.id) ?? plan.id,
       client,
       desired: options.desired,

@@ -18,4 +18,5 @@ export type { Carried } from "./resume.ts";
 export { assertResumable, carryOver } from "./resume.ts";
 export type { PreparedRollback } from "./rollback.ts";
 export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
+export { SensitiveChangedError, unsealSaved } from "./sealed.ts";
 export { assertFresh, assertSamePlan, PlanMismatchError, StalePlanError } from "./stale.ts";

@@ -21,6 +21,9 @@ import { ApplyErrorCode } from "./error-codes.ts";
  * promoted is the one that can roll back.
  */
 
+/** A file's sha256, as the artifact cache names it: never a path. */
+export const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "expected a sha256: 64 lower-case hex characters");
+
 const Packed = z.object({
   guid: z.string(),
   type: z.enum(["Application", "SubForm", "GlobalReport"]),
@@ -30,15 +33,15 @@ const Packed = z.object({
 export const ReleaseRecord = z.object({
   formatVersion: z.literal(1),
   /** 12 hex digits, from the environment, the package and the plan that installed it. */
-  id: z.string(),
+  id: z.string().regex(/^[0-9a-f]{12}$/, "expected 12 lower-case hex characters"),
   environment: z.string(),
   sourceEnvironment: z.string(),
   /** The plan that ran the install. */
   plan: z.string(),
-  package: z.object({ name: z.string(), digest: z.string() }),
+  package: z.object({ name: z.string(), digest: Sha256 }),
   snapshot: z
     .object({
-      digest: z.string(),
+      digest: Sha256,
       takenAt: z.string(),
       /** The target's objects as the snapshot holds them: every part's fingerprint, by part key. */
       objects: z.array(Packed.extend({ parts: z.record(z.string(), z.string()) })),
@@ -109,6 +112,8 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
     const issue = parsed.error.issues[0];
     throw unusable(`${issue?.path.join(".") || "record"}: ${issue?.message}`);
   }
+  if (parsed.data.id !== id || parsed.data.environment !== env)
+    throw unusable(`it names release ${parsed.data.id} of ${parsed.data.environment}`);
   return parsed.data;
 }
 

@@ -4,7 +4,7 @@ import type { PlatformClient } from "../client/client.ts";
 import type { InstallCodeOverrides } from "../manifest/index.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan } from "../plan/index.ts";
 import { readPackageParts } from "../state/index.ts";
-import { artifactPath } from "./artifacts.ts";
+import { artifactPath, verifiedArtifact } from "./artifacts.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { Journal } from "./journal.ts";
 import { ReleaseError, type ReleaseRecord, releaseToRollBack } from "./releases.ts";
@@ -35,6 +35,12 @@ export async function prepareRollback(
       ApplyErrorCode.ReleaseUnusable,
       `the snapshot of release ${release.id}, ${file}, is gone; nothing to roll back to`,
     );
+  await verifiedArtifact(stateDir, snapshot.digest).catch((error: Error) => {
+    throw new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `the snapshot of release ${release.id} can't be used: ${error.message}`,
+    );
+  });
   const live = await readPackageParts(
     client,
     snapshot.objects.map((o) => ({ guid: o.guid, type: o.type })),

@@ -3,7 +3,8 @@ import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
 import type { Emulator } from "../emulator/index.ts";
-import type { EnvironmentConfig } from "../manifest/index.ts";
+import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
+import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
@@ -49,7 +50,8 @@ export function connections(options: ConnectOptions): Connections {
   const opened = new Map<string, Promise<OpenEnvironment>>();
   const emulators = new Map<string, Promise<Emulator>>();
 
-  const embedded = (config: EnvironmentConfig, seed: string, dataFile: string | undefined) => {
+  const embedded = (config: EnvironmentConfig, endpoint: Extract<Endpoint, { kind: "embedded" }>) => {
+    const { seed, dataFile } = endpoint;
     const key = dataFile ?? `memory:${config.name}`;
     let started = emulators.get(key);
     if (!started) {
@@ -64,6 +66,7 @@ export function connections(options: ConnectOptions): Connections {
           port: 0,
           seed,
           dataFile,
+          ...(endpoint.profile ? { profile: endpoint.profile } : {}),
           instance: config.instance,
           adminPassword: config.auth.password.reveal(),
           holder: options.command ?? "egp",
@@ -77,10 +80,9 @@ export function connections(options: ConnectOptions): Connections {
   };
 
   const openOne = async (config: EnvironmentConfig): Promise<OpenEnvironment> => {
+    guardOutput((config.sensitive ?? []).map((value) => value.reveal()));
     const emulator =
-      config.endpoint.kind === "embedded"
-        ? await embedded(config, config.endpoint.seed, config.endpoint.dataFile)
-        : undefined;
+      config.endpoint.kind === "embedded" ? await embedded(config, config.endpoint) : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
     const client = createClient({
       name: config.name,
@@ -89,6 +91,7 @@ export function connections(options: ConnectOptions): Connections {
       username: config.auth.username,
       domain: config.auth.domain,
       password: config.auth.password.reveal(),
+      sensitive: (config.sensitive ?? []).map((value) => value.reveal()),
       scheme: emulator ? "Platform" : config.auth.scheme,
       tls: { caFile: config.tls.caFile, insecure: config.tls.insecure },
       limits: emulator ? { concurrency: config.limits.concurrency, requestsPerSecond: 0 } : config.limits,

@@ -18,6 +18,7 @@ import {
 } from "../plan/index.ts";
 import { type EarlyReads, type LiveState, readLiveState, startEarlyReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
+import { guardDesired } from "./output-guard.ts";
 
 export interface PlanContext {
   desired: DesiredState;
@@ -66,6 +67,7 @@ export async function readContext(
   const targets = parseTargets(selection.targets);
   const early = await startReading(repository, env, connections, (kind) => keysToRead(targets, kind));
   const { state: desired, warnings } = environmentOf(repository, env);
+  guardDesired(desired);
   const wanted = narrowDesired(desired, targets);
   const target = await connections.open(desired.environment);
   const source =

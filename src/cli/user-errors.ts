@@ -1,4 +1,4 @@
-import { ArtifactError, LockedError, ReleaseError } from "../apply/index.ts";
+import { ArtifactError, LockedError, ReleaseError, SensitiveChangedError } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
@@ -43,6 +43,7 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     error instanceof PlanFileError ||
     error instanceof StalePlanError ||
     error instanceof PlanMismatchError ||
+    error instanceof SensitiveChangedError ||
     error instanceof LockedError ||
     error instanceof ArtifactError ||
     error instanceof ReleaseError

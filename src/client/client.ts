@@ -52,7 +52,7 @@ export interface PlatformClient {
  */
 export function createClient(input: ClientOptionsInput): PlatformClient {
   const options = parseClientOptions(input);
-  const scrubber = new Scrubber([options.password]);
+  const scrubber = new Scrubber([options.password, ...options.sensitive]);
   const log = createClientLog(options.logger, scrubber);
   if (options.tls.insecure) {
     log.warn(

@@ -25,6 +25,9 @@ export interface ODataQuery {
   orderBy?: OrderBy | OrderBy[];
 }
 
+/** The options of a list read whose items keep their shape: `$select` would change it. */
+export type ListQuery = Omit<ODataQuery, "select">;
+
 /** `$select` only: the content-by-id read allows no other option. */
 export type SelectOnly = Pick<ODataQuery, "select">;
 

@@ -27,6 +27,11 @@ export const ClientOptionsSchema = z
     /** UserDomain of the login; empty for local accounts. */
     domain: z.string().default(""),
     password: z.string().min(1),
+    /**
+     * Other values to keep out of every error and log, as the password is: what the caller
+     * substituted into the url, user name or domain (`${VAR}`), which a message would otherwise quote.
+     */
+    sensitive: z.array(z.string()).default([]),
     /** The scheme word of the Authorization header. */
     scheme: z
       .string()

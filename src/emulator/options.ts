@@ -14,6 +14,11 @@ export const EmulatorOptionsSchema = z
       .regex(/^\d+\.\d+(\.\d+)*$/, "a release is written like 6.14.0")
       .default(DEFAULT_RELEASE),
     instance: z.string().min(1).default("Default"),
+    /**
+     * `foreign` behaves like an instance egp has never seen: package files in a layout of its own,
+     * no package list or read (so no job status), HTML 404 pages for unknown paths.
+     */
+    profile: z.enum(["default", "foreign"]).default("default"),
     adminPassword: z.string().min(1).default("Password1!"),
     /** The scheme word of the Authorization header; real instances use their own word. */
     scheme: z.string().regex(/^\S+$/).default("Platform"),

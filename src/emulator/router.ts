@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { ok } from "./envelope.ts";
 import { HttpFailure, message } from "./failure.ts";
 import { prefersXml, toXml } from "./negotiate.ts";
+import { applyODataQuery, type FieldKind, parseODataQuery, selectFields } from "./odata.ts";
 import type { Session, Store } from "./store.ts";
 
 /*
@@ -12,6 +14,9 @@ import type { Session, Store } from "./store.ts";
  *
  * Verb override: a POST carrying `X-Http-Method-Override: <VERB>` is dispatched as that verb. A
  * POST without it, on a path that only reads, is answered 405 with an envelope.
+ *
+ * OData: a collection declared with `list` honours the five options; a route that reads them itself
+ * says so (`odata`); every other route answers a `$` option 400, never ignoring it.
  */
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
@@ -39,6 +44,11 @@ export interface RouteOptions {
   auth?: boolean;
   /** Largest body, in bytes, when a route needs more than the emulator's `bodyLimit`. */
   bodyLimit?: number;
+  /**
+   * The handler reads the query's OData (`$`) options itself. Any other route answers them 400,
+   * so that no option is ever silently ignored.
+   */
+  odata?: boolean;
 }
 
 interface Declared {
@@ -48,18 +58,44 @@ interface Declared {
   options: Required<Omit<RouteOptions, "bodyLimit">> & Pick<RouteOptions, "bodyLimit">;
 }
 
+/** A row's field by name: list items are plain objects of wire resources. */
+const fieldOf = (row: object, name: string): unknown => (row as Record<string, unknown>)[name];
+
 export type Authenticate = (req: FastifyRequest, store: Store) => Session;
 
 export class Routes {
   private readonly declared: Declared[] = [];
 
   private add(method: Method, path: string, handler: Handler, options: RouteOptions): void {
-    this.declared.push({ method, path, handler, options: { family: "platform", auth: true, ...options } });
+    this.declared.push({
+      method,
+      path,
+      handler,
+      options: { family: "platform", auth: true, odata: false, ...options },
+    });
   }
 
   /** A read: answers a plain GET and a POST with the GET override. */
   read(path: string, handler: Handler, options: RouteOptions = {}): void {
     this.add("GET", path, handler, options);
+  }
+
+  /**
+   * A read that answers a collection, one envelope per item, with the five OData options over the
+   * items' fields (`fields`: name → kind), as the user list takes them.
+   */
+  list<T extends object>(
+    path: string,
+    rows: (ctx: RouteContext) => readonly T[],
+    fields: Readonly<Record<string, FieldKind>>,
+    options: RouteOptions = {},
+  ): void {
+    const handler = (ctx: RouteContext) => {
+      // Parsed before the rows are read, so that a bad query is a 400 whatever the path's id names.
+      const query = parseODataQuery(ctx.query, fields);
+      return applyODataQuery(rows(ctx), query, fieldOf).map((row) => ok(selectFields(row, query, fieldOf)));
+    };
+    this.read(path, handler, { ...options, odata: true });
   }
   post(path: string, handler: Handler, options: RouteOptions = {}): void {
     this.add("POST", path, handler, options);
@@ -149,12 +185,14 @@ async function dispatch(
     );
   }
   const session = route.options.auth ? authenticate(req, store) : undefined;
+  const query = (req.query ?? {}) as Record<string, string | string[] | undefined>;
+  if (!route.options.odata) parseODataQuery(query, [], { allow: [] });
   let statusCode = 200;
   const payload = await route.handler({
     req,
     reply,
     params: (req.params ?? {}) as Record<string, string>,
-    query: (req.query ?? {}) as Record<string, string | string[] | undefined>,
+    query,
     body: req.body,
     store,
     session,

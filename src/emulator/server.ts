@@ -81,6 +81,13 @@ function notPersisted(error: unknown): HttpFailure {
   );
 }
 
+const NOT_FOUND_PAGE = `<!DOCTYPE html>
+<html><head><title>404 - File or directory not found.</title></head>
+<body><h1>Server Error</h1><h2>404 - File or directory not found.</h2>
+<p>The resource you are looking for might have been removed, had its name changed, or is temporarily unavailable.</p>
+</body></html>
+`;
+
 /** Message keys of fastify's own client errors; any other 4xx of fastify's is `BadRequest`. */
 const FASTIFY_KEYS: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "RequestTooLarge",
@@ -262,6 +269,8 @@ export async function buildEmulator(
 
   app.setNotFoundHandler((req, reply) => {
     reply.code(404);
+    // The web server in front of a real instance answers an unknown path with a page of its own.
+    if (options.profile === "foreign") return reply.type("text/html; charset=utf-8").send(NOT_FOUND_PAGE);
     return sendPayload(
       reply,
       failed([message("ResourceNotFound", `No resource answers ${req.method} ${req.url.split("?")[0]}.`)]),

@@ -1,6 +1,7 @@
 import type { EnvironmentConfig } from "./environment.ts";
 import type { DesiredLists, DesiredPrunePolicy } from "./kinds/index.ts";
 import type { DesiredAbsent } from "./kinds/kind.ts";
+import type { SensitiveValue } from "./sensitive.ts";
 
 /**
  * What the repository asks of one environment: its connection settings and every document that
@@ -21,6 +22,11 @@ export type DesiredState = DesiredLists & {
   digest: string;
   /** Repository-relative paths of those files. */
   files: readonly string[];
+  /**
+   * Every value `${VAR}` substitution filled in, in the environment files and in the documents:
+   * plans show their references, never them, and the CLI's output scrubber removes them.
+   */
+  sensitive?: readonly SensitiveValue[];
 };
 
 /** Freezes a state and everything in it, so that no stage can change what the next one sees. */

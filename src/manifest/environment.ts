@@ -47,7 +47,9 @@ export const EnvironmentDocument = z
     url: z
       .string()
       .regex(/^(https?:\/\/|embedded:)/i, "expected https://host[/path] or embedded:<seed>[?data=<file>]")
-      .describe("The platform's {base_url}, or embedded:<seed>[?data=<file>] for an in-process emulator."),
+      .describe(
+        "The platform's {base_url}, or embedded:<seed>[?data=<file>][&profile=foreign] for an in-process emulator.",
+      ),
     instance: z.string().min(1).optional().describe("InstanceName to log into (embedded default: Default)."),
     auth: z
       .strictObject({
@@ -156,6 +158,8 @@ export type Endpoint =
       seed: string;
       /** Absolute path of the JSON snapshot that keeps its state between runs; absent: in memory. */
       dataFile?: string;
+      /** `foreign`: an emulator that behaves like an instance egp has never seen. */
+      profile?: "foreign";
     };
 
 export interface EnvironmentConfig {
@@ -182,6 +186,11 @@ export interface EnvironmentConfig {
   waits: { jobMs: number; verifyMs: number };
   /** The install option codes the file gives; the words it leaves out keep their assumed codes. */
   installCodes?: InstallCodeOverrides;
+  /**
+   * The values of the variables its file names (`url`, `auth.username`, …): the client's scrubber
+   * removes them from every error and log, as it removes the password.
+   */
+  sensitive?: readonly Secret[];
 }
 
 export interface EnvironmentContextOptions {
@@ -223,12 +232,22 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
   }
   const params = new URLSearchParams(query);
   for (const key of params.keys())
-    if (key !== "data")
-      report.error(["url"], `unknown embedded option "${key}"; the only option is data=<file>`);
+    if (key !== "data" && key !== "profile")
+      report.error(
+        ["url"],
+        `unknown embedded option "${key}"; the options are data=<file> and profile=foreign`,
+      );
   const data = params.get("data");
   if (data === "") report.error(["url"], "data= needs a file path");
+  const profile = params.get("profile") ?? "default";
+  if (profile !== "default" && profile !== "foreign") report.error(["url"], "profile= is default or foreign");
   if (report.failed()) return null;
-  return data ? { kind: "embedded", seed, dataFile: resolve(dir, data) } : { kind: "embedded", seed };
+  return {
+    kind: "embedded",
+    seed,
+    ...(data ? { dataFile: resolve(dir, data) } : {}),
+    ...(profile === "foreign" ? { profile } : {}),
+  };
 }
 
 function httpEndpoint(url: string, report: Reporter): Endpoint | null {
@@ -377,6 +396,13 @@ function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOpt
   return from;
 }
 
+/** A value, and the host of a value that is a whole url: messages name hosts on their own. */
+function spellings(value: string): string[] {
+  if (!value) return [];
+  const host = URL.canParse(value) ? new URL(value).host : "";
+  return host && host !== value ? [value, host] : [value];
+}
+
 /** Step 2 of validating an environment file (zod has passed): normalize, checking as it goes. */
 export function normalizeEnvironment(
   doc: EnvironmentDocument,
@@ -412,5 +438,7 @@ export function normalizeEnvironment(
   if (installCodes) config.installCodes = installCodes;
   if (packagesFrom) config.packagesFrom = packagesFrom;
   if (doc.groups === undefined) config.groupsFromInstance = true;
+  const values = [...report.document.substituted.values()].flatMap((s) => s.values.flatMap(spellings));
+  if (values.length > 0) config.sensitive = [...new Set(values)].map((value) => new Secret(value));
   return config;
 }

@@ -57,4 +57,5 @@ export {
 } from "./load.ts";
 export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";
 export { Secret } from "./secret.ts";
+export type { SensitiveValue } from "./sensitive.ts";
 export type { Variables } from "./substitute.ts";

@@ -4,7 +4,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
-import { ManifestError, type ManifestIssue, sortIssues } from "./errors.ts";
+import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } from "./errors.ts";
 import {
   type DesiredDocument,
   type DesiredLists,
@@ -24,6 +24,7 @@ import {
 import type { Path } from "./path.ts";
 import { reporterFor } from "./report.ts";
 import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
+import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sensitive.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
 import { parseYamlFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
@@ -235,6 +236,8 @@ function scanManifests(
 interface LoadedEnvironment {
   config: EnvironmentConfig | null;
   document?: SourceDocument;
+  /** Its substituted values: the url, the user name, the password. */
+  sensitive?: SensitiveValue[];
 }
 
 function loadEnvironmentFile(
@@ -267,7 +270,11 @@ function loadEnvironmentFile(
     { name, dir: repository.dir, knownEnvironments: known, ...options },
     report,
   );
-  return { config: substitution.length === 0 && extra.length === 0 ? config : null, document };
+  return {
+    config: substitution.length === 0 && extra.length === 0 ? config : null,
+    document,
+    sensitive: sensitiveValuesOf(document, report, undefined),
+  };
 }
 
 function digestOf(files: readonly RepositoryFile[]): string {
@@ -285,6 +292,7 @@ function buildState(
   packagesFrom: EnvironmentConfig | undefined,
   entries: readonly ManifestEntry[],
   files: readonly RepositoryFile[],
+  environmentValues: readonly SensitiveValue[],
   issues: ManifestIssue[],
 ): DesiredState | null {
   const context: EnvironmentContext = {
@@ -298,6 +306,7 @@ function buildState(
   };
   const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
   const documents: PlacedDocument[] = [];
+  const sensitive: SensitiveValue[] = [...environmentValues];
   for (const entry of entries) {
     if (!entry.prepared || (entry.scope && !entry.scope.has(environment.name))) continue;
     const report = reporterFor(entry.document, entry.prefix, issues);
@@ -305,7 +314,13 @@ function buildState(
       if (entry.scope) report.error(["environments"], needsSource(entry.kind.kind, environment));
       continue;
     }
-    documents.push({ kind: entry.kind, desired: entry.prepared.normalize(context, report), report });
+    const desired = entry.prepared.normalize(context, report);
+    if (entry.document.substituted.size > 0) {
+      refuseUnhideable(entry.document, desired, entry.kind.key.field, report);
+      const at = (desired as { source?: SourceLocation }).source;
+      sensitive.push(...sensitiveValuesOf(entry.document, report, at));
+    }
+    documents.push({ kind: entry.kind, desired, report });
   }
   for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
   if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
@@ -323,6 +338,7 @@ function buildState(
     absent: all.filter(isAbsent),
     digest: digestOf(files),
     files: files.map((file) => file.path),
+    sensitive,
   };
   if (packagesFrom) state.packagesFrom = packagesFrom;
   return deepFreeze(state);
@@ -386,7 +402,18 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
     if (!config || source === null) continue;
     const files = [environmentFileOf.get(name)!, ...(source ? [environmentFileOf.get(source.name)!] : [])];
-    const state = buildState(config, source, scan.entries, [...files, ...repository.manifests], issues);
+    const values = [
+      ...(loaded.get(name)?.sensitive ?? []),
+      ...(source ? (loaded.get(source.name)?.sensitive ?? []) : []),
+    ];
+    const state = buildState(
+      config,
+      source,
+      scan.entries,
+      [...files, ...repository.manifests],
+      values,
+      issues,
+    );
     if (state) states.push(state);
   }
   if (options.env === undefined) promotionCycles(loaded, issues);

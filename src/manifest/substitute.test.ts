@@ -14,7 +14,11 @@ function documentOf(text: string) {
 
 describe("expandString", () => {
   it("substitutes every reference in a string", () => {
-    expect(expandString("${A}-${B}", { A: "1", B: "2" })).toEqual({ text: "1-2", failures: [] });
+    expect(expandString("${A}-${B}", { A: "1", B: "2" })).toEqual({
+      text: "1-2",
+      failures: [],
+      values: ["1", "2"],
+    });
   });
 
   it("keeps other dollars, and $${ writes a literal ${", () => {
@@ -32,7 +36,7 @@ describe("expandString", () => {
   });
 
   it("treats an empty variable as set", () => {
-    expect(expandString("${EMPTY}", { EMPTY: "" })).toEqual({ text: "", failures: [] });
+    expect(expandString("${EMPTY}", { EMPTY: "" })).toEqual({ text: "", failures: [], values: [""] });
   });
 });
 
@@ -46,7 +50,7 @@ describe("substituteDocument", () => {
       roles: { "${ROLE}": 2 },
       list: ["a", "x"],
     });
-    expect([...document.substituted]).toEqual(["auth.password", "list[1]"]);
+    expect([...document.substituted.keys()]).toEqual(["auth.password", "list[1]"]);
   });
 
   it("a missing variable is an error that names it and where it is used, never a value", () => {

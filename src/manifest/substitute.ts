@@ -24,6 +24,8 @@ type Failure = { kind: "missing"; name: string } | { kind: "malformed"; reason: 
 interface Expanded {
   text: string;
   failures: Failure[];
+  /** The variables' values that went into `text`. */
+  values: string[];
 }
 
 /**
@@ -33,6 +35,7 @@ interface Expanded {
 export function expandString(text: string, variables: Variables): Expanded {
   let out = "";
   const failures: Failure[] = [];
+  const values: string[] = [];
   let i = 0;
   while (i < text.length) {
     if (text.startsWith(`$\${`, i)) {
@@ -62,8 +65,9 @@ export function expandString(text: string, variables: Variables): Expanded {
       continue;
     }
     out += value;
+    values.push(value);
   }
-  return { text: out, failures };
+  return { text: out, failures, values };
 }
 
 /**
@@ -135,7 +139,7 @@ export function substituteDocument(
   const issues: ManifestIssue[] = [];
   if (!mentions(document.value)) return issues;
   document.value = walk(document.value, [], variables, (path, expanded, text) => {
-    document.substituted.add(formatPath(path));
+    document.substituted.set(formatPath(path), { path: [...path], written: text, values: expanded.values });
     const secret = hidesNames(path, text);
     for (const failure of expanded.failures) {
       if (failure.kind === "missing" && unset === "keep") continue;

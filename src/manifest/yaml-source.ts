@@ -13,10 +13,22 @@ export interface SourceDocument {
   index: number;
   /** The document as plain JS (after `${VAR}` substitution, once `substitute` has run). */
   value: unknown;
-  /** Paths whose string value came, at least in part, from an environment variable. */
-  readonly substituted: Set<string>;
+  /**
+   * Paths (formatted) whose string value came, at least in part, from an environment variable, with
+   * the path and the text as written (`${EGP_PROD_PASSWORD}`): plans show that text, never the value.
+   */
+  readonly substituted: Map<string, Substituted>;
   /** Position of the value at `path` (or of its key), or of the deepest part of the path that exists. */
   locate(path: Path, at?: "key" | "value"): SourceLocation;
+}
+
+/** A string value that `${VAR}` substitution filled in. */
+export interface Substituted {
+  path: Path;
+  /** The value as written in the file, references and all. */
+  written: string;
+  /** The values of the variables it names. */
+  values: string[];
 }
 
 export interface ParsedFile {
@@ -162,7 +174,7 @@ function sourceDocument(
     file,
     index,
     value,
-    substituted: new Set<string>(),
+    substituted: new Map<string, Substituted>(),
     locate(path, at = "value") {
       const node = nodeAt(document, path, at);
       return positionOf(file, counter, node?.range?.[0] ?? document.range?.[0]);
@@ -177,7 +189,7 @@ class FastSource implements SourceDocument {
   value: unknown;
   private readonly parsed: FastParsed;
   /** Made when first asked for: most documents have no `${VAR}`. */
-  private paths: Set<string> | undefined;
+  private paths: Map<string, Substituted> | undefined;
 
   constructor(file: string, parsed: FastParsed) {
     this.file = file;
@@ -186,8 +198,8 @@ class FastSource implements SourceDocument {
     this.parsed = parsed;
   }
 
-  get substituted(): Set<string> {
-    this.paths ??= new Set<string>();
+  get substituted(): Map<string, Substituted> {
+    this.paths ??= new Map<string, Substituted>();
     return this.paths;
   }
 

@@ -141,11 +141,32 @@ export function planConsistency(plan: Plan): string[] {
  */
 export function comparePlans(saved: Plan, derived: Plan): string[] {
   // A partial plan's counts say how many objects it knew of, which objects it does not target change.
-  const { createdAt: _a, partial: _p, changes: savedChanges, steps: savedSteps, ...savedRest } = saved;
-  const { createdAt: _b, partial: _q, changes: freshChanges, steps: freshSteps, ...freshRest } = derived;
+  // Sensitive values are compared by their digests, on apply (apply/sealed.ts), never shown here.
+  const {
+    createdAt: _a,
+    partial: _p,
+    sealing: _s,
+    changes: savedChanges,
+    steps: savedSteps,
+    ...savedRest
+  } = saved;
+  const {
+    createdAt: _b,
+    partial: _q,
+    sealing: _t,
+    changes: freshChanges,
+    steps: freshSteps,
+    ...freshRest
+  } = derived;
+  const places = (plan: Plan) =>
+    plan.sensitive?.map(({ step, path, reference }) => ({ step, path, reference }));
   return [
     ...planConsistency(saved).map((problem) => `${SAVED}: ${problem}`),
-    ...valueDifferences("plan", savedRest, freshRest),
+    ...valueDifferences(
+      "plan",
+      { ...savedRest, sensitive: places(saved) },
+      { ...freshRest, sensitive: places(derived) },
+    ),
     ...listDifferences("change", savedChanges, freshChanges, (c) => `${c.id} (${c.action})`, changeShape),
     ...listDifferences("step", savedSteps, freshSteps, (s) => `${s.id} (${s.op})`, stepShape),
   ];

@@ -33,11 +33,12 @@ export type {
   FieldChange,
   Plan,
   PlanSummary,
+  SensitiveInput,
   Step,
   StepOp,
   UnmanagedResource,
 } from "./model.ts";
-export { PLAN_FORMAT_VERSION, SENSITIVE } from "./model.ts";
+export { PLAN_FORMAT_VERSION, SENSITIVE, SealedValue } from "./model.ts";
 export type {
   DiffCounts,
   ObjectDiff,
@@ -51,7 +52,7 @@ export { describeDifference, diffObject } from "./package-diff.ts";
 export type { PasswordRules } from "./password-rules.ts";
 export { passwordRulesOf, passwordShortfalls } from "./password-rules.ts";
 export { countsAsDrift, planChanges, planRefusals, summarize } from "./plan-changes.ts";
-export { PlanFileError, readPlanFile, writePlanFile } from "./plan-file.ts";
+export { PlanFileError, readPlanFile, sealedDigest, writePlanFile } from "./plan-file.ts";
 export {
   renderComparisonJson,
   renderComparisonMarkdown,
@@ -64,5 +65,6 @@ export { renderText } from "./render/text.ts";
 export type { RenderOptions } from "./render/values.ts";
 export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";
 export { DEFAULT_ROLLBACK_PREFIX, planRollback } from "./rollback.ts";
+export { sealSensitive, unsealStep } from "./sensitive.ts";
 export type { Target } from "./targets.ts";
 export { keysToRead, narrowDesired, parseTargets, selects } from "./targets.ts";

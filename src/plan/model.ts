@@ -17,6 +17,46 @@ export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "prom
 /** Shown wherever a secret would be. */
 export const SENSITIVE = "(sensitive)";
 
+/**
+ * A value from `${VAR}`, held in memory only: every way of turning it into text gives nothing (JSON
+ * leaves the property out) or `(sensitive)`, so a plan that holds one can be saved, logged or
+ * rendered without it; `reveal()` gives it where a step sends it.
+ */
+export class SealedValue {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+    Object.freeze(this);
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return SENSITIVE;
+  }
+  toJSON(): undefined {
+    return undefined;
+  }
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return SENSITIVE;
+  }
+}
+
+/**
+ * A step input that came from `${VAR}`. The step's input holds `(sensitive)` at `path`; apply puts
+ * the value back just before the step runs, from the variable as it is then.
+ */
+export interface SensitiveInput {
+  step: string;
+  path: (string | number)[];
+  /** The manifest text the value came from (`${EGP_PROD_PASSWORD}`). */
+  reference: string;
+  /** Plan files only: a keyed digest of the value (docs/plan-format.md), to refuse the plan when it changed. */
+  digest?: string;
+  /** In memory only, never serialized. */
+  value?: SealedValue;
+}
+
 export interface FieldChange {
   /** The interface's field name, or a dot-path (`Contacts`, `Roles`, `Objects.Risk Register`). */
   field: string;
@@ -24,6 +64,11 @@ export interface FieldChange {
   after?: unknown;
   /** Written on apply but not readable from the instance: shown, never counted as drift. */
   verifiable: boolean;
+  /**
+   * The desired value came from `${VAR}`: `before` and `after` are left out (the live value would
+   * tell what the secret replaced, or be it) and the plan shows these references instead.
+   */
+  sensitive?: string[];
   /** Packages: every part of the object that differs, with its properties and severity (package-diff.ts). */
   parts?: PartDifference[];
 }
@@ -94,4 +139,8 @@ export interface Plan {
   /** Unmanaged objects the PrunePolicy's `exclude` names: never pruned. */
   excluded: UnmanagedResource[];
   summary: PlanSummary;
+  /** Step inputs that came from `${VAR}`; absent when none. */
+  sensitive?: SensitiveInput[];
+  /** Plan files only: how `sensitive[].digest` was keyed (plan-file.ts). */
+  sealing?: { salt: string; keyed: boolean };
 }

@@ -12,6 +12,7 @@ import {
 } from "./kinds/kind.ts";
 import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanSummary, type Step } from "./model.ts";
 import { orderSteps } from "./order.ts";
+import { sealSensitive, withReferences } from "./sensitive.ts";
 import { narrowDesired, parseTargets, selects, type Target, targetText } from "./targets.ts";
 
 /** A change counts as drift when something readable differs; role enforcement alone does not. */
@@ -70,11 +71,13 @@ export function planChanges(
     sorted.map((planner) => planner.plan(input)),
     targets,
   );
-  const changes = parts.flatMap((part) => part.changes);
-  const steps = orderSteps(
-    changes,
+  const sealed = sealSensitive(
+    parts.flatMap((part) => part.changes),
     parts.flatMap((part) => part.steps),
+    desired.sensitive,
   );
+  const changes = sealed.changes;
+  const steps = orderSteps(changes, sealed.steps);
   const allowDelete = options.allowDelete ?? false;
   const partial = targets.length > 0 ? partialOf(desired, live, planners, targets) : undefined;
   const digests = partial?.digests ?? {
@@ -115,6 +118,7 @@ export function planChanges(
     unmanaged: parts.flatMap((part) => part.unmanaged),
     excluded: parts.flatMap((part) => part.excluded ?? []),
     summary: summarize(changes),
+    ...(sealed.sensitive.length > 0 ? { sensitive: sealed.sensitive } : {}),
   };
 }
 
@@ -195,7 +199,13 @@ function partialOf(
   return {
     counts: { targeted: targeted.length, of },
     digests: {
-      manifests: digest([desired.environment, targeted.map((t) => [t.kind, t.key, t.desired ?? null])]),
+      // Substituted values are digested as their references: a digest of a short secret is a guess away from it.
+      manifests: digest(
+        withReferences(
+          [desired.environment, targeted.map((t) => [t.kind, t.key, t.desired ?? null])],
+          desired.sensitive ?? [],
+        ),
+      ),
       live: digest(liveParts),
       liveParts,
     },

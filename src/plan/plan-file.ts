@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { PlanErrorCode } from "./error-codes.ts";
 import { CHANGE_KINDS, type ChangeKind, STEP_OPS, type StepOp, stepInputSchema } from "./kinds/steps.ts";
@@ -82,6 +83,7 @@ const PlanFile = z.object({
           before: z.unknown().optional(),
           after: z.unknown().optional(),
           verifiable: z.boolean(),
+          sensitive: z.array(z.string()).optional(),
           parts: z.array(Part).optional(),
         }),
       ),
@@ -112,6 +114,17 @@ const PlanFile = z.object({
     promote: z.number(),
     drift: z.number(),
   }),
+  sensitive: z
+    .array(
+      z.object({
+        step: z.string(),
+        path: z.array(z.union([z.string(), z.number()])),
+        reference: z.string(),
+        digest: z.string().optional(),
+      }),
+    )
+    .optional(),
+  sealing: z.object({ salt: z.string(), keyed: z.boolean() }).optional(),
 });
 
 /** A plan file that can't be read: not JSON, another format version, or a damaged plan. */
@@ -123,8 +136,32 @@ export class PlanFileError extends Error {
   }
 }
 
-export function writePlanFile(plan: Plan): string {
-  return renderJson(plan);
+/**
+ * The digest a plan file keeps of a sensitive value: HMAC-SHA256 keyed by the plan's random salt and
+ * EGP_PLAN_KEY when set (docs/plan-format.md, "Sensitive values"), so that equal values in two
+ * plans don't look equal and, with the key, a guess can't be checked against the file.
+ */
+export function sealedDigest(value: string, salt: string, key: string | undefined): string {
+  return `hmac-sha256:${createHmac("sha256", `${salt}\u0000${key ?? ""}`)
+    .update(value)
+    .digest("hex")}`;
+}
+
+/**
+ * The plan as a file. Sensitive values are never in it (they are `SealedValue`s, which JSON leaves
+ * out); each gets its keyed digest, so that apply can refuse the plan once a value changed. A plan
+ * read from a file keeps the digests it has.
+ */
+export function writePlanFile(plan: Plan, options: { key?: string } = {}): string {
+  if (!plan.sensitive?.some((entry) => entry.digest === undefined)) return renderJson(plan);
+  const sealing = plan.sealing ?? { salt: randomBytes(16).toString("hex"), keyed: Boolean(options.key) };
+  const key = sealing.keyed ? options.key : undefined;
+  const sensitive = plan.sensitive.map((entry) =>
+    entry.digest !== undefined || !entry.value
+      ? entry
+      : { ...entry, digest: sealedDigest(entry.value.reveal(), sealing.salt, key) },
+  );
+  return renderJson({ ...plan, sensitive, sealing });
 }
 
 export function readPlanFile(text: string, file = "plan file"): Plan {

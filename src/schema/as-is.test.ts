@@ -50,7 +50,7 @@ function field(): Record<string, unknown> {
     Description: null,
     ValuesListValues: [{ Id: 13, Guid: "8c19", Name: "Open" }],
     ReferencedLevelIds: [5, 6],
-    SubformModuleId: null,
+    RelatedSubformId: null,
     Translations: [],
     UpdateInformation: { ...info },
     RelatedValuesListId: 25,

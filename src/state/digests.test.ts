@@ -69,7 +69,7 @@ const fields: Record<number, unknown[]> = {
       Description: "0-25",
       ValuesListValues: [],
       ReferencedLevelIds: [],
-      SubformModuleId: null,
+      RelatedSubformId: null,
       UpdateInformation: up,
     },
     {
@@ -87,7 +87,7 @@ const fields: Record<number, unknown[]> = {
         { Id: 2, Guid: G(8), Name: "Low" },
       ],
       ReferencedLevelIds: [21, 99],
-      SubformModuleId: 11,
+      RelatedSubformId: 11,
       UpdateInformation: up,
     },
   ],

@@ -63,9 +63,9 @@ export function describeTree(tree: ModuleTree, catalogue: Catalogue): Record<str
           values: sorted(f.ValuesListValues.map((v) => v.Name)),
           references: sorted(f.ReferencedLevelIds.map((id) => levelName.get(id) ?? `level #${id}`)),
           "sub-form":
-            f.SubformModuleId === null
+            f.RelatedSubformId === null
               ? null
-              : (moduleName.get(f.SubformModuleId) ?? `module #${f.SubformModuleId}`),
+              : (moduleName.get(f.RelatedSubformId) ?? `module #${f.RelatedSubformId}`),
         },
       };
     }

@@ -140,9 +140,9 @@ export function normalizeTree(tree: ModuleTree, catalogue: Catalogue): Record<st
         ),
         References: f.ReferencedLevelIds.map((id) => levelGuid.get(id) ?? `unknown-level:${id}`).sort(),
         Subform:
-          f.SubformModuleId === null
+          f.RelatedSubformId === null
             ? null
-            : (moduleGuid.get(f.SubformModuleId) ?? `unknown-module:${f.SubformModuleId}`),
+            : (moduleGuid.get(f.RelatedSubformId) ?? `unknown-module:${f.RelatedSubformId}`),
       };
     }
     if (layout) {

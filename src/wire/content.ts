@@ -4,8 +4,8 @@ import { UpdateInformation } from "./user.ts";
 /*
  * The content segment: content records and their field contents, the PUT wrapper, attachments,
  * history log content, the data gateway body and the workflow action result. The seed shows the
- * value shapes of types 2, 4 and 23 only; the others are the emulator's choices, listed in
- * docs/emulator.md ("Content, attachments and workflow").
+ * value shapes of types 2, 4 and 23 only; type 9 follows real instances; the others are the
+ * emulator's choices, listed in docs/emulator.md ("Content, attachments and workflow").
  */
 
 const int = z.number().int();
@@ -27,6 +27,17 @@ export type UsersGroupsContent = z.infer<typeof UsersGroupsContent>;
 /** One entry of a type 7 (External Links) value. */
 export const ExternalLink = z.object({ Name: z.string(), URL: z.string() });
 export type ExternalLink = z.infer<typeof ExternalLink>;
+
+/**
+ * One record of a type 9 (Cross-Reference) value, as real instances read it back and public clients
+ * send it: `[{ContentId: 212724, LevelId: 34}]`. Type 23 (Related Records) stays bare ids (seed).
+ */
+export const CrossReferenceItem = z.object({ ContentId: int, LevelId: int });
+export type CrossReferenceItem = z.infer<typeof CrossReferenceItem>;
+
+/** Type 9 (Cross-Reference): the records it points at. */
+export const CrossReferenceContent = z.array(CrossReferenceItem);
+export type CrossReferenceContent = z.infer<typeof CrossReferenceContent>;
 
 /** One checked cell of a type 16 (Matrix) value. */
 export const MatrixCell = z.object({ Row: z.string(), Column: z.string() });
@@ -73,9 +84,9 @@ export const ContentRead = z.object({
 });
 export type ContentRead = z.infer<typeof ContentRead>;
 
-/** Body of the field-content read: every field of every record named. */
+/** Body of the field-content read: the named fields of every record named; no field ids: all fields. */
 export const FieldContentRequest = z.object({
-  FieldIds: z.array(int).min(1),
+  FieldIds: z.array(int),
   ContentIds: z.array(int).min(1),
 });
 export type FieldContentRequest = z.infer<typeof FieldContentRequest>;

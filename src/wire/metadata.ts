@@ -126,8 +126,8 @@ export const FieldDefinition = z.object({
   ValuesListValues: z.array(ValuesListValue),
   /** Types 9 and 23: the levels the field points at; empty otherwise. */
   ReferencedLevelIds: z.array(int),
-  /** Type 24: the sub-form module; null otherwise. */
-  SubformModuleId: int.nullable(),
+  /** Type 24: the sub-form module, under the key real instances use; null otherwise. */
+  RelatedSubformId: int.nullable(),
   Translations: z.array(Translation),
   UpdateInformation: UpdateInformation.nullable(),
   /**

@@ -22,6 +22,8 @@ export interface StoredComment {
   id: number;
   issue: number;
   body: string;
+  /** Who wrote it (`user.login`). */
+  author: string;
   created: number;
   updated: number;
 }
@@ -42,7 +44,8 @@ export interface GitHubStandIn {
   comments: StoredComment[];
   requests: Recorded[];
   addPullRequest(title?: string): number;
-  addComment(issue: number, body: string): StoredComment;
+  /** A comment by `author` (default: someone else than the token's identity, a reviewer). */
+  addComment(issue: number, body: string, author?: string): StoredComment;
   commentsOn(issue: number): StoredComment[];
   close(): Promise<void>;
 }
@@ -78,6 +81,11 @@ export async function startGitHubStandIn(
      * (a fork's token, a fine-grained token without it) the label is dropped without an error.
      */
     dropUnknownLabels?: boolean;
+    /**
+     * Whose token it is. An Actions run's GITHUB_TOKEN (the default) writes as
+     * `github-actions[bot]` and is refused GET /user (403); a personal token's /user names its login.
+     */
+    login?: string;
   } = {},
 ): Promise<GitHubStandIn> {
   const owner = options.owner ?? "acme";
@@ -89,6 +97,8 @@ export async function startGitHubStandIn(
   const requests: Recorded[] = [];
   let clock = 0;
   let nextComment = 1000;
+  const BOT = "github-actions[bot]";
+  const identity = options.login ?? BOT;
   const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
   let base = "";
 
@@ -105,8 +115,8 @@ export async function startGitHubStandIn(
     return issue;
   }
 
-  function newComment(issue: number, body: string): StoredComment {
-    const comment = { id: nextComment++, issue, body, created: ++clock, updated: clock };
+  function newComment(issue: number, body: string, author = "reviewer"): StoredComment {
+    const comment = { id: nextComment++, issue, body, author, created: ++clock, updated: clock };
     comments.push(comment);
     return comment;
   }
@@ -116,7 +126,7 @@ export async function startGitHubStandIn(
       id: comment.id,
       body: comment.body,
       issue_url: `${base}/repos/${owner}/${repoName}/issues/${comment.issue}`,
-      user: { login: "github-actions[bot]" },
+      user: { login: comment.author, type: comment.author.endsWith("[bot]") ? "Bot" : "User" },
     };
   }
 
@@ -148,8 +158,14 @@ export async function startGitHubStandIn(
     if (authorization !== `Bearer ${token}` && authorization !== `token ${token}`) {
       return reply.code(401).send({ message: "Bad credentials" });
     }
+    if (request.url === "/user") return;
     const params = /^\/repos\/([^/]+)\/([^/?]+)/.exec(request.url);
     if (!params || params[1] !== owner || params[2] !== repoName) return reply.code(404).send(notFound);
+  });
+
+  app.get("/user", async (_request, reply) => {
+    if (identity === BOT) return reply.code(403).send({ message: "Resource not accessible by integration" });
+    return { login: identity, type: "User" };
   });
 
   app.get<{ Params: RepoParams & { number: string } }>(
@@ -171,7 +187,7 @@ export async function startGitHubStandIn(
         return reply.code(422).send({ message: "Validation Failed", errors: [{ code: "missing_field" }] });
       }
       if (body.length > BODY_LIMIT) return reply.code(422).send(tooLong("IssueComment"));
-      return reply.code(201).send(commentJson(newComment(number, body)));
+      return reply.code(201).send(commentJson(newComment(number, body, identity)));
     },
   );
 

@@ -94,6 +94,40 @@ describe("plan preview on a pull request", () => {
     expect(github.requests.every((r) => r.authorization === `Bearer ${github.token}`)).toBe(true);
   });
 
+  it("never edits a comment someone else wrote, even one that starts with the marker", async () => {
+    const pr = github.addPullRequest();
+    const forged = github.addComment(pr, `${MARKER}\nLooks good to me, merge it`, "mallory");
+    const posted = await comment("local-prod", plans["local-prod"]!, pr);
+    expect(posted.code).toBe(0);
+    expect(posted.stdout).toMatch(/: created \(\d+\)/);
+    expect(github.commentsOn(pr).find((c) => c.id === forged.id)).toMatchObject({
+      body: `${MARKER}\nLooks good to me, merge it`,
+      updated: forged.created,
+    });
+    const ours = github.commentsOn(pr).filter((c) => c.author === "github-actions[bot]");
+    expect(ours.map((c) => c.body.split("\n")[0])).toEqual([MARKER]);
+    expect(
+      github.requests.some((r) => r.method === "PATCH" && r.url.endsWith(`/comments/${forged.id}`)),
+    ).toBe(false);
+  });
+
+  it("with a personal token, edits the comment of the token's own login (GET /user), not the Actions bot's", async () => {
+    const personal = await startGitHubStandIn({ login: "egp-bot" });
+    try {
+      const pr = personal.addPullRequest();
+      const bot = personal.addComment(pr, `${MARKER}\nold`, "github-actions[bot]");
+      const own = personal.addComment(pr, `${MARKER}\nold`, "egp-bot");
+      const posted = await runStep("post-plan-comment", {
+        args: [...resultFlags("local-prod", plans["local-prod"]!)],
+        env: await githubEnv(personal, pr),
+      });
+      expect(posted.stdout).toContain(`: updated (${own.id})`);
+      expect(personal.commentsOn(pr).find((c) => c.id === bot.id)?.body).toBe(`${MARKER}\nold`);
+    } finally {
+      await personal.close();
+    }
+  });
+
   it("keeps one comment per environment on the same pull request", async () => {
     const pr = github.addPullRequest();
     for (const env of ["local-dev", "local-prod"]) {

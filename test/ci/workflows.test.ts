@@ -100,17 +100,24 @@ describe("glue lives in scripts, not in inline shell", () => {
     }
   });
 
+  const ALL_SECRETS = "${{ toJSON(secrets) }}";
+  // A pull request that changes the environment files is previewed without credentials.
+  const PREVIEW_SECRETS =
+    "${{ steps.base.outputs.environments-changed == 'true' && '{}' || toJSON(secrets) }}";
+
   it("passes the secrets JSON only to the egp action's `secrets` input", () => {
     for (const { step } of allSteps) {
       for (const [name, value] of Object.entries({ ...step.env, ...step.with })) {
         if (String(value).includes("secrets")) {
           expect(name).toBe("secrets");
           expect(step.uses).toBe("./.egp-tool/.github/actions/egp");
-          expect(value).toBe("${{ toJSON(secrets) }}");
+          expect([ALL_SECRETS, PREVIEW_SECRETS]).toContain(value);
         }
       }
     }
-    expect(egpSteps.every((s) => s.step.with?.secrets === "${{ toJSON(secrets) }}")).toBe(true);
+    expect(egpSteps.every((s) => [ALL_SECRETS, PREVIEW_SECRETS].includes(s.step.with?.secrets))).toBe(true);
+    const preview = stepsOf("egp-plan.yml").find((s) => s.step.id === "plan")?.step;
+    expect(preview.with.secrets).toBe(PREVIEW_SECRETS);
   });
 
   it("puts the secrets JSON in the environment of the step that runs egp only, not of setup or install", () => {
@@ -191,8 +198,15 @@ describe("reusable workflows", () => {
     expect(doc.permissions).toEqual({ contents: "read", "pull-requests": "write" });
     const plan = stepsOf("egp-plan.yml").find((s) => s.step.id === "plan")?.step;
     expect(plan.with.args).toBe(
-      "plan --env ${{ matrix.environment }} --format markdown --out plan-${{ matrix.environment }}.json --detailed-exitcode",
+      "${{ steps.base.outputs.environments-changed == 'true' && 'validate' || format('plan --env {0} --format markdown --out plan-{0}.json --detailed-exitcode', matrix.environment) }}",
     );
+    // Before egp runs, a pull request's environment files are replaced by the base branch's.
+    const steps = stepsOf("egp-plan.yml").map((s) => s.step);
+    const base = steps.findIndex((step) => step.with?.ref === "${{ github.event.pull_request.base.sha }}");
+    const swap = steps.findIndex((step) => step.id === "base");
+    expect(steps[base].with.path).toBe(".egp-base");
+    expect(steps[swap].run).toContain("scripts/ci/base-environments.ts --base .egp-base");
+    expect([base < swap, swap < steps.findIndex((step) => step.id === "plan")]).toEqual([true, true]);
     const upload = stepsOf("egp-plan.yml").find((s) => uses(s.step, "actions/upload-artifact"))?.step;
     expect(upload.with.path).toBe("${{ inputs.working-directory }}/plan-${{ matrix.environment }}.json");
   });

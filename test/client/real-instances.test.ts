@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
-import { InvalidArgumentError, NotFoundError } from "../../src/index.ts";
+import {
+  type CrossReferenceContent,
+  type FieldContent,
+  InvalidArgumentError,
+  NotFoundError,
+} from "../../src/index.ts";
 import { useClientEmulator } from "./helpers/client.ts";
 
 /*
@@ -74,5 +79,58 @@ describe("typed calls for reads real instances serve beyond the seed", () => {
       (category?.ValuesListValues ?? []).map((v) => [v.Id, v.Name, listId]),
     );
     await expect(c.valuesLists.values(999999)).rejects.toThrow(NotFoundError);
+  });
+
+  it("a sub-form field's definition names its sub-form as RelatedSubformId, typed", async () => {
+    const c = client();
+    const risks = catalogueOf(store()).byGuid("modules", demoGuid("risks"))?.Id as number;
+    const fields = await c.metadata.fieldDefinitionsByApplication(risks);
+    const subform = fields.find((f) => f.Type === 24);
+    const related: number | null | undefined = subform?.RelatedSubformId;
+    expect(related).toBe(catalogueOf(store()).byGuid("modules", demoGuid("comments"))?.Id);
+    expect(fields.filter((f) => f.Type !== 24).every((f) => f.RelatedSubformId === null)).toBe(true);
+  });
+
+  it("a cross-reference value is sent and read back as {ContentId, LevelId}", async () => {
+    const c = client();
+    const level = (path: string) => catalogueOf(store()).byGuid("levels", demoGuid(path))?.Id as number;
+    const title = await idOf("findings/finding/title");
+    const control = await idOf("findings/finding/control");
+    const value: CrossReferenceContent = [{ ContentId: 1003, LevelId: level("controls/control") }];
+    const id = await c.content.create({
+      LevelId: level("findings/finding"),
+      FieldContents: {
+        [title]: { Type: 1, Value: "Typed cross-reference", FieldId: title },
+        [control]: { Type: 9, Value: value, FieldId: control },
+      },
+    });
+    const read = await c.content.get(id);
+    const contents = read.FieldContents as Record<string, FieldContent>;
+    expect(contents[String(control)]).toEqual({ Type: 9, Value: value, FieldId: control });
+  });
+
+  it("field content with no field ids reads every field of the records", async () => {
+    const c = client();
+    const [risk] = await c.content.fieldContent({ FieldIds: [], ContentIds: [1002] });
+    expect(risk?.FieldContents).toEqual((await c.content.get(1002)).FieldContents);
+  });
+
+  it("list reads take OData options: an application found by name is that application", async () => {
+    const c = client();
+    const byName = await c.metadata.applications({
+      filter: { field: "Name", op: "eq", value: "Risk Register" },
+    });
+    expect(byName.map((a) => [a.Guid, a.Name])).toEqual([[demoGuid("risks"), "Risk Register"]]);
+    const parameters = await c.securityParameters.list({
+      filter: { field: "Name", op: "eq", value: "Services Parameter" },
+    });
+    expect(parameters.map((p) => p.Id)).toEqual([3]);
+    const risks = byName[0]?.Id as number;
+    const [last] = await c.metadata.fieldDefinitionsByApplication(risks, {
+      orderBy: { field: "Id", direction: "desc" },
+      top: 1,
+    });
+    const all = await c.metadata.fieldDefinitionsByApplication(risks);
+    expect(last?.Id).toBe(Math.max(...all.map((f) => f.Id)));
   });
 });

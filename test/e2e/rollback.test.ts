@@ -267,3 +267,37 @@ describe("snapshots over HTTP", () => {
     expect(typo.code).toBe(1);
   }, 30_000);
 });
+
+describe("kept files are checked by content before use", () => {
+  it("a snapshot file replaced by another zip, or a record whose digest is a path, is never uploaded", async () => {
+    const { prod, dir } = await pair();
+    const applied = await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    const [name] = releaseFiles(dir);
+    const recordFile = join(dir, ".egp/releases/local-prod", name as string);
+    const record = JSON.parse(readFileSync(recordFile, "utf8"));
+    const snapshotFile = join(dir, ".egp/artifacts", `${record.snapshot.digest}.zip`);
+    const packageFile = join(dir, ".egp/artifacts", `${record.package.digest}.zip`);
+    const installsBefore = installs(prod);
+
+    // Another zip (the promoted package itself) copied over the snapshot's file.
+    writeFileSync(snapshotFile, readFileSync(packageFile));
+    const swapped = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(swapped.code).toBe(1);
+    expect(swapped.stderr).toMatch(
+      /^egp: the snapshot of release [0-9a-f]{12} can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
+    );
+
+    // A record whose snapshot digest climbs out of the folder.
+    writeFileSync(
+      recordFile,
+      JSON.stringify({ ...record, snapshot: { ...record.snapshot, digest: "../../../tmp/x" } }),
+    );
+    const climbing = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
+    expect(climbing.code).toBe(1);
+    expect(climbing.stderr).toMatch(
+      /^egp: \S+ is not a release record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
+    );
+    expect(installs(prod)).toBe(installsBefore);
+  }, 60_000);
+});

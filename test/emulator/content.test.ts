@@ -294,9 +294,20 @@ describe("field contents are checked by type code", () => {
       "risks/risk",
       "risks/risk/controls",
       () => [1003],
-      () => [1003],
+      () => [{ ContentId: 1003, LevelId: d.level("controls/control") }],
       [1002],
       /which this field does not reference/,
+    ],
+    [
+      "risks/risk",
+      "risks/risk/controls",
+      () => [{ contentid: "1004", LevelId: d.level("controls/control") }, 1003, { ContentId: 1004 }],
+      () => [
+        { ContentId: 1004, LevelId: d.level("controls/control") },
+        { ContentId: 1003, LevelId: d.level("controls/control") },
+      ],
+      [{ ContentId: 1003, LevelId: 999999 }],
+      /content 1003 is in level \d+, not 999999/,
     ],
     ["risks/risk", "risks/risk/documents", () => [1], () => [1], [999], /attachment 999 does not exist/],
     ["vendors/vendor", "vendors/vendor/logo", () => [1], () => [1], ["x"], /item 0 is not a valid id/],
@@ -526,7 +537,7 @@ describe("reads by reference field and field content", () => {
     ]);
   });
 
-  it("field content: unknown ids, empty lists and a missing body are 400", async () => {
+  it("field content: unknown ids, an empty ContentIds and a missing body are 400", async () => {
     const token = await raw().token();
     const unknown = await raw().read("/core/content/fieldcontent", token, {
       body: { FieldIds: [999999], ContentIds: [424242] },
@@ -537,9 +548,10 @@ describe("reads by reference field and field content", () => {
       "ContentNotFound",
     ]);
     const empty = await raw().read("/core/content/fieldcontent", token, {
-      body: { FieldIds: [], ContentIds: [1002] },
+      body: { FieldIds: [d.field("risks/risk/name").Id], ContentIds: [] },
     });
     expect(empty.status).toBe(400);
+    expect(empty.body.ValidationMessages[0].Description).toMatch(/ContentIds/);
     expect((await raw().read("/core/content/fieldcontent", token)).status).toBe(400);
   });
 });

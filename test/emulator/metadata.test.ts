@@ -119,7 +119,7 @@ describe("metadata reads on demo-dev", () => {
     const comments = (await list(raw(), token, "/core/system/application")).find(
       (a) => a.Name === "Comments",
     );
-    expect(byAlias.get("Comments")).toMatchObject({ Type: 24, SubformModuleId: comments.Id });
+    expect(byAlias.get("Comments")).toMatchObject({ Type: 24, RelatedSubformId: comments.Id });
     const score = byAlias.get("Risk_Score");
     expect(await one(raw(), token, `/core/system/fielddefinition/${score.Id}`)).toEqual(score);
     const types = new Set(

@@ -190,7 +190,7 @@ export async function moduleTree(raw: Raw, token: string, guid: string): Promise
         : [];
       const {
         ReferencedLevelIds,
-        SubformModuleId,
+        RelatedSubformId,
         ValuesListValues,
         LevelId: _l,
         RelatedValuesListId: _list,
@@ -200,7 +200,7 @@ export async function moduleTree(raw: Raw, token: string, guid: string): Promise
         ...rest,
         ReferencedLevels: ReferencedLevelIds.map((id: number) => levelGuid.get(id)),
         TargetedLevels: targets,
-        Subform: SubformModuleId === null ? null : moduleGuid.get(SubformModuleId),
+        Subform: RelatedSubformId === null ? null : moduleGuid.get(RelatedSubformId),
         Values: ValuesListValues.map((v: Json) => ({ Guid: v.Guid, Name: v.Name })),
       });
     }

@@ -63,8 +63,27 @@ describe("environment files: embedded emulators", () => {
       expect.stringMatching(
         /^environments\/a\.yaml:1:6 url: unknown emulator seed; expected empty, demo-dev/,
       ),
-      'environments/b.yaml:1:6 url: unknown embedded option "port"; the only option is data=<file>',
+      'environments/b.yaml:1:6 url: unknown embedded option "port"; the options are data=<file> and profile=foreign',
     ]);
+  });
+
+  it("takes profile=foreign, alone or with data=, and refuses another profile", () => {
+    expect(onlyEnvironment(environmentDoc({ url: "embedded:demo-dev?profile=foreign" })).endpoint).toEqual({
+      kind: "embedded",
+      seed: "demo-dev",
+      profile: "foreign",
+    });
+    expect(
+      onlyEnvironment(environmentDoc({ url: "embedded:demo-dev?data=.egp/d.json&profile=foreign" })).endpoint,
+    ).toEqual({ kind: "embedded", seed: "demo-dev", dataFile: "/repo/.egp/d.json", profile: "foreign" });
+    expect(onlyEnvironment(environmentDoc({ url: "embedded:demo-dev?profile=default" })).endpoint).toEqual({
+      kind: "embedded",
+      seed: "demo-dev",
+    });
+    const errors = lines(
+      errorsOf({ environments: { a: environmentDoc({ url: "embedded:empty?profile=alien" }) } }),
+    );
+    expect(errors).toEqual(["environments/a.yaml:1:6 url: profile= is default or foreign"]);
   });
 
   it("warns that tls is ignored", () => {

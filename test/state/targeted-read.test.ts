@@ -1,3 +1,5 @@
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
@@ -52,5 +54,48 @@ describe("a targeted plan's user read", () => {
     await early.get("securityParameters");
     // The parameters' list read only.
     expect(client.stats().requests - before).toBe(1);
+  });
+});
+
+/** An instance in front of the emulator that drops `$filter`, as an instance ignoring it would. */
+async function filterIgnoringProxy(target: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", target);
+    url.searchParams.delete("$filter");
+    const forward = request(
+      url,
+      { method: req.method, headers: { ...req.headers, host: url.host } },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe("a targeted plan's user read from an instance that ignores the filter", () => {
+  it("keeps only the users it named", async () => {
+    const proxy = await filterIgnoringProxy(emulator.url);
+    const ignoring = createClient({
+      url: proxy.url,
+      instance: "Default",
+      username: "sysadmin",
+      password: "Password1!",
+      limits: { concurrency: 2, requestsPerSecond: 0 },
+    });
+    try {
+      const everyone = (await ignoring.users.list({
+        filter: { field: "UserName", op: "eq", value: "dpatel" },
+      })) as User[];
+      expect(everyone.length).toBeGreaterThan(1);
+      const early = startEarlyReads(ignoring, (kind) => (kind === "User" ? ["DPATEL", "nobody"] : undefined));
+      expect(names((await early.get("users")) as User[])).toEqual(["dpatel"]);
+    } finally {
+      await ignoring.close();
+      await new Promise((resolve) => proxy.server.close(resolve));
+    }
   });
 });

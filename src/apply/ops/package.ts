@@ -2,14 +2,21 @@ import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PlatformClient } from "../../client/client.ts";
-import { NotFoundError, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
+import { OutcomeUnknownError, PlatformError, ResponseShapeError } from "../../client/errors.ts";
 import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
 import type { StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
-import { ArtifactError, artifactPath, artifactsDir, inspectPackage, store } from "../artifacts.ts";
+import {
+  ArtifactError,
+  artifactPath,
+  artifactsDir,
+  inspectPackage,
+  store,
+  verifiedArtifact,
+} from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { poll as pollUntil } from "../poll.ts";
@@ -46,13 +53,33 @@ function marker(context: OpContext): string {
   return `[egp ${context.step.id.split("#")[0]}${snapshot} ${context.planId}]`;
 }
 
-/** Packages of this instance, when it offers a package list (not in the seed); undefined when not. */
+/** Instances of this run that answered that they have no package list: asked once. */
+const withoutList = new WeakSet<PlatformClient>();
+
+/**
+ * The answers of an instance that has no package list: not found or not allowed (a JSON envelope
+ * or the web server's HTML page), or a success that is no list.
+ */
+function notOffered(error: unknown): boolean {
+  if (error instanceof ResponseShapeError) return true;
+  return error instanceof PlatformError && [400, 404, 405, 501].includes(error.status ?? 0);
+}
+
+/**
+ * Packages of this instance, where it offers a package list (not in the interface description);
+ * undefined where not. It only speeds things up (finding a package an earlier try made, seeing a
+ * job's state): every caller has a way that needs no list.
+ */
 async function listPackages(context: OpContext): Promise<PackageRead[] | undefined> {
+  const { client } = context;
+  if (withoutList.has(client)) return undefined;
   try {
-    return await context.client.packages.list();
+    return await client.packages.list();
   } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
+    if (!notOffered(error)) throw error;
+    withoutList.add(client);
+    context.logger.debug({ env: context.step.environment }, "the instance has no package list");
+    return undefined;
   }
 }
 
@@ -111,7 +138,12 @@ const generateAfter =
       const status = (await listPackages(context))?.find((p) => p.Id === packageId)?.Status;
       if (status === "Generating" || status === "Ready") return { packageId };
     }
-    await context.client.packages.generate(packageId);
+    try {
+      await context.client.packages.generate(packageId);
+    } catch (error) {
+      // Without a package list, a resumed run learns that an earlier try started the job here.
+      if (!(context.resumed && notReady(error))) throw error;
+    }
     return { packageId };
   };
 
@@ -249,7 +281,7 @@ const upload: OpHandler = async (context) => {
       ApplyErrorCode.StepInputMissing,
       `${change(context)}: the download step left no artifact`,
     );
-  const packageId = await context.client.packages.upload(artifactPath(context.stateDir, sha256), {
+  const packageId = await context.client.packages.upload(await verifiedArtifact(context.stateDir, sha256), {
     fileName: `${sha256.slice(0, 12)}.zip`,
     onProgress: (p) => context.progress("uploading", p.bytes, p.total),
   });

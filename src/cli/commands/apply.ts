@@ -13,6 +13,7 @@ import {
   carryOver,
   isPassing,
   Journal,
+  unsealSaved,
 } from "../../apply/index.ts";
 
 import type { PlatformClient } from "../../client/client.ts";
@@ -238,7 +239,7 @@ export function registerApplyCommand(program: Command): void {
         let previous: Carried | undefined;
         if (resuming) {
           assertResumable(resuming.state, fresh.plan);
-          plan = resuming.state.plan;
+          plan = unsealSaved(resuming.state.plan, fresh.plan, process.env.EGP_PLAN_KEY);
           previous = resuming.state;
           say(
             `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
@@ -250,7 +251,7 @@ export function registerApplyCommand(program: Command): void {
           if (saved) {
             assertFresh(saved, fresh.plan);
             assertSamePlan(saved, fresh.plan);
-            plan = saved;
+            plan = unsealSaved(saved, fresh.plan, process.env.EGP_PLAN_KEY);
           }
           output.plan(plan);
           if (plan.changes.length === 0) {

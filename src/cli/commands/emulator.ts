@@ -12,6 +12,12 @@ interface EmulatorFlags {
   faults?: string;
   scheme: string;
   adminPassword?: string;
+  profile: string;
+}
+
+function profileOf(text: string): "default" | "foreign" {
+  if (text === "default" || text === "foreign") return text;
+  throw new ExitError(`--profile: expected default or foreign, got ${JSON.stringify(text)}`);
 }
 
 function portOf(text: string): number {
@@ -34,10 +40,16 @@ export function registerEmulatorCommand(program: Command): void {
     .option("--faults <spec>", "fault injection, e.g. seed=7,rate=0.2,statuses=503+429")
     .option("--scheme <word>", "scheme word of the Authorization header", "Platform")
     .option("--admin-password <pw>", "sysadmin's password (default: $EGP_EMULATOR_PASSWORD, else Password1!)")
+    .option(
+      "--profile <p>",
+      "default, or foreign: behave like an instance egp has never seen (package files of its own layout, no package list, HTML 404 pages)",
+      "default",
+    )
     .action(async (flags: EmulatorFlags) => {
       const { startEmulator } = await import("../../emulator/index.ts");
       const emulator = await startEmulator({
         port: portOf(flags.port),
+        profile: profileOf(flags.profile),
         host: flags.host,
         seed: flags.seed,
         release: flags.release,
@@ -53,7 +65,7 @@ export function registerEmulatorCommand(program: Command): void {
       });
       process.stdout.write(`listening on ${emulator.url}\n`);
       process.stdout.write(
-        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}; log in as sysadmin\n`,
+        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}, profile ${emulator.options.profile}; log in as sysadmin\n`,
       );
       const stop = () => {
         emulator.close().then(() => process.exit(0));

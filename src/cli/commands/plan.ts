@@ -83,7 +83,9 @@ export function registerPlanCommand(program: Command): void {
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       if (flags.out) {
-        await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
+        await writeFile(resolve(flags.out), writePlanFile(plan, { key: process.env.EGP_PLAN_KEY }), {
+          mode: 0o600,
+        });
         logger.info({ file: flags.out, plan: plan.id }, "plan saved");
       }
       printPlan(plan, flags);

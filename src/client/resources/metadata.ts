@@ -12,6 +12,7 @@ import {
 import { idOf } from "../args.ts";
 import type { Caller } from "../caller.ts";
 import { type Decoder, one, oneOrMany } from "../envelope.ts";
+import { type ListQuery, odataParams } from "../odata.ts";
 import { type Route, route } from "../route.ts";
 import { InstanceVersion } from "../schemas/version.ts";
 
@@ -21,6 +22,7 @@ import { InstanceVersion } from "../schemas/version.ts";
  * - Objects are checked against the wire schemas and keep any other field the instance sends.
  * - The seed does not show these bodies: a read that names a collection returns an array and
  *   accepts a single envelope too.
+ * - Collections take the OData options but `$select` (which would change the items' shape).
  */
 
 const loose = {
@@ -45,69 +47,75 @@ export type QuestionnaireRuleRead = z.infer<typeof loose.questionnaireRule>;
 
 export function metadataResource(caller: Caller) {
   // Routes are built inside the promise, so that a bad id rejects instead of throwing.
-  const read = async <T>(at: () => Route, decode: Decoder<T>) =>
-    caller.call({ method: "POST", override: true, route: at(), decode });
-  const list = <S extends z.ZodType>(at: () => Route, schema: S) => read(at, oneOrMany(schema));
+  const read = async <T>(at: () => Route, decode: Decoder<T>, query?: ListQuery) =>
+    caller.call({ method: "POST", override: true, route: at(), query: odataParams(query), decode });
+  const list = <S extends z.ZodType>(at: () => Route, schema: S, query?: ListQuery) =>
+    read(at, oneOrMany(schema), query);
   const single = <S extends z.ZodType>(at: () => Route, schema: S) => read(at, one(schema));
 
   return {
-    applications: () => list(() => route`/core/system/application`, loose.application),
+    applications: (query?: ListQuery) =>
+      list(() => route`/core/system/application`, loose.application, query),
     application: (applicationId: number) =>
       single(
         () => route`/core/system/application/${idOf("applicationId", applicationId)}`,
         loose.application,
       ),
-    questionnaires: () => list(() => route`/core/system/questionnaire`, loose.questionnaire),
+    questionnaires: (query?: ListQuery) =>
+      list(() => route`/core/system/questionnaire`, loose.questionnaire, query),
     questionnaire: (questionnaireId: number) =>
       single(
         () => route`/core/system/questionnaire/${idOf("questionnaireId", questionnaireId)}`,
         loose.questionnaire,
       ),
-    levels: () => list(() => route`/core/system/level`, loose.level),
+    levels: (query?: ListQuery) => list(() => route`/core/system/level`, loose.level, query),
     level: (levelId: number) =>
       single(() => route`/core/system/level/${idOf("levelId", levelId)}`, loose.level),
-    levelsByModule: (moduleId: number) =>
-      list(() => route`/core/system/level/module/${idOf("moduleId", moduleId)}`, loose.level),
+    levelsByModule: (moduleId: number, query?: ListQuery) =>
+      list(() => route`/core/system/level/module/${idOf("moduleId", moduleId)}`, loose.level, query),
     /** A cross-reference can target several levels, so this is a collection. */
-    levelsByReferenceField: (fieldId: number) =>
-      list(() => route`/core/system/level/referencefield/${idOf("fieldId", fieldId)}`, loose.level),
+    levelsByReferenceField: (fieldId: number, query?: ListQuery) =>
+      list(() => route`/core/system/level/referencefield/${idOf("fieldId", fieldId)}`, loose.level, query),
     levelLayout: (levelId: number) =>
       single(() => route`/core/system/levellayout/level/${idOf("levelId", levelId)}`, loose.layout),
     eventRule: (eventRuleId: number) =>
       single(() => route`/core/system/eventrule/${idOf("eventRuleId", eventRuleId)}`, loose.eventRule),
-    eventRulesByLevel: (levelId: number) =>
-      list(() => route`/core/system/eventrule/level/${idOf("levelId", levelId)}`, loose.eventRule),
+    eventRulesByLevel: (levelId: number, query?: ListQuery) =>
+      list(() => route`/core/system/eventrule/level/${idOf("levelId", levelId)}`, loose.eventRule, query),
     eventAction: (eventActionId: number) =>
       single(
         () => route`/core/system/eventaction/${idOf("eventActionId", eventActionId)}`,
         loose.eventAction,
       ),
-    eventActionsByRule: (eventRuleId: number) =>
+    eventActionsByRule: (eventRuleId: number, query?: ListQuery) =>
       list(
         () => route`/core/system/eventaction/eventrule/${idOf("eventRuleId", eventRuleId)}`,
         loose.eventAction,
+        query,
       ),
     questionnaireRule: (ruleId: number) =>
       single(
         () => route`/core/system/questionnairerule/${idOf("questionnaireRuleId", ruleId)}`,
         loose.questionnaireRule,
       ),
-    questionnaireRulesByLevel: (levelId: number) =>
+    questionnaireRulesByLevel: (levelId: number, query?: ListQuery) =>
       list(
         () => route`/core/system/questionnairerule/level/${idOf("levelId", levelId)}`,
         loose.questionnaireRule,
+        query,
       ),
     /** The instance's release, on the release's base path. */
     version: () => single(() => route`/core/system/applicationinfo/version`, InstanceVersion),
 
     /** Not in the seed: the field definitions of a level. */
-    fieldDefinitions: (levelId: number) =>
-      list(() => route`/core/system/fielddefinition/level/${idOf("levelId", levelId)}`, loose.field),
+    fieldDefinitions: (levelId: number, query?: ListQuery) =>
+      list(() => route`/core/system/fielddefinition/level/${idOf("levelId", levelId)}`, loose.field, query),
     /** Not in the seed: every field of an application's levels. */
-    fieldDefinitionsByApplication: (applicationId: number) =>
+    fieldDefinitionsByApplication: (applicationId: number, query?: ListQuery) =>
       list(
         () => route`/core/system/fielddefinition/application/${idOf("applicationId", applicationId)}`,
         loose.field,
+        query,
       ),
     /** Not in the seed: one field definition. */
     fieldDefinition: (fieldId: number) =>

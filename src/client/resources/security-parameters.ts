@@ -8,6 +8,7 @@ import {
 import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
 import { many, one } from "../envelope.ts";
+import { type ListQuery, odataParams } from "../odata.ts";
 import { route } from "../route.ts";
 
 /*
@@ -26,8 +27,15 @@ export function securityParametersResource(caller: Caller) {
   const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
 
   return {
-    async list() {
-      return caller.call({ method: "POST", override: true, route: base, decode: many(ParameterRead) });
+    /** Every parameter; OData options but `$select` allowed. */
+    async list(query?: ListQuery) {
+      return caller.call({
+        method: "POST",
+        override: true,
+        route: base,
+        query: odataParams(query),
+        decode: many(ParameterRead),
+      });
     },
 
     async get(parameterId: number) {

@@ -2,6 +2,7 @@ import { ValuesListValueRead } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
 import type { Caller } from "../caller.ts";
 import { oneOrMany } from "../envelope.ts";
+import { type ListQuery, odataParams } from "../odata.ts";
 import { route } from "../route.ts";
 
 /*
@@ -13,10 +14,16 @@ const loose = ValuesListValueRead.loose();
 
 export function valuesListsResource(caller: Caller) {
   return {
-    /** The list's values, in list order. */
-    async values(valuesListId: number) {
+    /** The list's values, in list order; OData options but `$select` allowed. */
+    async values(valuesListId: number, query?: ListQuery) {
       const at = route`/core/system/valueslistvalue/flat/valueslist/${idOf("valuesListId", valuesListId)}`;
-      return caller.call({ method: "POST", override: true, route: at, decode: oneOrMany(loose) });
+      return caller.call({
+        method: "POST",
+        override: true,
+        route: at,
+        query: odataParams(query),
+        decode: oneOrMany(loose),
+      });
     },
   };
 }

@@ -8,6 +8,8 @@ import { ContentRecord } from "../../wire/index.ts";
 
 export type {
   ContentWrapper,
+  CrossReferenceContent,
+  CrossReferenceItem,
   DataGatewayRequest,
   FieldContent,
   FieldContentRequest,

@@ -22,7 +22,13 @@ import type { Store } from "../store.ts";
 
 export type ModuleRecord = Omit<Application, "Type"> & { Type: ModuleType; TargetFieldId: number | null };
 export type LevelRecord = Omit<Level, "ModuleName">;
-export type FieldRecord = FieldDefinition;
+/**
+ * A field as stored. The sub-form's id keeps the name data files have always held it under;
+ * reads answer it as `RelatedSubformId`, the key of real instances (`presentField`).
+ */
+export type FieldRecord = Omit<FieldDefinition, "RelatedSubformId" | "RelatedValuesListId"> & {
+  SubformModuleId: number | null;
+};
 export type LayoutRecord = LevelLayout;
 export type EventRuleRecord = EventRule;
 export type EventActionRecord = EventAction;

@@ -48,8 +48,25 @@ export function valuesListIdOf(field: FieldRecord): number | null {
   return field.Type === FieldType.ValuesList ? field.Id : null;
 }
 
+/** Keys in the wire schema's order, so that a client keeps a read as parsed (src/schema/as-is.ts). */
 export function presentField(field: FieldRecord): FieldDefinition {
-  return { ...field, RelatedValuesListId: valuesListIdOf(field) };
+  return {
+    Id: field.Id,
+    Guid: field.Guid,
+    Alias: field.Alias,
+    Name: field.Name,
+    LevelId: field.LevelId,
+    Type: field.Type,
+    IsActive: field.IsActive,
+    IsRequired: field.IsRequired,
+    Description: field.Description,
+    ValuesListValues: field.ValuesListValues,
+    ReferencedLevelIds: field.ReferencedLevelIds,
+    RelatedSubformId: field.SubformModuleId,
+    Translations: field.Translations,
+    UpdateInformation: field.UpdateInformation,
+    RelatedValuesListId: valuesListIdOf(field),
+  };
 }
 
 export function presentValuesListValues(field: FieldRecord): ValuesListValueRead[] {

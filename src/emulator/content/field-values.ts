@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
-import { type FieldDefinition, FieldType } from "../../wire/index.ts";
+import { type CrossReferenceItem, FieldType } from "../../wire/index.ts";
+import type { FieldRecord } from "../catalogue/model.ts";
 
 /*
  * Checks a field content's `Value` against its field, by type code, and returns it in the one shape
@@ -101,7 +102,7 @@ function date(value: unknown): Checked {
   return { value };
 }
 
-function valuesList(field: FieldDefinition, value: unknown): Checked {
+function valuesList(field: FieldRecord, value: unknown): Checked {
   if (!isObject(value)) return problem("must be an object with ValuesListIds and OtherText");
   const rawIds = keyed(value, "ValuesListIds");
   const list = rawIds === undefined || rawIds === null ? { ids: [] } : idList(rawIds);
@@ -181,18 +182,59 @@ function ids(value: unknown, what: string, check: (id: number) => string | undef
   return list.ids.length === 0 ? CLEARED : { value: list.ids };
 }
 
-function references(field: FieldDefinition, value: unknown, lookups: ValueLookups): Checked {
-  return ids(value, "content", (id) => {
-    const level = lookups.recordLevel(id);
-    if (level === undefined) return `content ${id} does not exist`;
-    if (!field.ReferencedLevelIds.includes(level)) {
-      return `content ${id} is in level ${level}, which this field does not reference`;
-    }
-    return undefined;
-  });
+/** Why a record can't be a reference of this field, or undefined when it can. */
+function referenceProblem(field: FieldRecord, id: number, lookups: ValueLookups): string | undefined {
+  const level = lookups.recordLevel(id);
+  if (level === undefined) return `content ${id} does not exist`;
+  if (!field.ReferencedLevelIds.includes(level)) {
+    return `content ${id} is in level ${level}, which this field does not reference`;
+  }
+  return undefined;
 }
 
-function subform(field: FieldDefinition, value: unknown, lookups: ValueLookups): Checked {
+/** Type 23 (Related Records): bare record ids, as the seed shows. */
+function relatedRecords(field: FieldRecord, value: unknown, lookups: ValueLookups): Checked {
+  return ids(value, "content", (id) => referenceProblem(field, id, lookups));
+}
+
+/** One item of a type 9 value: `{ContentId, LevelId?}`, or a bare id. */
+function crossReferenceItem(item: unknown): { id: number; level?: number } | undefined {
+  if (!isObject(item)) {
+    const id = toId(item);
+    return id === undefined ? undefined : { id };
+  }
+  const id = toId(keyed(item, "ContentId"));
+  const rawLevel = keyed(item, "LevelId");
+  if (id === undefined) return undefined;
+  if (rawLevel === undefined || rawLevel === null) return { id };
+  const level = toId(rawLevel);
+  return level === undefined ? undefined : { id, level };
+}
+
+/**
+ * Type 9 (Cross-Reference): `[{ContentId, LevelId}]`, as real instances answer it and public clients
+ * send it; bare ids are taken too, as clients written to the seed's type 23 shape send them. A
+ * `LevelId` that is sent must be the record's level; one that is not sent is filled in.
+ */
+function crossReferences(field: FieldRecord, value: unknown, lookups: ValueLookups): Checked {
+  if (!Array.isArray(value)) return problem("must be an array of {ContentId, LevelId} objects");
+  const items: CrossReferenceItem[] = [];
+  for (const [index, raw] of value.entries()) {
+    const item = crossReferenceItem(raw);
+    if (!item) return problem(`item ${index} must be {ContentId, LevelId} or a content id`);
+    const wrong = referenceProblem(field, item.id, lookups);
+    if (wrong) return problem(wrong);
+    const level = lookups.recordLevel(item.id) as number;
+    if (item.level !== undefined && item.level !== level) {
+      return problem(`item ${index}: content ${item.id} is in level ${level}, not ${item.level}`);
+    }
+    if (!items.some((known) => known.ContentId === item.id))
+      items.push({ ContentId: item.id, LevelId: level });
+  }
+  return items.length === 0 ? CLEARED : { value: items };
+}
+
+function subform(field: FieldRecord, value: unknown, lookups: ValueLookups): Checked {
   return ids(value, "content", (id) => {
     const level = lookups.recordLevel(id);
     if (level === undefined) return `content ${id} does not exist`;
@@ -230,7 +272,7 @@ function ipAddress(value: unknown): Checked {
 }
 
 /** Checks a value for its field; null and undefined clear the field. */
-export function checkValue(field: FieldDefinition, value: unknown, lookups: ValueLookups): Checked {
+export function checkValue(field: FieldRecord, value: unknown, lookups: ValueLookups): Checked {
   if (value === null || value === undefined) return CLEARED;
   switch (field.Type) {
     case FieldType.Text:
@@ -246,8 +288,9 @@ export function checkValue(field: FieldDefinition, value: unknown, lookups: Valu
     case FieldType.UsersGroups:
       return usersGroups(value, lookups);
     case FieldType.CrossReference:
+      return crossReferences(field, value, lookups);
     case FieldType.RelatedRecords:
-      return references(field, value, lookups);
+      return relatedRecords(field, value, lookups);
     case FieldType.Attachment:
     case FieldType.Image:
       return attachments(value, lookups);

@@ -1,6 +1,7 @@
 import type { FieldContent, HistoryEntry, UpdateInformation } from "../../wire/index.ts";
 import { type Catalogue, catalogueOf } from "../catalogue/model.ts";
 import type { Store } from "../store.ts";
+import { CROSS_REFERENCE_SHAPE, upgradeCrossReferences } from "./upgrade.ts";
 
 /*
  * The content segment's state, in `store.data.content` (plain JSON, persisted by `--data`):
@@ -92,6 +93,8 @@ export interface ContentData {
   generatedKey: string | null;
   /** Module id → the last `SequentialId` given in it. */
   sequences?: Record<string, number>;
+  /** Absent in data files whose type 9 values are bare ids: `contentOf` upgrades them. */
+  crossReferenceShape?: typeof CROSS_REFERENCE_SHAPE;
 }
 
 export function emptyContent(): ContentData {
@@ -102,6 +105,7 @@ export function emptyContent(): ContentData {
     workflows: {},
     generatedKey: null,
     sequences: {},
+    crossReferenceShape: CROSS_REFERENCE_SHAPE,
   };
 }
 
@@ -113,6 +117,7 @@ export function contentOf(store: Store): ContentData {
     store.data.content = data;
   }
   if (!data.sequences) numberRecords(store, data);
+  if (data.crossReferenceShape !== CROSS_REFERENCE_SHAPE) upgradeCrossReferences(data, catalogueOf(store));
   return data;
 }
 

@@ -1,10 +1,5 @@
-import {
-  type ContentRead,
-  type FieldDefinition,
-  FieldType,
-  type ValuesListContent,
-} from "../../wire/index.ts";
-import type { Catalogue } from "../catalogue/model.ts";
+import { type ContentRead, FieldType, type ValuesListContent } from "../../wire/index.ts";
+import type { Catalogue, FieldRecord } from "../catalogue/model.ts";
 import type { FieldKind, ODataQuery } from "../odata.ts";
 import type { StoredRecord } from "./model.ts";
 
@@ -29,18 +24,18 @@ export interface ContentScope {
   /** Name → kind, for the OData parser; undefined: the same alias has different kinds. */
   spec: Record<string, FieldKind | undefined>;
   /** Lower-case alias → field, per level. */
-  byAlias: Map<number, Map<string, FieldDefinition>>;
+  byAlias: Map<number, Map<string, FieldRecord>>;
 }
 
 /** The names a query over these fields may use. */
-export function contentScope(fields: readonly FieldDefinition[]): ContentScope {
+export function contentScope(fields: readonly FieldRecord[]): ContentScope {
   const spec: Record<string, FieldKind | undefined> = { Id: "number", LevelId: "number" };
-  const byAlias = new Map<number, Map<string, FieldDefinition>>();
+  const byAlias = new Map<number, Map<string, FieldRecord>>();
   const seen = new Map<string, string>();
   for (const field of fields) {
     const lower = field.Alias.toLowerCase();
     if (RECORD_FIELDS.some((name) => name.toLowerCase() === lower)) continue;
-    const perLevel = byAlias.get(field.LevelId) ?? new Map<string, FieldDefinition>();
+    const perLevel = byAlias.get(field.LevelId) ?? new Map<string, FieldRecord>();
     perLevel.set(lower, field);
     byAlias.set(field.LevelId, perLevel);
     const kind = KIND_OF_TYPE[field.Type] ?? "object";
@@ -55,11 +50,11 @@ export function contentScope(fields: readonly FieldDefinition[]): ContentScope {
   return { spec, byAlias };
 }
 
-export function levelFields(catalogue: Catalogue, levelIds: Iterable<number>): FieldDefinition[] {
+export function levelFields(catalogue: Catalogue, levelIds: Iterable<number>): FieldRecord[] {
   return [...new Set(levelIds)].flatMap((levelId) => catalogue.fieldsOf(levelId));
 }
 
-function valuesListText(field: FieldDefinition, value: ValuesListContent): string | null {
+function valuesListText(field: FieldRecord, value: ValuesListContent): string | null {
   const names = value.ValuesListIds.map((id) => field.ValuesListValues.find((v) => v.Id === id)?.Name ?? "");
   return names.length > 0 ? names.join(", ") : value.OtherText;
 }

@@ -1,4 +1,10 @@
-import { type FieldContent, FieldType, HistoryAction, type ValidationMessage } from "../../wire/index.ts";
+import {
+  type CrossReferenceItem,
+  type FieldContent,
+  FieldType,
+  HistoryAction,
+  type ValidationMessage,
+} from "../../wire/index.ts";
 import { type Catalogue, catalogueOf, type LevelRecord } from "../catalogue/model.ts";
 import { badRequest, forbidden, HttpFailure, message } from "../failure.ts";
 import type { Store } from "../store.ts";
@@ -272,13 +278,19 @@ export function deleteRecord(store: Store, record: StoredRecord): void {
   for (const other of Object.values(content.records)) {
     for (const [key, field] of Object.entries(other.FieldContents)) {
       if (!REFERENCE_TYPES.has(field.Type)) continue;
-      const ids = (field.Value as number[]).filter((id) => id !== record.Id);
-      if (ids.length === (field.Value as number[]).length) continue;
-      if (ids.length === 0) delete other.FieldContents[key];
-      else other.FieldContents[key] = { ...field, Value: ids };
+      const items = field.Value as unknown[];
+      const kept = items.filter((item) => referencedId(item) !== record.Id);
+      if (kept.length === items.length) continue;
+      if (kept.length === 0) delete other.FieldContents[key];
+      else other.FieldContents[key] = { ...field, Value: kept };
     }
   }
   store.changed();
+}
+
+/** A stored reference item's record id: type 9 holds `{ContentId, LevelId}`, types 23 and 24 ids. */
+function referencedId(item: unknown): number {
+  return typeof item === "number" ? item : (item as CrossReferenceItem).ContentId;
 }
 
 const REFERENCE_TYPES: ReadonlySet<number> = new Set([

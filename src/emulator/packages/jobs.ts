@@ -13,7 +13,7 @@ import { exportObject } from "./export-tree.ts";
 import { type InstallInput, planInstall } from "./installer.ts";
 import { type InstallJobRecord, type PackageRecord, packageById, packagesOf } from "./model.ts";
 import { type PackageContents, readPackageFile, type ZipLimits } from "./zip-reader.ts";
-import { objectFileName, writePackageZip } from "./zip-writer.ts";
+import { layoutOf, writePackageZip } from "./zip-writer.ts";
 
 /*
  * Generate and install are asynchronous jobs, as on real instances. A generation runs on its own
@@ -134,6 +134,7 @@ export class PackageJobs {
 
   private async writeFile(record: PackageRecord): Promise<void> {
     const { store } = this;
+    const layout = layoutOf(this.context.options.profile);
     const catalogue = catalogueOf(store);
     const objects: PackageObjectFile[] = [];
     for (const entry of record.PackageObjects) {
@@ -159,12 +160,12 @@ export class PackageJobs {
         Guid: o.Guid,
         Type: o.Type,
         Name: o.Name,
-        File: objectFileName(o.Guid),
+        File: layout.objectFile(o.Guid),
       })),
     };
     const file = `${PACKAGES_DIR}/${record.Id}.zip`;
     const path = join(this.context.workDir, file);
-    await writePackageZip(path, manifest, objects, new Date(store.now()));
+    await writePackageZip(path, manifest, objects, new Date(store.now()), layout);
     record.File = file;
     record.Size = (await stat(path)).size;
     record.GeneratedDate = now;

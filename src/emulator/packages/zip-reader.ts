@@ -7,16 +7,17 @@ import {
   type PackageObjectFile,
 } from "../../wire/index.ts";
 import { HttpFailure, message } from "../failure.ts";
-import { MANIFEST_FILE, objectFileName } from "./zip-writer.ts";
+import { DEFAULT_LAYOUT, LAYOUTS, type PackageLayout } from "./zip-writer.ts";
 
 /*
  * Reads a package zip without trusting it, in an order that inflates nothing it will refuse:
  * 1. The central directory alone (no entry is inflated): names that are absolute, carry a drive
  *    letter, a backslash, a NUL or a `..` segment; symbolic links and encrypted entries; more
- *    entries than `limits.entries`, or duplicate names; entries other than `manifest.json`,
- *    `objects/*.json` and `assets/**`; declared sizes that add up past `limits.expandedBytes`, or a
- *    JSON entry declared larger than `limits.jsonBytes`.
- * 2. `manifest.json`, then the object files checked against it: an object file it does not list is
+ *    entries than `limits.entries`, or duplicate names; entries other than one layout's manifest,
+ *    object files and assets (`manifest.json`, `objects/*.json`, `assets/**` in the default
+ *    layout; zip-writer.ts); declared sizes that add up past `limits.expandedBytes`, or a JSON
+ *    entry declared larger than `limits.jsonBytes`.
+ * 2. The manifest, then the object files checked against it: an object file it does not list is
  *    refused before any object file is inflated, as is a listed one that is missing, and the JSON
  *    entries' declared sizes must add up to at most `limits.jsonBytes`.
  * 3. Each listed object file, inflated into a buffer of its declared size (yauzl's
@@ -58,10 +59,12 @@ function unsafeName(name: string): boolean {
 
 type EntryKind = "manifest" | "object" | "asset";
 
-function classify(name: string): EntryKind | undefined {
-  if (name === MANIFEST_FILE) return "manifest";
-  if (/^objects\/[^/]+\.json$/.test(name)) return "object";
-  if (/^assets\/.+/.test(name)) return "asset";
+function classify(name: string): { kind: EntryKind; layout: PackageLayout } | undefined {
+  for (const layout of LAYOUTS) {
+    if (name === layout.manifest) return { kind: "manifest", layout };
+    if (layout.isObject(name)) return { kind: "object", layout };
+    if (layout.isAsset(name)) return { kind: "asset", layout };
+  }
   return undefined;
 }
 
@@ -188,7 +191,11 @@ async function inflate(zip: ZipFile, entry: Entry, budget: Budget, nodes: NodeBu
   return data.subarray(0, length);
 }
 
-function checkEntry(entry: Entry, seen: Set<string>, limits: ZipLimits): EntryKind | "directory" {
+function checkEntry(
+  entry: Entry,
+  seen: Set<string>,
+  limits: ZipLimits,
+): { kind: EntryKind; layout: PackageLayout } | "directory" {
   const name = entry.fileName;
   if (seen.size >= limits.entries) {
     throw rejected("TooManyEntries", `The package holds more than ${limits.entries} entries.`);
@@ -204,21 +211,23 @@ function checkEntry(entry: Entry, seen: Set<string>, limits: ZipLimits): EntryKi
   if (seen.has(lower)) throw rejected("DuplicateEntry", `The package holds ${name} twice.`, name);
   seen.add(lower);
   if (name.endsWith("/")) return "directory";
-  const kind = classify(name);
-  if (!kind) {
+  const classified = classify(name);
+  if (!classified) {
     throw rejected(
       "UnexpectedEntry",
-      `The package holds an entry that is not manifest.json, objects/*.json or assets/**: ${name}`,
+      `The package holds an entry that is not a manifest, an object file or an asset: ${name}`,
       name,
     );
   }
-  if (kind !== "asset" && entry.uncompressedSize > limits.jsonBytes) {
+  if (classified.kind !== "asset" && entry.uncompressedSize > limits.jsonBytes) {
     throw rejected("EntryTooLarge", `${name} is larger than ${limits.jsonBytes} bytes.`, name);
   }
-  return kind;
+  return classified;
 }
 
 interface Listing {
+  /** The layout of every entry: one zip never mixes two. */
+  layout: PackageLayout | undefined;
   manifest: Entry | undefined;
   objects: Map<string, Entry>;
   assets: Entry[];
@@ -232,12 +241,21 @@ async function listEntries(zip: ZipFile, limits: ZipLimits): Promise<Listing> {
       `The package holds ${zip.entryCount} entries; the limit is ${limits.entries}.`,
     );
   }
-  const listing: Listing = { manifest: undefined, objects: new Map(), assets: [] };
+  const listing: Listing = { layout: undefined, manifest: undefined, objects: new Map(), assets: [] };
   const seen = new Set<string>();
   let declared = 0;
   for await (const entry of zip.eachEntry()) {
-    const kind = checkEntry(entry, seen, limits);
-    if (kind === "directory") continue;
+    const classified = checkEntry(entry, seen, limits);
+    if (classified === "directory") continue;
+    const { kind, layout } = classified;
+    if (listing.layout && listing.layout !== layout) {
+      throw rejected(
+        "UnexpectedEntry",
+        `The package mixes two layouts: ${entry.fileName} does not belong beside ${listing.layout.manifest}.`,
+        entry.fileName,
+      );
+    }
+    listing.layout = layout;
     declared += entry.uncompressedSize;
     if (declared > limits.expandedBytes) throw expandsTooFar(limits.expandedBytes, entry.fileName);
     if (kind === "manifest") listing.manifest = entry;
@@ -268,17 +286,21 @@ function parseJson<T extends z.ZodType>(
 }
 
 /** The object file each manifest entry names, checked for its name and for duplicates. */
-function listedFiles(manifest: PackageManifest): Map<string, PackageManifest["Objects"][number]> {
+function listedFiles(
+  manifest: PackageManifest,
+  layout: PackageLayout,
+): Map<string, PackageManifest["Objects"][number]> {
   const listed = new Map<string, PackageManifest["Objects"][number]>();
   for (const entry of manifest.Objects) {
-    const expected = objectFileName(entry.Guid);
+    const expected = layout.objectFile(entry.Guid);
     if (entry.File !== expected) {
       throw rejected(
         "ManifestInvalid",
-        `manifest.json names ${entry.File} for ${entry.Guid}; expected ${expected}.`,
+        `${layout.manifest} names ${entry.File} for ${entry.Guid}; expected ${expected}.`,
       );
     }
-    if (listed.has(expected)) throw rejected("ManifestInvalid", `manifest.json lists ${entry.Guid} twice.`);
+    if (listed.has(expected))
+      throw rejected("ManifestInvalid", `${layout.manifest} lists ${entry.Guid} twice.`);
     listed.set(expected, entry);
   }
   return listed;
@@ -289,9 +311,11 @@ function checkAgainstManifest(
   listing: Listing,
   listed: Map<string, PackageManifest["Objects"][number]>,
   limits: ZipLimits,
+  layout: PackageLayout,
 ): void {
   for (const name of listing.objects.keys()) {
-    if (!listed.has(name)) throw rejected("UnexpectedEntry", `${name} is not listed in manifest.json.`, name);
+    if (!listed.has(name))
+      throw rejected("UnexpectedEntry", `${name} is not listed in ${layout.manifest}.`, name);
   }
   let declared = listing.manifest?.uncompressedSize ?? 0;
   for (const name of listed.keys()) {
@@ -302,7 +326,7 @@ function checkAgainstManifest(
   if (declared > limits.jsonBytes) {
     throw rejected(
       "JsonTooLarge",
-      `manifest.json and the object files expand to ${declared} bytes; the limit is ${limits.jsonBytes}.`,
+      `${layout.manifest} and the object files expand to ${declared} bytes; the limit is ${limits.jsonBytes}.`,
     );
   }
 }
@@ -324,11 +348,14 @@ async function readContents(
   budget: Budget,
 ): Promise<PackageContents> {
   const source = { zip, budget, nodes: new NodeBudget(limits.jsonNodes) };
-  if (!listing.manifest)
-    throw rejected("ManifestMissing", `The package has no ${MANIFEST_FILE}.`, MANIFEST_FILE);
+  const { layout } = listing;
+  if (!listing.manifest || !layout) {
+    const expected = (layout ?? DEFAULT_LAYOUT).manifest;
+    throw rejected("ManifestMissing", `The package has no ${expected}.`, expected);
+  }
   const manifest = await readJsonEntry(source, ManifestSchema, listing.manifest, "ManifestInvalid");
-  const listed = listedFiles(manifest);
-  checkAgainstManifest(listing, listed, limits);
+  const listed = listedFiles(manifest, layout);
+  checkAgainstManifest(listing, listed, limits, layout);
   const objects: PackageObjectFile[] = [];
   for (const [name, entry] of listed) {
     const object = await readJsonEntry(

@@ -4,10 +4,40 @@ import { pipeline } from "node:stream/promises";
 import { ZipFile } from "yazl";
 import type { PackageManifest, PackageObjectFile } from "../../wire/index.ts";
 
-export const MANIFEST_FILE = "manifest.json";
+/**
+ * Where a package's manifest, object files and assets sit in its zip. The interface description
+ * says nothing of a package file's contents, and each kind of instance writes its own: the
+ * `foreign` profile writes another layout, so that a client that reads the default one is caught.
+ * The emulator reads both.
+ */
+export interface PackageLayout {
+  name: "default" | "foreign";
+  manifest: string;
+  objectFile(guid: string): string;
+  isObject(entry: string): boolean;
+  isAsset(entry: string): boolean;
+}
 
-export function objectFileName(guid: string): string {
-  return `objects/${guid.toLowerCase()}.json`;
+export const DEFAULT_LAYOUT: PackageLayout = {
+  name: "default",
+  manifest: "manifest.json",
+  objectFile: (guid) => `objects/${guid.toLowerCase()}.json`,
+  isObject: (entry) => /^objects\/[^/]+\.json$/.test(entry),
+  isAsset: (entry) => /^assets\/.+/.test(entry),
+};
+
+export const FOREIGN_LAYOUT: PackageLayout = {
+  name: "foreign",
+  manifest: "Package/Definition.dat",
+  objectFile: (guid) => `Package/Items/${guid.toUpperCase()}.dat`,
+  isObject: (entry) => /^Package\/Items\/[^/]+\.dat$/.test(entry),
+  isAsset: (entry) => /^Package\/Files\/.+/.test(entry),
+};
+
+export const LAYOUTS: readonly PackageLayout[] = [DEFAULT_LAYOUT, FOREIGN_LAYOUT];
+
+export function layoutOf(profile: "default" | "foreign"): PackageLayout {
+  return profile === "foreign" ? FOREIGN_LAYOUT : DEFAULT_LAYOUT;
 }
 
 /**
@@ -19,15 +49,16 @@ export async function writePackageZip(
   manifest: PackageManifest,
   objects: PackageObjectFile[],
   mtime: Date,
+  layout: PackageLayout = DEFAULT_LAYOUT,
 ): Promise<void> {
   const zip = new ZipFile();
   const temp = `${dest}.tmp`;
   const written = pipeline(zip.outputStream, createWriteStream(temp));
   const json = (value: unknown) => Buffer.from(`${JSON.stringify(value, null, 2)}\n`, "utf8");
-  zip.addBuffer(json(manifest), MANIFEST_FILE, { mtime });
+  zip.addBuffer(json(manifest), layout.manifest, { mtime });
   for (const object of objects) {
     const guid = object.Type === "GlobalReport" ? object.Report.Guid : object.Module.Guid;
-    zip.addBuffer(json(object), objectFileName(guid), { mtime });
+    zip.addBuffer(json(object), layout.objectFile(guid), { mtime });
   }
   zip.end();
   try {

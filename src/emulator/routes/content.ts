@@ -27,6 +27,8 @@ import type { RouteContext, Routes } from "../router.ts";
  */
 
 const api = { family: "api-core" } as const;
+/** Routes that read the `$` options themselves (each says which it takes). */
+const odata = { odata: true } as const;
 
 /** A positive integer id from the query string (`?id=12`), or a 400 naming the parameter. */
 function queryId(ctx: RouteContext, name: string): number {
@@ -131,7 +133,10 @@ function recordsOfReference(ctx: RouteContext, fieldId: number): Envelope[] {
   return applyODataQuery(rows, query, contentField(scope)).map((r) => ok(presentRecord(r, query, scope)));
 }
 
-/** Unknown field or content ids are 400; records the user can't read are left out. */
+/**
+ * Unknown field or content ids are 400; records the user can't read are left out. An empty
+ * `FieldIds` means every field of the records, as integrations rely on real instances to do.
+ */
 function fieldContent(ctx: RouteContext): Envelope[] {
   const request = bind(FieldContentRequest, ctx.body, "field content");
   const catalogue = catalogueOf(ctx.store);
@@ -152,11 +157,17 @@ function fieldContent(ctx: RouteContext): Envelope[] {
     }
   }
   if (messages.length > 0) throw new HttpFailure(400, messages);
-  const fields = fieldIds.map((id) => catalogue.field(id)!);
+  const rows = contentIds.map((id) => recordOf(content, id)!).filter(readable(ctx));
+  const everyField = fieldIds.length === 0;
+  const fields = everyField
+    ? levelFields(
+        catalogue,
+        rows.map((r) => r.LevelId),
+      )
+    : fieldIds.map((id) => catalogue.field(id)!);
   const scope = contentScope(fields);
   const query = parseODataQuery(ctx.query, scope.spec);
-  const rows = contentIds.map((id) => recordOf(content, id)!).filter(readable(ctx));
-  const only = new Set(fieldIds);
+  const only = everyField ? undefined : new Set(fieldIds);
   return applyODataQuery(rows, query, contentField(scope)).map((r) =>
     ok(presentRecord(r, query, scope, only)),
   );
@@ -164,7 +175,6 @@ function fieldContent(ctx: RouteContext): Envelope[] {
 
 function history(ctx: RouteContext): Envelope[] {
   const record = recordOr404(ctx, pathId(ctx.params, "contentId"));
-  parseODataQuery(ctx.query, [], { allow: [] });
   requireAccess(ctx.store, ctx.session, record);
   return presentHistory(contentOf(ctx.store), record).map((item) => ok(item));
 }
@@ -178,15 +188,15 @@ function dataGateway({ store, session, body }: RouteContext): Envelope {
 export function registerContent(routes: Routes): void {
   routes.post("/core/content", create);
   routes.put("/core/content", update);
-  routes.read("/core/content/contentid", getById);
-  routes.read("/core/content/referencefield/referencefieldid", byReferenceField);
-  routes.read("/core/content/referencefield/:fieldId", byReferenceFieldPath);
-  routes.read("/core/content/fieldcontent", fieldContent);
+  routes.read("/core/content/contentid", getById, odata);
+  routes.read("/core/content/referencefield/referencefieldid", byReferenceField, odata);
+  routes.read("/core/content/referencefield/:fieldId", byReferenceFieldPath, odata);
+  routes.read("/core/content/fieldcontent", fieldContent, odata);
   // The seed's table gives this read as POST: a POST is the read with or without the GET override,
   // and also when a client sends `X-Http-Method-Override: POST`.
-  routes.post("/core/content/fieldcontent", fieldContent);
+  routes.post("/core/content/fieldcontent", fieldContent, odata);
   routes.put("/core/content/externalContentChangeNotification", dataGateway);
   routes.read("/core/content/history/:contentId", history, api);
-  routes.read("/core/content/:contentId", getByPathId, api);
+  routes.read("/core/content/:contentId", getByPathId, { ...api, odata: true });
   routes.delete("/core/content/:contentId", remove, api);
 }

@@ -1,8 +1,8 @@
-import type { Envelope, Group } from "../../wire/index.ts";
+import type { Group } from "../../wire/index.ts";
 import { guidFor } from "../catalogue/guid.ts";
 import { ok } from "../envelope.ts";
 import { notFound } from "../failure.ts";
-import { applyODataQuery, type FieldKind, parseODataQuery, selectFields } from "../odata.ts";
+import type { FieldKind } from "../odata.ts";
 import { pathId } from "../path-id.ts";
 import type { Routes } from "../router.ts";
 import type { NamedRecord } from "../store.ts";
@@ -32,16 +32,15 @@ function presentGroup(record: NamedRecord): Group {
   };
 }
 
-const groupField = (group: Group, name: string): unknown => group[name as keyof Group];
-
 export function registerGroups(routes: Routes): void {
-  routes.read("/core/system/group", ({ store, query }): Envelope[] => {
-    const odata = parseODataQuery(query, GROUP_FIELDS);
-    const groups = Object.values(store.data.groups)
-      .sort((a, b) => a.Id - b.Id)
-      .map(presentGroup);
-    return applyODataQuery(groups, odata, groupField).map((g) => ok(selectFields(g, odata, groupField)));
-  });
+  routes.list(
+    "/core/system/group",
+    ({ store }) =>
+      Object.values(store.data.groups)
+        .sort((a, b) => a.Id - b.Id)
+        .map(presentGroup),
+    GROUP_FIELDS,
+  );
 
   routes.read("/core/system/group/:groupId", ({ store, params }) => {
     const id = pathId(params, "groupId");

@@ -1,4 +1,13 @@
-import { REFERENCE_FIELD_TYPES } from "../../wire/index.ts";
+import {
+  Application,
+  EventAction,
+  EventRule,
+  FieldDefinition,
+  Level,
+  Questionnaire,
+  QuestionnaireRule,
+  REFERENCE_FIELD_TYPES,
+} from "../../wire/index.ts";
 import { type Catalogue, catalogueOf, type ModuleRecord } from "../catalogue/model.ts";
 import {
   presentApplication,
@@ -8,14 +17,26 @@ import {
 } from "../catalogue/present.ts";
 import { ok } from "../envelope.ts";
 import { badRequest, notFound } from "../failure.ts";
+import { fieldKinds } from "../odata-fields.ts";
 import type { RouteContext, Routes } from "../router.ts";
 
 /*
  * The metadata reads of the seed (all read-only: GET, or POST with the GET override), plus two
  * reads real instances serve that the seed does not list: field definitions by level and by id.
- * A collection answers an array of envelopes; an unknown id is 404; an id that is not a whole
- * number is 400.
+ * A collection answers an array of envelopes and takes the OData options over its items' fields;
+ * an unknown id is 404; an id that is not a whole number is 400.
  */
+
+/** What each list's OData options may name: the fields of the items it answers. */
+const FIELDS = {
+  application: fieldKinds(Application),
+  questionnaire: fieldKinds(Questionnaire),
+  level: fieldKinds(Level),
+  field: fieldKinds(FieldDefinition),
+  eventRule: fieldKinds(EventRule),
+  eventAction: fieldKinds(EventAction),
+  questionnaireRule: fieldKinds(QuestionnaireRule),
+};
 
 function idParam(ctx: RouteContext, name: string): number {
   const raw = ctx.params[name] ?? "";
@@ -40,11 +61,14 @@ export function registerMetadata(routes: Routes): void {
 
   // ---- applications and questionnaires (modules)
 
-  routes.read(`${base}/application`, ({ store }) =>
-    catalogueOf(store)
-      .all("modules")
-      .filter((m) => !isQuestionnaire(m))
-      .map((m) => ok(presentApplication(m))),
+  routes.list(
+    `${base}/application`,
+    ({ store }) =>
+      catalogueOf(store)
+        .all("modules")
+        .filter((m) => !isQuestionnaire(m))
+        .map(presentApplication),
+    FIELDS.application,
   );
 
   routes.read(`${base}/application/:applicationId`, (ctx) => {
@@ -54,11 +78,10 @@ export function registerMetadata(routes: Routes): void {
     return ok(presentApplication(module));
   });
 
-  routes.read(`${base}/questionnaire`, ({ store }) =>
-    catalogueOf(store)
-      .all("modules")
-      .filter(isQuestionnaire)
-      .map((m) => ok(presentQuestionnaire(m))),
+  routes.list(
+    `${base}/questionnaire`,
+    ({ store }) => catalogueOf(store).all("modules").filter(isQuestionnaire).map(presentQuestionnaire),
+    FIELDS.questionnaire,
   );
 
   routes.read(`${base}/questionnaire/:questionnaireId`, (ctx) => {
@@ -70,40 +93,52 @@ export function registerMetadata(routes: Routes): void {
 
   // ---- levels
 
-  routes.read(`${base}/level`, ({ store }) => {
-    const catalogue = catalogueOf(store);
-    return catalogue.all("levels").map((l) => ok(presentLevel(catalogue, l)));
-  });
+  routes.list(
+    `${base}/level`,
+    ({ store }) => {
+      const catalogue = catalogueOf(store);
+      return catalogue.all("levels").map((l) => presentLevel(catalogue, l));
+    },
+    FIELDS.level,
+  );
 
   routes.read(`${base}/level/:levelId`, (ctx) => {
     const catalogue = catalogueOf(ctx.store);
     return ok(presentLevel(catalogue, levelOf(catalogue, ctx)));
   });
 
-  routes.read(`${base}/level/module/:moduleId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    const id = idParam(ctx, "moduleId");
-    found(catalogue.module(id), "Module", id);
-    return catalogue.levelsOf(id).map((l) => ok(presentLevel(catalogue, l)));
-  });
+  routes.list(
+    `${base}/level/module/:moduleId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      const id = idParam(ctx, "moduleId");
+      found(catalogue.module(id), "Module", id);
+      return catalogue.levelsOf(id).map((l) => presentLevel(catalogue, l));
+    },
+    FIELDS.level,
+  );
 
   // A cross-reference can target several levels; a questionnaire's target field targets one.
-  routes.read(`${base}/level/referencefield/:fieldId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    const id = idParam(ctx, "fieldId");
-    const field = found(catalogue.field(id), "Field", id);
-    if (!REFERENCE_FIELD_TYPES.includes(field.Type)) {
-      throw badRequest(
-        "NotAReferenceField",
-        `Field ${id} is not a cross-reference or related-records field.`,
-        id,
-      );
-    }
-    return field.ReferencedLevelIds.flatMap((levelId) => {
-      const level = catalogue.level(levelId);
-      return level ? [ok(presentLevel(catalogue, level))] : [];
-    });
-  });
+  routes.list(
+    `${base}/level/referencefield/:fieldId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      const id = idParam(ctx, "fieldId");
+      const field = found(catalogue.field(id), "Field", id);
+      if (!REFERENCE_FIELD_TYPES.includes(field.Type)) {
+        throw badRequest(
+          "NotAReferenceField",
+          `Field ${id} is not a cross-reference or related-records field.`,
+          id,
+        );
+      }
+      return field.ReferencedLevelIds.flatMap((levelId) => {
+        const level = catalogue.level(levelId);
+        return level ? [presentLevel(catalogue, level)] : [];
+      });
+    },
+    FIELDS.level,
+  );
 
   routes.read(`${base}/levellayout/level/:levelId`, (ctx) => {
     const catalogue = catalogueOf(ctx.store);
@@ -113,21 +148,29 @@ export function registerMetadata(routes: Routes): void {
 
   // ---- fields (extra: real instances serve these; the seed does not list them)
 
-  routes.read(`${base}/fielddefinition/level/:levelId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    return catalogue.fieldsOf(levelOf(catalogue, ctx).Id).map((f) => ok(presentField(f)));
-  });
+  routes.list(
+    `${base}/fielddefinition/level/:levelId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      return catalogue.fieldsOf(levelOf(catalogue, ctx).Id).map(presentField);
+    },
+    FIELDS.field,
+  );
 
   // Every field of every level of a module (application, sub-form or questionnaire), level by level.
-  routes.read(`${base}/fielddefinition/application/:applicationId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    const id = idParam(ctx, "applicationId");
-    found(catalogue.module(id), "Application", id);
-    return catalogue
-      .levelsOf(id)
-      .flatMap((level) => catalogue.fieldsOf(level.Id))
-      .map((f) => ok(presentField(f)));
-  });
+  routes.list(
+    `${base}/fielddefinition/application/:applicationId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      const id = idParam(ctx, "applicationId");
+      found(catalogue.module(id), "Application", id);
+      return catalogue
+        .levelsOf(id)
+        .flatMap((level) => catalogue.fieldsOf(level.Id))
+        .map(presentField);
+    },
+    FIELDS.field,
+  );
 
   routes.read(`${base}/fielddefinition/:fieldId`, (ctx) => {
     const id = idParam(ctx, "fieldId");
@@ -141,22 +184,30 @@ export function registerMetadata(routes: Routes): void {
     return ok(found(catalogueOf(ctx.store).get("eventRules", id), "EventRule", id));
   });
 
-  routes.read(`${base}/eventrule/level/:levelId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    return catalogue.eventRulesOf(levelOf(catalogue, ctx).Id).map((r) => ok(r));
-  });
+  routes.list(
+    `${base}/eventrule/level/:levelId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      return catalogue.eventRulesOf(levelOf(catalogue, ctx).Id);
+    },
+    FIELDS.eventRule,
+  );
 
   routes.read(`${base}/eventaction/:eventActionId`, (ctx) => {
     const id = idParam(ctx, "eventActionId");
     return ok(found(catalogueOf(ctx.store).get("eventActions", id), "EventAction", id));
   });
 
-  routes.read(`${base}/eventaction/eventrule/:eventRuleId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    const id = idParam(ctx, "eventRuleId");
-    found(catalogue.get("eventRules", id), "EventRule", id);
-    return catalogue.eventActionsOf(id).map((a) => ok(a));
-  });
+  routes.list(
+    `${base}/eventaction/eventrule/:eventRuleId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      const id = idParam(ctx, "eventRuleId");
+      found(catalogue.get("eventRules", id), "EventRule", id);
+      return catalogue.eventActionsOf(id);
+    },
+    FIELDS.eventAction,
+  );
 
   // ---- questionnaire rules
 
@@ -165,8 +216,12 @@ export function registerMetadata(routes: Routes): void {
     return ok(found(catalogueOf(ctx.store).get("questionnaireRules", id), "QuestionnaireRule", id));
   });
 
-  routes.read(`${base}/questionnairerule/level/:levelId`, (ctx) => {
-    const catalogue = catalogueOf(ctx.store);
-    return catalogue.questionnaireRulesOf(levelOf(catalogue, ctx).Id).map((r) => ok(r));
-  });
+  routes.list(
+    `${base}/questionnairerule/level/:levelId`,
+    (ctx) => {
+      const catalogue = catalogueOf(ctx.store);
+      return catalogue.questionnaireRulesOf(levelOf(catalogue, ctx).Id);
+    },
+    FIELDS.questionnaireRule,
+  );
 }

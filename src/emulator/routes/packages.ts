@@ -36,8 +36,8 @@ import type { SegmentContext } from "./index.ts";
 /*
  * Package automation: create, generate, download, upload, install (seed, `/api/core/package/...`
  * and `/platformapi/core/package/...`), plus two reads the seed does not have, so that a client
- * can poll a job: `core/package` (all packages) and `core/package/<id>` (one, with its installs).
- * Every call needs the System Administrator role.
+ * can poll a job: `core/package` (all packages) and `core/package/<id>` (one, with its installs);
+ * the `foreign` profile has neither. Every call needs the System Administrator role.
  */
 
 const UPLOADS_DIR = "uploads";
@@ -324,6 +324,8 @@ export async function registerPackages(routes: Routes, context: SegmentContext):
   );
   routes.post("/core/package/install", (ctx) => install(ctx, jobs), api);
 
+  // The interface description has no package read: an instance egp has never seen may not either.
+  if (context.options.profile === "foreign") return;
   routes.read(
     "/core/package",
     (ctx) => {

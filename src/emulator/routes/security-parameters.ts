@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   type Envelope,
-  type SecurityParameter,
+  SecurityParameter,
   SecurityParameterCreate,
   SecurityParameterUpdate,
   type ValidationMessage,
@@ -9,6 +9,7 @@ import {
 import { bind } from "../bind.ts";
 import { ok, okId } from "../envelope.ts";
 import { badRequest, HttpFailure, message, notFound } from "../failure.ts";
+import { fieldKinds } from "../odata-fields.ts";
 import { pathId } from "../path-id.ts";
 import type { RouteContext, Routes } from "../router.ts";
 import { parameterProblems } from "../security-parameters/rules.ts";
@@ -22,6 +23,7 @@ import type { Store } from "../store.ts";
  */
 
 const PATH = "/core/system/securityparameter";
+const PARAMETER_FIELDS = fieldKinds(SecurityParameter, ["PermittedFromTime", "PermittedToTime"]);
 
 function parameterOr404(store: Store, id: number): SecurityParameter {
   const found = store.securityParameter(id);
@@ -138,7 +140,7 @@ function remove({ store, session, params }: RouteContext): Envelope {
 export function registerSecurityParameters(routes: Routes): void {
   routes.post(PATH, create);
   routes.put(PATH, update);
-  routes.read(PATH, ({ store }) => store.allSecurityParameters().map((p) => ok(p)));
+  routes.list(PATH, ({ store }) => store.allSecurityParameters(), PARAMETER_FIELDS);
   routes.read(`${PATH}/:securityParameterId`, ({ store, params }) =>
     ok(parameterOr404(store, pathId(params, "securityParameterId"))),
   );

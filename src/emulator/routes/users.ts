@@ -1,30 +1,26 @@
 import {
   ChangePasswordRequest,
+  Contact,
+  ContactsByUser,
   CreateUserRequest,
   type Envelope,
   type Task,
   TaskQueryRequest,
   UpdateUserRequest,
-  type User,
   UserGroupRequest,
   UserRoleRequest,
 } from "../../wire/index.ts";
 import { bind } from "../bind.ts";
 import { ok, okId } from "../envelope.ts";
 import { badRequest, notFound } from "../failure.ts";
-import {
-  applyODataQuery,
-  type ODataQuery,
-  parseODataQuery,
-  parseODataString,
-  selectFields,
-} from "../odata.ts";
+import { applyODataQuery, parseODataQuery, parseODataString, selectFields } from "../odata.ts";
+import { fieldKinds } from "../odata-fields.ts";
 import { pathId } from "../path-id.ts";
 import type { RouteContext, Routes } from "../router.ts";
 import { FIXED } from "../seeds/fixed.ts";
 import { requireAdministrator } from "../sessions.ts";
 import type { Session, Store, UserRecord } from "../store.ts";
-import { TASK_FIELDS, taskField, USER_FIELDS, userField } from "../users/fields.ts";
+import { TASK_FIELDS, taskField, USER_FIELDS } from "../users/fields.ts";
 import { withMembership } from "../users/memberships.ts";
 import { applyStatus, changePassword, createUser, updateUser } from "../users/write-user.ts";
 
@@ -32,6 +28,9 @@ import { applyStatus, changePassword, createUser, updateUser } from "../users/wr
  * The User segment: all 14 operations of the seed. Writes need the System Administrator role;
  * reads need any valid session. Choices where the seed is silent: docs/emulator.md, "Users".
  */
+
+const CONTACTS_BY_USER_FIELDS = fieldKinds(ContactsByUser);
+const CONTACT_FIELDS = fieldKinds(Contact);
 
 function administratorId(store: Store, session: Session | undefined): number {
   requireAdministrator(store, session);
@@ -42,10 +41,6 @@ function userOr404(store: Store, id: number): UserRecord {
   const record = store.user(id);
   if (!record) throw notFound("User", id);
   return record;
-}
-
-function listUsers(users: readonly User[], query: ODataQuery): Envelope[] {
-  return applyODataQuery(users, query, userField).map((user) => ok(selectFields(user, query, userField)));
 }
 
 function touch(store: Store, record: UserRecord, callerId: number): void {
@@ -120,12 +115,7 @@ export function registerUsers(routes: Routes): void {
     return okId(updateUser(store, callerId, bind(UpdateUserRequest, body, "update user")).user.Id);
   });
 
-  routes.read("/core/system/user", ({ store, query }) =>
-    listUsers(
-      store.allUsers().map((record) => record.user),
-      parseODataQuery(query, USER_FIELDS),
-    ),
-  );
+  routes.list("/core/system/user", ({ store }) => store.allUsers().map((record) => record.user), USER_FIELDS);
 
   routes.read("/core/system/user/:userId", ({ store, params }) =>
     ok(userOr404(store, pathId(params, "userId")).user),
@@ -133,15 +123,18 @@ export function registerUsers(routes: Routes): void {
 
   routes.delete("/core/system/user/:userId", deleteUser);
 
-  routes.read("/core/system/user/group/:groupId", ({ store, params, query }) => {
-    const groupId = pathId(params, "groupId");
-    if (!store.group(groupId)) throw notFound("Group", groupId);
-    const members = store.allUsers().filter((record) => record.groups.includes(groupId));
-    return listUsers(
-      members.map((record) => record.user),
-      parseODataQuery(query, USER_FIELDS),
-    );
-  });
+  routes.list(
+    "/core/system/user/group/:groupId",
+    ({ store, params }) => {
+      const groupId = pathId(params, "groupId");
+      if (!store.group(groupId)) throw notFound("Group", groupId);
+      return store
+        .allUsers()
+        .filter((record) => record.groups.includes(groupId))
+        .map((record) => record.user);
+    },
+    USER_FIELDS,
+  );
 
   routes.post("/core/system/user/status/active/:userId", (ctx) => setStatus(ctx, 1));
   routes.post("/core/system/user/status/inactive/:userId", (ctx) => setStatus(ctx, 2));
@@ -173,13 +166,18 @@ export function registerUsers(routes: Routes): void {
     return ok({});
   });
 
-  routes.read("/core/system/usercontact", ({ store }) =>
-    store.allUsers().map((record) => ok({ UserId: record.user.Id, Contacts: record.contacts })),
+  routes.list(
+    "/core/system/usercontact",
+    ({ store }) => store.allUsers().map((record) => ({ UserId: record.user.Id, Contacts: record.contacts })),
+    CONTACTS_BY_USER_FIELDS,
   );
 
-  routes.read("/core/system/usercontact/:userId", ({ store, params }) =>
-    userOr404(store, pathId(params, "userId")).contacts.map((contact) => ok(contact)),
+  routes.list(
+    "/core/system/usercontact/:userId",
+    ({ store, params }) => userOr404(store, pathId(params, "userId")).contacts,
+    CONTACT_FIELDS,
   );
 
-  routes.read("/core/system/task", readTasks);
+  // The query is the body's `Value`, or the URL's when there is no body.
+  routes.read("/core/system/task", readTasks, { odata: true });
 }

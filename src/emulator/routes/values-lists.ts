@@ -1,7 +1,8 @@
+import { ValuesListValueRead } from "../../wire/index.ts";
 import { catalogueOf } from "../catalogue/model.ts";
 import { presentValuesListValues, valuesListIdOf } from "../catalogue/present.ts";
-import { ok } from "../envelope.ts";
 import { notFound } from "../failure.ts";
+import { fieldKinds } from "../odata-fields.ts";
 import { pathId } from "../path-id.ts";
 import type { Routes } from "../router.ts";
 
@@ -12,11 +13,17 @@ import type { Routes } from "../router.ts";
  * lists").
  */
 
+const VALUE_FIELDS = fieldKinds(ValuesListValueRead);
+
 export function registerValuesLists(routes: Routes): void {
-  routes.read("/core/system/valueslistvalue/flat/valueslist/:valuesListId", ({ store, params }) => {
-    const id = pathId(params, "valuesListId");
-    const field = catalogueOf(store).field(id);
-    if (!field || valuesListIdOf(field) !== id) throw notFound("ValuesList", id);
-    return presentValuesListValues(field).map((value) => ok(value));
-  });
+  routes.list(
+    "/core/system/valueslistvalue/flat/valueslist/:valuesListId",
+    ({ store, params }) => {
+      const id = pathId(params, "valuesListId");
+      const field = catalogueOf(store).field(id);
+      if (!field || valuesListIdOf(field) !== id) throw notFound("ValuesList", id);
+      return presentValuesListValues(field);
+    },
+    VALUE_FIELDS,
+  );
 }

@@ -65,6 +65,15 @@ function inWords(field: FieldChange, words: FieldWords | undefined): FieldChange
   return out;
 }
 
+/**
+ * A field whose desired value came from `${VAR}`: its reference, and that it changes (a field is
+ * listed only when it does), never a value.
+ */
+function sensitiveLine(mark: string, name: string, references: readonly string[], action: Change["action"]) {
+  const how = action === "create" ? "sensitive" : "sensitive, changes";
+  return `${mark} ${name}: ${references.join(" ")} (${how})`;
+}
+
 /** The type word a package field starts with (`SubForm Comments`), for how its module part is named. */
 export function objectTypeOf(field: FieldChange): string {
   return field.field.split(" ", 1)[0] ?? "";
@@ -86,8 +95,9 @@ export function fieldLines(change: Change, options: RenderOptions & { parts?: bo
     .flatMap((wire) => {
       const field = inWords(wire, words);
       const tag = field.verifiable ? "" : " (enforced, not verifiable)";
-      const line =
-        field.before === undefined
+      const line = field.sensitive
+        ? sensitiveLine(mark, field.field, field.sensitive, change.action) + tag
+        : field.before === undefined
           ? `${mark} ${field.field}: ${formatValue(field.after)}${tag}`
           : `${mark} ${field.field}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
       if (options.parts === false || !wire.parts) return [line];

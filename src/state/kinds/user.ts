@@ -100,16 +100,19 @@ const PART = "users";
 
 /**
  * Every user, or (a plan targeting users by exact name, `--target User/jdoe`) only those: one list
- * read with an OData `UserName eq` filter, which the platform matches case-insensitively. It needs
- * no manifest, so it starts early.
+ * read with an OData `UserName eq` filter, which the platform matches case-insensitively; the names
+ * of what comes back are checked too. It needs no manifest, so it starts early.
  */
 export const usersEarly: EarlyRead<User[]> = {
   narrowedBy: "User",
-  start(client, names) {
-    if (names === undefined) return client.users.list() as Promise<User[]>;
-    if (names.length === 0) return Promise.resolve([]);
+  async start(client, names) {
+    if (names === undefined) return (await client.users.list()) as User[];
+    if (names.length === 0) return [];
     const filter = { or: names.map((name) => ({ field: "UserName", op: "eq" as const, value: name })) };
-    return client.users.list({ filter }) as Promise<User[]>;
+    const wanted = new Set(names.map((name) => name.toLowerCase()));
+    // An instance that ignores the filter answers every user; only the named ones may be planned.
+    const found = (await client.users.list({ filter })) as User[];
+    return found.filter((user) => wanted.has(user.UserName.toLowerCase()));
   },
 };
 

@@ -1,0 +1,110 @@
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { afterAll, describe, expect, it } from "vitest";
+import { ZipFile } from "yazl";
+import { artifactPath, inspectPackage, store, verifiedArtifact } from "./artifacts.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "egp-artifacts-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let count = 0;
+async function zipOf(entries: Array<{ name: string; data?: string; mode?: number }>): Promise<string> {
+  const file = join(dir, `p${++count}.zip`);
+  const zip = new ZipFile();
+  const written = pipeline(zip.outputStream, createWriteStream(file));
+  for (const entry of entries) {
+    zip.addBuffer(Buffer.from(entry.data ?? "x"), entry.name, entry.mode ? { mode: entry.mode } : {});
+  }
+  zip.end();
+  await written;
+  return file;
+}
+
+/** yazl refuses unsafe names: one is patched into the bytes, name for name of the same length. */
+async function zipWithName(safe: string, unsafe: string): Promise<string> {
+  const file = await zipOf([{ name: safe }]);
+  const bytes = readFileSync(file);
+  writeFileSync(file, Buffer.from(bytes.toString("latin1").replaceAll(safe, unsafe), "latin1"));
+  return file;
+}
+
+const GUID = "11111111-2222-3333-4444-555555555555";
+const manifest = (guids: string[]) =>
+  JSON.stringify({
+    FormatVersion: 1,
+    Name: "P",
+    Description: null,
+    PreparedBy: null,
+    SourceInstance: "Default",
+    SourceRelease: "6.14.0",
+    CreatedDate: "2026-01-01T00:00:00Z",
+    Objects: guids.map((g) => ({ Guid: g, Type: "Application", Name: "A", File: `objects/${g}.json` })),
+  });
+
+describe("inspectPackage", () => {
+  it("passes an opaque package (no manifest.json, a layout of its own) and lists nothing", async () => {
+    const file = await zipOf([
+      { name: "PackageInfo/Header.xml", data: "<Package/>" },
+      { name: "Items/0001.dat", data: "opaque" },
+    ]);
+    await expect(inspectPackage(file, [GUID])).resolves.toBeUndefined();
+  });
+
+  it("passes a manifest.json of another layout as opaque", async () => {
+    const file = await zipOf([{ name: "manifest.json", data: '{"vendor":"someone else"}' }]);
+    await expect(inspectPackage(file, [GUID])).resolves.toBeUndefined();
+  });
+
+  it("in the emulator's layout, lists its objects and refuses one the plan expects that is missing", async () => {
+    const listed = await zipOf([
+      { name: "manifest.json", data: manifest([GUID]) },
+      { name: `objects/${GUID}.json`, data: "{}" },
+    ]);
+    await expect(inspectPackage(listed, [GUID.toUpperCase()])).resolves.toEqual([GUID]);
+    const other = "99999999-2222-3333-4444-555555555555";
+    await expect(inspectPackage(listed, [other])).rejects.toThrow(
+      `objects missing from the package: ${other}`,
+    );
+    const incomplete = await zipOf([{ name: "manifest.json", data: manifest([GUID]) }]);
+    await expect(inspectPackage(incomplete, [GUID])).rejects.toThrow(
+      `objects/${GUID}.json is listed but missing`,
+    );
+  });
+
+  it("refuses what no zip may hold, whatever its layout", async () => {
+    const climbing = await zipWithName("Items/XX/XX/evil.dat", "Items/../../evil.dat");
+    await expect(inspectPackage(climbing, [])).rejects.toThrow(
+      /climbs out of the folder|invalid relative path/,
+    );
+    const absolute = await zipWithName("Xetc/passwd", "/etc/passwd");
+    await expect(inspectPackage(absolute, [])).rejects.toThrow(/absolute/);
+    const linked = await zipOf([{ name: "Items/link", data: "/etc/passwd", mode: 0o120777 }]);
+    await expect(inspectPackage(linked, [])).rejects.toThrow("a symbolic link entry: Items/link");
+    const many = await zipOf([{ name: "a" }, { name: "b" }, { name: "c" }]);
+    await expect(inspectPackage(many, [], { maxEntries: 2, maxExpandedBytes: 1e6 })).rejects.toThrow(
+      "more than 2 entries",
+    );
+    const large = await zipOf([{ name: "a", data: "y".repeat(2000) }]);
+    await expect(inspectPackage(large, [], { maxEntries: 10, maxExpandedBytes: 1000 })).rejects.toThrow(
+      "more than 1000 bytes once expanded",
+    );
+    const notZip = join(dir, "not.zip");
+    writeFileSync(notZip, "<html>404</html>");
+    await expect(inspectPackage(notZip, [])).rejects.toThrow(/not a zip file/);
+  });
+});
+
+describe("kept artifacts", () => {
+  it("are found by digest only after their bytes are checked against it; a digest is never a path", async () => {
+    const stateDir = mkdtempSync(join(dir, "state-"));
+    const file = await zipOf([{ name: "a", data: "kept" }]);
+    const digest = await store(stateDir, file);
+    await expect(verifiedArtifact(stateDir, digest)).resolves.toBe(artifactPath(stateDir, digest));
+    writeFileSync(artifactPath(stateDir, digest), "other bytes");
+    await expect(verifiedArtifact(stateDir, digest)).rejects.toThrow(/its content changed since it was kept/);
+    expect(() => artifactPath(stateDir, "../../../tmp/x")).toThrow("not a sha256 digest");
+    await expect(verifiedArtifact(stateDir, "0".repeat(64))).rejects.toThrow("the file is gone");
+  });
+});

@@ -1,0 +1,41 @@
+import { type CrossReferenceItem, FieldType } from "../../wire/index.ts";
+import type { Catalogue } from "../catalogue/model.ts";
+import type { ContentData } from "./model.ts";
+
+/*
+ * Data files written before type 9 (Cross-Reference) values took the shape of real instances hold
+ * them as bare record ids, in records and in history entries. They are turned into
+ * `{ContentId, LevelId}` once, when such a file is opened; the marker says it was done.
+ */
+
+export const CROSS_REFERENCE_SHAPE = "objects";
+
+/** A bare id's item: its record's level; a deleted record's is the one its field could point at. */
+function itemsOf(value: unknown, levelOf: (id: number) => number | undefined, fallback: number | null) {
+  if (!Array.isArray(value)) return value;
+  return value.map((item): unknown =>
+    typeof item === "number"
+      ? ({ ContentId: item, LevelId: levelOf(item) ?? fallback } as CrossReferenceItem)
+      : item,
+  );
+}
+
+export function upgradeCrossReferences(data: ContentData, catalogue: Catalogue): void {
+  const levelOf = (id: number) => data.records[String(id)]?.LevelId;
+  const isCrossReference = (fieldId: number) => catalogue.field(fieldId)?.Type === FieldType.CrossReference;
+  const fallback = (fieldId: number) => catalogue.field(fieldId)?.ReferencedLevelIds[0] ?? null;
+  for (const record of Object.values(data.records)) {
+    for (const [key, content] of Object.entries(record.FieldContents)) {
+      if (content.Type !== FieldType.CrossReference) continue;
+      content.Value = itemsOf(content.Value, levelOf, fallback(Number(key)));
+    }
+    for (const entries of Object.values(record.History)) {
+      for (const change of entries.flatMap((entry) => entry.Changes)) {
+        if (!isCrossReference(change.FieldId)) continue;
+        change.OldValue = itemsOf(change.OldValue, levelOf, fallback(change.FieldId));
+        change.NewValue = itemsOf(change.NewValue, levelOf, fallback(change.FieldId));
+      }
+    }
+  }
+  data.crossReferenceShape = CROSS_REFERENCE_SHAPE;
+}

@@ -56,11 +56,15 @@ export interface ExecuteOptions {
   logger: Logger;
   onEvent?: (event: ApplyEvent) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** Replace the waits of every step; by default a step waits as its environment's file says. */
   timeouts?: Partial<OpContext["timeouts"]>;
   /** Tries of a step that fails for a passing reason (default 8). */
   attempts?: number;
   ops?: OpRegistry;
 }
+
+/** The waits of a step on an environment the desired state does not describe (a library caller's). */
+const UNDESCRIBED_WAITS = { jobMs: 3_600_000, verifyMs: 3_600_000 } as const;
 
 export function isPassing(error: unknown): boolean {
   return (
@@ -82,7 +86,14 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   const { plan, journal } = options;
   const ops = options.ops ?? OPS;
   const sleep = options.sleep ?? ((ms: number) => delay(ms).then(() => undefined));
-  const timeouts = { jobMs: 300_000, verifyMs: 300_000, pollMs: 250, ...options.timeouts };
+  // A step waits as the instance it talks to needs: the plan's own environment, or the source.
+  const environments = [options.desired.environment, options.desired.packagesFrom];
+  const timeoutsOf = (environment: string): OpContext["timeouts"] => ({
+    ...UNDESCRIBED_WAITS,
+    ...environments.find((config) => config?.name === environment)?.waits,
+    pollMs: 250,
+    ...options.timeouts,
+  });
   const emit = options.onEvent ?? (() => undefined);
   // Eight: at 20% transient faults, five tries left a step of a 500-user apply failing in about one
   // run in four (0.22^5 per step); eight make that about one run in 350 (DESIGN §5).
@@ -144,7 +155,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
         }
         return cached;
       },
-      timeouts,
+      timeouts: timeoutsOf(step.environment),
     };
   };
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PlatformClient } from "../client/client.ts";
+import type { InstallCodeOverrides } from "../manifest/index.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan } from "../plan/index.ts";
 import { readPackageParts } from "../state/index.ts";
 import { artifactPath, verifiedArtifact } from "./artifacts.ts";
@@ -22,7 +23,7 @@ export async function prepareRollback(
   stateDir: string,
   env: string,
   client: PlatformClient,
-  options: { to?: string; prefix?: string } = {},
+  options: { to?: string; prefix?: string; installCodes?: InstallCodeOverrides } = {},
 ): Promise<PreparedRollback> {
   const release = releaseToRollBack(stateDir, env, options.to);
   const snapshot = release.snapshot;
@@ -49,6 +50,7 @@ export async function prepareRollback(
     live,
     prefix: options.prefix ?? DEFAULT_ROLLBACK_PREFIX,
     createdAt: new Date().toISOString(),
+    installCodes: options.installCodes,
   });
   return { release, rollback };
 }

@@ -11,18 +11,27 @@ import { AsyncLocalStorage } from "node:async_hooks";
 export class RetryBudget {
   /** Retries allowed in all, after the first try of each call. */
   readonly tries: number;
-  /** No retry starts after this time (ms since the epoch). */
-  readonly until: number;
+  private end: number;
   private used = 0;
 
   constructor(init: { tries: number; ms: number }, now: number = Date.now()) {
     this.tries = init.tries;
-    this.until = now + init.ms;
+    this.end = now + init.ms;
+  }
+
+  /** No retry starts after this time (ms since the epoch). */
+  get until(): number {
+    return this.end;
   }
 
   /** Retries taken so far. */
   get spent(): number {
     return this.used;
+  }
+
+  /** Moves the end later by `ms`: time its caller spent waiting on purpose (a job being polled). */
+  extend(ms: number): void {
+    this.end += ms;
   }
 
   /** Takes one retry that would start after `delayMs`; false, taking nothing, when none is left or the time would be up. */

@@ -2,8 +2,16 @@ import { Deadlines } from "./deadlines.ts";
 
 /*
  * No silent waits: while a call waits for its answer, or a caller waits for a job, `onWait` hears
- * about it every `intervalMs`, with what is awaited and for how long so far.
+ * about it every `intervalMs`, with what is awaited and for how long so far; less often as a long
+ * wait goes on (a job of an hour), so that its notices don't bury the rest of the output.
  */
+
+/** The time from a notice `elapsedMs` into a wait to the next: every interval, then 3 and 6 of them. */
+export function noticeGapMs(elapsedMs: number, intervalMs: number): number {
+  if (elapsedMs < 12 * intervalMs) return intervalMs;
+  if (elapsedMs < 60 * intervalMs) return 3 * intervalMs;
+  return 6 * intervalMs;
+}
 
 export interface WaitInfo {
   /** What is awaited: `POST /platformapi/core/system/user`, `the install job`… */
@@ -37,8 +45,8 @@ export class Waits {
     const started = performance.now();
     let named: string | undefined = typeof what === "string" ? what : undefined;
     const tick = () => {
-      clear = this.timers.add(Date.now() + this.intervalMs, tick);
       const ms = performance.now() - started;
+      clear = this.timers.add(Date.now() + noticeGapMs(ms, this.intervalMs), tick);
       try {
         named ??= (what as () => string)();
         notify({ what: named, seconds: Math.round(ms / 1000), ms: Math.round(ms) });

@@ -2,14 +2,21 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { SourceLocation } from "./errors.ts";
 import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
+import {
+  INSTALL_METHOD_CODES,
+  INSTALL_OPTION_CODES,
+  type InstallCodeOverrides,
+  type InstallWords,
+  TRANSLATION_OPTION_CODES,
+} from "./kinds/package.ts";
 import type { Reporter } from "./report.ts";
 import { Secret } from "./secret.ts";
 import type { Variables } from "./substitute.ts";
 
-/** A duration: seconds as a number (`30`, `0.5`), or a number with its unit (`500ms`, `30s`, `2m`). */
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m)$/;
+/** A duration: seconds as a number (`30`, `0.5`), or a number with its unit (`500ms`, `30s`, `2m`, `1h`). */
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
 const DURATION_FORMS =
-  "expected a duration: seconds as a number, or a number with ms, s or m (30s, 500ms, 2m)";
+  "expected a duration: seconds as a number, or a number with ms, s, m or h (30s, 500ms, 2m, 1h)";
 const Duration = (what: string) =>
   z
     .union([z.number().positive(DURATION_FORMS), z.string().regex(DURATION, DURATION_FORMS)], {
@@ -22,8 +29,12 @@ const Duration = (what: string) =>
 export function durationMs(value: number | string): number {
   if (typeof value === "number") return Math.round(value * 1000);
   const [, amount = "0", unit = "s"] = DURATION.exec(value) ?? [];
-  return Math.round(Number(amount) * { ms: 1, s: 1000, m: 60_000 }[unit as "ms" | "s" | "m"]);
+  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as "ms" | "s" | "m" | "h"];
+  return Math.round(Number(amount) * scale);
 }
+
+const InstallCode = z.number().int().min(0).max(2_147_483_647).optional();
+type CodesOf<Word extends string> = Record<Word, typeof InstallCode>;
 
 const IdMap = (what: string) =>
   z
@@ -100,9 +111,40 @@ export const EnvironmentDocument = z
         stall: Duration(
           "Longest silence in the middle of a body, the bound of a package download or upload (default 120s).",
         ),
+        job: Duration(
+          "Longest wait for a package job of this instance, a generate or an install (default 1h).",
+        ),
+        verify: Duration(
+          "Longest wait, after an install on this instance, for its objects to read as expected (default 1h).",
+        ),
       })
       .optional()
-      .describe("How long to wait for the instance; a wait over 10 s is reported every 10 s."),
+      .describe("How long to wait for the instance; a wait over 10 s is reported, less often as it goes on."),
+    installCodes: z
+      .strictObject({
+        installMethod: z
+          .strictObject({ createNew: InstallCode, createAndUpdate: InstallCode } satisfies CodesOf<
+            InstallWords["method"]
+          >)
+          .optional()
+          .describe("InstallMethod codes (assumed: createNew 1, createAndUpdate 2)."),
+        installOption: z
+          .strictObject({ keep: InstallCode, override: InstallCode } satisfies CodesOf<
+            InstallWords["layout"]
+          >)
+          .optional()
+          .describe("InstallOption codes (assumed: keep 1, override 2)."),
+        translationOption: z
+          .strictObject({ none: InstallCode, install: InstallCode } satisfies CodesOf<
+            InstallWords["translations"]
+          >)
+          .optional()
+          .describe("TranslationOption codes (assumed: none 0, install 1)."),
+      })
+      .optional()
+      .describe(
+        "The codes this instance gives the install options' words. The interface description does not give their meaning, so egp's are assumed; a code given here replaces the assumed one.",
+      ),
   })
   .describe("An environment: one platform instance, named by its file name.");
 export type EnvironmentDocument = z.infer<typeof EnvironmentDocument>;
@@ -140,6 +182,10 @@ export interface EnvironmentConfig {
   limits: { concurrency: number; requestsPerSecond: number };
   /** In milliseconds, with the defaults filled in. */
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
+  /** How long a step on this instance waits for a package job, and for an install's objects to match; in ms. */
+  waits: { jobMs: number; verifyMs: number };
+  /** The install option codes the file gives; the words it leaves out keep their assumed codes. */
+  installCodes?: InstallCodeOverrides;
   /**
    * The values of the variables its file names (`url`, `auth.username`, …): the client's scrubber
    * removes them from every error and log, as it removes the password.
@@ -166,6 +212,8 @@ export const DEFAULT_TIMEOUTS = {
   requestMs: 120_000,
   bodyMs: 120_000,
 } as const;
+/** Real instances take many minutes to generate or install a large package. */
+export const DEFAULT_WAITS = { jobMs: 3_600_000, verifyMs: 3_600_000 } as const;
 const MAX_TIMEOUT_MS = 24 * 3600_000;
 
 const SEED =
@@ -294,8 +342,21 @@ function tlsOf(
   return { caFile, insecure: tls.insecure ?? false };
 }
 
+/** Milliseconds of `timeouts.<key>`, or undefined when not given or out of range (reported). */
+function timeoutOf(
+  doc: EnvironmentDocument,
+  key: keyof NonNullable<EnvironmentDocument["timeouts"]>,
+  report: Reporter,
+) {
+  const value = doc.timeouts?.[key];
+  if (value === undefined) return undefined;
+  const ms = durationMs(value);
+  if (ms >= 1 && ms <= MAX_TIMEOUT_MS) return ms;
+  report.error(["timeouts", key], "must be from 1ms to 24h");
+  return undefined;
+}
+
 function timeoutsOf(doc: EnvironmentDocument, report: Reporter): EnvironmentConfig["timeouts"] {
-  const given = doc.timeouts ?? {};
   const timeouts: EnvironmentConfig["timeouts"] = { ...DEFAULT_TIMEOUTS };
   const fields = [
     ["connect", "connectMs"],
@@ -303,14 +364,46 @@ function timeoutsOf(doc: EnvironmentDocument, report: Reporter): EnvironmentConf
     ["request", "requestMs"],
     ["stall", "bodyMs"],
   ] as const;
-  for (const [key, field] of fields) {
-    const value = given[key];
-    if (value === undefined) continue;
-    const ms = durationMs(value);
-    if (ms < 1 || ms > MAX_TIMEOUT_MS) report.error(["timeouts", key], "must be from 1ms to 24h");
-    else timeouts[field] = ms;
-  }
+  for (const [key, field] of fields) timeouts[field] = timeoutOf(doc, key, report) ?? timeouts[field];
   return timeouts;
+}
+
+function waitsOf(doc: EnvironmentDocument, report: Reporter): EnvironmentConfig["waits"] {
+  return {
+    jobMs: timeoutOf(doc, "job", report) ?? DEFAULT_WAITS.jobMs,
+    verifyMs: timeoutOf(doc, "verify", report) ?? DEFAULT_WAITS.verifyMs,
+  };
+}
+
+const ASSUMED_CODES: Record<keyof InstallCodeOverrides, Readonly<Record<string, number>>> = {
+  installMethod: INSTALL_METHOD_CODES,
+  installOption: INSTALL_OPTION_CODES,
+  translationOption: TRANSLATION_OPTION_CODES,
+};
+
+/** Two words of one option with one code, given or assumed, could not be told apart by the instance. */
+function installCodesOf(doc: EnvironmentDocument, report: Reporter): InstallCodeOverrides | undefined {
+  const given = doc.installCodes;
+  if (!given) return undefined;
+  for (const option of ["installMethod", "installOption", "translationOption"] as const) {
+    const own: Readonly<Record<string, number | undefined>> = given[option] ?? {};
+    const entries = Object.entries(own).filter(([, code]) => code !== undefined);
+    entries.forEach(([word, code], index) => {
+      const at = ["installCodes", option, word];
+      const earlier = entries.slice(0, index).find(([, c]) => c === code)?.[0];
+      const assumed = Object.entries(ASSUMED_CODES[option]).find(
+        ([w, c]) => own[w] === undefined && c === code,
+      );
+      if (earlier) report.error(at, `is ${earlier}'s code too; each word needs its own code`);
+      else if (assumed)
+        report.error(at, `is ${assumed[0]}'s assumed code too; give ${assumed[0]}'s code as well`);
+    });
+  }
+  return {
+    ...(given.installMethod ? { installMethod: { ...given.installMethod } } : {}),
+    ...(given.installOption ? { installOption: { ...given.installOption } } : {}),
+    ...(given.translationOption ? { translationOption: { ...given.translationOption } } : {}),
+  };
 }
 
 function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
@@ -356,6 +449,8 @@ export function normalizeEnvironment(
   const tls = tlsOf(doc, endpoint, options, report);
   const packagesFrom = packagesFromOf(doc, options, report);
   const timeouts = timeoutsOf(doc, report);
+  const waits = waitsOf(doc, report);
+  const installCodes = installCodesOf(doc, report);
   if (!auth || report.failed()) return null;
   const config: EnvironmentConfig = {
     name: options.name,
@@ -370,7 +465,9 @@ export function normalizeEnvironment(
     domains: ownMap(doc.domains),
     limits: { ...DEFAULT_LIMITS, ...doc.limits },
     timeouts,
+    waits,
   };
+  if (installCodes) config.installCodes = installCodes;
   if (packagesFrom) config.packagesFrom = packagesFrom;
   if (doc.groups === undefined) config.groupsFromInstance = true;
   const values = [...report.document.substituted.values()].flatMap((s) => s.values.flatMap(spellings));

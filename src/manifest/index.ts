@@ -7,6 +7,7 @@ export type { Endpoint, EnvironmentConfig, EnvironmentDocument } from "./environ
 export {
   DEFAULT_LIMITS,
   DEFAULT_TIMEOUTS,
+  DEFAULT_WAITS,
   EMBEDDED_DEFAULT_PASSWORD,
   EMBEDDED_USERNAME,
 } from "./environment.ts";
@@ -24,9 +25,12 @@ export type {
 export { fieldWordsOf, KINDS, NO_PRUNING, PRUNABLE_KINDS, registerKind } from "./kinds/index.ts";
 export type { DesiredAbsent, FieldWord, FieldWords } from "./kinds/kind.ts";
 export type {
+  AssumedInstallCode,
   DesiredPackage,
   DesiredPackageObject,
   InstallChoice,
+  InstallCodeOverrides,
+  InstallWords,
   PackageObjectType,
 } from "./kinds/package.ts";
 export {

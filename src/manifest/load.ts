@@ -302,6 +302,7 @@ function buildState(
     groups: environment.groups,
     domains: environment.domains,
     ...(environment.groupsFromInstance ? { groupsFromInstance: true } : {}),
+    ...(environment.installCodes ? { installCodes: environment.installCodes } : {}),
   };
   const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
   const documents: PlacedDocument[] = [];

@@ -11,7 +11,7 @@ import {
   liveUser,
   packageObject,
 } from "../../test/builders/plan.ts";
-import { NO_PRUNING, Secret } from "../manifest/index.ts";
+import { type InstallChoice, NO_PRUNING, Secret } from "../manifest/index.ts";
 import { PlanError } from "./kinds/kind.ts";
 import { planChanges } from "./plan-changes.ts";
 
@@ -345,6 +345,82 @@ describe("planChanges: packages", () => {
       }),
     );
     expect(result.changes).toEqual([]);
+  });
+
+  /** A package of one application whose install the target codes as `install` says. */
+  const coded = (name: string, application: string, install: Partial<InstallChoice>) => {
+    const pkg = desiredPackage(name, [application]);
+    return { ...pkg, objects: pkg.objects.map((o) => ({ ...o, install: { ...o.install, ...install } })) };
+  };
+  const createNew = {
+    field: "InstallMethod",
+    word: "createNew",
+    code: 1,
+    key: "installCodes.installMethod.createNew",
+  };
+
+  it("notes assumed install codes once, on the first promotion that sends one, naming the key to set", () => {
+    const result = plan(
+      desired({
+        environment: prod,
+        packagesFrom: dev,
+        packages: [
+          desiredPackage("Release 0", ["Findings"]),
+          coded("Release 1", "Risk Register", {
+            method: "createNew",
+            InstallMethod: 1,
+            assumed: [createNew],
+          }),
+          coded("Release 2", "Findings", { method: "createNew", InstallMethod: 1, assumed: [createNew] }),
+        ],
+      }),
+      live({ packages: { applicationsByName: {}, objects: {} }, packageSource: source }),
+    );
+    const noted = result.changes.map((c) => c.notes.filter((n) => n.startsWith("assumed install codes")));
+    expect(noted).toEqual([
+      [],
+      [
+        "assumed install codes: InstallMethod 1 for createNew (the interface description does not give their meaning); set installCodes.installMethod.createNew in environments/prod.yaml if this instance codes them otherwise",
+      ],
+      [],
+    ]);
+  });
+
+  it("sends the environment's codes in the install step, and compares by the words' meaning", () => {
+    const target = {
+      applicationsByName: {},
+      objects: { "g-1": packageObject("g-1", "Risk Register", "old", { a: "1", b: "9" }) },
+    };
+    const ownCodes = { InstallMethod: 7, InstallOption: 8, TranslationOption: 9, assumed: [] };
+    const update = plan(
+      desired({
+        environment: prod,
+        packagesFrom: dev,
+        packages: [coded("Release 1", "Risk Register", ownCodes)],
+      }),
+      live({ packages: target, packageSource: source }),
+    );
+    expect(update.changes[0]?.notes.filter((n) => n.startsWith("assumed install codes"))).toEqual([]);
+    expect(update.steps.find((s) => s.op === "package.install")?.input.objects).toEqual([
+      {
+        guid: "g-1",
+        type: "Application",
+        name: "Risk Register",
+        installMethod: 7,
+        installOption: 8,
+        translationOption: 9,
+      },
+    ]);
+    // createNew leaves an existing object's parts as they are, whatever code it is sent as.
+    const createOnly = plan(
+      desired({
+        environment: prod,
+        packagesFrom: dev,
+        packages: [coded("Release 1", "Risk Register", { ...ownCodes, method: "createNew" })],
+      }),
+      live({ packages: target, packageSource: source }),
+    );
+    expect(createOnly.changes).toEqual([]);
   });
 
   it("refuses an application the source does not have, naming where it is declared", () => {

@@ -101,6 +101,26 @@ describe("planRollback", () => {
     expect(plan.steps[2]?.input).toEqual({ release: "abc123def456" });
   });
 
+  it("sends the codes the target's environment file gives for create-and-update, override and install", () => {
+    const { plan } = planRollback({
+      release: release(),
+      live: live({ ...SAME, "field:f-1": part("F2", 'field "Owner"', "Owner", "l-1") }),
+      prefix: "ROLLBACK_",
+      createdAt: "2026-11-24T01:00:00.000Z",
+      installCodes: { installMethod: { createAndUpdate: 20 }, translationOption: { install: 10 } },
+    });
+    expect(plan.steps[1]?.input.objects).toEqual([
+      {
+        guid: "g-1",
+        type: "Application",
+        name: "Controls",
+        installMethod: 20,
+        installOption: 2,
+        translationOption: 10,
+      },
+    ]);
+  });
+
   it("counts a new layout of a level the snapshot holds as restored (override replaces it), not as left behind", () => {
     const { plan, notes } = planRollback({
       release: release(),

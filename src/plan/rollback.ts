@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { InstallCodeOverrides } from "../manifest/index.ts";
 import type { PackageObjectParts, PackageObjectType } from "../state/index.ts";
 import { KIND } from "./kinds/package.ts";
 import { makeStep, type StepInputIn } from "./kinds/steps.ts";
@@ -41,6 +42,8 @@ export interface RollbackInput {
   /** Given to the names of the fields the install deactivates. */
   prefix: string;
   createdAt: string;
+  /** The target's environment file's `installCodes`: the codes its install is sent. */
+  installCodes?: InstallCodeOverrides;
 }
 
 export const DEFAULT_ROLLBACK_PREFIX = "ROLLBACK_";
@@ -158,14 +161,15 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   const install: StepInputIn<"package.install"> = {
     inactivateUnusedFields: true,
     prefixInactivatedFields: prefix,
-    // The snapshot's own translations go back too: they are the target's.
+    // The snapshot's own translations go back too: they are the target's. The codes are the assumed
+    // ones of createAndUpdate, override and install, unless the target's environment file gives them.
     objects: snapshot.objects.map((o) => ({
       guid: o.guid,
       type: o.type,
       name: o.name,
-      installMethod: 2,
-      installOption: 2,
-      translationOption: 1,
+      installMethod: input.installCodes?.installMethod?.createAndUpdate ?? 2,
+      installOption: input.installCodes?.installOption?.override ?? 2,
+      translationOption: input.installCodes?.translationOption?.install ?? 1,
     })),
   };
   const at = (verb: string) => `${change.id}#${verb}`;

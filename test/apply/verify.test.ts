@@ -59,4 +59,17 @@ describe("package.verify", () => {
     await expect(reading).rejects.toThrow(TransientError);
     await expect(reading).rejects.not.toThrow(ApplyError);
   });
+
+  it("fails with what still differs once the environment's verify wait is over, naming that wait", async () => {
+    const verify = OPS["package.verify"];
+    if (!verify) throw new Error("no package.verify op");
+    // Not on the target: it differs at every read.
+    const guid = "6f1d3c2a-0000-4000-8000-000000000001";
+    emulator().faults.clear();
+    const checking = verify(verifyContext(client(), guid));
+    await expect(checking).rejects.toMatchObject({ code: "EGP_VERIFY_FAILED" });
+    await expect(checking).rejects.toThrow(
+      "after the install, these objects still differ from the source: Controls (checked for 1 s, timeouts.verify of prod)",
+    );
+  });
 });

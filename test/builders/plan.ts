@@ -30,6 +30,7 @@ export function environment(name = "prod", extra: Partial<EnvironmentConfig> = {
     groups: { Everyone: 1, Administrators: 2, "Risk Owners": 42 },
     domains: {},
     limits: { concurrency: 4, requestsPerSecond: 10 },
+    waits: { jobMs: 3_600_000, verifyMs: 3_600_000 },
     ...extra,
   } as EnvironmentConfig;
 }
@@ -85,6 +86,7 @@ export function desiredPackage(
         InstallMethod: 2,
         InstallOption: 1,
         TranslationOption: 0,
+        assumed: [],
       },
       source: at(3),
     })),

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { connections } from "../../src/cli/connect.ts";
-import { DEFAULT_LIMITS, type EnvironmentConfig, Secret } from "../../src/manifest/index.ts";
+import { DEFAULT_LIMITS, DEFAULT_WAITS, type EnvironmentConfig, Secret } from "../../src/manifest/index.ts";
 import { useSilentServer } from "../helpers/socket.ts";
 
 /* The CLI's side of "no silent waits": the client's wait notices become warnings naming the environment. */
@@ -23,6 +23,7 @@ function config(): EnvironmentConfig {
     domains: {},
     limits: { ...DEFAULT_LIMITS, requestsPerSecond: 0 },
     timeouts: { connectMs: 1_000, headersMs: 5_000, requestMs: 450, bodyMs: 5_000 },
+    waits: DEFAULT_WAITS,
   };
 }
 

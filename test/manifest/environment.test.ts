@@ -308,13 +308,70 @@ describe("environment files: timeouts", () => {
       "  request: 2000m",
     ].join("\n");
     expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
-      "environments/dev.yaml:3:12 timeouts.connect: expected a duration: seconds as a number, or a number with ms, s or m (30s, 500ms, 2m)",
+      "environments/dev.yaml:3:12 timeouts.connect: expected a duration: seconds as a number, or a number with ms, s, m or h (30s, 500ms, 2m, 1h)",
       "environments/dev.yaml:4:12 timeouts.headers: must be greater than 0",
       'environments/dev.yaml:5:3 timeouts.body: unknown key "body"',
     ]);
     const range = ["url: embedded:empty", "timeouts:", "  request: 2000m"].join("\n");
     expect(lines(errorsOf({ environments: { dev: range } }))).toEqual([
       "environments/dev.yaml:3:12 timeouts.request: must be from 1ms to 24h",
+    ]);
+  });
+
+  it("waits an hour for a package job and for an install's objects to match, unless the file says otherwise", () => {
+    expect(onlyEnvironment(environmentDoc()).waits).toEqual({ jobMs: 3_600_000, verifyMs: 3_600_000 });
+    const doc = environmentDoc({ timeouts: { job: "1.5h", verify: "45m" } });
+    expect(onlyEnvironment(doc).waits).toEqual({ jobMs: 5_400_000, verifyMs: 2_700_000 });
+    expect(onlyEnvironment(environmentDoc({ timeouts: { job: 90 } })).waits.jobMs).toBe(90_000);
+  });
+
+  it("reports a bad job or verify wait at file:line:col", () => {
+    const text = ["url: embedded:empty", "timeouts:", "  job: an hour", "  verify: 25h"].join("\n");
+    expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
+      "environments/dev.yaml:3:8 timeouts.job: expected a duration: seconds as a number, or a number with ms, s, m or h (30s, 500ms, 2m, 1h)",
+    ]);
+    const range = ["url: embedded:empty", "timeouts: { job: 1h, verify: 25h }"].join("\n");
+    expect(lines(errorsOf({ environments: { dev: range } }))).toEqual([
+      "environments/dev.yaml:2:30 timeouts.verify: must be from 1ms to 24h",
+    ]);
+  });
+});
+
+describe("environment files: install codes", () => {
+  it("keeps the codes the file gives, and nothing when it gives none", () => {
+    expect(onlyEnvironment(environmentDoc()).installCodes).toBeUndefined();
+    const doc = environmentDoc({
+      installCodes: { installMethod: { createNew: 0 }, translationOption: { install: 3 } },
+    });
+    expect(onlyEnvironment(doc).installCodes).toEqual({
+      installMethod: { createNew: 0 },
+      translationOption: { install: 3 },
+    });
+  });
+
+  it("reports an unknown word, a code that is not a whole number and a code given twice at file:line:col", () => {
+    const text = [
+      "url: embedded:empty",
+      "installCodes:",
+      "  installMethod: { createOnly: 1 }",
+      "  installOption: { keep: 1.5 }",
+      "  translationOption: { none: 1, install: 1 }",
+    ].join("\n");
+    expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
+      'environments/dev.yaml:3:20 installCodes.installMethod.createOnly: unknown key "createOnly"',
+      "environments/dev.yaml:4:26 installCodes.installOption.keep: expected an integer, got a number",
+    ]);
+    const twice = [
+      "url: embedded:empty",
+      "installCodes:",
+      "  translationOption: { none: 1, install: 1 }",
+    ].join("\n");
+    expect(lines(errorsOf({ environments: { dev: twice } }))).toEqual([
+      "environments/dev.yaml:3:42 installCodes.translationOption.install: is none's code too; each word needs its own code",
+    ]);
+    const assumed = ["url: embedded:empty", "installCodes:", "  installMethod: { createNew: 2 }"].join("\n");
+    expect(lines(errorsOf({ environments: { dev: assumed } }))).toEqual([
+      "environments/dev.yaml:3:31 installCodes.installMethod.createNew: is createAndUpdate's assumed code too; give createAndUpdate's code as well",
     ]);
   });
 });

@@ -42,6 +42,14 @@ describe("Package documents", () => {
           InstallMethod: 2,
           InstallOption: 1,
           TranslationOption: 1,
+          assumed: [
+            {
+              field: "TranslationOption",
+              word: "install",
+              code: 1,
+              key: "installCodes.translationOption.install",
+            },
+          ],
         },
         source: { file: "manifests/packages.yaml", line: 4, column: 5 },
       },
@@ -56,8 +64,72 @@ describe("Package documents", () => {
           InstallMethod: 1,
           InstallOption: 2,
           TranslationOption: 1,
+          assumed: [
+            {
+              field: "InstallMethod",
+              word: "createNew",
+              code: 1,
+              key: "installCodes.installMethod.createNew",
+            },
+            { field: "InstallOption", word: "override", code: 2, key: "installCodes.installOption.override" },
+            {
+              field: "TranslationOption",
+              word: "install",
+              code: 1,
+              key: "installCodes.translationOption.install",
+            },
+          ],
         },
         source: { file: "manifests/packages.yaml", line: 5, column: 5 },
+      },
+    ]);
+  });
+
+  it("send the codes the target's environment file gives for their words, the assumed ones for the rest", () => {
+    const states = statesOf({
+      environments: {
+        ...PROMOTION,
+        prod: environmentDoc({
+          packagesFrom: "dev",
+          installCodes: {
+            installMethod: { createNew: 7, createAndUpdate: 8 },
+            translationOption: { install: 5 },
+          },
+        }),
+      },
+      manifests: {
+        "packages.yaml": packageDoc({
+          install: { translations: "install", layout: "override" },
+          objects: [
+            { application: "Risk Register", install: { method: "createNew" } },
+            { application: "Controls" },
+          ],
+        }),
+      },
+    });
+    const objects = states.find((state) => state.environment.name === "prod")?.packages[0]?.objects;
+    expect(objects?.map((o) => o.install)).toEqual([
+      {
+        method: "createNew",
+        layout: "override",
+        translations: "install",
+        InstallMethod: 7,
+        InstallOption: 2,
+        TranslationOption: 5,
+        assumed: [
+          { field: "InstallOption", word: "override", code: 2, key: "installCodes.installOption.override" },
+        ],
+      },
+      {
+        method: "createAndUpdate",
+        layout: "override",
+        translations: "install",
+        InstallMethod: 8,
+        InstallOption: 2,
+        TranslationOption: 5,
+        assumed: [
+          { field: "InstallOption", word: "override", code: 2, key: "installCodes.installOption.override" },
+        ],
       },
     ]);
   });

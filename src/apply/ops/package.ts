@@ -19,6 +19,7 @@ import {
 } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
+import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
@@ -153,30 +154,30 @@ function notReady(error: unknown): boolean {
   );
 }
 
-/** Waits with growing pauses until `attempt` stops failing with a not-ready answer, within `limitMs`. */
+/**
+ * Waits with growing pauses until `attempt` stops failing with a not-ready answer, within the
+ * step's environment's `timeouts.job` or `timeouts.verify`.
+ */
 async function poll<T>(
   context: OpContext,
   what: string,
-  limitMs: number,
+  limit: "job" | "verify",
   attempt: () => Promise<T | undefined>,
 ): Promise<T> {
-  const started = Date.now();
-  let pause = context.timeouts.pollMs;
-  // The client reports the wait every few seconds, so that a long job is never silent.
+  // The client reports the wait as it goes, so that a long job is never silent.
   const endWait = context.client.waiting(what);
   try {
-    for (;;) {
-      const result = await attempt();
-      if (result !== undefined) return result;
-      if (Date.now() - started + pause > limitMs)
-        throw new ApplyError(
-          ApplyErrorCode.JobTimeout,
-          `${what}: gave up after ${Math.round((Date.now() - started) / 1000)} s`,
-        );
-      context.progress(`waiting for ${what}`);
-      await context.sleep(pause);
-      pause = Math.min(pause * 2, 5_000);
-    }
+    return await pollUntil(
+      {
+        what,
+        limitMs: limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs,
+        limitName: `timeouts.${limit} of ${context.step.environment}`,
+        firstPauseMs: context.timeouts.pollMs,
+        sleep: context.sleep,
+        onPause: () => context.progress(`waiting for ${what}`),
+      },
+      attempt,
+    );
   } finally {
     endWait();
   }
@@ -200,7 +201,7 @@ async function downloadInto(
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
   let uploaded: number | undefined;
-  const bytes = await poll(context, "the package to be generated", context.timeouts.jobMs, async () => {
+  const bytes = await poll(context, "the package to be generated", "job", async () => {
     try {
       const onDownload = (p: Progress) => context.progress("downloading", p.bytes, p.total);
       if (!pipelineTo) {
@@ -359,7 +360,7 @@ const install: OpHandler = async (context) => {
       })),
     });
   // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
-  const job = await poll(context, "the install job", context.timeouts.jobMs, async () => {
+  const job = await poll(context, "the install job", "job", async () => {
     const installs = await lastInstall(context, packageId);
     if (!installs) return "unknown";
     const latest = installs.job;
@@ -396,13 +397,14 @@ async function verifyUntilSame(
 ): Promise<void> {
   let differing: string[] = [];
   try {
-    await poll(context, what, context.timeouts.verifyMs, async () => {
+    await poll(context, what, "verify", async () => {
       differing = await differingNow();
       return differing.length === 0 ? true : undefined;
     });
   } catch (error) {
     if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
-    throw new ApplyError(ApplyErrorCode.VerifyFailed, failure(differing), { cause: error });
+    const waited = `checked for ${Math.round(context.timeouts.verifyMs / 1000)} s, timeouts.verify of ${context.step.environment}`;
+    throw new ApplyError(ApplyErrorCode.VerifyFailed, `${failure(differing)} (${waited})`, { cause: error });
   }
 }
 

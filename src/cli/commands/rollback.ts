@@ -68,6 +68,7 @@ export function registerRollbackCommand(program: Command): void {
           const { release, rollback } = await prepareRollback(stateDir, env, client, {
             to: flags.to,
             prefix: flags.prefix,
+            installCodes: desired.environment.installCodes,
           });
           const { plan } = rollback;
           if (flags.out) await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });

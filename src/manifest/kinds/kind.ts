@@ -3,6 +3,7 @@ import { safeParseFast } from "../../schema/as-is.ts";
 import type { SourceLocation } from "../errors.ts";
 import type { Reporter } from "../report.ts";
 import { reportZodIssues } from "../zod-issues.ts";
+import type { InstallCodeOverrides } from "./package.ts";
 
 /** What a document may use of the environment it is loaded for. */
 export interface EnvironmentContext {
@@ -15,6 +16,8 @@ export interface EnvironmentContext {
   /** No `groups:` map: group names are left for the plan to resolve against the instance's groups. */
   groupsFromInstance?: boolean;
   domains: Readonly<Record<string, number>>;
+  /** The environment file's `installCodes`, which replace the assumed install option codes. */
+  installCodes?: InstallCodeOverrides;
 }
 
 /** The id a name → id map gives `name`, by its own keys only (`constructor` is no role). */

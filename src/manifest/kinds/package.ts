@@ -3,10 +3,39 @@ import type { SourceLocation } from "../errors.ts";
 import type { Reporter } from "../report.ts";
 import { type DocumentRule, defineKind, optionalText, scoping, sourceOf } from "./kind.ts";
 
-/** Codes of the install options (DESIGN §4.3; the seed does not give their meaning). */
+/**
+ * Assumed codes of the install options (DESIGN §4.3): the interface description does not give
+ * their meaning, so an environment file may replace them (`installCodes`).
+ */
 export const INSTALL_METHOD_CODES = { createNew: 1, createAndUpdate: 2 } as const;
 export const INSTALL_OPTION_CODES = { keep: 1, override: 2 } as const;
 export const TRANSLATION_OPTION_CODES = { none: 0, install: 1 } as const;
+
+/** The words of each install option, as manifests write them. */
+export interface InstallWords {
+  method: keyof typeof INSTALL_METHOD_CODES;
+  layout: keyof typeof INSTALL_OPTION_CODES;
+  translations: keyof typeof TRANSLATION_OPTION_CODES;
+}
+
+/** An environment file's `installCodes`: the codes it gives, by option and word. */
+export interface InstallCodeOverrides {
+  installMethod?: Partial<Record<InstallWords["method"], number>>;
+  installOption?: Partial<Record<InstallWords["layout"], number>>;
+  translationOption?: Partial<Record<InstallWords["translations"], number>>;
+}
+
+/** Each option: its manifest word, its key under `installCodes`, its wire field and assumed codes. */
+const INSTALL_FIELDS = [
+  { word: "method", key: "installMethod", wire: "InstallMethod", codes: INSTALL_METHOD_CODES },
+  { word: "layout", key: "installOption", wire: "InstallOption", codes: INSTALL_OPTION_CODES },
+  {
+    word: "translations",
+    key: "translationOption",
+    wire: "TranslationOption",
+    codes: TRANSLATION_OPTION_CODES,
+  },
+] as const;
 
 export const PACKAGE_OBJECT_TYPES = ["Application", "SubForm", "GlobalReport"] as const;
 export type PackageObjectType = (typeof PACKAGE_OBJECT_TYPES)[number];
@@ -70,14 +99,26 @@ export const PackageDocument = z
   .describe("A package: objects promoted from the environment named by packagesFrom.");
 export type PackageDocument = z.infer<typeof PackageDocument>;
 
-/** Install options in words and as the install request codes them. */
-export interface InstallChoice {
-  method: keyof typeof INSTALL_METHOD_CODES;
-  layout: keyof typeof INSTALL_OPTION_CODES;
-  translations: keyof typeof TRANSLATION_OPTION_CODES;
+/** A code sent for a word other than its option's default, which the environment file does not give. */
+export interface AssumedInstallCode {
+  /** The wire field: `InstallMethod`, `InstallOption` or `TranslationOption`. */
+  field: string;
+  word: string;
+  code: number;
+  /** Where an environment file would give it: `installCodes.installMethod.createNew`. */
+  key: string;
+}
+
+/**
+ * Install options in words (what they mean), and as this environment's install request codes them
+ * (its `installCodes`, else the assumed codes).
+ */
+export interface InstallChoice extends InstallWords {
   InstallMethod: number;
   InstallOption: number;
   TranslationOption: number;
+  /** Non-default words whose codes are assumed, not given by the environment file. */
+  assumed: AssumedInstallCode[];
 }
 
 /** An object of a package: an application by name (resolved on the source), or anything by GUID. */
@@ -102,16 +143,30 @@ export interface DesiredPackage {
 
 const DEFAULT_INSTALL = { method: "createAndUpdate", layout: "keep", translations: "none" } as const;
 
-function installChoice(...layers: (Install | undefined)[]): InstallChoice {
-  const words = { ...DEFAULT_INSTALL };
+function installChoice(
+  given: InstallCodeOverrides | undefined,
+  ...layers: (Install | undefined)[]
+): InstallChoice {
+  const words: InstallWords = { ...DEFAULT_INSTALL };
   for (const layer of layers)
     Object.assign(words, Object.fromEntries(Object.entries(layer ?? {}).filter(([, v]) => v)));
-  return {
+  const choice: InstallChoice = {
     ...words,
-    InstallMethod: INSTALL_METHOD_CODES[words.method],
-    InstallOption: INSTALL_OPTION_CODES[words.layout],
-    TranslationOption: TRANSLATION_OPTION_CODES[words.translations],
+    InstallMethod: 0,
+    InstallOption: 0,
+    TranslationOption: 0,
+    assumed: [],
   };
+  for (const field of INSTALL_FIELDS) {
+    const word = words[field.word];
+    const codes: Readonly<Record<string, number | undefined>> = field.codes;
+    const own: Readonly<Record<string, number | undefined>> | undefined = given?.[field.key];
+    const code = own?.[word] ?? codes[word] ?? 0;
+    choice[field.wire] = code;
+    if (own?.[word] === undefined && word !== DEFAULT_INSTALL[field.word])
+      choice.assumed.push({ field: field.wire, word, code, key: `installCodes.${field.key}.${word}` });
+  }
+  return choice;
 }
 
 const objectsNameOneThing: DocumentRule<PackageDocument> = (doc, report) => {
@@ -152,10 +207,15 @@ const prefixNeedsInactivation: DocumentRule<PackageDocument> = (doc, report) => 
     report.warning(["prefixInactivatedFields"], "has no effect unless inactivateUnusedFields is true");
 };
 
-function objectOf(doc: PackageDocument, index: number, report: Reporter): DesiredPackageObject {
+function objectOf(
+  doc: PackageDocument,
+  index: number,
+  codes: InstallCodeOverrides | undefined,
+  report: Reporter,
+): DesiredPackageObject {
   const object = doc.objects[index]!;
   const { snapshot: _snapshot, ...defaults } = doc.install ?? {};
-  const install = installChoice(defaults, object.install);
+  const install = installChoice(codes, defaults, object.install);
   const source = report.document.locate(["objects", index]);
   if (object.guid !== undefined)
     return { by: "guid", type: object.type!, guid: object.guid.toLowerCase(), install, source };
@@ -169,11 +229,11 @@ export const packageKind = defineKind({
   rules: [objectsNameOneThing, objectsAreListedOnce, prefixNeedsInactivation],
   key: { field: "name", of: (desired: DesiredPackage) => desired.name.toLowerCase() },
   needsPackagesFrom: true,
-  normalize(doc, _environment, report): DesiredPackage {
+  normalize(doc, environment, report): DesiredPackage {
     const desired: DesiredPackage = {
       kind: "Package",
       name: doc.name,
-      objects: doc.objects.map((_, index) => objectOf(doc, index, report)),
+      objects: doc.objects.map((_, index) => objectOf(doc, index, environment.installCodes, report)),
       inactivateUnusedFields: doc.inactivateUnusedFields ?? false,
       prefixInactivatedFields: doc.prefixInactivatedFields ?? null,
       snapshot: doc.install?.snapshot ?? true,

@@ -1,4 +1,9 @@
-import type { DesiredPackage, DesiredPackageObject } from "../../manifest/index.ts";
+import type {
+  AssumedInstallCode,
+  DesiredPackage,
+  DesiredPackageObject,
+  InstallChoice,
+} from "../../manifest/index.ts";
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
 import type { Change, Step } from "../model.ts";
 import { describeDifference } from "../package-diff.ts";
@@ -46,6 +51,29 @@ export function objectMatches(
   return true;
 }
 
+/** What an object's install words mean for the comparison, whatever codes the target is sent. */
+function matchOptionsOf(install: InstallChoice): MatchOptions {
+  return {
+    installMethod: install.method === "createNew" ? 1 : 2,
+    installOption: install.layout === "keep" ? 1 : 2,
+  };
+}
+
+/**
+ * Said once per plan, on the first promotion that sends a non-default option with an assumed code:
+ * the interface description does not give the codes' meanings, so a wrong guess would install
+ * otherwise than asked without any error.
+ */
+function assumedCodesNote(pkg: DesiredPackage, environmentFile: string): string | undefined {
+  const assumed = new Map<string, AssumedInstallCode>();
+  for (const object of pkg.objects) for (const code of object.install.assumed) assumed.set(code.key, code);
+  if (assumed.size === 0) return undefined;
+  const sorted = [...assumed.values()].sort((a, b) => a.key.localeCompare(b.key));
+  const codes = sorted.map((c) => `${c.field} ${c.code} for ${c.word}`).join(", ");
+  const keys = sorted.map((c) => c.key).join(", ");
+  return `assumed install codes: ${codes} (the interface description does not give their meaning); set ${keys} in ${environmentFile} if this instance codes them otherwise`;
+}
+
 const CHAIN = ["create", "generate", "download", "upload", "install", "verify"] as const;
 
 /**
@@ -79,9 +107,15 @@ export const packagePlanner: KindPlanner = {
     if (!source)
       throw new PlanError(`packages need the state of ${desired.packagesFrom}, which was not read`);
 
+    let noted = false;
     for (const pkg of desired.packages) {
       const planned = planPackage(pkg, source, live.packages, desired.environment.name, source.environment);
       if (!planned) continue;
+      const note = noted ? undefined : assumedCodesNote(pkg, desired.environment.file);
+      if (note) {
+        planned.change.notes.push(note);
+        noted = true;
+      }
       result.changes.push(planned.change);
       result.steps.push(...planned.steps);
     }
@@ -116,11 +150,7 @@ function planPackage(
       return { object, live: found };
     });
   const differing = objects.filter(
-    ({ object, live }) =>
-      !objectMatches(live, target.objects[live.guid], {
-        installMethod: object.install.InstallMethod,
-        installOption: object.install.InstallOption,
-      }),
+    ({ object, live }) => !objectMatches(live, target.objects[live.guid], matchOptionsOf(object.install)),
   );
   if (differing.length === 0) return undefined;
   const everything = [...objects, ...unreadable];
@@ -131,10 +161,7 @@ function planPackage(
     key: pkg.name,
     action: "promote",
     fields: differing.map(({ object, live }) =>
-      describeDifference(live, target.objects[live.guid], {
-        installMethod: object.install.InstallMethod,
-        installOption: object.install.InstallOption,
-      }),
+      describeDifference(live, target.objects[live.guid], matchOptionsOf(object.install)),
     ),
     notes: [
       `promoted from ${sourceEnvironment}`,

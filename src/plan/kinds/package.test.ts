@@ -13,6 +13,7 @@ const byName = (name: string): DesiredPackageObject => ({
     InstallMethod: 2,
     InstallOption: 1,
     TranslationOption: 0,
+    assumed: [],
   },
   source: { file: "manifests/packages.yaml", line: 1, column: 1 },
 });

@@ -78,9 +78,10 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   apply: { runtime: ["client", "plan", "state", "io", "wire"], types: ["manifest"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
-  // Amended: the composer reads the manifests and the live state and calls the pure planner; it
-  // opens no connection itself (the caller's `open` does), so it names the client's types only.
-  compose: { runtime: ["manifest", "state", "plan"], types: ["client"] },
+  // Amended: the composer reads the manifests and the live state and calls the pure planner; the
+  // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
+  // It never starts an emulator: that is the CLI's, for embedded environments.
+  compose: { runtime: ["manifest", "state", "plan", "client"] },
   cli: { runtime: ABOVE_CLI },
   // The library's public API; like everything else, it never imports cli.
   "index.ts": { runtime: ABOVE_CLI },
@@ -237,8 +238,7 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "export/x.ts", specifier: "../client/index.ts", typeOnly: false },
       { file: "cli/x.ts", specifier: "../export/index.ts", typeOnly: false },
       { file: "wire/x.ts", specifier: "undici", typeOnly: false },
-      { file: "compose/x.ts", specifier: "../client/client.ts", typeOnly: false },
-      { file: "compose/x.ts", specifier: "../client/client.ts", typeOnly: true },
+      { file: "compose/x.ts", specifier: "../apply/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../cli/connect.ts", typeOnly: true },
     ];
@@ -251,7 +251,7 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "apply imports types from cli (../cli/errors.ts)",
       "export imports client (../client/index.ts)",
       "wire imports the package undici",
-      "compose imports client (../client/client.ts)",
+      "compose imports apply (../apply/index.ts)",
       "compose imports emulator (../emulator/index.ts)",
       "compose imports types from cli (../cli/connect.ts)",
     ]);

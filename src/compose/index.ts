@@ -1,3 +1,5 @@
+export type { HttpConnections } from "./connections.ts";
+export { clientOptionsOf, httpConnections } from "./connections.ts";
 export type {
   EnvironmentPlan,
   OpenEnvironment,

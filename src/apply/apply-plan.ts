@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { Logger } from "pino";
+import { type Logger, pino } from "pino";
 import type { PlatformClient } from "../client/client.ts";
 import type { DesiredState, EnvironmentConfig } from "../manifest/index.ts";
 import { type Plan, type PlanOptions, printable, summarize } from "../plan/index.ts";
@@ -62,7 +62,8 @@ export interface ApplyPlanOptions {
   replan: Replan;
   /** The client of an environment; called for the environment and its package source. */
   open: (config: EnvironmentConfig) => Promise<PlatformClient>;
-  logger: Logger;
+  /** Where the steps log (default: nowhere). */
+  logger?: Logger;
   /** What a fresh plan is made with (a saved or resumed plan brings its own). */
   options?: PlanOptions;
   /** A saved plan to apply, as reviewed; `savedFile` names it in messages. */
@@ -278,7 +279,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     previous,
     stateDir,
     concurrency: fresh.desired.environment.limits.concurrency,
-    logger: options.logger,
+    logger: options.logger ?? pino({ level: "silent" }),
   });
   if (run.interrupted) return { result: "interrupted", plan, run };
   const summary = summaryOf(plan, run);

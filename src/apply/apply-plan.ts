@@ -78,7 +78,7 @@ export interface ApplyPlanOptions {
   report?: ApplyReporter;
   /** Runs the steps (default `executePlan`); the CLI wraps it to count steps in flight for interrupts. */
   execute?: (options: ExecuteOptions) => Promise<ApplyResult>;
-  /** The key a saved plan's sealed values were made with (`EGP_PLAN_KEY`). */
+  /** The key a saved plan's sealed values were made with (the CLI reads it from its environment). */
   planKey?: string;
   /** The command the lock names as its holder. */
   holder?: string;

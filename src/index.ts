@@ -9,9 +9,12 @@ export type {
   ApplyResult,
   ApplySummary,
   ExecuteOptions,
+  PreparedRollback,
   Replan,
+  RollBackOptions,
+  RollBackOutcome,
 } from "./apply/index.ts";
-export { ApplyRefusedError, applyPlan, executePlan } from "./apply/index.ts";
+export { ApplyRefusedError, applyPlan, executePlan, rollBack } from "./apply/index.ts";
 export { registerOps } from "./apply/ops/index.ts";
 // A kind from outside egp: one registration per stage (docs/architecture.md, "A kind from outside egp").
 export type { OpContext, OpHandler, OpRegistry } from "./apply/ops/types.ts";

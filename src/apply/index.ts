@@ -18,6 +18,8 @@ export type { ReleaseRecord } from "./releases.ts";
 export { listReleases, markRolledBack, ReleaseError, releasesDir } from "./releases.ts";
 export type { Carried } from "./resume.ts";
 export { assertResumable, carryOver } from "./resume.ts";
+export type { RollBackOptions, RollBackOutcome } from "./roll-back.ts";
+export { rollBack } from "./roll-back.ts";
 export type { PreparedRollback } from "./rollback.ts";
 export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
 export { SensitiveChangedError, unsealSaved } from "./sealed.ts";

@@ -1,5 +1,24 @@
 // The library's public API: explicit named exports only.
 
+// Orchestration: plan an environment, apply it (docs/architecture.md, "The composer").
+export type {
+  ApplyEvent,
+  ApplyOutcome,
+  ApplyPlanOptions,
+  ApplyReporter,
+  ApplyResult,
+  ApplySummary,
+  ExecuteOptions,
+  PreparedRollback,
+  Replan,
+  RollBackOptions,
+  RollBackOutcome,
+} from "./apply/index.ts";
+export { ApplyRefusedError, applyPlan, executePlan, rollBack } from "./apply/index.ts";
+export { registerOps } from "./apply/ops/index.ts";
+// A kind from outside egp: one registration per stage (docs/architecture.md, "A kind from outside egp").
+export type { OpContext, OpHandler, OpRegistry } from "./apply/ops/types.ts";
+export { inputOf } from "./apply/ops/types.ts";
 export type { PlatformClient } from "./client/client.ts";
 export { createClient } from "./client/client.ts";
 export { ERROR_CODES, ErrorCode } from "./client/error-codes.ts";
@@ -76,6 +95,43 @@ export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
 export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
+export type {
+  EnvironmentPlan,
+  HttpConnections,
+  OpenEnvironment,
+  PlanContext,
+  PlanEnvironmentOptions,
+} from "./compose/index.ts";
+export { clientOptionsOf, httpConnections, planEnvironment, readEnvironment } from "./compose/index.ts";
+export type { ExportContext, KindExporter } from "./export/index.ts";
+export { registerExporter } from "./export/index.ts";
+export type {
+  DesiredState,
+  EnvironmentConfig,
+  ManifestIssue,
+  RegisteredKinds,
+  SourceLocation,
+} from "./manifest/index.ts";
+export { ManifestError, registerKind } from "./manifest/index.ts";
+export type { Kind, KindDefinition } from "./manifest/kinds/kind.ts";
+export { defineKind, reportRepeats, scoping, sourceOf } from "./manifest/kinds/kind.ts";
+export type {
+  Change,
+  KindPlanner,
+  Plan,
+  PlanInput,
+  PlanOptions,
+  PlanProblem,
+  Step,
+} from "./plan/index.ts";
+export { PlanError, registerKindSteps, registerPlanner } from "./plan/index.ts";
+export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
+export { makeStep } from "./plan/kinds/steps.ts";
+export { hash } from "./state/digest.ts";
+export type { LiveState, RegisteredLiveParts } from "./state/index.ts";
+export { registerLiveKind } from "./state/index.ts";
+export type { LiveKind, ReadContext } from "./state/kinds/kind.ts";
+export { earlyRead, liveKind } from "./state/kinds/kind.ts";
 export type {
   Application,
   ChangePasswordRequest,

@@ -22,6 +22,7 @@ type Stage =
   | "plan"
   | "apply"
   | "export"
+  | "compose"
   | "cli"
   | "index.ts";
 
@@ -47,6 +48,7 @@ const ABOVE_CLI: readonly Stage[] = [
   "plan",
   "apply",
   "export",
+  "compose",
 ];
 
 /** DESIGN §1's "may import" column. */
@@ -76,6 +78,10 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   apply: { runtime: ["client", "plan", "state", "io", "wire"], types: ["manifest"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
+  // Amended: the composer reads the manifests and the live state and calls the pure planner; the
+  // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
+  // It never starts an emulator: that is the CLI's, for embedded environments.
+  compose: { runtime: ["manifest", "state", "plan", "client"] },
   cli: { runtime: ABOVE_CLI },
   // The library's public API; like everything else, it never imports cli.
   "index.ts": { runtime: ABOVE_CLI },
@@ -232,6 +238,9 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "export/x.ts", specifier: "../client/index.ts", typeOnly: false },
       { file: "cli/x.ts", specifier: "../export/index.ts", typeOnly: false },
       { file: "wire/x.ts", specifier: "undici", typeOnly: false },
+      { file: "compose/x.ts", specifier: "../apply/index.ts", typeOnly: false },
+      { file: "compose/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
+      { file: "compose/x.ts", specifier: "../cli/connect.ts", typeOnly: true },
     ];
     expect(findings(sample).map((finding) => finding.message)).toEqual([
       "client imports emulator (../emulator/store.ts)",
@@ -242,6 +251,9 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "apply imports types from cli (../cli/errors.ts)",
       "export imports client (../client/index.ts)",
       "wire imports the package undici",
+      "compose imports apply (../apply/index.ts)",
+      "compose imports emulator (../emulator/index.ts)",
+      "compose imports types from cli (../cli/connect.ts)",
     ]);
   });
 

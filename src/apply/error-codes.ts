@@ -11,6 +11,8 @@ export const ApplyErrorCode = {
   DeleteRefused: "EGP_DELETE_REFUSED",
   ArtifactRejected: "EGP_ARTIFACT_REJECTED",
   Locked: "EGP_LOCKED",
+  /** An apply asked for what can't be: resuming with nothing pending, a saved plan for another environment. */
+  ApplyRefused: "EGP_APPLY_REFUSED",
   /** An interrupted apply's journal whose plan this egp can't read (damaged, or another version's). */
   JournalUnreadable: "EGP_JOURNAL_UNREADABLE",
   /** A step failed for a reason that carries no code of its own (a bug, a local I/O error). */

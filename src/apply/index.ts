@@ -1,3 +1,5 @@
+export type { ApplyOutcome, ApplyPlanOptions, ApplyReporter, ApplySummary, Replan } from "./apply-plan.ts";
+export { ApplyRefusedError, applyPlan, planPatiently } from "./apply-plan.ts";
 export { ArtifactError, DEFAULT_ARTIFACT_LIMITS, inspectPackage } from "./artifacts.ts";
 export type { ApplyErrorCode } from "./error-codes.ts";
 export { APPLY_ERROR_CODES } from "./error-codes.ts";
@@ -16,6 +18,8 @@ export type { ReleaseRecord } from "./releases.ts";
 export { listReleases, markRolledBack, ReleaseError, releasesDir } from "./releases.ts";
 export type { Carried } from "./resume.ts";
 export { assertResumable, carryOver } from "./resume.ts";
+export type { RollBackOptions, RollBackOutcome } from "./roll-back.ts";
+export { rollBack } from "./roll-back.ts";
 export type { PreparedRollback } from "./rollback.ts";
 export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
 export { SensitiveChangedError, unsealSaved } from "./sealed.ts";

@@ -1,21 +1,9 @@
-import type { ApplyEvent } from "../apply/index.ts";
+import type { ApplyEvent, ApplySummary } from "../apply/index.ts";
+
 import { type Plan, printable, printableLines } from "../plan/index.ts";
 import { bytesText, elapsed, LiveView } from "./live-view.ts";
 import { divertLogs } from "./logger.ts";
 import { paintPlan, type Style } from "./style.ts";
-
-/** What an apply did, counted as its plan counts (`Plan: A to add, C to change, …`). */
-export interface ApplySummary {
-  result: "complete" | "incomplete" | "no-changes";
-  environment: string;
-  plan: string;
-  added: number;
-  changed: number;
-  destroyed: number;
-  promoted: number;
-  failed: ReadonlyArray<{ step: string; code: string; error: string }>;
-  skipped: number;
-}
 
 /**
  * Where apply's output goes. Three shapes: JSON Lines on stdout (`--json`, each line typed as

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
+import { clientOptionsOf } from "../compose/index.ts";
 import type { Emulator } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
@@ -91,17 +92,11 @@ export function connections(options: ConnectOptions): Connections {
       config.endpoint.kind === "embedded" ? await embedded(config, config.endpoint) : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
     const client = createClient({
-      name: config.name,
+      ...clientOptionsOf(config),
       url,
-      instance: config.instance,
-      username: config.auth.username,
-      domain: config.auth.domain,
-      password: config.auth.password.reveal(),
-      sensitive: (config.sensitive ?? []).map((value) => value.reveal()),
-      scheme: emulator ? "Platform" : config.auth.scheme,
-      tls: { caFile: config.tls.caFile, insecure: config.tls.insecure },
-      limits: emulator ? { concurrency: config.limits.concurrency, requestsPerSecond: 0 } : config.limits,
-      timeouts: config.timeouts,
+      ...(emulator
+        ? { scheme: "Platform", limits: { concurrency: config.limits.concurrency, requestsPerSecond: 0 } }
+        : {}),
       logger: options.logger,
       ...(options.waitNoticeMs ? { waitNoticeMs: options.waitNoticeMs } : {}),
       // A warning, so that it shows at the default log level, on stderr (stdout stays the output).

@@ -1,20 +1,8 @@
 import { Journal, JournalUnreadableError } from "../apply/index.ts";
 import { printable } from "../plan/index.ts";
-import { ExitError } from "./errors.ts";
 import { stateDirOf } from "./state-dir.ts";
 
 const discardHint = (env: string) => `discard it with 'egp apply --env ${env} --discard'`;
-
-/** The interrupted apply pending for an environment, if any; a journal egp can't read is a one-line error. */
-export function pendingApply(dir: string, env: string) {
-  try {
-    return Journal.unfinished(stateDirOf(dir), env);
-  } catch (error) {
-    if (error instanceof JournalUnreadableError)
-      throw new ExitError(`${error.message}; ${discardHint(env)}`, 1, { cause: error });
-    throw error;
-  }
-}
 
 /** One line saying that an interrupted apply is pending, and how to resume or discard it. */
 export function pendingNotice(dir: string, env: string): string | undefined {

@@ -1,4 +1,5 @@
 import {
+  ApplyRefusedError,
   ArtifactError,
   JournalUnreadableError,
   LockedError,
@@ -63,6 +64,7 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     error instanceof PlanMismatchError ||
     error instanceof SensitiveChangedError ||
     error instanceof LockedError ||
+    error instanceof ApplyRefusedError ||
     error instanceof JournalUnreadableError ||
     error instanceof ArtifactError ||
     error instanceof ReleaseError

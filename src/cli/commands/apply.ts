@@ -1,30 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Command } from "commander";
-import type { Logger } from "pino";
-import {
-  acquireLock,
-  assertFresh,
-  assertResumable,
-  assertSamePlan,
-  type Carried,
-  carryOver,
-  isPassing,
-  Journal,
-  unsealSaved,
-} from "../../apply/index.ts";
-
-import type { PlatformClient } from "../../client/client.ts";
-import type { DesiredState } from "../../manifest/index.ts";
-import { type Plan, printable, readPlanFile, summarize } from "../../plan/index.ts";
+import { type ApplyOutcome, applyPlan, JournalUnreadableError, type Lock } from "../../apply/index.ts";
+import { printable, readPlanFile } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
-import type { Connections } from "../connect.ts";
 import { ExitError } from "../errors.ts";
-import { getPlan } from "../get-plan.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
-import { pendingApply } from "../pending.ts";
+import { clientsOf, planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { runSteps } from "../run-steps.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
@@ -55,43 +38,6 @@ export async function confirm(env: string, interrupts: Interrupts, output: Apply
   }
 }
 
-const PLAN_TRIES = 5;
-
-/**
- * The plans an apply makes (to resume, to apply, to verify) only read, so one that fails for a
- * passing reason (5xx, 429, a lost connection) is read again, as a failed step is tried again: a
- * plan makes many reads, and under heavy faults the client's retries of one of them can run out.
- */
-async function planPatiently(
-  say: (line: string) => void,
-  ...args: Parameters<typeof getPlan>
-): ReturnType<typeof getPlan> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await getPlan(...args);
-    } catch (error) {
-      if (attempt >= PLAN_TRIES || !isPassing(error)) throw error;
-      say(
-        `Reading the live state failed (${printable((error as Error).message)}); reading it again (try ${attempt + 1} of ${PLAN_TRIES}).`,
-      );
-      await delay(1_000 * attempt);
-    }
-  }
-}
-
-async function clientsFor(
-  plan: Plan,
-  desired: DesiredState,
-  connections: Connections,
-): Promise<Map<string, PlatformClient>> {
-  const clients = new Map<string, PlatformClient>();
-  clients.set(desired.environment.name, (await connections.open(desired.environment)).client);
-  if (desired.packagesFrom && plan.steps.some((s) => s.environment === desired.packagesFrom?.name)) {
-    clients.set(desired.packagesFrom.name, (await connections.open(desired.packagesFrom)).client);
-  }
-  return clients;
-}
-
 /** Seconds the steps in flight get to finish after an interrupt (`EGP_INTERRUPT_GRACE_SECONDS`). */
 export function graceMs(): number {
   const seconds = Number(process.env.EGP_INTERRUPT_GRACE_SECONDS ?? 30);
@@ -100,64 +46,28 @@ export function graceMs(): number {
   return seconds * 1000;
 }
 
-interface RunOptions {
-  stateDir: string;
-  plan: Plan;
-  desired: DesiredState;
-  previous?: Carried;
-  connections: Connections;
-  logger: Logger;
-  output: ApplyOutput;
-  interrupts: Interrupts;
-}
-
-async function run(options: RunOptions): Promise<boolean> {
-  const { plan, desired, interrupts } = options;
-  const resume = `Resume with 'egp apply --env ${plan.environment} --resume'.`;
-  const result = await runSteps({
-    plan,
-    desired,
-    clients: await clientsFor(plan, desired, options.connections),
-    journal: Journal.open(options.stateDir, plan),
-    previous: options.previous,
-    stateDir: options.stateDir,
-    concurrency: desired.environment.limits.concurrency,
-    logger: options.logger,
-    output: options.output,
-    interrupts,
-    interrupted: (done, inFlight) =>
-      `Interrupted: ${done} of ${plan.steps.length} steps done, ${plan.steps.length - done - inFlight} not started, ` +
-      `${inFlight} in flight (checked before anything is written again on resume). ${resume}`,
-  });
-  const completed = new Set([...result.done, ...result.reused]);
-  if (result.interrupted) {
-    const stopped = result.stopped.length
-      ? `, ${result.stopped.length} stopped between tries (checked before anything is written again on resume)`
+/** The exit an outcome asks for: nothing when the environment converged and every step ran. */
+function exitFor(env: string, outcome: ApplyOutcome): ExitError | undefined {
+  if (outcome.result === "cancelled") return new ExitError("apply cancelled");
+  if (outcome.result === "interrupted") {
+    const { plan, run } = outcome;
+    const completed = new Set([...run.done, ...run.reused]).size;
+    const stopped = run.stopped.length
+      ? `, ${run.stopped.length} stopped between tries (checked before anything is written again on resume)`
       : "";
-    throw new ExitError(
-      `Interrupted: ${completed.size} of ${plan.steps.length} steps done, ${result.notStarted.length} not started${stopped}. ${resume}`,
+    return new ExitError(
+      `Interrupted: ${completed} of ${plan.steps.length} steps done, ${run.notStarted.length} not started${stopped}. ${resumeHint(env)}`,
       INTERRUPTED_EXIT_CODE,
     );
   }
-  const done = plan.changes.filter((change) =>
-    plan.steps.filter((s) => s.change === change.id).every((s) => completed.has(s.id)),
-  );
-  // Counted as the plan counts them (summarize), so that the two agree.
-  const counted = summarize(done);
-  const ok = result.failed.length === 0 && result.skipped.length === 0;
-  options.output.summary({
-    result: ok ? "complete" : "incomplete",
-    environment: plan.environment,
-    plan: plan.id,
-    added: counted.add,
-    changed: counted.change,
-    destroyed: counted.destroy,
-    promoted: counted.promote,
-    failed: result.failed,
-    skipped: result.skipped.length,
-  });
-  return ok;
+  if (outcome.result === "complete" || outcome.result === "incomplete") {
+    if (!outcome.converged) return new ExitError("apply did not converge; see the plan above", 1);
+    if (outcome.result === "incomplete") return new ExitError("apply finished with failed steps", 1);
+  }
+  return undefined;
 }
+
+const resumeHint = (env: string) => `Resume with 'egp apply --env ${env} --resume'.`;
 
 export function registerApplyCommand(program: Command): void {
   const command = program
@@ -188,120 +98,61 @@ export function registerApplyCommand(program: Command): void {
           "apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file",
         );
       }
+      const saved =
+        file && !flags.discard ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
       const stateDir = ensureStateDir(stateDirOf(dir));
-      const lock = acquireLock(stateDir, env, `egp apply --env ${env}`);
-      const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
-      if (lock.tookOver) {
-        const { pid, host, startedAt } = lock.tookOver;
-        say(`Took over the lock of pid ${pid} on ${host} (since ${startedAt}), which is gone.`);
-      }
+      let lock: Lock | undefined;
+      const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
+      const asking = !flags.yes && !saved;
       try {
-        const options = {
-          allowDelete: flags.allowDelete,
-          enforceRoles: flags.enforceRoles,
-          ...selectionOf(flags),
-        };
-        const unreadable = flags.discard
-          ? Journal.discardUnreadable(stateDir, Journal.folder(stateDir, env))
-          : [];
-        for (const journal of unreadable) say(`Discarded ${journal}, an apply journal egp can't read.`);
-        const pending = pendingApply(dir, env);
-        const progress = pending
-          ? `plan ${pending.state.plan.id}, ${pending.state.done.size} of ${pending.state.plan.steps.length} steps done`
-          : "";
-        if (flags.discard) {
-          if (!pending && unreadable.length > 0) return;
-          if (!pending) return say(`No interrupted apply is pending for ${env}; nothing to discard.`);
-          pending.journal.close("discarded");
-          return say(`Discarded the interrupted apply of ${env} (${progress}).`);
-        }
-        const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
-        if (saved && (options.targets || options.manifests))
-          throw new ExitError(
-            `${file}: a saved plan applies what it was made with (its own --target and --manifests); give them to egp plan`,
-          );
-        if (saved && saved.environment !== env)
-          throw new ExitError(`${file} is a plan for ${saved.environment}, not ${env}`);
-        if (flags.resume && !pending)
-          throw new ExitError(`--resume: no interrupted apply is pending for ${env}`);
-        if (flags.resume && saved && saved.id !== pending?.state.plan.id)
-          throw new ExitError(
-            `--resume: ${file} is plan ${saved.id}, but the interrupted apply pending for ${env} is plan ${pending?.state.plan.id}`,
-          );
-        const resuming =
-          pending && (flags.resume || saved?.id === pending.state.plan.id) ? pending : undefined;
-        if (pending && !resuming)
-          say(
-            `An interrupted apply is pending for ${env} (${progress}). This apply plans afresh from the live state, ` +
-              `which shows what it did, and discards it once confirmed; to finish it instead: 'egp apply --env ${env} --resume'.`,
-          );
-
-        // A saved plan (or the interrupted one being resumed) is derived again with the options it
-        // was made with, its targets included, to be compared step by step.
-        const planOptions = saved ? saved.options : resuming ? resuming.state.plan.options : options;
-        const fresh = await planPatiently(say, dir, env, planOptions, connections, logger);
-        let plan = fresh.plan;
-        let previous: Carried | undefined;
-        if (resuming) {
-          assertResumable(resuming.state, fresh.plan);
-          plan = unsealSaved(resuming.state.plan, fresh.plan, process.env.EGP_PLAN_KEY);
-          previous = resuming.state;
-          say(
-            `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
-          );
-          if (json || (!flags.yes && !saved)) output.plan(plan);
-          if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
-            throw new ExitError("apply cancelled");
-        } else {
-          if (saved) {
-            assertFresh(saved, fresh.plan);
-            assertSamePlan(saved, fresh.plan);
-            plan = unsealSaved(saved, fresh.plan, process.env.EGP_PLAN_KEY);
-          }
-          output.plan(plan);
-          if (plan.changes.length === 0) {
-            pending?.journal.close("superseded", plan.id);
-            if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
-            return output.summary({
-              result: "no-changes",
-              environment: env,
-              plan: plan.id,
-              added: 0,
-              changed: 0,
-              destroyed: 0,
-              promoted: 0,
-              failed: [],
-              skipped: 0,
-            });
-          }
-          if (!flags.yes && !saved && !(await confirm(env, interrupts, output)))
-            throw new ExitError("apply cancelled");
-          if (pending) {
-            pending.journal.close("superseded", plan.id);
-            previous = carryOver(pending.state, plan);
-            say(`Discarded the interrupted apply (${progress}), superseded by plan ${plan.id}.`);
-          }
-        }
-        const ok = await run({
+        const outcome = await applyPlan({
+          env,
           stateDir,
-          plan,
-          desired: fresh.desired,
-          previous,
-          connections,
+          replan: (options) => planWith({ dir, connections, logger }, env, options),
+          open: clientsOf(connections),
           logger,
-          output,
-          interrupts,
+          options: {
+            allowDelete: flags.allowDelete,
+            enforceRoles: flags.enforceRoles,
+            ...selectionOf(flags),
+          },
+          ...(saved ? { saved, savedFile: file } : {}),
+          resume: flags.resume,
+          discard: flags.discard,
+          ...(asking ? { confirm: () => confirm(env, interrupts, output) } : {}),
+          report: {
+            say,
+            plan: (plan, { resumed }) => {
+              if (!resumed || json || asking) output.plan(plan);
+            },
+            summary: (summary) => output.summary(summary),
+            verification: (check) => output.verification(check),
+          },
+          execute: (execute) =>
+            runSteps({
+              ...execute,
+              output,
+              interrupts,
+              interrupted: (done, inFlight) =>
+                `Interrupted: ${done} of ${execute.plan.steps.length} steps done, ${execute.plan.steps.length - done - inFlight} not started, ` +
+                `${inFlight} in flight (checked before anything is written again on resume). ${resumeHint(env)}`,
+            }),
+          planKey: process.env.EGP_PLAN_KEY,
+          onLocked: (held) => {
+            lock = held;
+          },
         });
-
-        // Verification: a fresh plan must show no changes.
-        const check = await planPatiently(say, dir, env, planOptions, connections, logger);
-        output.verification(check.plan);
-        if (check.plan.changes.length > 0)
-          throw new ExitError("apply did not converge; see the plan above", 1);
-        if (!ok) throw new ExitError("apply finished with failed steps", 1);
+        const exit = exitFor(env, outcome);
+        if (exit) throw exit;
+      } catch (error) {
+        // A journal egp can't read blocks every apply but --discard, which closes it.
+        if (error instanceof JournalUnreadableError)
+          throw new ExitError(`${error.message}; discard it with 'egp apply --env ${env} --discard'`, 1, {
+            cause: error,
+          });
+        throw error;
       } finally {
         interrupts.dispose();
-        lock.release();
       }
     });
   });

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 
 import { ExitError } from "../errors.ts";
-import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
+import { planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { issueLine } from "../user-errors.ts";
@@ -25,7 +25,7 @@ export function registerDriftCommand(program: Command): void {
     .addOption(formatOption());
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const { plan, warnings } = await getPlan(dir, flags.env, selectionOf(flags), connections, logger);
+      const { plan, warnings } = await planWith({ dir, connections, logger }, flags.env, selectionOf(flags));
       for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);

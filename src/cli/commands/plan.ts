@@ -12,8 +12,8 @@ import {
   writePlanFile,
 } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
-import { getPlan } from "../get-plan.ts";
 import { pendingNotice } from "../pending.ts";
+import { planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { paintPlan, stylesFor } from "../style.ts";
@@ -73,13 +73,11 @@ export function registerPlanCommand(program: Command): void {
     .option("--enforce-roles", "send roles of every managed user (roles can't be read back)");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const { plan, warnings } = await getPlan(
-        dir,
-        flags.env,
-        { allowDelete: flags.allowDelete, enforceRoles: flags.enforceRoles, ...selectionOf(flags) },
-        connections,
-        logger,
-      );
+      const { plan, warnings } = await planWith({ dir, connections, logger }, flags.env, {
+        allowDelete: flags.allowDelete,
+        enforceRoles: flags.enforceRoles,
+        ...selectionOf(flags),
+      });
       for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);

@@ -1,19 +1,13 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import {
-  acquireLock,
-  carryOver,
-  Journal,
-  markRolledBack,
-  prepareRollback,
-  rollbackJournalFolder,
-} from "../../apply/index.ts";
+import { type Lock, rollBack } from "../../apply/index.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
 import { printable, writePlanFile } from "../../plan/index.ts";
 import { applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
+import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { runSteps } from "../run-steps.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
@@ -61,62 +55,50 @@ export function registerRollbackCommand(program: Command): void {
         const repository = await readRepository(dir);
         const { state: desired } = environmentOf({ ...repository, manifests: [] }, env);
         const stateDir = ensureStateDir(stateDirOf(dir));
-        const lock = acquireLock(stateDir, env, `egp rollback --env ${env}`);
-        const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock.release() });
+        let lock: Lock | undefined;
+        const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
+        const again = `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
         try {
-          const { client } = await connections.open(desired.environment);
-          const { release, rollback } = await prepareRollback(stateDir, env, client, {
+          const outcome = await rollBack({
+            env,
+            stateDir,
+            desired,
+            open: clientsOf(connections),
             to: flags.to,
             prefix: flags.prefix,
-            installCodes: desired.environment.installCodes,
+            onLocked: (held) => {
+              lock = held;
+            },
+            onPrepared: async ({ rollback }) => {
+              if (flags.out)
+                await writeFile(resolve(flags.out), writePlanFile(rollback.plan), { mode: 0o600 });
+              if (rollback.plan.changes.length > 0) output.plan(rollback.plan);
+            },
+            ...(flags.yes ? {} : { confirm: () => confirm(env, interrupts, output) }),
+            execute: (execute) => runSteps({ ...execute, output, interrupts, interrupted: () => again }),
+            logger,
           });
-          const { plan } = rollback;
-          if (flags.out) await writeFile(resolve(flags.out), writePlanFile(plan), { mode: 0o600 });
-          if (plan.changes.length === 0) {
+          const { release, rollback } = outcome;
+          if (outcome.result === "nothing-to-do") {
             say(
               `Nothing to roll back: ${env} already has the versions release ${release.id}'s snapshot holds.`,
             );
             for (const note of rollback.notes) say(`  # ${printable(note)}`);
             return;
           }
-          output.plan(plan);
-          if (!flags.yes && !(await confirm(env, interrupts, output)))
-            throw new ExitError("rollback cancelled");
-
-          const folder = rollbackJournalFolder(stateDir, env);
-          const pending = Journal.unfinishedIn(stateDir, folder);
-          const previous = pending ? carryOver(pending.state, plan) : undefined;
-          if (pending && pending.state.plan.id !== plan.id) pending.journal.close("superseded", plan.id);
-          const journal = Journal.open(stateDir, plan, { folder });
-          const again = `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
-          const result = await runSteps({
-            plan,
-            desired,
-            clients: new Map([[env, client]]),
-            journal,
-            previous,
-            stateDir,
-            concurrency: 1,
-            logger,
-            output,
-            interrupts,
-            interrupted: () => again,
-          });
-          if (result.interrupted) throw new ExitError(again, INTERRUPTED_EXIT_CODE);
-          if (result.failed.length > 0 || result.skipped.length > 0) {
-            say(
-              `\nRollback incomplete: ${result.failed.length} step(s) failed, ${result.skipped.length} skipped.`,
-            );
-            for (const failure of result.failed) say(`  ${printable(`${failure.step}: ${failure.error}`)}`);
+          if (outcome.result === "cancelled") throw new ExitError("rollback cancelled");
+          if (outcome.result === "interrupted") throw new ExitError(again, INTERRUPTED_EXIT_CODE);
+          if (outcome.result === "incomplete") {
+            const { failed, skipped } = outcome.run;
+            say(`\nRollback incomplete: ${failed.length} step(s) failed, ${skipped.length} skipped.`);
+            for (const failure of failed) say(`  ${printable(`${failure.step}: ${failure.error}`)}`);
             throw new ExitError("rollback finished with failed steps", 1);
           }
-          markRolledBack(stateDir, env, release.id, plan.id, new Date().toISOString());
           say(`\nRollback complete: ${env} has the versions of release ${release.id}'s snapshot again.`);
           say(`Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`);
           for (const note of rollback.notes.slice(1)) say(`Not undone: ${printable(note)}.`);
         } finally {
           interrupts.dispose();
-          lock.release();
         }
       });
     });

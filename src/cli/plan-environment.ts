@@ -1,0 +1,26 @@
+import type { Logger } from "pino";
+import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/index.ts";
+import type { PlanOptions } from "../plan/index.ts";
+import type { Connections } from "./connect.ts";
+import { guardDesired } from "./output-guard.ts";
+
+/** The clients of one run's connections, as the composer opens environments. */
+export function clientsOf(connections: Connections): OpenEnvironment {
+  return async (config) => (await connections.open(config)).client;
+}
+
+/** `planEnvironment` as the commands call it: substituted values hidden from the output first. */
+export function planWith(
+  context: { dir: string; connections: Connections; logger: Logger },
+  env: string,
+  options: PlanOptions,
+): Promise<EnvironmentPlan> {
+  return planEnvironment({
+    dir: context.dir,
+    env,
+    options,
+    open: clientsOf(context.connections),
+    onDesired: guardDesired,
+    logger: context.logger,
+  });
+}

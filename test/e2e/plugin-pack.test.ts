@@ -1,0 +1,102 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${P} here is environment-file text, not a template.
+import { execFile, execFileSync } from "node:child_process";
+import { cp, symlink } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient } from "../../src/client/client.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { ROOT } from "../helpers/cli.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * A kind registered from outside egp, through the published package: egp is packed from a fresh
+ * copy of the repository (no dist/, as a clone has none), the tarball installed into an empty
+ * project with npm, and the project's own files (./plugin/) register a `GroupMember` kind and plan
+ * and apply it against the emulator through `planEnvironment` and `applyPlan`.
+ * demo-prod's groups: 3 is Auditors, and anguyen is not one.
+ */
+
+const run = promisify(execFile);
+const PASSWORD = "Plugin#Test2026";
+/** What a clone has that the build and the package need; dist/ is left out on purpose. */
+const SHIPPED = /^(src|bin|schema|scripts)\/|^(package\.json|tsconfig(\.build)?\.json|LICENSE|README\.md)$/;
+const npmEnv = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
+
+let files: string[] = [];
+let consumer = "";
+let prod: Emulator;
+
+beforeAll(async () => {
+  const clone = await testdir({});
+  const tracked = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((file) => SHIPPED.test(file) && !file.endsWith(".test.ts"));
+  await Promise.all(tracked.map((file) => cp(join(ROOT, file), join(clone, file))));
+  await symlink(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
+
+  const out = await testdir({});
+  const packed = await run("npm", ["pack", "--json", "--pack-destination", out], { cwd: clone, env: npmEnv });
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  if (!info) throw new Error(`npm pack printed no package: ${packed.stdout}`);
+  files = info.files.map((file) => file.path);
+
+  prod = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
+  consumer = await testdir({
+    "package.json": '{ "name": "egp-plugin-consumer", "private": true, "type": "module" }\n',
+    "environments/prod.yaml": `url: ${prod.url}\ninstance: Default\nauth: { username: sysadmin, password: '\${P}' }\n`,
+    "manifests/members.yaml": "kind: GroupMember\ngroup: Auditors\nuser: anguyen\n",
+  });
+  // The npm cache holds egp's dependencies; the registry is asked only for what it lacks.
+  await run(
+    "npm",
+    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", join(out, info.filename)],
+    { cwd: consumer, env: npmEnv },
+  );
+  await cp(join(import.meta.dirname, "plugin"), join(consumer, "plugin"), { recursive: true });
+}, 300_000);
+
+afterAll(async () => {
+  await prod?.close();
+});
+
+describe("a kind from outside egp, through the published package", () => {
+  it("is packed with its compiled library by npm pack from a fresh clone", () => {
+    expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "bin/egp.js"]));
+  });
+
+  it("registers from the plugin's own files, plans, applies against the emulator and converges", async () => {
+    const applied = await run(
+      process.execPath,
+      [join(consumer, "plugin", "apply.mjs"), consumer, join(consumer, ".egp")],
+      { cwd: consumer, env: { ...process.env, P: PASSWORD }, timeout: 60_000 },
+    );
+    expect(JSON.parse(applied.stdout)).toEqual({
+      planned: [["GroupMember", "Auditors/anguyen", "update"]],
+      ops: ["groupMember.add"],
+      result: "complete",
+      converged: true,
+      after: 0,
+    });
+
+    const client = createClient({
+      url: prod.url,
+      instance: "Default",
+      username: "sysadmin",
+      password: PASSWORD,
+      limits: { concurrency: 1, requestsPerSecond: 0 },
+    });
+    try {
+      const anguyen = (await client.users.list()).find((user) => user.UserName === "anguyen");
+      expect(await client.users.memberIds(3)).toContain(anguyen?.Id);
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+});

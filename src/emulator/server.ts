@@ -45,6 +45,7 @@ function loadStore(options: EmulatorOptions): Store {
     file: options.dataFile,
     seed: () => seeded({ clock: options.clock }).data,
     fault: options.persistFault,
+    accepts: isStoreData,
   });
   if (!isStoreData(persistence.data)) {
     persistence.close();

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { EmulatorErrorCode } from "./error-codes.ts";
 
@@ -44,6 +45,8 @@ export interface StateDbOptions {
   file: string;
   /** The state of a new file, written in the transaction that found the file empty. */
   seed: () => Json;
+  /** Whether an earlier version's JSON snapshot is the state, before it is turned into SQLite. */
+  accepts: (data: Json) => boolean;
   /** Tests: returns an error to fail the next commit with (ENOSPC without a full disk). */
   fault?: () => Error | undefined;
 }
@@ -103,6 +106,8 @@ function busyOr(file: string, error: unknown): unknown {
   return /database is locked|SQLITE_BUSY/i.test(text) ? new DataFileBusyError(file) : error;
 }
 
+const openInThisProcess = new Map<string, StateDb>();
+
 export class StateDb {
   readonly file: string;
   private readonly db: DatabaseSync;
@@ -113,6 +118,8 @@ export class StateDb {
   private dataVersion = 0;
   private inTransaction = false;
   private closed = false;
+  /** Emulators of this process that opened the file and have not closed it. */
+  private users = 1;
   /** The state, kept up to date with what other processes commit. */
   data: Json = {};
 
@@ -122,12 +129,34 @@ export class StateDb {
     this.fault = fault;
   }
 
-  /** Opens FILE (making it, or turning an earlier version's JSON into it), and reads the state. */
+  /**
+   * Opens FILE (making it, or turning an earlier version's JSON into it), and reads the state.
+   * Emulators of one process on one file share one connection and one state: a second
+   * connection's lock would wait, blocking the loop, for a commit that the same loop has to run.
+   */
   static open(options: StateDbOptions): StateDb {
+    const path = resolve(options.file);
+    const shared = openInThisProcess.get(path);
+    if (shared) {
+      shared.users++;
+      return shared;
+    }
+    const state = StateDb.openConnection(options);
+    openInThisProcess.set(path, state);
+    return state;
+  }
+
+  private static openConnection(options: StateDbOptions): StateDb {
     const { file } = options;
-    if (existsSync(file) && statSync(file).size > 0 && !hasSqliteHeader(file)) migrateJson(file);
+    if (existsSync(file) && statSync(file).size > 0 && !hasSqliteHeader(file))
+      migrateJson(file, options.accepts);
     // The state holds password hashes: readable by this user only (SQLite gives FILE-wal its mode).
-    closeSync(openSync(file, "a", 0o600));
+    const fd = openSync(file, "a", 0o600);
+    try {
+      fchmodSync(fd, 0o600);
+    } finally {
+      closeSync(fd);
+    }
     let db: DatabaseSync;
     try {
       db = openDatabase(file);
@@ -251,6 +280,8 @@ export class StateDb {
 
   close(): void {
     if (this.closed) return;
+    if (--this.users > 0) return;
+    openInThisProcess.delete(resolve(this.file));
     this.closed = true;
     if (this.inTransaction) this.rollback();
     // The last connection to close checkpoints the WAL and removes FILE-wal and FILE-shm.
@@ -425,7 +456,7 @@ export class StateDb {
  * Turns the JSON snapshot of an earlier version into a SQLite file beside it, then puts that in its
  * place; the JSON stays as FILE.json-v1.bak. A FILE.log with changes not folded in is refused.
  */
-function migrateJson(file: string): void {
+function migrateJson(file: string, accepts: (data: Json) => boolean): void {
   let data: unknown;
   // The parser's own message quotes the file, and the file may be anything: it is not quoted.
   try {
@@ -433,8 +464,8 @@ function migrateJson(file: string): void {
   } catch {
     throw new DataFileUnreadableError(file, "neither SQLite nor JSON");
   }
-  if (!isPlainObject(data) || data.format !== 1)
-    throw new DataFileUnreadableError(file, "not an egp emulator snapshot (format 1)");
+  if (!isPlainObject(data) || !accepts(data))
+    throw new DataFileUnreadableError(file, "not an egp emulator state");
   const log = `${file}.log`;
   if (existsSync(log) && statSync(log).size > 0)
     throw new DataFileUnreadableError(
@@ -443,7 +474,7 @@ function migrateJson(file: string): void {
     );
   const temp = `${file}.${process.pid}.migrating`;
   rmSync(temp, { force: true });
-  const state = StateDb.open({ file: temp, seed: () => data as Json });
+  const state = StateDb.open({ file: temp, seed: () => data as Json, accepts });
   state.close();
   renameSync(file, `${file}.json-v1.bak`);
   renameSync(temp, file);

@@ -100,7 +100,7 @@ describe("an embedded environment's data file", () => {
     expect(prod.stderr).not.toContain("SECRET");
   });
 
-  it("that is not JSON is one line that quotes none of it", async () => {
+  it("that is neither SQLite nor JSON is one line that quotes none of it", async () => {
     const dir = await testdir({
       "environments/dev.yaml": "url: embedded:empty?data=.egp/dev.json\n",
       ".egp/dev.json": "SECRET_LINE=hunter2\n",
@@ -108,7 +108,7 @@ describe("an embedded environment's data file", () => {
     const run = await egp(["plan", "--env", "dev", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not JSON); move it away to start over from the seed`,
+      `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (neither SQLite nor JSON); move it away to start over from the seed`,
     ]);
   });
 

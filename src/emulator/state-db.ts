@@ -20,6 +20,8 @@ type Json = Record<string, unknown>;
 /** An application id in the SQLite header: "EGP" and the state's format, 1. */
 const APPLICATION_ID = 0x45475001;
 const SQLITE_HEADER = "SQLite format 3\0";
+const SQLITE_BUSY = 5;
+const SQLITE_FULL = 13;
 /** How long a commit waits for another process's transaction (each lasts one turn of its loop). */
 const BUSY_MS = 10_000;
 
@@ -101,9 +103,16 @@ function openDatabase(file: string): DatabaseSync {
   return new DatabaseSync(file, { timeout: BUSY_MS });
 }
 
-function busyOr(file: string, error: unknown): unknown {
-  const text = String((error as Error | undefined)?.message ?? "");
-  return /database is locked|SQLITE_BUSY/i.test(text) ? new DataFileBusyError(file) : error;
+/** SQLite's busy and full-disk errors as egp's and Node's own (a 507 answer tests for ENOSPC). */
+function plainError(file: string, error: unknown): unknown {
+  const code = Number((error as { errcode?: unknown } | undefined)?.errcode) & 0xff;
+  if (code === SQLITE_BUSY) return new DataFileBusyError(file);
+  if (code === SQLITE_FULL)
+    return Object.assign(new Error(`ENOSPC: no space left on device, writing ${file}`), {
+      code: "ENOSPC",
+      cause: error,
+    });
+  return error;
 }
 
 const openInThisProcess = new Map<string, StateDb>();
@@ -150,6 +159,7 @@ export class StateDb {
     const { file } = options;
     if (existsSync(file) && statSync(file).size > 0 && !hasSqliteHeader(file))
       migrateJson(file, options.accepts);
+    const made = !existsSync(file);
     // The state holds password hashes: readable by this user only (SQLite gives FILE-wal its mode).
     const fd = openSync(file, "a", 0o600);
     try {
@@ -157,18 +167,24 @@ export class StateDb {
     } finally {
       closeSync(fd);
     }
+    // A start that fails leaves no file it made (a full disk would otherwise keep an empty one).
+    const forget = () => {
+      if (made) for (const name of [file, `${file}-wal`, `${file}-shm`]) rmSync(name, { force: true });
+    };
     let db: DatabaseSync;
     try {
       db = openDatabase(file);
     } catch (error) {
-      throw busyOr(file, error);
+      forget();
+      throw plainError(file, error);
     }
     const state = new StateDb(file, db, options.fault);
     try {
       state.setUp(options.seed);
     } catch (error) {
       db.close();
-      throw busyOr(file, error);
+      forget();
+      throw plainError(file, error);
     }
     return state;
   }
@@ -221,7 +237,7 @@ export class StateDb {
     try {
       this.db.exec("BEGIN IMMEDIATE");
     } catch (error) {
-      throw busyOr(this.file, error);
+      throw plainError(this.file, error);
     }
     this.inTransaction = true;
     this.refresh(new Set());
@@ -246,7 +262,7 @@ export class StateDb {
     } catch (error) {
       this.rollback();
       this.reload();
-      throw busyOr(this.file, error);
+      throw plainError(this.file, error);
     }
   }
 

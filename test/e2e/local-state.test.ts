@@ -222,6 +222,21 @@ describe(".egp/", () => {
     expect(await readFile(join(elsewhere, "state.json"), "utf8")).toBe("{}");
   });
 
+  it("refuses an embedded data file's SQLite companion (-wal, -shm, -journal) that is a link", async () => {
+    for (const suffix of ["-wal", "-shm", "-journal"]) {
+      const dir = await repository();
+      const elsewhere = await testdir({ target: "" });
+      await mkdir(join(dir, ".egp"));
+      await symlink(join(elsewhere, "target"), join(dir, ".egp", `dev.json${suffix}`));
+      const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        `egp: ${join(dir, ".egp", `dev.json${suffix}`)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+      ]);
+      expect(await readFile(join(elsewhere, "target"), "utf8")).toBe("");
+    }
+  });
+
   it.runIf(process.getuid?.() === 0)("refuses a folder that belongs to another user", async () => {
     const dir = await repository();
     await mkdir(join(dir, ".egp", "journal"), { recursive: true });

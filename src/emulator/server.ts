@@ -17,9 +17,9 @@ import {
 } from "./options.ts";
 import { Routes, sendPayload } from "./router.ts";
 import { segments } from "./routes/index.ts";
-import { DataFileUnreadableError, StateDb } from "./state-db.ts";
 import { buildStore, isStoreData, restoreStore } from "./seeds/index.ts";
 import { authenticator } from "./sessions.ts";
+import { DataFileUnreadableError, StateDb } from "./state-db.ts";
 import type { Store, StoreOptions } from "./store.ts";
 
 export interface Emulator {

@@ -1,4 +1,14 @@
-import { closeSync, existsSync, fchmodSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { resolve } from "node:path";
 import type { DatabaseSync } from "node:sqlite";
 import { EmulatorErrorCode } from "./error-codes.ts";
@@ -336,7 +346,12 @@ export class StateDb {
       } catch {
         name = undefined;
       }
-      if (!Array.isArray(name) || !usable(name[0]) || (name.length === 2 && !usable(name[1])) || name.length > 2)
+      if (
+        !Array.isArray(name) ||
+        !usable(name[0]) ||
+        (name.length === 2 && !usable(name[1])) ||
+        name.length > 2
+      )
         throw new DataFileUnreadableError(this.file, "a row that is not the emulator's");
       return { key: String(row.key), segment: name[0], entry: name[1] as string | undefined, json: row.json };
     });

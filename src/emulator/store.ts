@@ -67,9 +67,12 @@ export class Store {
   readonly sessions = new Map<string, Session>();
   readonly now: () => number;
   private readonly persistence: StateDb | undefined;
-  /** Counts of `changed()` calls: made, and on disk (committed). */
+  /** Counts of `changed()` calls: made, committed, and on disk (synced). */
   private changes = 0;
+  private committed = 0;
   private durable = 0;
+  /** Set when a sync failed: what is on disk is unknown, so nothing is answered any more. */
+  private broken: Error | undefined;
   private scheduled = false;
   /** Top-level keys of `data` changed since the last write; null: any may have. */
   private touched: Set<string> | null = new Set();
@@ -200,40 +203,62 @@ export class Store {
 
   /** True when every change made so far is on disk. */
   isSettled(): boolean {
-    return this.durable >= this.changes;
+    return this.broken === undefined && this.durable >= this.changes;
   }
 
   /** Resolves once every change made so far is on disk; rejects if it cannot be. */
   settled(): Promise<void> {
+    if (this.broken) return Promise.reject(this.broken);
     if (this.durable >= this.changes) return Promise.resolve();
     return new Promise((resolve, reject) => this.waiters.push({ upTo: this.changes, resolve, reject }));
   }
 
-  /** Commits this turn's changes (and ends the turn's transaction). */
+  /** Commits this turn's changes (ending the turn's transaction), then has them synced. */
   private commitTurn(): void {
     this.scheduled = false;
     const persistence = this.persistence as StateDb;
+    if (this.broken) return;
     const upTo = this.changes;
-    const touched = this.durable >= upTo ? new Set<string>() : this.touched;
+    const touched = this.committed >= upTo ? new Set<string>() : this.touched;
     this.touched = new Set();
     try {
       persistence.commit(touched);
     } catch (error) {
       // Changes made since the last commit sit on top of the refused ones: all go.
-      const good = this.durable;
+      const good = this.committed;
       this.data = persistence.data as StoreData;
       this.revision++;
-      this.durable = upTo;
+      this.committed = upTo;
       const failed = this.waiters.filter((w) => w.upTo > good);
       this.waiters = this.waiters.filter((w) => w.upTo <= good);
       for (const waiter of failed) waiter.reject(error as Error);
+      this.sync();
       return;
     }
     this.data = persistence.data as StoreData;
-    this.durable = upTo;
-    const ready = this.waiters.filter((w) => w.upTo <= upTo);
-    this.waiters = this.waiters.filter((w) => w.upTo > upTo);
-    for (const waiter of ready) waiter.resolve();
+    this.committed = upTo;
+    this.sync();
+  }
+
+  /** Has what is committed synced; syncs may overlap, so that a commit need not wait for another's. */
+  private sync(): void {
+    const upTo = this.committed;
+    if (upTo <= this.durable) return;
+    (this.persistence as StateDb).sync().then(
+      () => {
+        if (upTo <= this.durable) return;
+        this.durable = upTo;
+        const ready = this.waiters.filter((w) => w.upTo <= upTo);
+        this.waiters = this.waiters.filter((w) => w.upTo > upTo);
+        for (const waiter of ready) waiter.resolve();
+      },
+      (error: Error) => {
+        this.broken = error;
+        const failed = this.waiters;
+        this.waiters = [];
+        for (const waiter of failed) waiter.reject(error);
+      },
+    );
   }
 
   /** Commits what is left and closes the data file. */

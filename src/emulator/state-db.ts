@@ -12,7 +12,7 @@ import {
   statSync,
 } from "node:fs";
 import { resolve } from "node:path";
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { EmulatorErrorCode } from "./error-codes.ts";
 
 /*
@@ -146,6 +146,8 @@ export class StateDb {
   private users = 1;
   /** FILE-wal, for `sync`. */
   private wal = -1;
+  private dataVersionQuery: StatementSync | undefined;
+  private upsert: StatementSync | undefined;
   /** The state, kept up to date with what other processes commit. */
   data: Json = {};
 
@@ -338,7 +340,13 @@ export class StateDb {
   private commitTransaction(): void {
     this.db.exec("COMMIT");
     this.inTransaction = false;
-    this.dataVersion = Number(this.db.prepare("PRAGMA data_version").get()?.data_version);
+    this.dataVersion = this.readDataVersion();
+  }
+
+  /** Changes when another connection commits; read on every request, so prepared once. */
+  private readDataVersion(): number {
+    this.dataVersionQuery ??= this.db.prepare("PRAGMA data_version");
+    return Number(this.dataVersionQuery.get()?.data_version);
   }
 
   private rollback(): void {
@@ -352,7 +360,7 @@ export class StateDb {
 
   /** Reads the rows other processes committed since we last looked, but those in `ours`. */
   private refresh(ours: ReadonlySet<string>): void {
-    const version = Number(this.db.prepare("PRAGMA data_version").get()?.data_version);
+    const version = this.readDataVersion();
     if (version === this.dataVersion && this.dataVersion !== 0) return;
     this.dataVersion = version;
     const seq = Number(this.db.prepare("SELECT value FROM meta WHERE name = 'seq'").get()?.value);
@@ -479,10 +487,10 @@ export class StateDb {
   /** Writes `changes` in the open transaction, and notes them as on disk. */
   private write(changes: Changes): void {
     const seq = this.seq + 1;
-    const upsert = this.db.prepare(
+    this.upsert ??= this.db.prepare(
       "INSERT INTO rows (key, json, seq) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET json = excluded.json, seq = excluded.seq",
     );
-    for (const [key, json] of changes) upsert.run(key, json, seq);
+    for (const [key, json] of changes) this.upsert.run(key, json, seq);
     this.db.prepare("UPDATE meta SET value = ? WHERE name = 'seq'").run(seq);
     this.seq = seq;
     // Noted as on disk now; a failed COMMIT puts `rows` back from the database (`reload`).

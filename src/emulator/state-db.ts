@@ -254,15 +254,20 @@ export class StateDb {
    * other processes committed since we last looked. Held until `commit`, within this turn.
    */
   begin(): void {
+    if (this.lock()) this.refresh(new Set());
+  }
+
+  /** Takes the write lock unless held; true when it was taken now. */
+  private lock(): boolean {
     if (this.closed) throw new Error(`${this.file} is closed`);
-    if (this.inTransaction) return;
+    if (this.inTransaction) return false;
     try {
       this.db.exec("BEGIN IMMEDIATE");
     } catch (error) {
       throw plainError(this.file, error);
     }
     this.inTransaction = true;
-    this.refresh(new Set());
+    return true;
   }
 
   /**
@@ -271,9 +276,10 @@ export class StateDb {
    * not write), and commits. On failure nothing is written and `data` is what is on disk.
    */
   commit(touched: ReadonlySet<string> | null): void {
-    this.begin();
+    // Ours first: reading theirs before would overwrite what we changed since the turn began.
+    const changes = this.diff(touched);
+    this.lock();
     try {
-      const changes = this.diff(touched);
       this.refresh(new Set(changes.keys()));
       if (changes.size > 0) {
         const injected = this.fault?.();

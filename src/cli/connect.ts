@@ -6,7 +6,6 @@ import { clientOptionsOf } from "../compose/index.ts";
 import type { Emulator } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
-import { printable } from "../plan/index.ts";
 import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
@@ -36,17 +35,6 @@ export interface ConnectOptions {
   waitNoticeMs?: number;
   /** The repository's state folder (`.egp`): an embedded data file in it creates it with its `.gitignore`. */
   stateDir?: string;
-  /** The command, as an embedded data file's lock names its holder (`egp apply --env dev`). */
-  command?: string;
-}
-
-/** One line on stderr while another egp process holds an embedded environment's data file. */
-export function sayWaiting(waitMs: number) {
-  return (holder: { pid: number; host: string; command: string }, file: string): void => {
-    process.stderr.write(
-      `egp: ${printable(`${file} is in use by pid ${holder.pid} on ${holder.host} (${holder.command})`)}; waiting up to ${Math.round(waitMs / 1000)} s for it\n`,
-    );
-  };
 }
 
 export function connections(options: ConnectOptions): Connections {
@@ -64,7 +52,8 @@ export function connections(options: ConnectOptions): Connections {
           // Password hashes: a private folder, and no file of it reached through a link.
           ensureStateDir(stateDir);
           privateDir(stateDir, dirname(dataFile));
-          for (const file of [dataFile, `${dataFile}.log`, `${dataFile}.lock`]) assertPrivateFile(file);
+          for (const file of [dataFile, `${dataFile}-wal`, `${dataFile}-shm`, `${dataFile}-journal`])
+            assertPrivateFile(file);
         } else mkdirSync(dirname(dataFile), { recursive: true });
       }
       // Loaded only for embedded environments: a run against real instances never loads fastify.
@@ -76,8 +65,6 @@ export function connections(options: ConnectOptions): Connections {
           ...(endpoint.profile ? { profile: endpoint.profile } : {}),
           instance: config.instance,
           adminPassword: config.auth.password.reveal(),
-          holder: options.command ?? "egp",
-          onDataFileWait: sayWaiting(Number(options.emulator?.dataFileWaitMs ?? 60_000)),
           ...options.emulator,
         }),
       );

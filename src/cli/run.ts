@@ -49,12 +49,10 @@ export async function withEnvironments<F>(
   const flags = command.optsWithGlobals<F & GlobalFlags>();
   const dir = repositoryDir(flags.dir);
   const logger = createLogger(flags.logLevel, Boolean(flags.json), wantsColour(process.stderr, flags));
-  const env = (flags as { env?: unknown }).env;
   const open = connections({
     logger,
     stateDir: stateDirOf(dir),
     emulator: emulatorOverrides(),
-    command: `egp ${command.name()}${typeof env === "string" ? ` --env ${env}` : ""}`,
   });
   try {
     await body({ flags, dir, logger, connections: open });

@@ -24,16 +24,6 @@ export const EmulatorOptionsSchema = z
     scheme: z.string().regex(/^\S+$/).default("Platform"),
     /** Persist the state in this file: every write is on disk before it is answered (docs/emulator.md). */
     dataFile: z.string().optional(),
-    /** How long to wait for another process that holds `dataFile`. */
-    dataFileWaitMs: z.number().int().min(0).default(60_000),
-    /** Told once who holds `dataFile` when we start waiting for it. */
-    onDataFileWait: z
-      .custom<
-        (holder: { pid: number; host: string; startedAt: string; command: string }, file: string) => void
-      >((v) => typeof v === "function")
-      .optional(),
-    /** Names this process in the data file's lock (`egp apply --env dev`); never argv, which may hold a password. */
-    holder: z.string().default("egp emulator"),
     /** Tests: returns an error to fail the next commit with, as a full disk would. */
     persistFault: z.custom<() => Error | undefined>((v) => typeof v === "function").optional(),
     faults: z

@@ -15,12 +15,12 @@ import {
   faultSpecOf,
   parseEmulatorOptions,
 } from "./options.ts";
-import { DataFile, DataFileUnreadableError } from "./persist.ts";
 import { Routes, sendPayload } from "./router.ts";
 import { segments } from "./routes/index.ts";
 import { buildStore, isStoreData, restoreStore } from "./seeds/index.ts";
 import { authenticator } from "./sessions.ts";
-import type { Store } from "./store.ts";
+import { DataFileUnreadableError, StateDb } from "./state-db.ts";
+import type { Store, StoreOptions } from "./store.ts";
 
 export interface Emulator {
   /** `http://host:port`, without a trailing slash. */
@@ -33,35 +33,25 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-async function loadStore(options: EmulatorOptions): Promise<Store> {
-  const persistence = options.dataFile
-    ? await DataFile.open({
-        file: options.dataFile,
-        command: options.holder,
-        waitMs: options.dataFileWaitMs,
-        onWait: options.onDataFileWait,
-        fault: options.persistFault,
-      })
-    : undefined;
-  try {
-    const storeOptions = { clock: options.clock, persistence };
-    if (persistence?.initial) {
-      if (!isStoreData(persistence.initial))
-        throw new DataFileUnreadableError(persistence.file, "not an egp emulator state");
-      return restoreStore(persistence.initial, storeOptions);
-    }
-    const store = buildStore(
+function loadStore(options: EmulatorOptions): Store {
+  const seeded = (storeOptions: StoreOptions) =>
+    buildStore(
       options.seed,
       { instance: options.instance, release: options.release, adminPassword: options.adminPassword },
       storeOptions,
     );
-    store.changed();
-    await store.settled();
-    return store;
-  } catch (error) {
-    await persistence?.abandon();
-    throw error;
+  if (!options.dataFile) return seeded({ clock: options.clock });
+  const persistence = StateDb.open({
+    file: options.dataFile,
+    seed: () => seeded({ clock: options.clock }).data,
+    fault: options.persistFault,
+    accepts: isStoreData,
+  });
+  if (!isStoreData(persistence.data)) {
+    persistence.close();
+    throw new DataFileUnreadableError(persistence.file, "not an egp emulator state");
   }
+  return restoreStore(persistence.data, { clock: options.clock, persistence });
 }
 
 /** The answer to a request whose write could not be made durable. */
@@ -166,7 +156,7 @@ export async function buildEmulator(
   input: EmulatorOptionsInput = {},
 ): Promise<Omit<Emulator, "url" | "port" | "close">> {
   const options = parseEmulatorOptions(input);
-  const store = await loadStore(options);
+  const store = loadStore(options);
   const faults = new Faults(faultSpecOf(options));
   faults.onExpire = () => store.sessions.clear();
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), "egp-emulator-"));
@@ -234,6 +224,11 @@ export async function buildEmulator(
   if (options.dataFile) {
     // Noted just before the handler runs: a request answered before it (404, bad JSON) saw nothing.
     app.addHook("preHandler", (req, _reply, done) => {
+      try {
+        store.begin();
+      } catch (error) {
+        return done(notPersisted(error));
+      }
       (req as { revision?: number }).revision = store.revision;
       done();
     });

@@ -1,19 +1,19 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Contact, SecurityParameter, Task, User } from "../wire/index.ts";
-import type { DataFile } from "./persist.ts";
+import type { StateDb } from "./state-db.ts";
 
 /*
  * The emulator's whole state. `data` is plain JSON, so that `--data FILE` can persist it as is.
  * Sessions live beside it and are never persisted: a restart ends every session, as on a real
  * instance, and keeps every other fact.
  *
- * Durability (`--data`): routes mutate `data` and call `changed()`; once the current turn of the
- * event loop is over, the store writes the turn's changes to the log (src/emulator/persist.ts) and
- * has them fdatasynced, so that the writes of concurrent requests share one fdatasync; the server
- * answers no request before `settled()` says that what it saw is on disk. A sync may start while
- * an earlier one is under way, so a write waits for about one fdatasync, not one and a half. A write
- * that fails (a full disk) puts `data` back to what is on disk and fails every request waiting for
- * it, so that no refused write stays visible; a failed fdatasync fails every request after it.
+ * Durability (`--data`): a request takes the data file's lock when its handler starts (`begin`),
+ * reading what other processes committed; routes mutate `data` and call `changed()`; once the turn
+ * of the event loop is over, the store commits the turn's changes (src/emulator/state-db.ts), so
+ * that the writes of concurrent requests share one commit, and the server answers no request
+ * before `settled()` says that what it saw is on disk. A commit that fails (a full disk) puts
+ * `data` back to what is on disk and fails every request waiting for it, so that no refused write
+ * stays visible.
  */
 
 export interface UserRecord {
@@ -59,24 +59,24 @@ export interface Session {
 export interface StoreOptions {
   clock?: () => number;
   /** Where changes are committed; absent: in memory only. */
-  persistence?: DataFile;
+  persistence?: StateDb;
 }
 
 export class Store {
   data: StoreData;
   readonly sessions = new Map<string, Session>();
   readonly now: () => number;
-  private readonly persistence: DataFile | undefined;
-  /** Counts of `changed()` calls: made, written to the log, and on disk (fdatasynced). */
+  private readonly persistence: StateDb | undefined;
+  /** Counts of `changed()` calls: made, committed, and on disk (synced). */
   private changes = 0;
-  private written = 0;
+  private committed = 0;
   private durable = 0;
+  /** Set when a sync failed: what is on disk is unknown, so nothing is answered any more. */
+  private broken: Error | undefined;
   private scheduled = false;
   /** Top-level keys of `data` changed since the last write; null: any may have. */
   private touched: Set<string> | null = new Set();
   private waiters: { upTo: number; resolve: () => void; reject: (error: Error) => void }[] = [];
-  /** Set when an fdatasync failed: what is on disk is unknown, so nothing is answered any more. */
-  private broken: Error | undefined;
   /** Goes up each time a failed write puts `data` back; a request that saw another value is failed. */
   revision = 0;
 
@@ -171,9 +171,20 @@ export class Store {
   // ---- persistence
 
   /**
-   * Call after every change of `data`; the change is written with the others of this turn.
+   * Call before a request reads `data` (`--data`): takes the data file's lock for this turn and
+   * reads what other processes committed, so that the request sees it and its writes follow them.
+   */
+  begin(): void {
+    if (!this.persistence) return;
+    this.persistence.begin();
+    this.data = this.persistence.data as StoreData;
+    this.schedule();
+  }
+
+  /**
+   * Call after every change of `data`; the change is committed with the others of this turn.
    * `segments` names what the change touched: top-level keys of `data` (`tasks`) or entries of
-   * one (`users/12`), so that a write compares those only; without it everything is compared.
+   * one (`users/12`), so that a commit compares those only; without it everything is compared.
    * `nextId` adds `counters` itself.
    */
   changed(...segments: string[]): void {
@@ -181,10 +192,13 @@ export class Store {
     if (segments.length === 0) this.touched = null;
     else for (const segment of segments) this.touched?.add(segment);
     this.changes++;
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => this.writeTurn());
-    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.commitTurn());
   }
 
   /** True when every change made so far is on disk. */
@@ -199,39 +213,38 @@ export class Store {
     return new Promise((resolve, reject) => this.waiters.push({ upTo: this.changes, resolve, reject }));
   }
 
-  /** Writes this turn's changes to the log, then has them synced; the next turn need not wait. */
-  private writeTurn(): void {
+  /** Commits this turn's changes (ending the turn's transaction), then has them synced. */
+  private commitTurn(): void {
     this.scheduled = false;
-    const persistence = this.persistence as DataFile;
-    if (this.written >= this.changes || this.broken) return;
+    const persistence = this.persistence as StateDb;
+    if (this.broken) return;
     const upTo = this.changes;
-    const touched = this.touched;
+    const touched = this.committed >= upTo ? new Set<string>() : this.touched;
     this.touched = new Set();
     try {
-      persistence.append(this.data, touched);
+      persistence.commit(touched);
     } catch (error) {
-      // Changes made since the last write sit on top of the refused ones: all go.
-      const good = this.written;
-      this.data = persistence.lastCommitted() as StoreData;
+      // Changes made since the last commit sit on top of the refused ones: all go.
+      const good = this.committed;
+      this.data = persistence.data as StoreData;
       this.revision++;
-      this.written = this.changes;
+      this.committed = upTo;
       const failed = this.waiters.filter((w) => w.upTo > good);
       this.waiters = this.waiters.filter((w) => w.upTo <= good);
       for (const waiter of failed) waiter.reject(error as Error);
       this.sync();
       return;
     }
-    this.written = upTo;
+    this.data = persistence.data as StoreData;
+    this.committed = upTo;
     this.sync();
   }
 
-  /**
-   * Has what is written fdatasynced. Syncs may overlap, so that a write made during a sync need
-   * not wait for it to end before its own begins.
-   */
+  /** Has what is committed synced; syncs may overlap, so that a commit need not wait for another's. */
   private sync(): void {
-    const upTo = this.written;
-    (this.persistence as DataFile).sync().then(
+    const upTo = this.committed;
+    if (upTo <= this.durable) return;
+    (this.persistence as StateDb).sync().then(
       () => {
         if (upTo <= this.durable) return;
         this.durable = upTo;
@@ -253,6 +266,6 @@ export class Store {
     if (!this.persistence) return;
     this.changed(); // a last comparison of every key, in case a route named too few
     await this.settled().catch(() => undefined);
-    await this.persistence.close();
+    this.persistence.close();
   }
 }

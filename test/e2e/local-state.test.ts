@@ -100,7 +100,7 @@ describe("an embedded environment's data file", () => {
     expect(prod.stderr).not.toContain("SECRET");
   });
 
-  it("that is not JSON is one line that quotes none of it", async () => {
+  it("that is neither SQLite nor JSON is one line that quotes none of it", async () => {
     const dir = await testdir({
       "environments/dev.yaml": "url: embedded:empty?data=.egp/dev.json\n",
       ".egp/dev.json": "SECRET_LINE=hunter2\n",
@@ -108,7 +108,7 @@ describe("an embedded environment's data file", () => {
     const run = await egp(["plan", "--env", "dev", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not JSON); move it away to start over from the seed`,
+      `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (neither SQLite nor JSON); move it away to start over from the seed`,
     ]);
   });
 
@@ -220,6 +220,21 @@ describe(".egp/", () => {
       expect.stringContaining(`egp: ${join(other, ".egp", "dev.json")} is a symbolic link`),
     ]);
     expect(await readFile(join(elsewhere, "state.json"), "utf8")).toBe("{}");
+  });
+
+  it("refuses an embedded data file's SQLite companion (-wal, -shm, -journal) that is a link", async () => {
+    for (const suffix of ["-wal", "-shm", "-journal"]) {
+      const dir = await repository();
+      const elsewhere = await testdir({ target: "" });
+      await mkdir(join(dir, ".egp"));
+      await symlink(join(elsewhere, "target"), join(dir, ".egp", `dev.json${suffix}`));
+      const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        `egp: ${join(dir, ".egp", `dev.json${suffix}`)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+      ]);
+      expect(await readFile(join(elsewhere, "target"), "utf8")).toBe("");
+    }
   });
 
   it.runIf(process.getuid?.() === 0)("refuses a folder that belongs to another user", async () => {

@@ -1,16 +1,24 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startEmulator } from "../../src/emulator/index.ts";
-import { DataFile } from "../../src/emulator/persist.ts";
+import { StateDb } from "../../src/emulator/state-db.ts";
 import { ROOT } from "../helpers/cli.ts";
 import { type Json, Raw } from "../helpers/raw.ts";
 
 /*
  * `--data` is durable (DESIGN §4.3): a write answered 200 is on disk, whatever happens to the process
- * next; a second process waits for the first; a write the disk refuses is refused to the caller.
+ * next; several processes share the file live; a write the disk refuses is refused to the caller.
  */
 
 const root = mkdtempSync(join(tmpdir(), "egp-durable-"));
@@ -108,62 +116,107 @@ describe("--data durability", () => {
     } finally {
       await reopened.close();
     }
-    // No temp file or log is left; the takeover mutex of the owner lock stays (src/io/lock-file.ts).
-    expect(readdirSync(root).filter((name) => name.startsWith("killed.json"))).toEqual([
-      "killed.json",
-      "killed.json.lock.takeover",
-    ]);
+    // The last connection's close folds the WAL in: nothing but the file is left.
+    expect(readdirSync(root).filter((name) => name.startsWith("killed.json"))).toEqual(["killed.json"]);
   });
 
-  it("a second process waits for the first to close the data file, says who holds it, then sees its writes", {
+  it("two processes on one data file at once: each sees the other's writes, and ids never collide", {
     timeout: 30_000,
   }, async () => {
     const dataFile = join(root, "shared.json");
-    const first = await startEmulator({ seed: "empty", dataFile, holder: "egp apply --env local-prod" });
-    const raw = new Raw(first.url);
-    const token = await raw.token();
-    const created = await raw.call("/core/system/user", {
-      method: "POST",
-      token,
-      body: { User: { FirstName: "A", LastName: "First" }, Password: PASSWORD },
-    });
-    expect(created.status).toBe(200);
-
-    const told: string[] = [];
-    const second = startEmulator({
-      seed: "empty",
-      dataFile,
-      onDataFileWait: (holder) => told.push(`${holder.pid} ${holder.command}`),
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(told).toEqual([`${process.pid} egp apply --env local-prod`]);
-    // Written after the second one started waiting: it must see this too.
-    await raw.call("/core/system/user", {
-      method: "POST",
-      token,
-      body: { User: { FirstName: "B", LastName: "Second" }, Password: PASSWORD },
-    });
-    await first.close();
-    const opened = await second;
+    const first = await spawnEmulator(dataFile);
+    const exited = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
+    const second = await startEmulator({ seed: "empty", dataFile });
     try {
-      expect(opened.store.userByName("firsta")).toBeDefined();
-      expect(opened.store.userByName("secondb")).toBeDefined();
+      const [one, two] = [new Raw(first.url), new Raw(second.url)];
+      const [tokenOne, tokenTwo] = [await one.token(), await two.token()];
+      const create = async (raw: Raw, token: string, name: string) => {
+        const response = await raw.call("/core/system/user", {
+          method: "POST",
+          token,
+          body: { User: { FirstName: "A", LastName: name }, Password: PASSWORD },
+        });
+        expect(response.status, response.text).toBe(200);
+        return response.body.RequestedObject.Id as number;
+      };
+      const ids = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          i % 2 === 0 ? create(one, tokenOne, `One${i}`) : create(two, tokenTwo, `Two${i}`),
+        ),
+      );
+      expect(new Set(ids).size).toBe(20);
+      // Each reads what the other wrote, over HTTP, without a restart.
+      const read = async (raw: Raw, token: string, id: number) =>
+        (await raw.read(`/core/system/user/${id}`, token)).body.RequestedObject?.LastName;
+      expect(await read(one, tokenOne, ids[1] as number)).toBe("Two1");
+      expect(await read(two, tokenTwo, ids[0] as number)).toBe("One0");
     } finally {
-      await opened.close();
+      first.child.kill("SIGTERM");
+      await exited;
+      await second.close();
+    }
+    const reopened = await startEmulator({ dataFile });
+    try {
+      const names = reopened.store.allUsers().map((record) => record.user.LastName);
+      for (let i = 0; i < 20; i++) expect(names).toContain(i % 2 === 0 ? `One${i}` : `Two${i}`);
+    } finally {
+      await reopened.close();
     }
   });
 
-  it("gives up after the wait with an error naming the holder", async () => {
-    const dataFile = join(root, "busy.json");
-    const first = await startEmulator({ seed: "empty", dataFile, holder: "egp drift --env dev" });
+  it("an earlier version's JSON data file is turned into SQLite on open, the JSON kept beside it", async () => {
+    const dataFile = join(root, "earlier.json");
+    const memory = await startEmulator({ seed: "demo-dev" });
+    const raw = new Raw(memory.url);
+    const token = await raw.token();
+    await raw.call("/core/system/user", {
+      method: "POST",
+      token,
+      body: { User: { FirstName: "E", LastName: "Earlier" }, Password: PASSWORD },
+    });
+    const snapshot = JSON.stringify(memory.store.data);
+    await memory.close();
+    writeFileSync(dataFile, snapshot, { mode: 0o600 });
+
+    const opened = await startEmulator({ dataFile });
     try {
-      await expect(startEmulator({ dataFile, dataFileWaitMs: 200 })).rejects.toThrow(
-        `is in use by pid ${process.pid}`,
-      );
-      await expect(startEmulator({ dataFile, dataFileWaitMs: 200 })).rejects.toThrow("(egp drift --env dev)");
+      expect(opened.store.userByName("earliere")).toBeDefined();
     } finally {
-      await first.close();
+      await opened.close();
     }
+    expect(readFileSync(dataFile).subarray(0, 16).toString("latin1")).toBe("SQLite format 3\0");
+    expect(readFileSync(`${dataFile}.json-v1.bak`, "utf8")).toBe(snapshot);
+    const again = await startEmulator({ dataFile });
+    try {
+      expect(again.store.userByName("earliere")).toBeDefined();
+    } finally {
+      await again.close();
+    }
+  });
+
+  it("a JSON data file with a log an earlier version did not fold in is refused in one line", async () => {
+    const dataFile = join(root, "unfolded.json");
+    const memory = await startEmulator({ seed: "empty" });
+    writeFileSync(dataFile, JSON.stringify(memory.store.data));
+    await memory.close();
+    writeFileSync(`${dataFile}.log`, '[["v","SECRET",1]]\n');
+    await expect(startEmulator({ dataFile })).rejects.toThrow(
+      `${dataFile} cannot be read as emulator state (${dataFile}.log holds changes an earlier egp did not fold in; open the file once with that version); move it away to start over from the seed`,
+    );
+    expect(readFileSync(dataFile, "utf8").startsWith("{")).toBe(true);
+  });
+
+  it("a SQLite file of another program is refused, and left as it was", async () => {
+    const dataFile = join(root, "foreign.json");
+    const { DatabaseSync } = await import("node:sqlite");
+    const db = new DatabaseSync(dataFile);
+    db.exec("CREATE TABLE secrets (value TEXT); INSERT INTO secrets VALUES ('hunter2')");
+    db.close();
+    const before = readFileSync(dataFile);
+    await expect(startEmulator({ dataFile })).rejects.toThrow(
+      `${dataFile} cannot be read as emulator state (a SQLite database of another program); move it away to start over from the seed`,
+    );
+    expect(readFileSync(dataFile).equals(before)).toBe(true);
   });
 
   it("a write that cannot be persisted is refused with an envelope and undone", async () => {
@@ -254,14 +307,14 @@ describe("--data durability", () => {
       // A copy of what is on disk now, read as the next process would after a crash.
       const copy = join(root, "routes-copy.json");
       copyFileSync(dataFile, copy);
-      if (existsSync(`${dataFile}.log`)) copyFileSync(`${dataFile}.log`, `${copy}.log`);
-      const reread = await DataFile.open({ file: copy, command: "test", waitMs: 0 });
+      if (existsSync(`${dataFile}-wal`)) copyFileSync(`${dataFile}-wal`, `${copy}-wal`);
+      const reread = StateDb.open({ file: copy, seed: () => ({ empty: true }), accepts: () => false });
       const live = JSON.parse(JSON.stringify(emulator.store.data));
       // Made empty by the first read of packages, not by a write (packagesOf); close keeps it.
       expect(live.packages.byId).toEqual({});
       delete live.packages;
-      expect(reread.initial).toEqual(live);
-      await reread.close();
+      expect(reread.data).toEqual(live);
+      reread.close();
     } finally {
       await emulator.close();
     }

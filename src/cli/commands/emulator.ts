@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { sayWaiting } from "../connect.ts";
 import { ExitError } from "../errors.ts";
 
 interface EmulatorFlags {
@@ -58,8 +57,6 @@ export function registerEmulatorCommand(program: Command): void {
         faults: flags.faults,
         scheme: flags.scheme,
         adminPassword: flags.adminPassword ?? process.env.EGP_EMULATOR_PASSWORD ?? undefined,
-        holder: "egp emulator",
-        onDataFileWait: sayWaiting(60_000),
       }).catch((error: Error) => {
         throw new ExitError(`emulator: ${error.message.split("\n")[0]}`, 1, { cause: error });
       });

@@ -236,6 +236,7 @@ export class DataFile {
     for (;;) {
       const result = tryTakeLockFile(lockFile, holder, 6 * 3_600_000);
       if (result.taken) break;
+      if (result.moved) continue;
       const waited = Date.now() - started;
       if (waited >= options.waitMs) throw new DataFileBusyError(file, result.holder, waited);
       if (!told) options.onWait?.(result.holder, file);

@@ -84,9 +84,10 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   refuseUnhandled(plan, ops);
   const sleep = options.sleep ?? ((ms: number) => delay(ms).then(() => undefined));
   const emit = options.onEvent ?? (() => undefined);
-  // Eight tries by default: at 20% transient faults, five left a step of a 500-user apply failing
-  // in about one run in four (DESIGN §5).
-  const policy = { ...STEP_RETRY_POLICY, retries: (options.attempts ?? STEP_RETRY_POLICY.retries + 1) - 1 };
+  const policy =
+    options.attempts === undefined
+      ? STEP_RETRY_POLICY
+      : { ...STEP_RETRY_POLICY, retries: options.attempts - 1 };
   const outputs = new Map<string, Record<string, unknown>>(options.previous?.done ?? []);
   const interrupted = new Set(options.previous?.interrupted ?? []);
   const result: ApplyResult = {
@@ -146,34 +147,59 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     settle(step, outcome);
   };
 
+  await drive(schedule, {
+    concurrency: options.concurrency,
+    start,
+    skip,
+    notStarted: (steps) => result.notStarted.push(...steps.map((step) => step.id)),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  await close(journal, result);
+  return result;
+}
+
+interface Drive {
+  concurrency: number;
+  start: (step: Step) => Promise<void>;
+  skip: (steps: Step[]) => void;
+  notStarted: (steps: Step[]) => void;
+  /** Aborted on an interrupt: no step starts after it; steps in flight finish. */
+  signal?: AbortSignal;
+}
+
+/** Starts ready steps, `concurrency` at a time, until none is left or an interrupt stops new starts. */
+async function drive(schedule: Schedule<Step>, run: Drive): Promise<void> {
   const running = new Map<string, Promise<void>>();
-  const interruptReceived = aborted(options.signal);
+  const interruptReceived = aborted(run.signal);
   while (schedule.size > 0 || running.size > 0) {
-    if (stopping()) {
-      for (const step of schedule.drain()) result.notStarted.push(step.id);
-      if (running.size === 0) break;
+    if (run.signal?.aborted) {
+      run.notStarted(schedule.drain());
+      if (running.size === 0) return;
       await Promise.race(running.values());
       continue;
     }
-    skip(schedule.takeBlocked());
-    for (const step of schedule.take(options.concurrency - running.size)) {
+    run.skip(schedule.takeBlocked());
+    for (const step of schedule.take(run.concurrency - running.size)) {
       running.set(
         step.id,
-        start(step).finally(() => running.delete(step.id)),
+        run.start(step).finally(() => running.delete(step.id)),
       );
     }
     if (running.size === 0) {
       // Nothing runs and nothing can start: what is left waits on steps that will never finish.
-      skip(schedule.drain());
-      break;
+      run.skip(schedule.drain());
+      return;
     }
     await Promise.race([...running.values(), interruptReceived]);
   }
+}
+
+/** Ends the journal: `complete` after a whole run; left open for `apply --resume` after an interrupt. */
+async function close(journal: Journal, result: ApplyResult): Promise<void> {
   if (result.notStarted.length > 0 || result.stopped.length > 0) {
-    // No `complete` entry: the journal stays open for `apply --resume`.
     result.interrupted = true;
     await journal.flush();
-    return result;
+    return;
   }
   journal.append({
     type: "complete",
@@ -181,7 +207,6 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     ok: result.failed.length === 0 && result.skipped.length === 0,
   });
   await journal.flush();
-  return result;
 }
 
 /** Refused before any step runs: a plan whose ops can't all be run is not started. */

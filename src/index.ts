@@ -75,8 +75,18 @@ export type {
 } from "./client/resources/packages.ts";
 export type { SecurityParameterRead } from "./client/resources/security-parameters.ts";
 export type { UserQuery, UserRead } from "./client/resources/users.ts";
-export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";
-export { DEFAULT_RETRY_POLICY, delayFor, shouldRetry } from "./client/retry.ts";
+export type { RetryingOptions, RetryOutcome, RetryPolicy } from "./client/retry.ts";
+export {
+  backoff,
+  DEFAULT_RETRY_POLICY,
+  delayFor,
+  isPassing,
+  LOCK_RETRY_POLICY,
+  PLAN_RETRY_POLICY,
+  retrying,
+  STEP_RETRY_POLICY,
+  shouldRetry,
+} from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
 export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
 export type {

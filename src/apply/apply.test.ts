@@ -182,12 +182,13 @@ describe("executePlan", () => {
       concurrency: 4,
       logger: quiet,
       ops,
+      random: () => 0.5,
       sleep: async (ms) => {
         slept.push(ms);
       },
     });
     expect(tries).toEqual(["SecurityParameter/New#create", "SecurityParameter/New#create*"]);
-    expect(slept).toEqual([500]);
+    expect(slept).toEqual([250]);
     expect(result.failed).toEqual([
       { step: "SecurityParameter/New#create", code: "EGP_VALIDATION", error: "bad parameter" },
     ]);

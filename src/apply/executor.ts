@@ -1,8 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import type { PlatformClient } from "../client/client.ts";
-import { ConnectionError, OutcomeUnknownError, RateLimitError, TransientError } from "../client/errors.ts";
-import { RetryBudget, withRetryBudget } from "../client/retry-budget.ts";
+import { STEP_RETRY_POLICY } from "../client/retry.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import { type Plan, type Step, unsealStep } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
@@ -11,11 +10,15 @@ import type { Journal } from "./journal.ts";
 import { OPS } from "./ops/index.ts";
 import type { OpContext, OpRegistry } from "./ops/types.ts";
 import type { Carried } from "./resume.ts";
+import { runStep, type StepOutcome } from "./run-step.ts";
+import { Schedule } from "./schedule.ts";
+
+export { isPassing } from "../client/retry.ts";
 
 /*
  * Runs a plan's steps in dependency order, several at a time. A step whose dependency failed is
- * skipped; independent steps go on. Each step is journaled as it starts and ends. A step that fails
- * for a passing reason is tried again (a create that may have happened is looked up first).
+ * skipped; independent steps go on. Each step is journaled as it starts and ends (run-step.ts); which
+ * step may start is the schedule's (schedule.ts).
  */
 
 export type ApplyEvent =
@@ -56,6 +59,8 @@ export interface ExecuteOptions {
   logger: Logger;
   onEvent?: (event: ApplyEvent) => void;
   sleep?: (ms: number) => Promise<void>;
+  /** The jitter of the waits between a step's tries (tests pin it). */
+  random?: () => number;
   /** Replace the waits of every step; by default a step waits as its environment's file says. */
   timeouts?: Partial<OpContext["timeouts"]>;
   /** Tries of a step that fails for a passing reason (default 8). */
@@ -65,15 +70,6 @@ export interface ExecuteOptions {
 
 /** The waits of a step on an environment the desired state does not describe (a library caller's). */
 const UNDESCRIBED_WAITS = { jobMs: 3_600_000, verifyMs: 3_600_000 } as const;
-
-export function isPassing(error: unknown): boolean {
-  return (
-    error instanceof TransientError ||
-    error instanceof ConnectionError ||
-    error instanceof RateLimitError ||
-    error instanceof OutcomeUnknownError
-  );
-}
 
 /** Resolves when the signal aborts (never without one), so that the scheduler wakes up at once. */
 function aborted(signal: AbortSignal | undefined): Promise<void> {
@@ -85,22 +81,15 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
 export async function executePlan(options: ExecuteOptions): Promise<ApplyResult> {
   const { plan, journal } = options;
   const ops = options.ops ?? OPS;
+  refuseUnhandled(plan, ops);
   const sleep = options.sleep ?? ((ms: number) => delay(ms).then(() => undefined));
-  // A step waits as the instance it talks to needs: the plan's own environment, or the source.
-  const environments = [options.desired.environment, options.desired.packagesFrom];
-  const timeoutsOf = (environment: string): OpContext["timeouts"] => ({
-    ...UNDESCRIBED_WAITS,
-    ...environments.find((config) => config?.name === environment)?.waits,
-    pollMs: 250,
-    ...options.timeouts,
-  });
   const emit = options.onEvent ?? (() => undefined);
-  // Eight: at 20% transient faults, five tries left a step of a 500-user apply failing in about one
-  // run in four (0.22^5 per step); eight make that about one run in 350 (DESIGN §5).
-  const attempts = options.attempts ?? 8;
+  const policy =
+    options.attempts === undefined
+      ? STEP_RETRY_POLICY
+      : { ...STEP_RETRY_POLICY, retries: options.attempts - 1 };
   const outputs = new Map<string, Record<string, unknown>>(options.previous?.done ?? []);
   const interrupted = new Set(options.previous?.interrupted ?? []);
-  const origins = new Map(options.previous?.origins ?? []);
   const result: ApplyResult = {
     done: [],
     reused: [],
@@ -111,10 +100,171 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     interrupted: false,
   };
   const changes = new Map(plan.changes.map((change) => [change.id, change]));
-  const stepsById = new Map(plan.steps.map((step) => [step.id, step]));
   const stopping = () => options.signal?.aborted === true;
-  const sharedReads = new Map<string, Promise<unknown>>();
+  const contextFor = contextFactory(options, outputs, sleep);
 
+  for (const step of await carryOver(options, outputs)) {
+    result.reused.push(step.id);
+    emit({ type: "reused", step });
+  }
+  const schedule = new Schedule(plan.steps, outputs.keys());
+  const skip = (steps: Step[]) => {
+    for (const step of steps) {
+      result.skipped.push(step.id);
+      emit({ type: "skipped", step });
+    }
+  };
+  const settle = (step: Step, outcome: StepOutcome) => {
+    if (outcome.kind === "done") {
+      outputs.set(step.id, outcome.output);
+      result.done.push(step.id);
+      schedule.finish(step.id);
+      emit({ type: "done", step, ms: outcome.ms });
+    } else if (outcome.kind === "failed") {
+      const { failure } = outcome;
+      result.failed.push({ step: step.id, code: failure.code, error: failure.message });
+      schedule.fail(step.id);
+      emit({ type: "failed", step, error: failure, ms: outcome.ms });
+    } else {
+      result.stopped.push(step.id);
+      emit({ type: "stopped", step });
+    }
+  };
+  const start = async (step: Step) => {
+    const outcome = await runStep(step, {
+      journal,
+      handler: ops[step.op] as NonNullable<OpRegistry[typeof step.op]>,
+      context: (resumed) => contextFor(step, resumed),
+      resumed: interrupted.has(step.id),
+      onStart: () => emit({ type: "start", step }),
+      failureOf: (error) => new StepError(step, changes.get(step.change), error).toJSON(),
+      policy,
+      stopping,
+      onRetry: (error, attempt) => emit({ type: "retry", step, error, attempt }),
+      sleep,
+      ...(options.random ? { random: options.random } : {}),
+    });
+    settle(step, outcome);
+  };
+
+  await drive(schedule, {
+    concurrency: options.concurrency,
+    start,
+    skip,
+    notStarted: (steps) => result.notStarted.push(...steps.map((step) => step.id)),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  await close(journal, result);
+  return result;
+}
+
+interface Drive {
+  concurrency: number;
+  start: (step: Step) => Promise<void>;
+  skip: (steps: Step[]) => void;
+  notStarted: (steps: Step[]) => void;
+  /** Aborted on an interrupt: no step starts after it; steps in flight finish. */
+  signal?: AbortSignal;
+}
+
+/** Starts ready steps, `concurrency` at a time, until none is left or an interrupt stops new starts. */
+async function drive(schedule: Schedule<Step>, run: Drive): Promise<void> {
+  const running = new Map<string, Promise<void>>();
+  const interruptReceived = aborted(run.signal);
+  while (schedule.size > 0 || running.size > 0) {
+    if (run.signal?.aborted) {
+      run.notStarted(schedule.drain());
+      if (running.size === 0) return;
+      await Promise.race(running.values());
+      continue;
+    }
+    run.skip(schedule.takeBlocked());
+    for (const step of schedule.take(run.concurrency - running.size)) {
+      running.set(
+        step.id,
+        run.start(step).finally(() => running.delete(step.id)),
+      );
+    }
+    if (running.size === 0) {
+      // Nothing runs and nothing can start: what is left waits on steps that will never finish.
+      run.skip(schedule.drain());
+      return;
+    }
+    await Promise.race([...running.values(), interruptReceived]);
+  }
+}
+
+/** Ends the journal: `complete` after a whole run; left open for `apply --resume` after an interrupt. */
+async function close(journal: Journal, result: ApplyResult): Promise<void> {
+  if (result.notStarted.length > 0 || result.stopped.length > 0) {
+    result.interrupted = true;
+    await journal.flush();
+    return;
+  }
+  journal.append({
+    type: "complete",
+    at: new Date().toISOString(),
+    ok: result.failed.length === 0 && result.skipped.length === 0,
+  });
+  await journal.flush();
+}
+
+/** Refused before any step runs: a plan whose ops can't all be run is not started. */
+function refuseUnhandled(plan: Plan, ops: OpRegistry): void {
+  const unhandled = [...new Set(plan.steps.map((step) => step.op).filter((op) => !ops[op]))];
+  if (unhandled.length > 0)
+    throw new ApplyError(
+      ApplyErrorCode.NoHandler,
+      `no handler is registered for ${unhandled.join(", ")}: this egp can't apply the plan`,
+    );
+}
+
+/**
+ * The steps a previous run finished, to be reused rather than run again. From a superseded plan
+ * (`carryOver`), they and the steps it left unfinished are written to this plan's journal too, so
+ * that an interrupt of this run still knows of them.
+ */
+async function carryOver(
+  options: ExecuteOptions,
+  outputs: ReadonlyMap<string, Record<string, unknown>>,
+): Promise<Step[]> {
+  const { plan, journal, previous } = options;
+  const carried = previous !== undefined && previous.plan.id !== plan.id;
+  const interrupted = new Set(previous?.interrupted ?? []);
+  const origins = new Map(previous?.origins ?? []);
+  const reused: Step[] = [];
+  for (const step of plan.steps) {
+    const origin = origins.get(step.id);
+    if (carried && interrupted.has(step.id))
+      await journal.record({ type: "start", at: new Date().toISOString(), step: step.id, origin });
+    const output = outputs.get(step.id);
+    if (!output) continue;
+    if (carried)
+      await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output, origin });
+    reused.push(step);
+  }
+  return reused;
+}
+
+/** What an op sees of the run: its step unsealed, its client, the outputs of the steps before it. */
+function contextFactory(
+  options: ExecuteOptions,
+  outputs: ReadonlyMap<string, Record<string, unknown>>,
+  sleep: (ms: number) => Promise<void>,
+): (step: Step, resumed: boolean) => OpContext {
+  const { plan } = options;
+  const emit = options.onEvent ?? (() => undefined);
+  const origins = new Map(options.previous?.origins ?? []);
+  const stepsById = new Map(plan.steps.map((step) => [step.id, step]));
+  const sharedReads = new Map<string, Promise<unknown>>();
+  // A step waits as the instance it talks to needs: the plan's own environment, or the source.
+  const environments = [options.desired.environment, options.desired.packagesFrom];
+  const timeoutsOf = (environment: string): OpContext["timeouts"] => ({
+    ...UNDESCRIBED_WAITS,
+    ...environments.find((config) => config?.name === environment)?.waits,
+    pollMs: 250,
+    ...options.timeouts,
+  });
   const clientFor = (step: Step) => {
     const client = options.clients.get(step.environment);
     if (!client)
@@ -124,164 +274,34 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
       );
     return client;
   };
-
-  const contextFor = (step: Step, resumed: boolean): OpContext => {
-    const client = clientFor(step);
-    return {
-      step: unsealStep(step, plan.sensitive),
-      planId: origins.get(step.id) ?? plan.id,
-      client,
-      desired: options.desired,
-      clientOfStep: (id) => {
-        const other = stepsById.get(id);
-        return other ? options.clients.get(other.environment) : undefined;
-      },
-      outputOf: (id) => outputs.get(id),
-      allowDelete: plan.options.allowDelete,
-      resumed,
-      stateDir: options.stateDir,
-      logger: options.logger,
-      progress: (message, bytes, total) => emit({ type: "progress", step, message, bytes, total }),
-      sleep,
-      shared: <T>(name: string, read: () => Promise<T>, refresh = false) => {
-        const key = `${step.environment}\u0000${name}`;
-        let cached = sharedReads.get(key) as Promise<T> | undefined;
-        if (!cached || refresh) {
-          cached = read();
-          sharedReads.set(key, cached);
-          cached.catch(() => {
-            if (sharedReads.get(key) === cached) sharedReads.delete(key);
-          });
-        }
-        return cached;
-      },
-      timeouts: timeoutsOf(step.environment),
-    };
-  };
-
-  const handlerOf = (step: Step) => {
-    const handler = ops[step.op];
-    if (!handler)
-      throw new ApplyError(ApplyErrorCode.NoHandler, `${step.id}: no handler is registered for ${step.op}`);
-    return handler;
-  };
-  // Refused before any step runs: a plan whose ops can't all be run is not started.
-  const unhandled = [...new Set(plan.steps.map((step) => step.op).filter((op) => !ops[op]))];
-  if (unhandled.length > 0)
-    throw new ApplyError(
-      ApplyErrorCode.NoHandler,
-      `no handler is registered for ${unhandled.join(", ")}: this egp can't apply the plan`,
-    );
-
-  const runStep = async (step: Step): Promise<void> => {
-    const started = Date.now();
-    await journal.record({ type: "start", at: new Date().toISOString(), step: step.id });
-    emit({ type: "start", step });
-    let resumed = interrupted.has(step.id);
-    // The step's retries and its calls' retries draw from one budget: they add up, never multiply.
-    const budget = new RetryBudget({ tries: 16, ms: 300_000 });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const output = await withRetryBudget(budget, () => handlerOf(step)(contextFor(step, resumed)));
-        // On disk before a dependent can start.
-        await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output });
-        outputs.set(step.id, output);
-        result.done.push(step.id);
-        emit({ type: "done", step, ms: Date.now() - started });
-        return;
-      } catch (error) {
-        const failure = new StepError(step, changes.get(step.change), error).toJSON();
-        const pause = Math.min(500 * 2 ** (attempt - 1), 4_000);
-        if (attempt < attempts && isPassing(error) && stopping()) {
-          // Left without an end in the journal: a resumed run checks whether it happened.
-          result.stopped.push(step.id);
-          emit({ type: "stopped", step });
-          return;
-        }
-        if (attempt < attempts && isPassing(error) && budget.take(pause)) {
-          emit({ type: "retry", step, error: failure, attempt });
-          // The failed try may have done its work: the next one checks before it writes.
-          resumed = true;
-          await sleep(pause);
-          continue;
-        }
-        await journal.record({ type: "failed", at: new Date().toISOString(), step: step.id, error: failure });
-        result.failed.push({ step: step.id, code: failure.code, error: failure.message });
-        emit({ type: "failed", step, error: failure, ms: Date.now() - started });
-        return;
+  return (step, resumed) => ({
+    step: unsealStep(step, plan.sensitive),
+    planId: origins.get(step.id) ?? plan.id,
+    client: clientFor(step),
+    desired: options.desired,
+    clientOfStep: (id) => {
+      const other = stepsById.get(id);
+      return other ? options.clients.get(other.environment) : undefined;
+    },
+    outputOf: (id) => outputs.get(id),
+    allowDelete: plan.options.allowDelete,
+    resumed,
+    stateDir: options.stateDir,
+    logger: options.logger,
+    progress: (message, bytes, total) => emit({ type: "progress", step, message, bytes, total }),
+    sleep,
+    shared: <T>(name: string, read: () => Promise<T>, refresh = false) => {
+      const key = `${step.environment}\u0000${name}`;
+      let cached = sharedReads.get(key) as Promise<T> | undefined;
+      if (!cached || refresh) {
+        cached = read();
+        sharedReads.set(key, cached);
+        cached.catch(() => {
+          if (sharedReads.get(key) === cached) sharedReads.delete(key);
+        });
       }
-    }
-  };
-
-  const pending = new Map(plan.steps.map((step) => [step.id, step]));
-  const carried = options.previous !== undefined && options.previous.plan.id !== plan.id;
-  for (const step of plan.steps) {
-    if (carried && interrupted.has(step.id)) {
-      // Kept in this plan's journal, so that an interrupt of this run still knows to check it.
-      const origin = origins.get(step.id);
-      await journal.record({ type: "start", at: new Date().toISOString(), step: step.id, origin });
-    }
-    const output = outputs.get(step.id);
-    if (!output) continue;
-    if (carried) {
-      const origin = origins.get(step.id);
-      await journal.record({ type: "done", at: new Date().toISOString(), step: step.id, output, origin });
-    }
-    pending.delete(step.id);
-    result.reused.push(step.id);
-    emit({ type: "reused", step });
-  }
-  const finished = (id: string) => outputs.has(id);
-  const blocked = (step: Step) =>
-    step.dependsOn.some((id) => result.failed.some((f) => f.step === id) || result.skipped.includes(id));
-  const running = new Map<string, Promise<void>>();
-  const interruptReceived = aborted(options.signal);
-
-  while (pending.size > 0 || running.size > 0) {
-    if (stopping()) {
-      for (const id of pending.keys()) result.notStarted.push(id);
-      pending.clear();
-      if (running.size === 0) break;
-      await Promise.race(running.values());
-      continue;
-    }
-    for (const step of [...pending.values()]) {
-      if (blocked(step)) {
-        pending.delete(step.id);
-        result.skipped.push(step.id);
-        emit({ type: "skipped", step });
-      }
-    }
-    for (const step of [...pending.values()]) {
-      if (running.size >= options.concurrency) break;
-      if (!step.dependsOn.every(finished)) continue;
-      pending.delete(step.id);
-      running.set(
-        step.id,
-        runStep(step).finally(() => running.delete(step.id)),
-      );
-    }
-    if (running.size === 0) {
-      // Nothing runs and nothing can start: what is left waits on steps that will never finish.
-      for (const step of pending.values()) {
-        result.skipped.push(step.id);
-        emit({ type: "skipped", step });
-      }
-      break;
-    }
-    await Promise.race([...running.values(), interruptReceived]);
-  }
-  if (result.notStarted.length > 0 || result.stopped.length > 0) {
-    // No `complete` entry: the journal stays open for `apply --resume`.
-    result.interrupted = true;
-    await journal.flush();
-    return result;
-  }
-  journal.append({
-    type: "complete",
-    at: new Date().toISOString(),
-    ok: result.failed.length === 0 && result.skipped.length === 0,
+      return cached;
+    },
+    timeouts: timeoutsOf(step.environment),
   });
-  await journal.flush();
-  return result;
 }

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { backoff, LOCK_RETRY_POLICY } from "../client/retry.ts";
 import {
   holderOfThisProcess,
   isStale,
@@ -15,6 +16,11 @@ import { ApplyErrorCode } from "./error-codes.ts";
  * and holding who took it (src/io/lock-file.ts). A lock whose process is gone (same host, pid not
  * alive) is stale and taken over; a lock from another host is stale after `staleAfterMs`. Runs on
  * several machines are serialized by CI concurrency groups (docs/apply.md).
+ *
+ * A lock held by a live run is refused at once, as Terraform does without `-lock-timeout`. A lock
+ * that changed hands while it was being taken is free again within moments: it is tried again after
+ * the shared jittered backoff (LOCK_RETRY_POLICY), a bounded number of times. The wait blocks, as
+ * the lock is taken before anything else runs.
  */
 
 export type { LockHolder } from "../io/lock-file.ts";
@@ -44,27 +50,44 @@ export interface Lock {
   tookOver?: LockHolder;
 }
 
-export function acquireLock(
-  stateDir: string,
-  env: string,
-  command: string,
-  staleAfterMs = 6 * 3_600_000,
-): Lock {
+export interface LockOptions {
+  staleAfterMs?: number;
+  /** Waits between tries of a lock that changed hands (tests record them). */
+  sleep?: (ms: number) => void;
+  random?: () => number;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+export function acquireLock(stateDir: string, env: string, command: string, options: LockOptions = {}): Lock {
+  const { staleAfterMs = 6 * 3_600_000, sleep = sleepSync, random = Math.random } = options;
   const folder = join(stateDir, "locks");
   privateDir(stateDir, folder);
   const file = join(folder, `${env}.lock`);
   const holder = holderOfThisProcess(command);
-  let result: ReturnType<typeof tryTakeLockFile>;
-  try {
-    result = tryTakeLockFile(file, holder, staleAfterMs);
-  } catch (error) {
-    if (error instanceof LockFileUnreadableError) throw new LockedError(env, file, undefined, error.message);
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    let result: ReturnType<typeof tryTakeLockFile>;
+    try {
+      result = tryTakeLockFile(file, holder, staleAfterMs);
+    } catch (error) {
+      if (error instanceof LockFileUnreadableError)
+        throw new LockedError(env, file, undefined, error.message);
+      throw error;
+    }
+    if (result.taken) return lockOf(file, holder, result.tookOver);
+    if (!result.moved) throw new LockedError(env, file, result.holder);
+    if (attempt > LOCK_RETRY_POLICY.retries)
+      throw new LockedError(env, file, undefined, `${file} keeps changing hands`);
+    sleep(backoff(attempt, LOCK_RETRY_POLICY, random));
   }
-  if (!result.taken) throw new LockedError(env, file, result.holder);
+}
+
+function lockOf(file: string, holder: LockHolder, tookOver: LockHolder | undefined): Lock {
   return {
     file,
     release: () => releaseLockFile(file, holder),
-    ...(result.tookOver ? { tookOver: result.tookOver } : {}),
+    ...(tookOver ? { tookOver } : {}),
   };
 }

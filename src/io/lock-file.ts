@@ -38,7 +38,10 @@ export class LockFileUnreadableError extends Error {
   }
 }
 
-export type TakeResult = { taken: true; tookOver?: LockHolder } | { taken: false; holder: LockHolder };
+export type TakeResult =
+  | { taken: true; tookOver?: LockHolder }
+  | { taken: false; holder: LockHolder; moved?: undefined }
+  | { taken: false; moved: true; holder?: undefined };
 
 export function holderOfThisProcess(command: string): LockHolder {
   return { pid: process.pid, host: hostname(), startedAt: new Date().toISOString(), command };
@@ -138,43 +141,41 @@ function removeQuietly(file: string): void {
 }
 
 /**
- * Takes the lock for `holder`, or answers who holds it. Throws LockFileUnreadableError for a lock
- * file that names no holder, and the filesystem's error (ENOSPC, EACCES) when the lock cannot be
- * written; either way no file of ours is left behind.
+ * One try to take the lock for `holder`: taken, held by someone (who), or `moved` when the lock
+ * changed hands during the try (released between our link and our read, or replaced by another
+ * taker of a stale lock); the caller decides whether and when to try again. Throws
+ * LockFileUnreadableError for a lock file that names no holder, and the filesystem's error (ENOSPC,
+ * EACCES) when the lock cannot be written; either way no file of ours is left behind.
  */
 export function tryTakeLockFile(file: string, holder: LockHolder, staleAfterMs: number): TakeResult {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     writeFileSync(temp, `${JSON.stringify(holder)}\n`, { flag: "wx", mode: 0o600 });
-    for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      linkSync(temp, file);
+      removeDeadTemps(file);
+      return { taken: true };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const current = readLockFile(file);
+    if (current.kind === "missing") return { taken: false, moved: true };
+    if (!isStale(current.holder, Date.now(), staleAfterMs)) return { taken: false, holder: current.holder };
+    const replaced = withTakeoverMutex(file, () => {
+      const again = readLockFile(file);
+      if (again.kind === "holder" && again.raw !== current.raw) return false; // someone else won
+      if (again.kind === "holder") unlinkSync(file);
       try {
         linkSync(temp, file);
-        removeDeadTemps(file);
-        return { taken: true };
+        return true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        return false;
       }
-      const current = readLockFile(file);
-      if (current.kind === "missing") continue;
-      if (!isStale(current.holder, Date.now(), staleAfterMs)) return { taken: false, holder: current.holder };
-      const replaced = withTakeoverMutex(file, () => {
-        const again = readLockFile(file);
-        if (again.kind === "holder" && again.raw !== current.raw) return false; // someone else won
-        if (again.kind === "holder") unlinkSync(file);
-        try {
-          linkSync(temp, file);
-          return true;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-          return false;
-        }
-      });
-      if (replaced) {
-        removeDeadTemps(file);
-        return { taken: true, tookOver: current.holder };
-      }
-    }
-    throw new Error(`could not take the lock ${file}: it keeps changing hands`);
+    });
+    if (!replaced) return { taken: false, moved: true };
+    removeDeadTemps(file);
+    return { taken: true, tookOver: current.holder };
   } finally {
     removeQuietly(temp);
   }

@@ -21,6 +21,11 @@ describe("the public API", () => {
       api.PlatformError,
     );
     expect(api.shouldRetry({ idempotent: true, status: 503 }, 1)).toBe(true);
+    expect(api.backoff(3, api.STEP_RETRY_POLICY, () => 0.5)).toBe(1000);
+    expect(typeof api.retrying).toBe("function");
+    expect(
+      api.isPassing(new api.TransientError({ code: "EGP_UNAVAILABLE", message: "x", status: 503 })),
+    ).toBe(true);
     expect(api.ERROR_CODES).toContain("EGP_OUTCOME_UNKNOWN");
   });
 });

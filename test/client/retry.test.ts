@@ -1,6 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { ConnectionError, TransientError } from "../../src/client/errors.ts";
-import { DEFAULT_RETRY_POLICY, delayFor, outcomeOf, shouldRetry } from "../../src/client/retry.ts";
+import { ConnectionError, RateLimitError, TransientError, ValidationError } from "../../src/client/errors.ts";
+import {
+  backoff,
+  DEFAULT_RETRY_POLICY,
+  delayFor,
+  isPassing,
+  LOCK_RETRY_POLICY,
+  outcomeOf,
+  PLAN_RETRY_POLICY,
+  retrying,
+  STEP_RETRY_POLICY,
+  shouldRetry,
+} from "../../src/client/retry.ts";
 
 const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 1000, maxRetryAfterMs: 5000 };
 
@@ -78,5 +89,114 @@ describe("outcomeOf", () => {
     const tls = new ConnectionError({ code: "EGP_TLS", message: "x", sent: false });
     expect(shouldRetry(outcomeOf(tls, true), 1)).toBe(false);
     expect(shouldRetry(outcomeOf(new Error("bug"), true), 1)).toBe(false);
+  });
+});
+
+describe("backoff", () => {
+  it("is the same jittered exponential wait as delayFor's, without a Retry-After", () => {
+    for (const attempt of [1, 2, 3, 7]) {
+      expect(backoff(attempt, policy, () => 0.3)).toBe(delayFor(attempt, {}, policy, () => 0.3));
+    }
+    expect(backoff(2, policy, () => 0.5)).toBe(100);
+    expect(backoff(9, policy, () => 0.999)).toBe(999);
+  });
+
+  it("keeps every policy's waits bounded", () => {
+    for (const each of [STEP_RETRY_POLICY, PLAN_RETRY_POLICY, LOCK_RETRY_POLICY]) {
+      expect(backoff(50, each, () => 0.999999)).toBeLessThan(each.maxDelayMs);
+    }
+    expect(backoff(1, STEP_RETRY_POLICY, () => 1)).toBe(500);
+    expect(backoff(4, STEP_RETRY_POLICY, () => 1)).toBe(4000);
+  });
+});
+
+describe("isPassing", () => {
+  it("takes 5xx, 429 and lost connections as passing, a refusal as lasting", () => {
+    expect(isPassing(new TransientError({ code: "EGP_UNAVAILABLE", message: "x", status: 503 }))).toBe(true);
+    expect(isPassing(new RateLimitError({ code: "EGP_RATE_LIMITED", message: "x", status: 429 }))).toBe(true);
+    expect(isPassing(new ConnectionError({ code: "EGP_CONNECTION", message: "x", sent: false }))).toBe(true);
+    expect(isPassing(new ValidationError({ code: "EGP_VALIDATION", message: "x", status: 400 }))).toBe(false);
+    expect(isPassing(new Error("bug"))).toBe(false);
+  });
+});
+
+describe("retrying", () => {
+  const unavailable = () => new TransientError({ code: "EGP_UNAVAILABLE", message: "503", status: 503 });
+
+  it("tries a passing failure again after the policy's jittered waits, recorded instead of slept", async () => {
+    const slept: number[] = [];
+    const told: Array<[number, number]> = [];
+    let tries = 0;
+    const value = await retrying(
+      async (attempt) => {
+        tries = attempt;
+        if (attempt < 4) throw unavailable();
+        return "read";
+      },
+      {
+        policy,
+        random: () => 0.5,
+        sleep: async (ms) => {
+          slept.push(ms);
+        },
+        onRetry: (_error, attempt, delayMs) => told.push([attempt, delayMs]),
+      },
+    );
+    expect(value).toBe("read");
+    expect(tries).toBe(4);
+    expect(slept).toEqual([50, 100, 200]);
+    expect(told).toEqual([
+      [1, 50],
+      [2, 100],
+      [3, 200],
+    ]);
+  });
+
+  it("gives up when the policy's retries are spent, with the last failure", async () => {
+    const slept: number[] = [];
+    let tries = 0;
+    const run = retrying(
+      async () => {
+        tries += 1;
+        throw unavailable();
+      },
+      { policy, random: () => 0, sleep: async (ms) => void slept.push(ms) },
+    );
+    await expect(run).rejects.toThrow("503");
+    expect(tries).toBe(policy.retries + 1);
+    expect(slept).toHaveLength(policy.retries);
+  });
+
+  it("does not try a lasting failure again", async () => {
+    let tries = 0;
+    const run = retrying(
+      async () => {
+        tries += 1;
+        throw new ValidationError({ code: "EGP_VALIDATION", message: "bad", status: 400 });
+      },
+      { policy, sleep: async () => undefined },
+    );
+    await expect(run).rejects.toThrow("bad");
+    expect(tries).toBe(1);
+  });
+
+  it("waits as a Retry-After asks", async () => {
+    const slept: number[] = [];
+    let tries = 0;
+    await retrying(
+      async () => {
+        tries += 1;
+        if (tries === 1)
+          throw new RateLimitError({
+            code: "EGP_RATE_LIMITED",
+            message: "429",
+            status: 429,
+            headers: { "retry-after": "2" },
+          });
+        return tries;
+      },
+      { policy, random: () => 0.5, sleep: async (ms) => void slept.push(ms) },
+    );
+    expect(slept).toEqual([2000]);
   });
 });

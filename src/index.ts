@@ -59,8 +59,9 @@ export type { UserQuery, UserRead } from "./client/resources/users.ts";
 export type { RetryOutcome, RetryPolicy } from "./client/retry.ts";
 export { DEFAULT_RETRY_POLICY, delayFor, shouldRetry } from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
-export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
+
 export type {
+  AttachmentWrapper,
   ContentPost,
   ContentRead,
   ContentWrapper,

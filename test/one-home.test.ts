@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import * as wire from "../src/wire/index.ts";
+
+/*
+ * One home per rule: a rule written twice drifts apart. Each check scans the modules that ship
+ * (src/**, colocated tests left out) for a second definition of what has one home.
+ */
+
+const SRC = new URL("../src/", import.meta.url).pathname;
+
+function shipped(): Array<{ file: string; text: string }> {
+  return readdirSync(SRC, { recursive: true, encoding: "utf8" })
+    .map((file) => file.split("\\").join("/"))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    .map((file) => ({ file, text: readFileSync(join(SRC, file), "utf8") }));
+}
+
+/** Files outside `home` where `pattern` matches. */
+function elsewhere(pattern: RegExp, home: (file: string) => boolean): string[] {
+  return shipped()
+    .filter(({ file, text }) => !home(file) && pattern.test(text))
+    .map(({ file }) => file);
+}
+
+describe("one home per rule", () => {
+  it("each schema of the interface is written in src/wire only (others derive from it)", () => {
+    const names = Object.entries(wire)
+      .filter(([, value]) => value instanceof z.ZodType)
+      .map(([name]) => name);
+    expect(names).toContain("ContentRead");
+    const written = new RegExp(`export const (?:${names.join("|")}) =\\s*z\\.`);
+    expect(elsewhere(written, (file) => file.startsWith("wire/"))).toEqual([]);
+  });
+});

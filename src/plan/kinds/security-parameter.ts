@@ -3,7 +3,14 @@ import type { SecurityParameter } from "../../wire/index.ts";
 import { same } from "../compare.ts";
 import { globMatcher } from "../glob.ts";
 import type { Change, FieldChange } from "../model.ts";
-import { type KindPlan, type KindPlanner, mergeObjects, type PlanInput, type PlanProblem } from "./kind.ts";
+import {
+  type KindPlan,
+  type KindPlanner,
+  mergeObjects,
+  type ParametersAfterPlan,
+  type PlanInput,
+  type PlanProblem,
+} from "./kind.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { makeStep } from "./steps.ts";
 
@@ -53,22 +60,13 @@ function fieldChanges(desired: DesiredSecurityParameter, live: SecurityParameter
   return changes;
 }
 
-/** The security parameters as a plan leaves them, by lower-case name, and which one is the default. */
-export interface ParametersAfterPlan {
-  byName: ReadonlyMap<string, Partial<SecurityParameter> & { Name: string }>;
-  default?: Partial<SecurityParameter> & { Name: string };
-}
-
 /**
  * Live parameters with the managed fields applied; a parameter the plan creates has only the fields
  * its manifest gives (the platform's defaults for the others are unknown, so they are not assumed).
  * The platform keeps one default: a manifest that makes a parameter the default takes it from the
  * live one.
  */
-export function parametersAfterPlan(
-  desired: PlanInput["desired"],
-  live: PlanInput["live"],
-): ParametersAfterPlan {
+function parametersAfterPlan({ desired, live }: Pick<PlanInput, "desired" | "live">): ParametersAfterPlan {
   const byName = new Map<string, Partial<SecurityParameter> & { Name: string }>();
   for (const parameter of live.securityParameters) byName.set(parameter.Name.toLowerCase(), { ...parameter });
   for (const parameter of desired.securityParameters) {
@@ -137,6 +135,7 @@ export const securityParameterPlanner: KindPlanner = {
     );
   },
   refusals: absentRefusals,
+  leaves: (input) => ({ securityParameters: parametersAfterPlan(input) }),
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;

@@ -16,11 +16,11 @@ import {
   type KindPlan,
   type KindPlanner,
   mergeObjects,
+  type ParametersAfterPlan,
   type PlanInput,
   type PlanProblem,
-  RESOURCE_DEPENDENCY,
+  resourceDependency,
 } from "./kind.ts";
-import { type ParametersAfterPlan, parameterChangeId, parametersAfterPlan } from "./security-parameter.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 import { userSteps } from "./user-steps.ts";
 
@@ -193,7 +193,7 @@ function managedInput(desired: DesiredUser): Omit<StepInputIn<"user.create">, "p
 
 function parameterDependency(desired: DesiredUser): string[] {
   return desired.securityParameter
-    ? [`${RESOURCE_DEPENDENCY}${parameterChangeId(desired.securityParameter)}`]
+    ? [resourceDependency("SecurityParameter", desired.securityParameter)]
     : [];
 }
 
@@ -369,6 +369,9 @@ function planAbsent(
   };
 }
 
+/** What a user is checked against when no kind says what the plan leaves of the parameters. */
+const NO_PARAMETERS: ParametersAfterPlan = { byName: new Map() };
+
 /** Users: keyed by UserName, case-insensitively. */
 export const userPlanner: KindPlanner = {
   kind: KIND,
@@ -389,8 +392,8 @@ export const userPlanner: KindPlanner = {
       })),
     );
   },
-  refusals({ desired, live }: PlanInput): PlanProblem[] {
-    const parameters = parametersAfterPlan(desired, live);
+  refusals({ desired, live, planned }: PlanInput): PlanProblem[] {
+    const parameters = planned.securityParameters ?? NO_PARAMETERS;
     const existing = new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
     return [
       ...desired.users.flatMap((user) =>

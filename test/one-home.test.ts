@@ -35,3 +35,9 @@ describe("one home per rule", () => {
     expect(elsewhere(written, (file) => file.startsWith("wire/"))).toEqual([]);
   });
 });
+
+describe("one prune pass", () => {
+  it("no kind's planner matches the exclude globs itself: src/plan/prune.ts does", () => {
+    expect(elsewhere(/globMatcher\(/, (file) => !file.startsWith("plan/kinds/"))).toEqual([]);
+  });
+});

@@ -1,8 +1,8 @@
 import type { DesiredAbsent, DesiredSecurityParameter, DesiredState } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { same } from "../compare.ts";
-import { globMatcher } from "../glob.ts";
 import type { Change, FieldChange } from "../model.ts";
+import { prunePass } from "../prune.ts";
 import {
   type KindPlan,
   type KindPlanner,
@@ -162,14 +162,7 @@ export const securityParameterPlanner: KindPlanner = {
       );
     }
 
-    const absent = new Map(absentParameters(desired).map((a) => [a.key, a]));
-    const managed = new Set([
-      ...desired.securityParameters.map((p) => p.name.toLowerCase()),
-      ...absent.keys(),
-    ]);
     const prune = options.allowDelete ? "delete" : desired.prune.securityParameters;
-    const excluded = globMatcher(desired.prune.exclude.securityParameters);
-    result.excluded = [];
     const desiredUserParameters = new Set(desired.users.map((u) => u.securityParameter?.toLowerCase()));
     // One pass over the users, not one per unmanaged parameter.
     const liveUserParameters = new Set(live.users.map((u) => u.user.SecurityId));
@@ -188,28 +181,30 @@ export const securityParameterPlanner: KindPlanner = {
       result.changes.push(change);
       result.steps.push(makeStep(change, "securityParameter.delete", environment, { name }));
     };
-    for (const parameter of live.securityParameters) {
-      const gone = absent.get(parameter.Name.toLowerCase());
-      if (gone) {
+    result.excluded = prunePass(
+      {
+        kind: KIND,
+        live: live.securityParameters,
+        keyOf: (parameter) => parameter.Name.toLowerCase(),
+        nameOf: (parameter) => parameter.Name,
+        present: desired.securityParameters.map((p) => p.name.toLowerCase()),
+        absent: absentParameters(desired),
+        exclude: desired.prune.exclude.securityParameters,
+      },
+      {
         // Refused beforehand when it is the default or in use (absentRefusals).
-        planDelete(parameter.Name, "ensure: absent in the manifests", gone.source);
-        continue;
-      }
-      if (managed.has(parameter.Name.toLowerCase())) continue;
-      if (excluded(parameter.Name)) {
-        result.excluded.push({ kind: KIND, key: parameter.Name });
-        continue;
-      }
-      const inUse =
-        parameter.Default ||
-        desiredUserParameters.has(parameter.Name.toLowerCase()) ||
-        liveUserParameters.has(parameter.Id);
-      if (prune !== "delete" || inUse) {
-        result.unmanaged.push({ kind: KIND, key: parameter.Name });
-        continue;
-      }
-      planDelete(parameter.Name, "not in the manifests; the prune policy deletes it");
-    }
+        absent: (parameter, gone) =>
+          planDelete(parameter.Name, "ensure: absent in the manifests", gone.source),
+        unmanaged: (parameter) => {
+          const inUse =
+            parameter.Default ||
+            desiredUserParameters.has(parameter.Name.toLowerCase()) ||
+            liveUserParameters.has(parameter.Id);
+          if (prune !== "delete" || inUse) result.unmanaged.push({ kind: KIND, key: parameter.Name });
+          else planDelete(parameter.Name, "not in the manifests; the prune policy deletes it");
+        },
+      },
+    );
     return result;
   },
 };

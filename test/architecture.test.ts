@@ -64,9 +64,10 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   state: { runtime: ["client", "wire"], types: ["manifest"] },
   // Pure: no I/O. zod validates a plan file on load (DESIGN §1, "a kind is a typed contract").
   plan: {
-    runtime: [],
-    // Amended: wire types, which state's types carry, may be named directly.
-    types: ["manifest", "state", "wire"],
+    // Amended: wire is pure (zod only) and holds the interface's own rules that the planner checks
+    // offline and the emulator enforces (the password rules), so both read them from one home.
+    runtime: ["wire"],
+    types: ["manifest", "state"],
     packages: ["zod", "safe-stable-stringify"],
     node: ["node:crypto"],
   },

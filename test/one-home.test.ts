@@ -41,3 +41,9 @@ describe("one prune pass", () => {
     expect(elsewhere(/globMatcher\(/, (file) => !file.startsWith("plan/kinds/"))).toEqual([]);
   });
 });
+
+describe("one home for the password rules", () => {
+  it("the character classes are written in src/wire/password-rules.ts only", () => {
+    expect(elsewhere(/\\p\{Lu\}|\\p\{Nd\}/, (file) => file === "wire/password-rules.ts")).toEqual([]);
+  });
+});

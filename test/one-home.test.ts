@@ -47,3 +47,10 @@ describe("one home for the password rules", () => {
     expect(elsewhere(/\\p\{Lu\}|\\p\{Nd\}/, (file) => file === "wire/password-rules.ts")).toEqual([]);
   });
 });
+
+describe("one home for zip safety", () => {
+  it("the names, links and bounds any zip is held to are checked in src/io/zip-safety.ts only", () => {
+    const rule = /0o120000|S_IFLNK|\^\[A-Za-z\]:/;
+    expect(elsewhere(rule, (file) => file === "io/zip-safety.ts")).toEqual([]);
+  });
+});

@@ -54,3 +54,13 @@ describe("one home for zip safety", () => {
     expect(elsewhere(rule, (file) => file === "io/zip-safety.ts")).toEqual([]);
   });
 });
+
+describe("environment rules derive from the kind registry", () => {
+  it("src/manifest/rules.ts names no kind: each kind brings its own rules, references and built-ins", async () => {
+    const { KINDS } = await import("../src/manifest/kinds/index.ts");
+    const text = readFileSync(join(SRC, "manifest/rules.ts"), "utf8");
+    const named = KINDS.map((kind) => kind.kind).filter((name) => text.includes(`"${name}"`));
+    expect(KINDS.length).toBeGreaterThan(2);
+    expect(named).toEqual([]);
+  });
+});

@@ -2,9 +2,8 @@
 // In a checkout the TypeScript sources run directly (Node 24 strips types); a published package
 // ships only the compiled dist/.
 //
-// The Node flag: V8's young generation sized for egp. Node's default lets it grow to tens of MB, and
-// `plan` at 10,000 users then peaked at 331 MB; 8 MB semi-spaces: 226–237 MB and no slower; 2 MB:
-// 260–273 MB and 0.3–0.6 s more garbage collection (docs/performance.md).
+// The Node flag: V8's young generation sized for egp. Node's default lets it grow to tens of MB,
+// which raises a large plan's peak memory for no speed (figures in docs/performance.md).
 //
 // This file must parse and run on old Node (20) far enough to say which Node egp needs: only
 // builtins every supported-or-not Node has are imported statically, and nothing of egp loads before
@@ -21,8 +20,8 @@ if (!(major >= REQUIRED_MAJOR)) {
 }
 
 // V8's compiled code for egp and its dependencies is kept on disk (the OS temp folder) between runs:
-// a CLI started by every CI job and cron drift check pays its ~150 ms of compiling once per machine,
-// as npm and TypeScript do. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// a CLI started by every CI job and cron drift check pays for compiling once per machine, as npm
+// and TypeScript do. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 nodeModule.enableCompileCache?.();
 
 const source = new URL("../src/cli/main.ts", import.meta.url);

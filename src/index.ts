@@ -88,8 +88,9 @@ export {
   shouldRetry,
 } from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
-export type { AttachmentWrapper } from "./client/schemas/attachment.ts";
+
 export type {
+  AttachmentWrapper,
   ContentPost,
   ContentRead,
   ContentWrapper,

@@ -66,9 +66,10 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   state: { runtime: ["client", "wire"], types: ["manifest"] },
   // Pure: no I/O. zod validates a plan file on load (DESIGN §1, "a kind is a typed contract").
   plan: {
-    runtime: [],
-    // Amended: wire types, which state's types carry, may be named directly.
-    types: ["manifest", "state", "wire"],
+    // Amended: wire is pure (zod only) and holds the interface's own rules that the planner checks
+    // offline and the emulator enforces (the password rules), so both read them from one home.
+    runtime: ["wire"],
+    types: ["manifest", "state"],
     packages: ["zod", "safe-stable-stringify"],
     node: ["node:crypto"],
   },
@@ -268,5 +269,40 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       (known) => !all.some((finding) => finding.file === known.file && finding.imports === known.imports),
     );
     expect(stale).toEqual([]);
+  });
+});
+
+/** The built-in kinds, as the manifest stage has one module per kind. */
+const KIND_NAMES = readdirSync(join(SRC, "manifest/kinds"))
+  .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+  .map((file) => file.slice(0, -".ts".length))
+  .filter((name) => name !== "index" && name !== "kind");
+
+/** The kind a module of a `kinds/` or `ops/` folder belongs to (`user-steps.ts`: user); none when shared. */
+function kindOfModule(path: string): string | undefined {
+  const inSrc = relative(SRC, path).split("\\").join("/");
+  const match = /^(?:[a-z]+\/kinds|apply\/ops)\/([a-z-]+)\.ts$/.exec(inSrc);
+  if (!match) return undefined;
+  const name = (match[1] as string).replace(/-(?:steps|refusals)$/, "");
+  return KIND_NAMES.includes(name) ? name : undefined;
+}
+
+describe("DESIGN §1: a kind is its own files", () => {
+  it("the rule knows the kinds and which modules are shared", () => {
+    expect(KIND_NAMES).toEqual(expect.arrayContaining(["user", "security-parameter", "package"]));
+    expect(kindOfModule(join(SRC, "plan/kinds/user-steps.ts"))).toBe("user");
+    expect(kindOfModule(join(SRC, "apply/ops/security-parameter.ts"))).toBe("security-parameter");
+    expect(kindOfModule(join(SRC, "plan/kinds/kind.ts"))).toBeUndefined();
+    expect(kindOfModule(join(SRC, "plan/plan-changes.ts"))).toBeUndefined();
+  });
+
+  it("a kind's module never imports another kind's planner, ops or other module", () => {
+    const crossing = shippedModules().flatMap(({ file, specifier }) => {
+      const from = kindOfModule(join(SRC, file));
+      if (!from || !specifier.startsWith(".")) return [];
+      const to = kindOfModule(resolve(dirname(join(SRC, file)), specifier));
+      return to && to !== from ? [`${file} imports ${specifier}`] : [];
+    });
+    expect(crossing).toEqual([]);
   });
 });

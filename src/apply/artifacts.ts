@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Entry, ZipFile } from "yauzl";
 import { privateDir } from "../io/private-dir.ts";
+import { ZipSafety } from "../io/zip-safety.ts";
 import { PackageManifest } from "../wire/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
@@ -79,13 +80,6 @@ export async function store(stateDir: string, downloaded: string): Promise<strin
   return digest;
 }
 
-function unsafeName(name: string): string | undefined {
-  if (name.includes("\\")) return "a backslash in an entry name";
-  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return "an absolute entry name";
-  if (name.split("/").includes("..")) return "an entry name that climbs out of the folder";
-  return undefined;
-}
-
 function open(file: string): Promise<ZipFile> {
   return new Promise((resolve, reject) => {
     yauzl().open(
@@ -150,26 +144,15 @@ export async function inspectPackage(
     throw new ArtifactError(file, `not a zip file (${error.message})`);
   });
   try {
-    let entries = 0;
-    let expanded = 0;
+    const safety = new ZipSafety({ entries: limits.maxEntries, expandedBytes: limits.maxExpandedBytes });
     let manifestText: string | undefined;
     const names = new Set<string>();
     await new Promise<void>((resolve, reject) => {
       zip.on("error", reject);
       zip.on("end", resolve);
       zip.on("entry", (entry: Entry) => {
-        entries += 1;
-        expanded += entry.uncompressedSize;
-        const problem =
-          unsafeName(entry.fileName) ??
-          (((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000
-            ? "a symbolic link entry"
-            : undefined) ??
-          (entries > limits.maxEntries ? `more than ${limits.maxEntries} entries` : undefined) ??
-          (expanded > limits.maxExpandedBytes
-            ? `more than ${limits.maxExpandedBytes} bytes once expanded`
-            : undefined);
-        if (problem) return reject(new ArtifactError(file, `${problem}: ${entry.fileName}`));
+        const problem = safety.check(entry);
+        if (problem) return reject(new ArtifactError(file, `${problem.reason}: ${entry.fileName}`));
         names.add(entry.fileName);
         if (entry.fileName !== MANIFEST_ENTRY || entry.uncompressedSize > MANIFEST_LIMIT)
           return zip.readEntry();

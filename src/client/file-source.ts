@@ -10,8 +10,8 @@ import type { OnProgress } from "./progress.ts";
  * `fs.openAsBlob`, read lazily) or bytes already in memory. Each can be opened more than once, for
  * the one retry after a re-login.
  *
- * Memory: a fresh buffer per chunk leaves ~50 MB of dead buffers between two garbage collections
- * during a large upload. With `reuse`, a file is read into a small ring of buffers instead. That is
+ * Memory: a fresh buffer per chunk leaves tens of MB of dead buffers between two garbage
+ * collections during a large upload. With `reuse`, a file is read into a small ring of buffers instead. That is
  * safe because undici, sending an async iterable body, pulls the next chunk only once the socket
  * has taken the previous one (a chunk larger than the socket's 16 KiB high-water mark makes undici
  * wait for 'drain'); the ring leaves a margin on top. Only the client's own undici Agent gives that

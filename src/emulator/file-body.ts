@@ -8,9 +8,9 @@ import { InlineIo } from "../io/inline-io.ts";
  * on the main thread while reads are fast (src/io/inline-io.ts: the thread pool after three
  * slow reads).
  *
- * Why a ring: a fresh buffer per read (`createReadStream`) is external memory to V8, and 500 MB of
- * them made it run a major garbage collection every few tens of MB; half of the emulator's CPU for
- * a 500 MB download (0.9–1.0 s) went to marking and sweeping. With the ring it needs 0.4–0.45 s.
+ * Why a ring: a fresh buffer per read (`createReadStream`) is external memory to V8, and a large
+ * download's worth of them makes it run a major garbage collection every few tens of MB, which
+ * then takes much of the CPU (docs/performance.md, "Transfers").
  *
  * Why reusing a buffer is safe here: the stream's high-water mark is 0, so it reads a chunk only
  * when its consumer asks for one, and the consumer is an HTTP response the body is piped to. A

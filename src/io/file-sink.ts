@@ -14,13 +14,9 @@ import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
  * - Runs are written on the main thread while writes are fast (inline-io.ts), else in the thread
  *   pool, as one writev.
  * - Writes on the main thread (here and in the client's download, file-body-sink.ts) are cut into
- *   pieces of at most 32 KiB. The kernel sizes the page-cache memory it allocates by the write
- *   (ext4 with large folios, Linux 6.18), and on the
- *   development machine, a virtual machine, larger allocations often cost several times more: a
- *   500 MB download spent 0.34–2.4 s in the kernel with 256 KiB writes, varying from run to run,
- *   and 0.44–0.55 s with 32 KiB ones (the promotion of bench/transfer.ts, 4 rounds each; 1–4 MiB
- *   `dd` writes showed the same). The likely cause is memory the hypervisor has not backed yet,
- *   which small allocations, served from recently freed pages, rarely meet.
+ *   pieces of at most 32 KiB: the kernel sizes the page-cache memory it allocates by the write, and
+ *   on a virtual machine large allocations can cost many times more and vary widely (measured in
+ *   docs/performance.md, "Transfers").
  * - Memory (`release`): each socket read gets a fresh buffer, which V8 frees only at its next
  *   young-generation collection, after some tens of MB of them have piled up. A chunk that is the
  *   whole of its ArrayBuffer is freed as soon as it is on disk instead (detached by

@@ -43,7 +43,7 @@ export {
 export type UserPrune = import("./kinds/index.ts").PruneOptions["users"];
 export type SecurityParameterPrune = import("./kinds/index.ts").PruneOptions["securityParameters"];
 export type { DesiredSecurityParameter, SecurityParameterFields } from "./kinds/security-parameter.ts";
-export { DAY_CODES, PERIOD_UNIT_CODES } from "./kinds/security-parameter.ts";
+export { DAY_CODES, PERIOD_UNIT_CODES, PLATFORM_SECURITY_PARAMETERS } from "./kinds/security-parameter.ts";
 export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/user.ts";
 export { CONTACT_SUBTYPE_CODES, CONTACT_TYPE_CODES, STATUS_CODES } from "./kinds/user.ts";
 export type { LoadOptions, LoadResult, LoadStats, Repository, RepositoryFile } from "./load.ts";
@@ -55,7 +55,6 @@ export {
   selectManifests,
   validateRepository,
 } from "./load.ts";
-export { PLATFORM_SECURITY_PARAMETERS } from "./rules.ts";
 export { Secret } from "./secret.ts";
 export type { SensitiveValue } from "./sensitive.ts";
 export type { Variables } from "./substitute.ts";

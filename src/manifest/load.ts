@@ -23,7 +23,7 @@ import {
 } from "./kinds/kind.ts";
 import type { Path } from "./path.ts";
 import { reporterFor } from "./report.ts";
-import { ENVIRONMENT_RULES, type PlacedDocument } from "./rules.ts";
+import { environmentRules, type PlacedDocument } from "./rules.ts";
 import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sensitive.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
 import { parseYamlFile, type SourceDocument } from "./yaml-source.ts";
@@ -322,7 +322,7 @@ function buildState(
     }
     documents.push({ kind: entry.kind, desired, report });
   }
-  for (const rule of ENVIRONMENT_RULES) rule({ environment, documents });
+  for (const rule of environmentRules()) rule({ environment, documents });
   if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
   const all = documents.map((placed) => placed.desired);
   const desired = all.filter((d) => !isAbsent(d));

@@ -1,37 +1,7 @@
-import type { EnvironmentConfig } from "./environment.ts";
-import type { DesiredDocument } from "./kinds/index.ts";
-import { isAbsent, type Kind, keyOf } from "./kinds/kind.ts";
-import type { Reporter } from "./report.ts";
+import { KINDS, kindNamed } from "./kinds/index.ts";
+import { type EnvironmentRule, isAbsent, keyOf, type PlacedDocument, whereIs } from "./kinds/kind.ts";
 
-/** A normalized document in one environment, with the reporter that points into its file. */
-export interface PlacedDocument {
-  kind: Kind<DesiredDocument>;
-  desired: DesiredDocument;
-  report: Reporter;
-}
-
-export interface EnvironmentRuleContext {
-  environment: EnvironmentConfig;
-  documents: readonly PlacedDocument[];
-}
-
-/** A rule over all the documents that apply to one environment. */
-export type EnvironmentRule = (context: EnvironmentRuleContext) => void;
-
-/**
- * Security parameters every instance has (DESIGN §4.3 fixed facts), so a user may name them
- * without a manifest for them.
- */
-export const PLATFORM_SECURITY_PARAMETERS = [
-  "Default Administrative User",
-  "General User Parameter",
-  "Services Parameter",
-] as const;
-
-function where(report: Reporter, field: string): string {
-  const { file, line, column } = report.document.locate([field]);
-  return `${file}:${line}:${column}`;
-}
+export type { EnvironmentRule, EnvironmentRuleContext, PlacedDocument } from "./kinds/kind.ts";
 
 /** Two documents of a kind with the same key: an error at the second, naming the first. */
 const keysAreUnique: EnvironmentRule = ({ environment, documents }) => {
@@ -44,7 +14,7 @@ const keysAreUnique: EnvironmentRule = ({ environment, documents }) => {
       continue;
     }
     const field = placed.kind.key.field;
-    const also = where(earlier.report, field);
+    const also = whereIs(earlier.report, field);
     placed.report.error(
       [field],
       field === "kind"
@@ -54,53 +24,33 @@ const keysAreUnique: EnvironmentRule = ({ environment, documents }) => {
   }
 };
 
-const oneDefaultSecurityParameter: EnvironmentRule = ({ environment, documents }) => {
-  let first: PlacedDocument | undefined;
-  for (const placed of documents) {
-    const { desired } = placed;
-    if (desired.kind !== "SecurityParameter" || isAbsent(desired) || desired.fields.Default !== true)
-      continue;
-    if (!first) first = placed;
-    else
-      placed.report.error(
-        ["default"],
-        `a second default security parameter for environment ${environment.name} (the first is at ${where(first.report, "default")})`,
+/** Each reference (`Kind.references`) names an object some manifest or every instance has. */
+const referencesAreKnown: EnvironmentRule = ({ environment, documents }) => {
+  const known = new Map<string, Set<string>>();
+  const knownOf = (kind: string): Set<string> => {
+    let names = known.get(kind);
+    if (names) return names;
+    names = new Set((kindNamed(kind)?.builtIn ?? []).map((name) => name.toLowerCase()));
+    for (const placed of documents)
+      if (placed.kind.kind === kind && !isAbsent(placed.desired))
+        names.add(keyOf(placed.kind, placed.desired).toLowerCase());
+    known.set(kind, names);
+    return names;
+  };
+  for (const { kind, desired, report } of documents) {
+    if (isAbsent(desired)) continue;
+    for (const reference of kind.references) {
+      const value = (desired as unknown as Record<string, unknown>)[reference.field];
+      if (typeof value !== "string" || knownOf(reference.kind).has(value.toLowerCase())) continue;
+      report.warning(
+        [reference.field],
+        `no manifest for environment ${environment.name} defines ${report.quote([reference.field])}; the instance must already have it`,
       );
+    }
   }
 };
 
-/** Warning only: the live instance may have a parameter that no manifest describes. */
-const securityParametersAreKnown: EnvironmentRule = ({ environment, documents }) => {
-  const names = new Set<string>(PLATFORM_SECURITY_PARAMETERS.map((name) => name.toLowerCase()));
-  for (const { desired } of documents)
-    if (desired.kind === "SecurityParameter" && !isAbsent(desired)) names.add(desired.name.toLowerCase());
-  for (const { desired, report } of documents) {
-    if (desired.kind !== "User" || isAbsent(desired) || desired.securityParameter === undefined) continue;
-    if (names.has(desired.securityParameter.toLowerCase())) continue;
-    report.warning(
-      ["securityParameter"],
-      `no manifest for environment ${environment.name} defines ${report.quote(["securityParameter"])}; the instance must already have it`,
-    );
-  }
-};
-
-/** Deactivating or locking the account egp logs in as would lock egp out mid-apply. */
-const serviceAccountStaysActive: EnvironmentRule = ({ environment, documents }) => {
-  const self = environment.auth.username.toLowerCase();
-  for (const { desired, report } of documents) {
-    if (desired.kind !== "User" || isAbsent(desired) || desired.key !== self) continue;
-    const status = desired.fields.AccountStatus;
-    if (status !== undefined && status !== 1)
-      report.error(
-        ["status"],
-        `this is the account egp logs in as to ${environment.name}; it must stay active`,
-      );
-  }
-};
-
-export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
-  keysAreUnique,
-  oneDefaultSecurityParameter,
-  securityParametersAreKnown,
-  serviceAccountStaysActive,
-];
+/** The rules of every environment: the general ones, then each registered kind's own. */
+export function environmentRules(): EnvironmentRule[] {
+  return [keysAreUnique, referencesAreKnown, ...KINDS.flatMap((kind) => kind.environmentRules)];
+}

@@ -11,10 +11,10 @@ import type { SourceLocation } from "./errors.ts";
 import type { Path, PathSegment } from "./path.ts";
 
 /*
- * The fast path of manifest parsing. The `yaml` library reads about 1.7 MB/s and keeps a node tree
- * per document for positions: 10,000 exported users (3.6 MB) took 2 s and most of a 350 MB peak.
- * js-yaml's event parser reads the same YAML 1.2 core schema about six times faster and reports
- * source offsets, so positions come from offsets kept per document instead of trees.
+ * The fast path of manifest parsing. The `yaml` library keeps a node tree per document for
+ * positions, which makes large manifests slow and memory-hungry; js-yaml's event parser reads the
+ * same YAML 1.2 core schema several times faster and reports source offsets, so positions come
+ * from offsets kept per document instead of trees (figures: docs/performance.md, bench/manifest-parse.ts).
  *
  * Only plain files take this path: no tags, anchors, aliases, directives, complex or non-string keys,
  * and no errors. For anything else `parseFast` returns null and the caller reads the file with the

@@ -39,7 +39,7 @@ export interface ParsedFile {
 }
 
 // The yaml library is loaded when a file needs it: most runs read plain files only, and loading it
-// costs every command ~15 ms of start-up.
+// would add to every command's start-up.
 const require = createRequire(import.meta.url);
 let library: typeof Yaml | undefined;
 const yaml = (): typeof Yaml => {

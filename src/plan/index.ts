@@ -14,7 +14,14 @@ export {
 export { comparePlans, planConsistency } from "./compare-plans.ts";
 export { globMatcher } from "./glob.ts";
 export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
-export type { KindPlanner, PlanInput, PlanOptions, PlanProblem } from "./kinds/kind.ts";
+export type {
+  KindPlanner,
+  ParametersAfterPlan,
+  PlanInput,
+  PlannedState,
+  PlanOptions,
+  PlanProblem,
+} from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
 export type {

@@ -6,6 +6,7 @@ import {
   type KindPlanner,
   PlanError,
   type PlanInput,
+  type PlannedState,
   type PlanOptions,
   type PlanProblem,
   RESOURCE_DEPENDENCY,
@@ -21,6 +22,18 @@ export function countsAsDrift(change: Change): boolean {
   return change.fields.some((field) => field.verifiable);
 }
 
+/** The planners' input: what each kind's plan leaves is worked out first, for the kinds that read it. */
+function planInput(
+  desired: PlanInput["desired"],
+  live: PlanInput["live"],
+  options: PlanOptions,
+  planners: readonly KindPlanner[],
+): PlanInput {
+  const planned: PlannedState = {};
+  for (const planner of planners) Object.assign(planned, planner.leaves?.({ desired, live }));
+  return { desired, live, options, planned };
+}
+
 /**
  * What the platform would refuse of the plan for desired + live, checked offline (docs/manifests.md,
  * "Checked before any write"), in file order; empty when nothing. `planChanges` refuses to plan
@@ -32,7 +45,7 @@ export function planRefusals(
   planners: readonly KindPlanner[] = KIND_PLANNERS,
   targets: readonly Target[] = [],
 ): PlanProblem[] {
-  const input: PlanInput = { desired: narrowDesired(desired, targets, planners), live, options: {} };
+  const input = planInput(narrowDesired(desired, targets, planners), live, {}, planners);
   const problems = planners
     .flatMap((planner) => planner.refusals?.(input) ?? [])
     .filter((p) => !p.subject || selects(targets, p.subject.kind, p.subject.key));
@@ -63,7 +76,7 @@ export function planChanges(
   planners: readonly KindPlanner[] = KIND_PLANNERS,
 ): Plan {
   const targets = parseTargets(options.targets);
-  const input: PlanInput = { desired: narrowDesired(desired, targets, planners), live, options };
+  const input = planInput(narrowDesired(desired, targets, planners), live, options, planners);
   const problems = planRefusals(desired, live, planners, targets);
   if (problems.length > 0) throw PlanError.refused(problems);
   const sorted = [...planners].sort((a, b) => a.order - b.order);

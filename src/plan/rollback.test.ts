@@ -160,3 +160,24 @@ describe("planRollback", () => {
     expect(planRollback({ ...input, live: changed }).plan.id).not.toBe(planRollback(input).plan.id);
   });
 });
+
+describe("planRollback's digest of the live parts", () => {
+  it("is canonical: the same parts listed in another order make the same plan id", () => {
+    const reversed = Object.fromEntries(Object.entries(SAME).reverse());
+    const first = planRollback({
+      release: release(),
+      live: live(SAME),
+      prefix: "zz_",
+      createdAt: "2026-11-25T00:00:00.000Z",
+    });
+    const second = planRollback({
+      release: release(),
+      live: live(reversed),
+      prefix: "zz_",
+      createdAt: "2026-11-25T00:00:00.000Z",
+    });
+    expect(Object.keys(reversed)).not.toEqual(Object.keys(SAME));
+    expect(second.plan.id).toBe(first.plan.id);
+    expect(second.plan.digests.live).toBe(first.plan.digests.live);
+  });
+});

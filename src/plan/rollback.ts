@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { InstallCodeOverrides } from "../manifest/index.ts";
 import type { PackageObjectParts, PackageObjectType } from "../state/index.ts";
+import { canonicalJson } from "./compare.ts";
 import { KIND } from "./kinds/package.ts";
 import { makeStep, type StepInputIn } from "./kinds/steps.ts";
 import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
@@ -129,7 +130,8 @@ export function planRollback(input: RollbackInput): RollbackPlan {
       ? [`added by the promotion, deactivated and renamed ${prefix}…: ${deactivated.join("; ")}`]
       : []),
   ];
-  const liveDigest = createHash("sha256").update(JSON.stringify(live)).digest("hex");
+  // Canonical: the live parts come in the order the instance lists them.
+  const liveDigest = createHash("sha256").update(canonicalJson(live)).digest("hex");
   const id = createHash("sha256")
     .update(JSON.stringify([environment, release.id, liveDigest, prefix]))
     .digest("hex")

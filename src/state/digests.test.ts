@@ -10,8 +10,9 @@ import { readPackageObjects } from "./package-objects.ts";
 
 /*
  * Saved plans are refused by their digests, compared across runs of different egp versions: a
- * faster way of computing them must give the same values. These were computed by the code before
- * it was made faster (users hashed with a copy per user, every part hashed with createHash).
+ * faster way of computing them must give the same values. The users' digests were computed by the
+ * code before it was made faster (users hashed with a copy per user); the packages' since an
+ * object's fingerprint is canonical over its parts (docs/plans.md), which changed them once.
  */
 
 const up = {
@@ -165,15 +166,15 @@ describe("digests of a fixed live state", () => {
       Object.fromEntries(Object.values(live.packages.objects).map((o) => [o.guid, o.fingerprint])),
     ).toEqual({
       "00000001-aaaa-bbbb-cccc-000000000001":
-        "d45205368eead139aa55767f9cbb9dde8b72d7435bf1bc0c04bab5293f441294",
+        "a08d6e89e632dbf3ae3505c4528bb437bdc5e0cd24fc807efad6816cfb384d15",
       "00000002-aaaa-bbbb-cccc-000000000002":
-        "486e44320a897b7dd2fba8f9836d1d2c6916fda789f6b6a4e1b9eab2da551049",
+        "e3c92ec3c162f5e0f9c910d594a5905ac7dcd07c5bcc470718d0d3a9ccfc5860",
     });
     expect(userLive.digest(live)).toBe("7d400d20bf6020102f03742de9d6aa259608aea995f476e5f50dc39367e85868");
     expect(userLive.digest({ ...live, groupsListed: [{ Id: 1, Name: "Everyone" }] })).toBe(
       "820b9ab70f4d27d630a2ad8a3facd73306c453051b2e9548f0d3a174f1f7ea10",
     );
-    expect(packageLive.digest(live)).toBe("774c52b33dc3219ca15e0b79085bab3f76bd94c7751c84cd97c4fa630f10bc44");
+    expect(packageLive.digest(live)).toBe("dba08729fcd66889fc807b5e4862e4f21918041e31672b0f79a3a4c0d914a951");
   });
 
   it("leave the last login out, whether or not the user has logged in", async () => {

@@ -10,6 +10,6 @@ export type {
   PartValue,
 } from "./live-state.ts";
 export type { ObjectRequest, PackageObjectParts, PackagePart } from "./package-objects.ts";
-export { normalizeTree, readPackageObjects, readPackageParts } from "./package-objects.ts";
+export { normalizeTree, objectFingerprint, readPackageObjects, readPackageParts } from "./package-objects.ts";
 export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
 export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";

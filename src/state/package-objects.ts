@@ -9,6 +9,7 @@ import type {
   Level,
   LevelLayout,
 } from "../wire/index.ts";
+import { hash as canonicalHash } from "./digest.ts";
 import type { LivePackageObject, LivePackageSide, PackageObjectType } from "./live-state.ts";
 import { describeTree } from "./package-details.ts";
 
@@ -36,6 +37,14 @@ export interface Catalogue {
  * JSON is canonical for them; it is several times faster than sorting keys over 200 trees.
  */
 const sha = (value: unknown) => hash("sha256", JSON.stringify(value));
+
+/**
+ * An object's fingerprint over its parts' fingerprints. The parts come in the order the instance
+ * lists them, which differs between instances, so this digest is canonical (keys sorted).
+ */
+export function objectFingerprint(partFingerprints: Readonly<Record<string, string>>): string {
+  return canonicalHash(partFingerprints);
+}
 
 function lower(guid: string): string {
   return guid.toLowerCase();
@@ -197,7 +206,14 @@ function summarize(
     const bucket = PLURAL[colon < 0 ? key : key.slice(0, colon)];
     if (bucket) counts[bucket] = (counts[bucket] ?? 0) + 1;
   }
-  return { guid, type, name, fingerprint: sha(partFingerprints), parts: counts, partFingerprints };
+  return {
+    guid,
+    type,
+    name,
+    fingerprint: objectFingerprint(partFingerprints),
+    parts: counts,
+    partFingerprints,
+  };
 }
 
 /** An application or sub-form of the instance, as a chooser of objects to read sees it. */

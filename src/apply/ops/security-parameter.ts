@@ -4,6 +4,7 @@ import type { SecurityParameter } from "../../wire/index.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
+import { parametersOf } from "./shared-reads.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 type ParameterFields = StepInputOf<"securityParameter.create">["fields"];
@@ -21,15 +22,6 @@ function forTheWire(fields: ParameterFields): ParameterFields {
   if (out.PermittedFromTime !== undefined) out.PermittedFromTime = dateTime(out.PermittedFromTime);
   if (out.PermittedToTime !== undefined) out.PermittedToTime = dateTime(out.PermittedToTime);
   return out;
-}
-
-/** The environment's security parameters, read once per run and again after a step changes one. */
-export function parametersOf(context: OpContext, refresh = false): Promise<SecurityParameter[]> {
-  return context.shared(
-    "securityParameters",
-    () => context.client.securityParameters.list() as Promise<SecurityParameter[]>,
-    refresh,
-  );
 }
 
 async function findByName(context: OpContext, name: string): Promise<SecurityParameter | undefined> {

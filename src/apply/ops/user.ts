@@ -5,7 +5,7 @@ import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { generatePassword } from "../password.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
-import { parametersOf } from "./security-parameter.ts";
+import { parametersOf } from "./shared-reads.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 type CreateInput = StepInputOf<"user.create">;

@@ -1,4 +1,4 @@
-import { IdObject } from "../../wire/index.ts";
+import { AttachmentWrapper, IdObject } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
 import type { Caller } from "../caller.ts";
 import { one } from "../envelope.ts";
@@ -6,7 +6,6 @@ import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
 import type { OnProgress } from "../progress.ts";
 import { route } from "../route.ts";
-import { AttachmentWrapper } from "../schemas/attachment.ts";
 
 /*
  * Attachments. Posts create, so they are not retried (OutcomeUnknownError on a lost answer).

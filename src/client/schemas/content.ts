@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { ContentRecord } from "../../wire/index.ts";
+import {
+  ContentRecord,
+  HistoryEntry as WireHistoryEntry,
+  ContentRead as WireRead,
+} from "../../wire/index.ts";
 
 /*
  * The request shapes are the interface's own (src/wire/content.ts). The reads and the history log
@@ -7,6 +11,7 @@ import { ContentRecord } from "../../wire/index.ts";
  */
 
 export type {
+  AttachmentWrapper,
   ContentWrapper,
   CrossReferenceContent,
   CrossReferenceItem,
@@ -21,16 +26,13 @@ export const ContentPost = ContentRecord.extend({ SubformFieldId: z.number().int
 export type ContentPost = z.infer<typeof ContentPost>;
 
 /**
- * A record as the reads return it: everything the instance sends passes through. The ids are typed
- * where present, `SequentialId` (the record's number within its application) among them; none is
- * required, as the seed shows no read body.
+ * A record as the reads return it: the wire's ids, each typed where present (`SequentialId`, the
+ * record's number within its application, among them), none required, as the seed shows no read
+ * body; everything else the instance sends passes through.
  */
-export const ContentRead = z.looseObject({
-  Id: z.number().int().optional(),
-  LevelId: z.number().int().optional(),
-  SequentialId: z.number().int().optional(),
-});
+export const ContentRead = WireRead.pick({ Id: true, LevelId: true, SequentialId: true }).partial().loose();
 export type ContentRead = z.infer<typeof ContentRead>;
 
-export const HistoryEntry = z.looseObject({});
+/** A history entry as the client passes it on: no field of the wire's entry is required. */
+export const HistoryEntry = WireHistoryEntry.pick({}).loose();
 export type HistoryEntry = z.infer<typeof HistoryEntry>;

@@ -1,17 +1,15 @@
-import { z } from "zod";
+import type { z } from "zod";
+import * as wire from "../../wire/index.ts";
 
-export const WorkflowTransition = z.looseObject({
-  WorkflowTransitionId: z.string(),
-  WorkflowTransitionName: z.string(),
-  CompletionCode: z.number().int(),
-});
+/*
+ * The interface's shapes (src/wire/content.ts), loosened: the seed shows the fields but not that
+ * they are all, so whatever else an instance sends passes through.
+ */
+
+export const WorkflowTransition = wire.WorkflowTransition.loose();
 export type WorkflowTransition = z.infer<typeof WorkflowTransition>;
 
-export const WorkflowActionResult = z.looseObject({
-  WorkflowNodeId: z.string(),
-  WorkflowNodeName: z.string(),
-  /** Values not shown by the seed. */
-  JobStatus: z.string(),
-  Actions: z.array(WorkflowTransition),
-});
+export const WorkflowActionResult = wire.WorkflowActionResult.extend({
+  Actions: WorkflowTransition.array(),
+}).loose();
 export type WorkflowActionResult = z.infer<typeof WorkflowActionResult>;

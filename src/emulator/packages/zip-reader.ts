@@ -1,5 +1,6 @@
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import type { z } from "zod";
+import { type ZipEntryProblem, ZipSafety } from "../../io/zip-safety.ts";
 import {
   PackageManifest as ManifestSchema,
   PackageObjectFile as ObjectFileSchema,
@@ -43,18 +44,8 @@ export interface PackageContents {
   objects: PackageObjectFile[];
 }
 
-const S_IFMT = 0o170000;
-const S_IFLNK = 0o120000;
-
 function rejected(key: string, description: string, erroredValue?: unknown): HttpFailure {
   return new HttpFailure(400, message(key, description, { erroredValue }));
-}
-
-/** Our own name check; yauzl checks too, and its errors are mapped to the same key. */
-function unsafeName(name: string): boolean {
-  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) return true;
-  if (name.includes("\\") || name.includes("\0")) return true;
-  return name.split("/").some((segment) => segment === "..");
 }
 
 type EntryKind = "manifest" | "object" | "asset";
@@ -191,20 +182,29 @@ async function inflate(zip: ZipFile, entry: Entry, budget: Budget, nodes: NodeBu
   return data.subarray(0, length);
 }
 
+/** The rules of any zip (src/io/zip-safety.ts), as this interface's answers name them. */
+function unsafe(problem: ZipEntryProblem, name: string, limits: ZipLimits): HttpFailure {
+  switch (problem.rule) {
+    case "TooManyEntries":
+      return rejected("TooManyEntries", `The package holds more than ${limits.entries} entries.`);
+    case "UnsafeEntryName":
+      return rejected("UnsafeEntryName", `The package holds an unsafe entry name: ${name}`, name);
+    case "SymlinkEntry":
+      return rejected("SymlinkEntry", `The package holds a symbolic link: ${name}`, name);
+    case "ExpandsTooFar":
+      return expandsTooFar(limits.expandedBytes, name);
+  }
+}
+
 function checkEntry(
   entry: Entry,
   seen: Set<string>,
   limits: ZipLimits,
+  safety: ZipSafety,
 ): { kind: EntryKind; layout: PackageLayout } | "directory" {
   const name = entry.fileName;
-  if (seen.size >= limits.entries) {
-    throw rejected("TooManyEntries", `The package holds more than ${limits.entries} entries.`);
-  }
-  if (unsafeName(name))
-    throw rejected("UnsafeEntryName", `The package holds an unsafe entry name: ${name}`, name);
-  if (((entry.externalFileAttributes >>> 16) & S_IFMT) === S_IFLNK) {
-    throw rejected("SymlinkEntry", `The package holds a symbolic link: ${name}`, name);
-  }
+  const problem = safety.check(entry);
+  if (problem) throw unsafe(problem, name, limits);
   if (entry.isEncrypted())
     throw rejected("EncryptedEntry", `The package holds an encrypted entry: ${name}`, name);
   const lower = name.toLowerCase();
@@ -243,9 +243,9 @@ async function listEntries(zip: ZipFile, limits: ZipLimits): Promise<Listing> {
   }
   const listing: Listing = { layout: undefined, manifest: undefined, objects: new Map(), assets: [] };
   const seen = new Set<string>();
-  let declared = 0;
+  const safety = new ZipSafety({ entries: limits.entries, expandedBytes: limits.expandedBytes });
   for await (const entry of zip.eachEntry()) {
-    const classified = checkEntry(entry, seen, limits);
+    const classified = checkEntry(entry, seen, limits, safety);
     if (classified === "directory") continue;
     const { kind, layout } = classified;
     if (listing.layout && listing.layout !== layout) {
@@ -256,8 +256,6 @@ async function listEntries(zip: ZipFile, limits: ZipLimits): Promise<Listing> {
       );
     }
     listing.layout = layout;
-    declared += entry.uncompressedSize;
-    if (declared > limits.expandedBytes) throw expandsTooFar(limits.expandedBytes, entry.fileName);
     if (kind === "manifest") listing.manifest = entry;
     else if (kind === "object") listing.objects.set(entry.fileName, entry);
     else listing.assets.push(entry);

@@ -161,8 +161,8 @@ async function download(ctx: RouteContext, workDir: string) {
     .header("content-type", "application/zip")
     .header("content-length", String(size))
     .header("content-disposition", `attachment; filename="${downloadName(record)}"`)
-    // Read into a ring of reused buffers (file-body.ts): a 500 MB download costs the emulator
-    // 0.4–0.45 s of CPU, against 1.2–1.6 s with a file read stream's fresh 64 KiB buffers.
+    // Read into a ring of reused buffers (file-body.ts): fresh buffers per read cost several times
+    // the CPU for a large package (docs/performance.md, "Transfers").
     .send(fileBody(path));
   // The router returns undefined for a raw reply; fastify would then answer again unless the
   // response has ended, so the handler waits for the stream (a client that goes away ends it too).
@@ -186,12 +186,11 @@ async function receive(ctx: RouteContext, temp: string, limit: number): Promise<
     });
   if (!part) throw badRequest("PackageFileMissing", "The upload holds no file part.");
   try {
-    // Written on the main thread in small pieces while writes are fast (the client's file sink,
-    // src/io/file-sink.ts, shared with the client): a 500 MB upload cost the emulator 2.6–3.5 s of CPU through a file
-    // write stream, 0.8–1.3 s this way (curl's upload of it: 2.0–2.6 s -> 0.8–1.1 s). `release`
-    // frees each request chunk once it is on disk: the HTTP parser gives every chunk a buffer of
-    // its own and busboy is done with it once it has passed it on, and left to the garbage
-    // collector 500 MB of them caused some twenty major collections (another 0.5–0.7 s of CPU).
+    // Written on the main thread in small pieces while writes are fast (src/io/file-sink.ts, shared
+    // with the client), which costs a fraction of a file write stream's CPU (docs/performance.md,
+    // "Transfers"). `release` frees each request chunk once it is on disk: the HTTP parser gives
+    // every chunk a buffer of its own and busboy is done with it once it has passed it on; left to
+    // the garbage collector they cause many major collections.
     await writeBodyToFile(part.file, temp, { release: true });
   } catch (error) {
     await rm(temp, { force: true });

@@ -1,9 +1,32 @@
 import { z } from "zod";
 import { safeParseFast } from "../../schema/as-is.ts";
+import type { EnvironmentConfig } from "../environment.ts";
 import type { SourceLocation } from "../errors.ts";
 import type { Reporter } from "../report.ts";
 import { reportZodIssues } from "../zod-issues.ts";
+import type { DesiredDocument } from "./index.ts";
 import type { InstallCodeOverrides } from "./package.ts";
+
+/** A normalized document in one environment, with the reporter that points into its file. */
+export interface PlacedDocument {
+  kind: Kind<DesiredDocument>;
+  desired: DesiredDocument;
+  report: Reporter;
+}
+
+export interface EnvironmentRuleContext {
+  environment: EnvironmentConfig;
+  documents: readonly PlacedDocument[];
+}
+
+/** A rule over all the documents that apply to one environment. */
+export type EnvironmentRule = (context: EnvironmentRuleContext) => void;
+
+/** A field of a kind's normalized documents that names an object of another kind by its key. */
+export interface Reference {
+  field: string;
+  kind: string;
+}
 
 /** What a document may use of the environment it is loaded for. */
 export interface EnvironmentContext {
@@ -117,6 +140,12 @@ export interface KindDefinition<
   normalize(doc: Doc, environment: EnvironmentContext, report: Reporter): Desired;
   /** Plans' words for the fields `normalize` writes; absent: fields show as their changes name them. */
   words?: FieldWords;
+  /** Keys of objects every instance has, so that a reference to one needs no manifest. */
+  builtIn?: readonly string[];
+  /** Fields that name another kind's object: a warning when no manifest and no built-in has it. */
+  references?: readonly Reference[];
+  /** Rules of this kind over all the documents of one environment (after `references`). */
+  environmentRules?: readonly EnvironmentRule[];
 }
 
 export interface KeyDefinition<Desired> {
@@ -143,8 +172,17 @@ export interface Kind<
   words?: FieldWords;
   prune: Prune;
   absentable: boolean;
+  builtIn: readonly string[];
+  references: readonly Reference[];
+  environmentRules: readonly EnvironmentRule[];
   /** Step 1 (zod) and step 3 (rules) of validation; null when the document is invalid. */
   prepare(report: Reporter): PreparedDocument<Desired> | null;
+}
+
+/** `file:line:col` of a field of a document, for a message that points at another document. */
+export function whereIs(report: Reporter, field: string): string {
+  const { file, line, column } = report.document.locate([field]);
+  return `${file}:${line}:${column}`;
 }
 
 /** The key of a normalized document, present or absent. */
@@ -222,6 +260,9 @@ export function defineKind<
     ...(definition.words ? { words: definition.words } : {}),
     prune: definition.prune as Prune,
     absentable: absent !== undefined,
+    builtIn: definition.builtIn ?? [],
+    references: definition.references ?? [],
+    environmentRules: definition.environmentRules ?? [],
     prepare(report) {
       const value = report.document.value;
       if (absent && isMapping(value) && value.ensure === "absent")

@@ -4,13 +4,17 @@ import {
   type DocumentRule,
   defineKind,
   ENSURE_PRESENT,
+  type EnvironmentRule,
   type FieldWords,
+  isAbsent,
   nameOfCode,
   namesOf,
   optionalText,
+  type PlacedDocument,
   reportRepeats,
   scoping,
   sourceOf,
+  whereIs,
 } from "./kind.ts";
 
 /** LockoutPeriodType and SessionTimeoutType codes (seed: 1 Hours, 2 Minutes, 3 Days). */
@@ -265,6 +269,31 @@ const WORDS: FieldWords = {
   },
 };
 
+/**
+ * Security parameters every instance has (DESIGN §4.3 fixed facts), so a user may name them
+ * without a manifest for them.
+ */
+export const PLATFORM_SECURITY_PARAMETERS = [
+  "Default Administrative User",
+  "General User Parameter",
+  "Services Parameter",
+] as const;
+
+const oneDefaultSecurityParameter: EnvironmentRule = ({ environment, documents }) => {
+  let first: PlacedDocument | undefined;
+  for (const placed of documents) {
+    const { desired } = placed;
+    if (desired.kind !== "SecurityParameter" || isAbsent(desired) || desired.fields.Default !== true)
+      continue;
+    if (!first) first = placed;
+    else
+      placed.report.error(
+        ["default"],
+        `a second default security parameter for environment ${environment.name} (the first is at ${whereIs(first.report, "default")})`,
+      );
+  }
+};
+
 export const securityParameterKind = defineKind({
   kind: "SecurityParameter",
   plural: "securityParameters",
@@ -274,6 +303,8 @@ export const securityParameterKind = defineKind({
   key: { field: "name", of: (desired: DesiredSecurityParameter) => desired.name.toLowerCase() },
   words: WORDS,
   absentable: true,
+  builtIn: PLATFORM_SECURITY_PARAMETERS,
+  environmentRules: [oneDefaultSecurityParameter],
   prune: {
     values: ["ignore", "delete"],
     description: "Live security parameters the manifests do not name: ignore (default) or delete.",

@@ -7,8 +7,10 @@ import {
   defineKind,
   ENSURE_PRESENT,
   type EnvironmentContext,
+  type EnvironmentRule,
   type FieldWords,
   idOf,
+  isAbsent,
   nameOfCode,
   namesOf,
   optionalText,
@@ -348,6 +350,20 @@ const WORDS: FieldWords = {
   Password: { name: "password" },
 };
 
+/** Deactivating or locking the account egp logs in as would lock egp out mid-apply. */
+const serviceAccountStaysActive: EnvironmentRule = ({ environment, documents }) => {
+  const self = environment.auth.username.toLowerCase();
+  for (const { desired, report } of documents) {
+    if (desired.kind !== "User" || isAbsent(desired) || desired.key !== self) continue;
+    const status = desired.fields.AccountStatus;
+    if (status !== undefined && status !== 1)
+      report.error(
+        ["status"],
+        `this is the account egp logs in as to ${environment.name}; it must stay active`,
+      );
+  }
+};
+
 export const userKind = defineKind({
   kind: "User",
   plural: "users",
@@ -361,6 +377,8 @@ export const userKind = defineKind({
   ],
   key: { field: "userName", of: (desired: DesiredUser) => desired.key },
   words: WORDS,
+  references: [{ field: "securityParameter", kind: "SecurityParameter" }],
+  environmentRules: [serviceAccountStaysActive],
   absentable: true,
   prune: {
     values: ["ignore", "deactivate", "delete"],

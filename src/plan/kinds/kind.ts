@@ -1,5 +1,6 @@
 import type { DesiredState, FieldSource } from "../../manifest/index.ts";
 import type { LiveState } from "../../state/live-state.ts";
+import type { SecurityParameter } from "../../wire/index.ts";
 import { PlanErrorCode } from "../error-codes.ts";
 import type { Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
 
@@ -14,10 +15,26 @@ export interface PlanOptions {
   manifests?: readonly string[];
 }
 
+/** The security parameters as a plan leaves them, by lower-case name, and which one is the default. */
+export interface ParametersAfterPlan {
+  byName: ReadonlyMap<string, Partial<SecurityParameter> & { Name: string }>;
+  default?: Partial<SecurityParameter> & { Name: string };
+}
+
+/**
+ * What the plan leaves on the instance, each part given by the kind that owns it (`leaves`), so
+ * that a kind reads another's outcome from its input instead of importing that kind's planner.
+ */
+export interface PlannedState {
+  securityParameters?: ParametersAfterPlan;
+}
+
 export interface PlanInput {
   desired: DesiredState;
   live: LiveState;
   options: PlanOptions;
+  /** What every kind's plan leaves (the composer asks each planner's `leaves` before planning). */
+  planned: PlannedState;
 }
 
 /**
@@ -25,6 +42,11 @@ export interface PlanInput {
  * turns such a dependency into one on that resource's last step, when the plan changes it.
  */
 export const RESOURCE_DEPENDENCY = "resource:";
+
+/** A dependency on the change of resource `key` of `kind` (change ids are `<kind>/<key>`). */
+export function resourceDependency(kind: ChangeKind, key: string): string {
+  return `${RESOURCE_DEPENDENCY}${kind}/${key}`;
+}
 
 export interface KindPlan {
   changes: Change[];
@@ -53,6 +75,8 @@ export interface KindPlanner {
    * step is planned, so that a plan with such a problem is never made and nothing is written.
    */
   refusals?(input: PlanInput): PlanProblem[];
+  /** This kind's part of what the plan leaves on the instance, for other kinds that read it. */
+  leaves?(input: Pick<PlanInput, "desired" | "live">): PlannedState;
   plan(input: PlanInput): KindPlan;
   /** Where the kind's documents are in the desired state, and the key a target matches. */
   documents?: {

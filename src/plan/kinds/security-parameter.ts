@@ -1,9 +1,16 @@
 import type { DesiredAbsent, DesiredSecurityParameter, DesiredState } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { same } from "../compare.ts";
-import { globMatcher } from "../glob.ts";
 import type { Change, FieldChange } from "../model.ts";
-import { type KindPlan, type KindPlanner, mergeObjects, type PlanInput, type PlanProblem } from "./kind.ts";
+import { prunePass } from "../prune.ts";
+import {
+  type KindPlan,
+  type KindPlanner,
+  mergeObjects,
+  type ParametersAfterPlan,
+  type PlanInput,
+  type PlanProblem,
+} from "./kind.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { makeStep } from "./steps.ts";
 
@@ -53,22 +60,13 @@ function fieldChanges(desired: DesiredSecurityParameter, live: SecurityParameter
   return changes;
 }
 
-/** The security parameters as a plan leaves them, by lower-case name, and which one is the default. */
-export interface ParametersAfterPlan {
-  byName: ReadonlyMap<string, Partial<SecurityParameter> & { Name: string }>;
-  default?: Partial<SecurityParameter> & { Name: string };
-}
-
 /**
  * Live parameters with the managed fields applied; a parameter the plan creates has only the fields
  * its manifest gives (the platform's defaults for the others are unknown, so they are not assumed).
  * The platform keeps one default: a manifest that makes a parameter the default takes it from the
  * live one.
  */
-export function parametersAfterPlan(
-  desired: PlanInput["desired"],
-  live: PlanInput["live"],
-): ParametersAfterPlan {
+function parametersAfterPlan({ desired, live }: Pick<PlanInput, "desired" | "live">): ParametersAfterPlan {
   const byName = new Map<string, Partial<SecurityParameter> & { Name: string }>();
   for (const parameter of live.securityParameters) byName.set(parameter.Name.toLowerCase(), { ...parameter });
   for (const parameter of desired.securityParameters) {
@@ -137,6 +135,7 @@ export const securityParameterPlanner: KindPlanner = {
     );
   },
   refusals: absentRefusals,
+  leaves: (input) => ({ securityParameters: parametersAfterPlan(input) }),
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
@@ -163,14 +162,7 @@ export const securityParameterPlanner: KindPlanner = {
       );
     }
 
-    const absent = new Map(absentParameters(desired).map((a) => [a.key, a]));
-    const managed = new Set([
-      ...desired.securityParameters.map((p) => p.name.toLowerCase()),
-      ...absent.keys(),
-    ]);
     const prune = options.allowDelete ? "delete" : desired.prune.securityParameters;
-    const excluded = globMatcher(desired.prune.exclude.securityParameters);
-    result.excluded = [];
     const desiredUserParameters = new Set(desired.users.map((u) => u.securityParameter?.toLowerCase()));
     // One pass over the users, not one per unmanaged parameter.
     const liveUserParameters = new Set(live.users.map((u) => u.user.SecurityId));
@@ -189,28 +181,30 @@ export const securityParameterPlanner: KindPlanner = {
       result.changes.push(change);
       result.steps.push(makeStep(change, "securityParameter.delete", environment, { name }));
     };
-    for (const parameter of live.securityParameters) {
-      const gone = absent.get(parameter.Name.toLowerCase());
-      if (gone) {
+    result.excluded = prunePass(
+      {
+        kind: KIND,
+        live: live.securityParameters,
+        keyOf: (parameter) => parameter.Name.toLowerCase(),
+        nameOf: (parameter) => parameter.Name,
+        present: desired.securityParameters.map((p) => p.name.toLowerCase()),
+        absent: absentParameters(desired),
+        exclude: desired.prune.exclude.securityParameters,
+      },
+      {
         // Refused beforehand when it is the default or in use (absentRefusals).
-        planDelete(parameter.Name, "ensure: absent in the manifests", gone.source);
-        continue;
-      }
-      if (managed.has(parameter.Name.toLowerCase())) continue;
-      if (excluded(parameter.Name)) {
-        result.excluded.push({ kind: KIND, key: parameter.Name });
-        continue;
-      }
-      const inUse =
-        parameter.Default ||
-        desiredUserParameters.has(parameter.Name.toLowerCase()) ||
-        liveUserParameters.has(parameter.Id);
-      if (prune !== "delete" || inUse) {
-        result.unmanaged.push({ kind: KIND, key: parameter.Name });
-        continue;
-      }
-      planDelete(parameter.Name, "not in the manifests; the prune policy deletes it");
-    }
+        absent: (parameter, gone) =>
+          planDelete(parameter.Name, "ensure: absent in the manifests", gone.source),
+        unmanaged: (parameter) => {
+          const inUse =
+            parameter.Default ||
+            desiredUserParameters.has(parameter.Name.toLowerCase()) ||
+            liveUserParameters.has(parameter.Id);
+          if (prune !== "delete" || inUse) result.unmanaged.push({ kind: KIND, key: parameter.Name });
+          else planDelete(parameter.Name, "not in the manifests; the prune policy deletes it");
+        },
+      },
+    );
     return result;
   },
 };

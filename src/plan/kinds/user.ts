@@ -9,18 +9,18 @@ import type {
 import type { LiveState, LiveUser } from "../../state/live-state.ts";
 import type { Contact } from "../../wire/index.ts";
 import { same } from "../compare.ts";
-import { globMatcher } from "../glob.ts";
 import { type Change, type FieldChange, SENSITIVE, type Step } from "../model.ts";
 import { passwordRulesOf, passwordShortfalls } from "../password-rules.ts";
+import { prunePass } from "../prune.ts";
 import {
   type KindPlan,
   type KindPlanner,
   mergeObjects,
+  type ParametersAfterPlan,
   type PlanInput,
   type PlanProblem,
-  RESOURCE_DEPENDENCY,
+  resourceDependency,
 } from "./kind.ts";
-import { type ParametersAfterPlan, parameterChangeId, parametersAfterPlan } from "./security-parameter.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 import { userSteps } from "./user-steps.ts";
 
@@ -193,7 +193,7 @@ function managedInput(desired: DesiredUser): Omit<StepInputIn<"user.create">, "p
 
 function parameterDependency(desired: DesiredUser): string[] {
   return desired.securityParameter
-    ? [`${RESOURCE_DEPENDENCY}${parameterChangeId(desired.securityParameter)}`]
+    ? [resourceDependency("SecurityParameter", desired.securityParameter)]
     : [];
 }
 
@@ -369,6 +369,42 @@ function planAbsent(
   };
 }
 
+/** An unmanaged user the prune policy deactivates or deletes: shown loudly. */
+function planPrune(
+  current: LiveUser,
+  prune: "deactivate" | "delete",
+  environment: string,
+): { change: Change; steps: Step[] } {
+  const key = current.user.UserName.toLowerCase();
+  const change: Change = {
+    id: `${KIND}/${key}`,
+    kind: KIND,
+    key: current.user.UserName,
+    action: prune,
+    fields:
+      prune === "deactivate"
+        ? [
+            {
+              field: "AccountStatus",
+              before: current.user.AccountStatus,
+              after: INACTIVE,
+              verifiable: true,
+            },
+          ]
+        : [],
+    notes: [`not in the manifests; the prune policy ${prune === "delete" ? "deletes" : "deactivates"} it`],
+    destructive: true,
+  };
+  const op = prune === "delete" ? "user.delete" : "user.deactivate";
+  return {
+    change,
+    steps: [makeStep(change, op, environment, { userName: current.user.UserName, id: current.user.Id })],
+  };
+}
+
+/** What a user is checked against when no kind says what the plan leaves of the parameters. */
+const NO_PARAMETERS: ParametersAfterPlan = { byName: new Map() };
+
 /** Users: keyed by UserName, case-insensitively. */
 export const userPlanner: KindPlanner = {
   kind: KIND,
@@ -389,8 +425,8 @@ export const userPlanner: KindPlanner = {
       })),
     );
   },
-  refusals({ desired, live }: PlanInput): PlanProblem[] {
-    const parameters = parametersAfterPlan(desired, live);
+  refusals({ desired, live, planned }: PlanInput): PlanProblem[] {
+    const parameters = planned.securityParameters ?? NO_PARAMETERS;
     const existing = new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
     return [
       ...desired.users.flatMap((user) =>
@@ -405,8 +441,7 @@ export const userPlanner: KindPlanner = {
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
-    const liveKeys = live.users.map((u) => u.user.UserName.toLowerCase());
-    const liveByName = new Map(live.users.map((u, index) => [liveKeys[index] as string, u]));
+    const liveByName = new Map(live.users.map((u) => [u.user.UserName.toLowerCase(), u]));
     const lookups = lookupsOf(desired, live);
 
     for (const user of desired.users.map((u) => withListedGroups(u, live))) {
@@ -419,59 +454,37 @@ export const userPlanner: KindPlanner = {
       result.steps.push(...planned.steps);
     }
 
-    const absent = new Map(absentUsers(desired).map((a) => [a.key, a]));
-    const managed = new Set([...desired.users.map((u) => u.key), ...absent.keys()]);
     const self = desired.environment.auth.username.toLowerCase();
     const prune = options.allowDelete ? "delete" : desired.prune.users;
-    const excluded = globMatcher(desired.prune.exclude.users);
-    result.excluded = [];
-    for (const [index, current] of live.users.entries()) {
-      const key = liveKeys[index] as string;
-      const gone = absent.get(key);
-      if (gone && key !== self) {
-        const planned = planAbsent(gone, current, environment);
-        result.changes.push(planned.change);
-        result.steps.push(...planned.steps);
-        continue;
-      }
-      if (managed.has(key)) continue;
-      if (excluded(current.user.UserName)) {
-        result.excluded.push({ kind: KIND, key: current.user.UserName });
-        continue;
-      }
-      // Never prune the account egp itself logs in with.
-      const deactivateDone = prune === "deactivate" && current.user.AccountStatus === INACTIVE;
-      if (prune === "ignore" || key === self || deactivateDone) {
-        result.unmanaged.push({ kind: KIND, key: current.user.UserName });
-        continue;
-      }
-      const change: Change = {
-        id: `${KIND}/${key}`,
+    const add = (planned: { change: Change; steps: Step[] }) => {
+      result.changes.push(planned.change);
+      result.steps.push(...planned.steps);
+    };
+    result.excluded = prunePass(
+      {
         kind: KIND,
-        key: current.user.UserName,
-        action: prune,
-        fields:
-          prune === "deactivate"
-            ? [
-                {
-                  field: "AccountStatus",
-                  before: current.user.AccountStatus,
-                  after: INACTIVE,
-                  verifiable: true,
-                },
-              ]
-            : [],
-        notes: [
-          `not in the manifests; the prune policy ${prune === "delete" ? "deletes" : "deactivates"} it`,
-        ],
-        destructive: true,
-      };
-      result.changes.push(change);
-      const op = prune === "delete" ? "user.delete" : "user.deactivate";
-      result.steps.push(
-        makeStep(change, op, environment, { userName: current.user.UserName, id: current.user.Id }),
-      );
-    }
+        live: live.users,
+        keyOf: (current) => current.user.UserName.toLowerCase(),
+        nameOf: (current) => current.user.UserName,
+        present: desired.users.map((u) => u.key),
+        absent: absentUsers(desired),
+        exclude: desired.prune.exclude.users,
+      },
+      {
+        // The account egp logs in as is refused beforehand (absentRefusals), never deleted.
+        absent: (current, gone) => {
+          if (gone.key !== self) add(planAbsent(gone, current, environment));
+        },
+        unmanaged: (current) => {
+          // Never prune the account egp itself logs in with.
+          const key = current.user.UserName.toLowerCase();
+          const deactivateDone = prune === "deactivate" && current.user.AccountStatus === INACTIVE;
+          if (prune === "ignore" || key === self || deactivateDone)
+            result.unmanaged.push({ kind: KIND, key: current.user.UserName });
+          else add(planPrune(current, prune, environment));
+        },
+      },
+    );
     return result;
   },
 };

@@ -1,10 +1,10 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { type Logger, pino } from "pino";
 import type { PlatformClient } from "../client/client.ts";
+import { PLAN_RETRY_POLICY, retrying } from "../client/retry.ts";
 import type { DesiredState, EnvironmentConfig } from "../manifest/index.ts";
 import { type Plan, type PlanOptions, printable, summarize } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
-import { type ApplyResult, type ExecuteOptions, executePlan, isPassing } from "./executor.ts";
+import { type ApplyResult, type ExecuteOptions, executePlan } from "./executor.ts";
 import { Journal } from "./journal.ts";
 import { acquireLock, type Lock } from "./lock.ts";
 import { assertResumable, type Carried, carryOver } from "./resume.ts";
@@ -86,7 +86,8 @@ export interface ApplyPlanOptions {
   onLocked?: (lock: Lock) => void;
   /** Tries of a plan that fails for a passing reason (default 5), and the wait before try n. */
   planTries?: number;
-  planDelay?: (attempt: number) => Promise<void>;
+  /** How a re-plan waits between tries (tests record the waits instead of sleeping). */
+  planDelay?: (ms: number) => Promise<void>;
 }
 
 export type ApplyOutcome =
@@ -96,31 +97,27 @@ export type ApplyOutcome =
   | { result: "interrupted"; plan: Plan; run: ApplyResult }
   | { result: "complete" | "incomplete"; plan: Plan; run: ApplyResult; check: Plan; converged: boolean };
 
-const PLAN_TRIES = 5;
-
 /**
  * The plans an apply makes (to resume, to apply, to verify) only read, so one that fails for a
- * passing reason (5xx, 429, a lost connection) is read again, as a failed step is tried again: a
- * plan makes many reads, and under heavy faults the client's retries of one of them can run out.
+ * passing reason (5xx, 429, a lost connection) is read again under the shared retry policy, as a
+ * failed step is tried again: a plan makes many reads, and under heavy faults the client's
+ * retries of one of them can run out.
  */
-export async function planPatiently(
+export function planPatiently(
   replan: Replan,
   options: PlanOptions,
   say: (line: string) => void,
-  tries = PLAN_TRIES,
-  wait: (attempt: number) => Promise<void> = (attempt) => delay(1_000 * attempt),
+  tries = PLAN_RETRY_POLICY.retries + 1,
+  sleep?: (ms: number) => Promise<void>,
 ): ReturnType<Replan> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await replan(options);
-    } catch (error) {
-      if (attempt >= tries || !isPassing(error)) throw error;
+  return retrying(() => replan(options), {
+    policy: { ...PLAN_RETRY_POLICY, retries: tries - 1 },
+    onRetry: (error, attempt) =>
       say(
         `Reading the live state failed (${printable((error as Error).message)}); reading it again (try ${attempt + 1} of ${tries}).`,
-      );
-      await wait(attempt);
-    }
-  }
+      ),
+    ...(sleep ? { sleep } : {}),
+  });
 }
 
 async function clientsFor(

@@ -100,7 +100,9 @@ function applyKilledAt(
 describe("egp apply: resume after a crash", () => {
   it("finishes after SIGKILL during a slow install, with one package and no duplicates", async () => {
     const dev = await emulator({ seed: "demo-dev", jobs: { generateMs: 50, installMs: 200 } });
-    const prod = await emulator({ seed: "demo-prod", jobs: { generateMs: 50, installMs: 3_000 } });
+    // The install outlasts the second run's start and plan by far, also on a loaded machine: the
+    // second run must find it still running, or its fresh plan has nothing left to supersede.
+    const prod = await emulator({ seed: "demo-prod", jobs: { generateMs: 50, installMs: 8_000 } });
     const dir = await exampleOn(dev, prod);
 
     const first = await applyKilledAt(dir, "Package/GRC Core#install (local-prod): started", 300);

@@ -1,22 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { desiredPackage } from "../../../test/builders/plan.ts";
 import type { DesiredPackageObject } from "../../manifest/index.ts";
 import { resolveObjectGuid } from "./package.ts";
 
-const byName = (name: string): DesiredPackageObject => ({
-  by: "name",
-  type: "Application",
-  name,
-  install: {
-    method: "createAndUpdate",
-    layout: "keep",
-    translations: "none",
-    InstallMethod: 2,
-    InstallOption: 1,
-    TranslationOption: 0,
-    assumed: [],
-  },
-  source: { file: "manifests/packages.yaml", line: 1, column: 1 },
-});
+const byName = (name: string): DesiredPackageObject =>
+  desiredPackage("P", [name]).objects[0] as DesiredPackageObject;
 
 describe("resolveObjectGuid", () => {
   const source = { objects: {}, applicationsByName: { "risk register": "a1b2" } };

@@ -1,21 +1,13 @@
-import { countOf, passwordShortfalls, type SecurityParameter } from "../wire/index.ts";
+import { countOf, type PasswordRules, passwordShortfalls, type SecurityParameter } from "../wire/index.ts";
 
 /*
  * The password rules of a security parameter, as a pure check. Messages never contain the
  * password, only what it lacks.
  */
 
-export type PasswordPolicy = Pick<
-  SecurityParameter,
-  | "Name"
-  | "MinPasswordLength"
-  | "AlphaCharsRequired"
-  | "NumericCharsRequired"
-  | "UppercaseCharsRequired"
-  | "LowercaseCharsRequired"
-  | "SpecialCharsRequired"
-  | "PreviousPasswordsDisallowed"
->;
+/** The password rules (wire/password-rules.ts), every one known here, with the history rule. */
+export type PasswordPolicy = Required<PasswordRules> &
+  Pick<SecurityParameter, "Name" | "PreviousPasswordsDisallowed">;
 
 export interface PasswordHistory {
   /** Hashes of the current password, then of earlier ones, newest first. */

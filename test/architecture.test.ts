@@ -89,13 +89,13 @@ const MAY_IMPORT: Record<Stage, Rule> = {
 };
 
 /**
- * Today's known exceptions, one per (file, what it imports), each with the part of issue 15 that is to
- * remove it. An exception that is no longer needed fails the last test, so the list only shrinks.
+ * Today's known exceptions, one per (file, what it imports), each with why it is kept. An exception
+ * that is no longer needed fails the last test, so the list only shrinks.
  */
 const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: string }> = [
   // js-yaml: the fast path for plain manifest files, kept next to the `yaml` library by measurement
   // (docs/performance.md, bench/manifest-parse.ts); DESIGN §1's manifest row names only `yaml`.
-  { file: "manifest/yaml-events.ts", imports: "js-yaml", why: "issue 15 item 3: kept by measurement" },
+  { file: "manifest/yaml-events.ts", imports: "js-yaml", why: "kept by measurement" },
 ];
 
 interface Import {

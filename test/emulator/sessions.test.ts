@@ -238,7 +238,8 @@ describe("persistence", () => {
     const token = await raw.token();
     for (let i = 0; i < 3; i++) await raw.login("bokafor", "nope");
     await first.close();
-    expect(JSON.parse(readFileSync(dataFile, "utf8")).format).toBe(1);
+    // The state is an SQLite database (docs/emulator.md, "--data").
+    expect(readFileSync(dataFile).subarray(0, 16).toString("latin1")).toBe("SQLite format 3\0");
 
     const second = await startEmulator({ seed: "empty", dataFile });
     try {

@@ -15,6 +15,7 @@ type Stage =
   | "wire"
   | "schema"
   | "io"
+  | "store"
   | "client"
   | "emulator"
   | "manifest"
@@ -41,6 +42,7 @@ const ABOVE_CLI: readonly Stage[] = [
   "wire",
   "schema",
   "io",
+  "store",
   "client",
   "emulator",
   "manifest",
@@ -57,6 +59,8 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   // Amended: zod helpers that more than one stage uses (the as-is shortcut of parsing).
   schema: { runtime: [], packages: ["zod"] },
   io: { runtime: [] },
+  // The release store (a folder or an OCI registry): plumbing that apply, compose and the CLI share.
+  store: { runtime: ["io"] },
   // Amended: schema (its parse shortcut for the reads' answers).
   client: { runtime: ["wire", "io", "schema"] },
   emulator: { runtime: ["wire", "io"] },
@@ -76,13 +80,13 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   // io also holds the exclusive lock file that apply's lock and the emulator's data file share.
   // Amended: a package's manifest.json is checked with wire's schema; the steps need the desired
   // state's type (secrets, the environment's limits, the prune policy).
-  apply: { runtime: ["client", "plan", "state", "io", "wire"], types: ["manifest"] },
+  apply: { runtime: ["client", "plan", "state", "io", "wire", "store"], types: ["manifest"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
   // Amended: the composer reads the manifests and the live state and calls the pure planner; the
   // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
   // It never starts an emulator: that is the CLI's, for embedded environments.
-  compose: { runtime: ["manifest", "state", "plan", "client"] },
+  compose: { runtime: ["manifest", "state", "plan", "client", "store"] },
   cli: { runtime: ABOVE_CLI },
   // The library's public API; like everything else, it never imports cli.
   "index.ts": { runtime: ABOVE_CLI },

@@ -27,6 +27,7 @@ import { ManifestError } from "../../src/manifest/errors.ts";
 import { PLAN_ERROR_CODES } from "../../src/plan/error-codes.ts";
 import { PlanError } from "../../src/plan/kinds/kind.ts";
 import { PlanFileError } from "../../src/plan/plan-file.ts";
+import { STORE_ERROR_CODES } from "../../src/store/error-codes.ts";
 
 const request = { method: "POST", path: "/platformapi/core/system/user" };
 
@@ -37,6 +38,7 @@ const ALL_CODES: readonly string[] = [
   ...PLAN_ERROR_CODES,
   ...APPLY_ERROR_CODES,
   ...IO_ERROR_CODES,
+  ...STORE_ERROR_CODES,
   ...EMULATOR_ERROR_CODES,
 ];
 

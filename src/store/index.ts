@@ -1,0 +1,3 @@
+export { STORE_ERROR_CODES, StoreError, StoreErrorCode } from "./error-codes.ts";
+export { FolderStore } from "./folder-store.ts";
+export { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PlatformClient } from "../../client/client.ts";
-import { OutcomeUnknownError, PlatformError, ResponseShapeError } from "../../client/errors.ts";
+import { notOffered, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
 import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
@@ -55,15 +55,6 @@ function marker(context: OpContext): string {
 
 /** Instances of this run that answered that they have no package list: asked once. */
 const withoutList = new WeakSet<PlatformClient>();
-
-/**
- * The answers of an instance that has no package list: not found or not allowed (a JSON envelope
- * or the web server's HTML page), or a success that is no list.
- */
-function notOffered(error: unknown): boolean {
-  if (error instanceof ResponseShapeError) return true;
-  return error instanceof PlatformError && [400, 404, 405, 501].includes(error.status ?? 0);
-}
 
 /**
  * Packages of this instance, where it offers a package list (not in the interface description);

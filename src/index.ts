@@ -40,7 +40,6 @@ export {
   TransientError,
   ValidationError,
 } from "./client/errors.ts";
-export type { StreamedUpload, UploadSource } from "./client/file-source.ts";
 export type { Sleep } from "./client/limits.ts";
 export type {
   ComparisonOperator,
@@ -88,7 +87,6 @@ export {
   shouldRetry,
 } from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
-
 export type {
   AttachmentWrapper,
   ContentPost,
@@ -105,6 +103,7 @@ export type {
 export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
+export type { StreamedUpload, UploadSource } from "./client/upload-form.ts";
 export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
 export type {
   EnvironmentPlan,

@@ -19,7 +19,6 @@ import {
 } from "./errors.ts";
 import { type RateLimiter, realSleep, type Semaphore } from "./limits.ts";
 import type { ClientLog } from "./logger.ts";
-import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
 import type { Scrub, Scrubber } from "./redact.ts";
@@ -28,14 +27,8 @@ import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
 import type { Session } from "./session.ts";
 import type { StatsRecorder } from "./stats.ts";
-import {
-  type BodySink,
-  type Collected,
-  type Exchange,
-  isSinkError,
-  type RawResponse,
-  type Transport,
-} from "./transport.ts";
+import type { Collected, Exchange, RawResponse, Transport } from "./transport.ts";
+import type { FormData } from "./undici.ts";
 import type { EndWait, Waits } from "./waits.ts";
 
 /*
@@ -56,7 +49,8 @@ export interface Call<T> {
   route: Route;
   query?: Array<[string, string]>;
   json?: unknown;
-  multipart?: MultipartBody;
+  /** A multipart body (undici sets its content type and length). */
+  form?: FormData;
   /** Default true: the call needs the session. */
   auth?: boolean;
   /** Sends this token without managing the session (logout). */
@@ -70,11 +64,6 @@ export interface Call<T> {
   decode?: Decoder<T>;
   /** Consumes a successful response itself (downloads). */
   consume?: (response: RawResponse, context: DecodeContext) => Promise<T>;
-  /**
-   * For a GET: where a successful body goes as it arrives (transport getInto); `consume` then sees
-   * `response.taken`. The sink's own errors are passed on as they are, never retried.
-   */
-  sink?: BodySink;
   /** How wait notices name the call; default: its method and path. */
   what?: string;
 }
@@ -313,9 +302,7 @@ export class Caller {
     context: DecodeContext,
   ): Promise<RawResponse> {
     const { transport, scrubber } = this.deps;
-    const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
-    return sent.catch((error: unknown) => {
-      if (isSinkError(error)) throw error;
+    return transport.send(exchange).catch((error: unknown) => {
       throw connectionErrorOf(error, { method: call.method, path: context.path }, scrubber.scrub);
     });
   }
@@ -359,18 +346,14 @@ export class Caller {
     if (token) headers.authorization = `${this.deps.options.scheme} session-id="${token}"`;
     if (call.override) headers["x-http-method-override"] = "GET";
     const url = this.origin + path + queryString(call.query);
-    if (call.multipart) {
-      headers["content-type"] = call.multipart.contentType;
-      headers["content-length"] = String(call.multipart.length);
-      return { method: call.method, url, headers, body: call.multipart.open() };
-    }
+    if (call.form) return { method: call.method, url, headers, body: call.form };
     if (call.json !== undefined) {
       headers["content-type"] = "application/json";
       return { method: call.method, url, headers, body: JSON.stringify(call.json) };
     }
     // The seed's reads carry the JSON content type and no body.
     if (call.method !== "GET" || call.override) headers["content-type"] = "application/json";
-    return { method: call.method, url, headers, ...(call.sink ? { sink: call.sink } : {}) };
+    return { method: call.method, url, headers };
   }
 
   private async handle<T>(call: Call<T>, response: RawResponse, context: DecodeContext): Promise<T> {
@@ -398,7 +381,7 @@ function decodeText<T>(call: Call<T>, text: string, context: DecodeContext): T {
 
 /** Package files (a download's consumer, an upload's multipart body) are not bound by the request deadline. */
 function isTransfer(call: Call<unknown>): boolean {
-  return call.consume !== undefined || call.sink !== undefined || call.multipart !== undefined;
+  return call.consume !== undefined || call.form !== undefined;
 }
 
 /**

@@ -2,10 +2,9 @@ import { AttachmentWrapper, IdObject } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
 import type { Caller } from "../caller.ts";
 import { one } from "../envelope.ts";
-import { fileSourceOf, type UploadSource } from "../file-source.ts";
-import { multipartBody } from "../multipart.ts";
 import type { OnProgress } from "../progress.ts";
 import { route } from "../route.ts";
+import { type UploadSource, uploadForm } from "../upload-form.ts";
 
 /*
  * Attachments. Posts create, so they are not retried (OutcomeUnknownError on a lost answer).
@@ -51,28 +50,24 @@ export function attachmentsResource(caller: Caller) {
 
     /** Multipart post: parts `AttachmentName`, `IsSensitive` and the file part `AttachmentBytes`. */
     postMultipart: async (attachment: MultipartAttachment) => {
-      const file = fileSourceOf(
-        attachment.file,
-        attachment.fileName ?? attachment.name,
-        attachment.onProgress,
-        caller.ownsTransport,
-      );
-      const body = multipartBody([
-        { name: "AttachmentName", value: attachment.name },
-        { name: "IsSensitive", value: String(attachment.isSensitive ?? false) },
+      const form = await uploadForm(
+        [
+          ["AttachmentName", attachment.name],
+          ["IsSensitive", String(attachment.isSensitive ?? false)],
+        ],
         {
           name: "AttachmentBytes",
-          fileName: file.fileName,
+          source: attachment.file,
+          fileName: attachment.fileName ?? attachment.name,
           contentType: attachment.contentType ?? "application/octet-stream",
-          size: file.size,
-          open: file.open,
+          ...(attachment.onProgress ? { onProgress: attachment.onProgress } : {}),
         },
-      ]);
+      );
       return (
         await caller.call({
           method: "POST",
           route: route`/core/content/multipartattachment`,
-          multipart: body,
+          form,
           decode: idOnly,
         })
       ).Id;

@@ -27,7 +27,14 @@ import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
 import type { Session } from "./session.ts";
 import type { StatsRecorder } from "./stats.ts";
-import type { Collected, Exchange, RawResponse, Transport } from "./transport.ts";
+import {
+  type BodySink,
+  type Collected,
+  type Exchange,
+  isSinkError,
+  type RawResponse,
+  type Transport,
+} from "./transport.ts";
 import type { FormData } from "./undici.ts";
 import type { EndWait, Waits } from "./waits.ts";
 
@@ -64,6 +71,11 @@ export interface Call<T> {
   decode?: Decoder<T>;
   /** Consumes a successful response itself (downloads). */
   consume?: (response: RawResponse, context: DecodeContext) => Promise<T>;
+  /**
+   * For a GET: where a successful body goes as it arrives (transport getInto); `consume` then sees
+   * `response.taken`. The sink's own errors are passed on as they are, never retried.
+   */
+  sink?: BodySink;
   /** How wait notices name the call; default: its method and path. */
   what?: string;
 }
@@ -302,7 +314,9 @@ export class Caller {
     context: DecodeContext,
   ): Promise<RawResponse> {
     const { transport, scrubber } = this.deps;
-    return transport.send(exchange).catch((error: unknown) => {
+    const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
+    return sent.catch((error: unknown) => {
+      if (isSinkError(error)) throw error;
       throw connectionErrorOf(error, { method: call.method, path: context.path }, scrubber.scrub);
     });
   }
@@ -353,7 +367,7 @@ export class Caller {
     }
     // The seed's reads carry the JSON content type and no body.
     if (call.method !== "GET" || call.override) headers["content-type"] = "application/json";
-    return { method: call.method, url, headers };
+    return { method: call.method, url, headers, ...(call.sink ? { sink: call.sink } : {}) };
   }
 
   private async handle<T>(call: Call<T>, response: RawResponse, context: DecodeContext): Promise<T> {
@@ -381,7 +395,7 @@ function decodeText<T>(call: Call<T>, text: string, context: DecodeContext): T {
 
 /** Package files (a download's consumer, an upload's multipart body) are not bound by the request deadline. */
 function isTransfer(call: Call<unknown>): boolean {
-  return call.consume !== undefined || call.form !== undefined;
+  return call.consume !== undefined || call.sink !== undefined || call.form !== undefined;
 }
 
 /**

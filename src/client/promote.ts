@@ -1,14 +1,14 @@
-import { PassThrough } from "node:stream";
+import { ChunkPipe } from "./chunk-pipe.ts";
 import type { PlatformClient } from "./client.ts";
 import type { OnProgress } from "./progress.ts";
 
 /*
  * A package promotion in the time of one transfer: the package is downloaded from the source to
  * `path` and, while the download runs, the same bytes are uploaded to the target. Each chunk of
- * the download's body goes both to the file and, through a bounded PassThrough, to the upload's
- * body: every byte is received once and sent once, and nothing is read back from the file. The
- * slower side sets the pace (the download waits while the PassThrough is full), and memory stays
- * at its bound. The file is complete on disk when this returns, with its sha256, for the caller to
+ * the download's body goes to the file and then, through a bounded pipe (chunk-pipe.ts), to the
+ * upload's body: every byte is received once and sent once, hashed on the way, and nothing is read
+ * back from the file. The slower side sets the pace (the download waits while the pipe is full),
+ * and memory stays at the pipe's bound. The file is complete on disk when this returns, with its sha256, for the caller to
  * inspect before it installs anything: the upload does not wait for that inspection, so a caller
  * must never install a package whose file failed it.
  *
@@ -24,7 +24,7 @@ export interface PromoteOptions {
   fileName?: string;
   onDownload?: OnProgress;
   onUpload?: OnProgress;
-  /** Bytes held between the download and the upload before the download waits; default 4 MiB. */
+  /** Bytes the pipe holds before the download waits for the upload; default 4 MiB. */
   bufferBytes?: number;
 }
 
@@ -40,8 +40,6 @@ export interface PromoteResult {
   /** True when the upload ran while the download did. */
   pipelined: boolean;
 }
-
-const DEFAULT_BUFFER = 4 * 1024 * 1024;
 
 export async function promotePackage(
   source: PlatformClient,
@@ -71,23 +69,24 @@ export async function promotePackage(
   }
   // One upload per try of the download that got a body; only the last one can complete.
   const uploads: Array<Promise<{ id: number } | { error: unknown }>> = [];
-  // Half the bound on each side of the PassThrough (what is written, what is read).
-  const highWaterMark = Math.max(1, Math.floor((options.bufferBytes ?? DEFAULT_BUFFER) / 2));
   const downloading = source.packages.download(packageId, path, {
     onProgress: options.onDownload,
     tee: (total) => {
       if (total === undefined) return undefined; // a multipart upload needs its length up front
-      const pass = new PassThrough({ highWaterMark });
+      const pipe = new ChunkPipe(total, options.bufferBytes);
       const upload = target.packages
-        .upload({ size: total, chunks: () => pass }, { fileName, onProgress: options.onUpload })
+        .upload(
+          { size: total, chunks: (safeToFree) => pipe.chunks(safeToFree) },
+          { fileName, onProgress: options.onUpload },
+        )
         .then(
           (id) => ({ id }),
           (error: unknown) => ({ error }),
         )
         // An upload that stopped reads no more: the download must not wait for it.
-        .finally(() => pass.destroy());
+        .finally(() => pipe.abandon());
       uploads.push(upload);
-      return pass;
+      return pipe;
     },
   });
   let downloaded: { bytes: number; sha256?: string };

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
+import { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
 import type { Dispatcher } from "undici";
 import { ClientOptionsError } from "./errors.ts";
@@ -16,13 +17,24 @@ export interface Exchange {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   headers: Record<string, string>;
-  /** A FormData is a multipart upload, streamed by undici. */
+  /** A FormData is a multipart upload: undici writes its framing and length, and streams its files. */
   body?: string | FormData;
+  /** A GET whose successful body goes to a sink as it arrives (getInto). */
+  sink?: BodySink;
   /** Aborts the exchange, its body included (the caller's overall deadline of a JSON call). */
   signal?: AbortSignal;
 }
 
-export type RawResponse = Dispatcher.ResponseData;
+/** `taken`: the body went to the exchange's sink (getInto); the response's body is then empty. */
+export type RawResponse = Dispatcher.ResponseData & { taken?: boolean };
+
+/** Where getInto hands a body over, chunk by chunk, as undici parses it. */
+export interface BodySink {
+  /** The answer's status and headers; true to take the body, false to have it collected. */
+  onHead(status: number, headers: IncomingHttpHeaders): boolean;
+  /** A chunk of the body; a promise stops reading from the socket until it settles. */
+  onData(chunk: Buffer): undefined | Promise<void>;
+}
 
 /** An answer collected whole by `collect`. */
 export interface Collected {
@@ -49,7 +61,28 @@ export interface Transport {
    * failure, a headers timeout, an abort before the answer); a body cut short is in `cut`.
    */
   collect(exchange: Exchange, limitOf: (status: number) => number): Collecting;
+  /**
+   * A GET whose successful body goes to `sink` (a package download to a file); an answer the sink
+   * does not take comes back with its body, as from `send`. The sink's own errors are marked
+   * (isSinkError) and passed on as they are.
+   */
+  getInto(exchange: Exchange, sink: BodySink): Promise<RawResponse>;
   close(): Promise<void>;
+}
+
+/** Most bytes kept of a body the sink does not take (an error answer, a JSON envelope). */
+const COLLECT_LIMIT = 1024 * 1024;
+
+/** Marks an error thrown by a sink, so that it is passed on as it is. */
+const SINK_ERROR = Symbol("sink error");
+
+export function isSinkError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && SINK_ERROR in error;
+}
+
+function markSink(error: unknown): unknown {
+  if (typeof error === "object" && error !== null) return Object.assign(error, { [SINK_ERROR]: true });
+  return error;
 }
 
 function isStreamed(exchange: Exchange): boolean {
@@ -77,6 +110,15 @@ function ownAgent(options: ClientOptions, ca: string[] | undefined): Agent {
   });
 }
 
+/** A collected body, with the parts of undici's body the caller uses (text, iteration, destroy). */
+function bufferedBody(bytes: Buffer): RawResponse["body"] {
+  const body = Readable.from(bytes.length > 0 ? [bytes] : []);
+  return Object.assign(body, {
+    text: async () => bytes.toString("utf8"),
+    json: async () => JSON.parse(bytes.toString("utf8")) as unknown,
+  }) as unknown as RawResponse["body"];
+}
+
 export function createTransport(options: ClientOptions): Transport {
   if (options.dispatcher && (options.tls.caFile || options.tls.insecure)) {
     throw new ClientOptionsError([
@@ -87,6 +129,7 @@ export function createTransport(options: ClientOptions): Transport {
   const owned = options.dispatcher ? undefined : ownAgent(options, ca);
   const dispatcher = options.dispatcher ?? (owned as Agent);
   return {
+    getInto: (exchange, sink) => dispatchInto(dispatcher, exchange, sink, options.timeouts),
     collect: (exchange, limitOf) => dispatchCollect(dispatcher, exchange, limitOf, options.timeouts),
     send: (exchange) =>
       request(dispatcher, exchange.url, {
@@ -106,6 +149,119 @@ export function createTransport(options: ClientOptions): Transport {
       await owned?.close();
     },
   };
+}
+
+/**
+ * The GET of getInto, through undici's dispatch handler API: each chunk goes from the parser to
+ * the sink with no body stream in between. While the sink works on a chunk in the background, the
+ * parser is paused (undici then stops reading the socket): at most one chunk waits in memory.
+ */
+function dispatchInto(
+  dispatcher: Dispatcher,
+  exchange: Exchange,
+  sink: BodySink,
+  timeouts: ClientOptions["timeouts"],
+): Promise<RawResponse> {
+  const url = new URL(exchange.url);
+  return new Promise<RawResponse>((resolve, reject) => {
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let taken = false;
+    const collected: Buffer[] = [];
+    let collectedBytes = 0;
+    /** The sink's work on a chunk, while the parser is paused. */
+    let writing: Promise<void> | undefined;
+    let settled = false;
+    // Settles only once the sink is done with its chunk: the caller may close its file next.
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      void (writing ?? Promise.resolve()).then(outcome, outcome);
+    };
+    const fail = (error: unknown) => settle(() => reject(error));
+    const sinkFailed = (controller: Dispatcher.DispatchController, error: unknown) => {
+      const marked = markSink(error);
+      fail(marked);
+      if (!controller.aborted) controller.abort(marked as Error);
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart() {}, // required by undici
+      onResponseStart(controller, statusCode, responseHeaders) {
+        if (statusCode < 200) return;
+        status = statusCode;
+        headers = responseHeaders;
+        try {
+          taken = sink.onHead(statusCode, responseHeaders);
+        } catch (error) {
+          sinkFailed(controller, error);
+        }
+      },
+      onResponseData(controller, chunk) {
+        // After a resume with nothing new on the socket, the parser hands over an empty chunk: a
+        // sink that paused on it would be resumed into another one, forever (a sink settling in
+        // a microtask then starves the event loop, and the socket is never read again).
+        if (settled || chunk.length === 0) return;
+        if (!taken) {
+          if (collectedBytes < COLLECT_LIMIT) {
+            const kept = chunk.subarray(0, COLLECT_LIMIT - collectedBytes);
+            collected.push(kept);
+            collectedBytes += kept.length;
+          }
+          return;
+        }
+        let waiting: undefined | Promise<void>;
+        try {
+          waiting = sink.onData(chunk);
+        } catch (error) {
+          return sinkFailed(controller, error);
+        }
+        if (!waiting) return;
+        controller.pause();
+        writing = waiting.then(
+          () => {
+            writing = undefined;
+            if (!settled) controller.resume();
+          },
+          (error: unknown) => {
+            writing = undefined;
+            sinkFailed(controller, error);
+          },
+        );
+      },
+      onResponseEnd() {
+        settle(() =>
+          resolve({
+            statusCode: status,
+            statusText: "",
+            headers,
+            body: bufferedBody(Buffer.concat(collected)),
+            trailers: {},
+            opaque: null,
+            context: {},
+            taken,
+          }),
+        );
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    };
+    try {
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: "GET",
+          headers: exchange.headers,
+          headersTimeout: timeouts.headersMs,
+          bodyTimeout: timeouts.bodyMs,
+        },
+        handler,
+      );
+    } catch (error) {
+      fail(error);
+    }
+  });
 }
 
 /** Aborts an exchange whose body passed its limit; never seen by the caller (the answer is settled). */

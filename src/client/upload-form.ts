@@ -12,10 +12,14 @@ import { type FormData, newFormData } from "./undici.ts";
  */
 export type UploadSource = string | Blob | Uint8Array | StreamedUpload;
 
-/** Bytes that arrive while the upload runs (a download teed into it), readable once. */
+/**
+ * Bytes that arrive while the upload runs (a download teed into it: ChunkPipe), readable once.
+ * `safeToFree` tells the source that its consumer takes a chunk only once the socket took the
+ * previous one (the client's own Agent), so that a chunk may be freed soon after.
+ */
 export interface StreamedUpload {
   size: number;
-  chunks(): AsyncIterable<Uint8Array>;
+  chunks(safeToFree: boolean): AsyncIterable<Uint8Array>;
 }
 
 export interface FilePart {
@@ -25,6 +29,8 @@ export interface FilePart {
   fileName: string | undefined;
   contentType: string;
   onProgress?: OnProgress;
+  /** The client's own undici Agent sends the form (StreamedUpload's `safeToFree`). */
+  ownAgent: boolean;
 }
 
 /** A form of text fields and one file part. */
@@ -111,7 +117,7 @@ async function countedFile(part: FilePart): Promise<File> {
       () => {
         if (opened) throw new TransferError("a streamed upload cannot be sent twice: its bytes are gone");
         opened = true;
-        return source.chunks();
+        return source.chunks(part.ownAgent);
       },
       onProgress,
     );

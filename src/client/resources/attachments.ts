@@ -60,6 +60,7 @@ export function attachmentsResource(caller: Caller) {
           source: attachment.file,
           fileName: attachment.fileName ?? attachment.name,
           contentType: attachment.contentType ?? "application/octet-stream",
+          ownAgent: caller.ownsTransport,
           ...(attachment.onProgress ? { onProgress: attachment.onProgress } : {}),
         },
       );

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -13,11 +11,13 @@ import {
 } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
+import type { ChunkPipe } from "../chunk-pipe.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
+import { FileBodySink } from "../file-body-sink.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";
 import { apiCoreRoute } from "../route.ts";
-import type { RawResponse } from "../transport.ts";
+import { isSinkError, type RawResponse } from "../transport.ts";
 import { type UploadSource, uploadForm } from "../upload-form.ts";
 
 /*
@@ -39,12 +39,11 @@ export interface TransferOptions {
 
 export interface DownloadOptions extends TransferOptions {
   /**
-   * A download to a path: called when a try's body starts, with its announced size; a stream
-   * returned gets every chunk as it goes to the file (promotePackage), and waits while that stream
-   * is full. It is ended once the file is whole and destroyed with an error when the try fails; one
-   * destroyed from outside is left alone, and the download goes on.
+   * A download to a path: called when a try's body starts, with its announced size; a pipe
+   * returned gets every chunk once it is on disk (promotePackage), ended when the file is whole
+   * and failed when the download fails.
    */
-  tee?: (total: number | undefined) => Writable | undefined;
+  tee?: (total: number | undefined) => ChunkPipe | undefined;
 }
 
 export interface Downloaded {
@@ -95,6 +94,7 @@ export function packagesResource(caller: Caller) {
         source,
         fileName: options.fileName,
         contentType: "application/zip",
+        ownAgent: caller.ownsTransport,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       });
       const fileName = (form.get("file") as File).name;
@@ -108,8 +108,8 @@ export function packagesResource(caller: Caller) {
     },
 
     /**
-     * Streams the package file to a path (with its sha256) or to a writable stream; returns the
-     * byte count.
+     * Streams the package file to a path (with its sha256, computed on the way to disk) or to a
+     * writable stream; returns the byte count.
      */
     async download(
       packageId: number,
@@ -117,43 +117,44 @@ export function packagesResource(caller: Caller) {
       options: DownloadOptions = {},
     ): Promise<Downloaded> {
       const route = apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`;
-      const what = `the download of package ${packageId}`;
       const { onProgress } = options;
       if (typeof destination !== "string") {
         return caller.call({
           method: "GET",
           route,
-          what,
+          what: `the download of package ${packageId}`,
           consume: (response, context) => saveToStream(response, context, destination, onProgress),
         });
       }
-      // Every try writes `<path>.part` anew; it is renamed once whole, and removed on failure.
+      // Each chunk goes from undici's parser to `<path>.part` as it arrives (transport getInto,
+      // FileBodySink), renamed when whole. An answer the sink refuses comes back with its body.
       const partial = `${destination}.part`;
-      let tee: Writable | undefined;
+      const sink = new FileBodySink(partial, {
+        release: caller.ownsTransport,
+        onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
+        ...(options.tee ? { tee: options.tee } : {}),
+      });
       try {
-        const result = await caller.call({
+        const result: Downloaded = await caller.call({
           method: "GET",
           route,
-          what,
-          consume: async (response, context) => {
-            if (/json/i.test(String(response.headers["content-type"] ?? "")))
-              return refuseEnvelope(response, context);
-            // A try that starts again ends the previous try's tee (its upload fails with it).
-            tee?.destroy(new TransferError("the download feeding this upload started again"));
-            const total = totalOf(response);
-            tee = options.tee?.(total);
-            return saveToFile(response, context, partial, total, tee, onProgress);
-          },
+          what: `the download of package ${packageId}`,
+          sink,
+          consume: async (response, context) =>
+            response.taken
+              ? { bytes: sink.written, sha256: sink.sha256() }
+              : refuseEnvelope(response, context),
         });
-        tee?.end();
+        sink.pipe?.end();
+        sink.close();
         await rename(partial, destination);
         return result;
       } catch (error) {
-        tee?.destroy(
-          new TransferError(`the download feeding this upload stopped: ${(error as Error)?.message}`, error),
-        );
+        sink.pipe?.fail(error);
+        sink.close();
         await rm(partial, { force: true });
-        throw error;
+        // The sink's own failures (the disk) come through the caller as they are.
+        throw isSinkError(error) ? diskFailure(error) : error;
       }
     },
 
@@ -201,55 +202,6 @@ async function saveToStream(
       : mapped(error, context);
   });
   return { bytes };
-}
-
-/**
- * One try of a download to a path: the body goes to the file through `stream.pipeline`, hashed on
- * the way, and each chunk is handed to `tee` as well (the same buffer: no copy, no read back).
- * The body's failures are ConnectionErrors (the GET is retried, into a new file); the disk's are
- * TransferErrors.
- */
-async function saveToFile(
-  response: RawResponse,
-  context: DecodeContext,
-  path: string,
-  total: number | undefined,
-  tee: Writable | undefined,
-  onProgress: OnProgress | undefined,
-): Promise<Downloaded> {
-  const hash = createHash("sha256");
-  let bytes = 0;
-  let diskFailed = false;
-  // Packages are snapshots of an instance: readable by this user only.
-  const file = createWriteStream(path, { mode: 0o600 }).once("error", () => {
-    diskFailed = true;
-  });
-  async function* tapped(body: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-    for await (const chunk of body) {
-      hash.update(chunk);
-      if (tee && !tee.destroyed && !tee.write(chunk)) await drainOf(tee);
-      yield chunk;
-      bytes += chunk.byteLength;
-      onProgress?.({ bytes, total });
-    }
-  }
-  await pipeline(response.body, tapped, file).catch((error: unknown) => {
-    throw diskFailed ? diskFailure(error) : mapped(error, context);
-  });
-  return { bytes, sha256: hash.digest("hex") };
-}
-
-/** Resolves once `stream` can take more, or is gone (an upload that stopped). */
-function drainOf(stream: Writable): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off("drain", done);
-      stream.off("close", done);
-      resolve();
-    };
-    stream.once("drain", done);
-    stream.once("close", done);
-  });
 }
 
 function totalOf(response: RawResponse): number | undefined {

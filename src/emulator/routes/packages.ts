@@ -1,8 +1,9 @@
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { finished, pipeline } from "node:stream/promises";
+import { finished } from "node:stream/promises";
 import multipart from "@fastify/multipart";
+import { writeBodyToFile } from "../../io/file-sink.ts";
 import {
   PackageCreateRequest,
   PackageInstallRequest,
@@ -13,6 +14,7 @@ import { bind } from "../bind.ts";
 import { catalogueOf } from "../catalogue/model.ts";
 import { ok, okId } from "../envelope.ts";
 import { badRequest, HttpFailure, message, notFound } from "../failure.ts";
+import { fileBody } from "../file-body.ts";
 import { findPackageable } from "../packages/export-tree.ts";
 import { planInstall } from "../packages/installer.ts";
 import { installInputOf, PACKAGES_DIR, PackageJobs, zipLimitsOf } from "../packages/jobs.ts";
@@ -159,8 +161,9 @@ async function download(ctx: RouteContext, workDir: string) {
     .header("content-type", "application/zip")
     .header("content-length", String(size))
     .header("content-disposition", `attachment; filename="${downloadName(record)}"`)
-    // Reads of 256 KiB: a quarter of the trips of the default 64 KiB, for the reads and the writes.
-    .send(createReadStream(path, { highWaterMark: 256 * 1024 }));
+    // Read into a ring of reused buffers (file-body.ts): fresh buffers per read cost several times
+    // the CPU for a large package (docs/performance.md, "Transfers").
+    .send(fileBody(path));
   // The router returns undefined for a raw reply; fastify would then answer again unless the
   // response has ended, so the handler waits for the stream (a client that goes away ends it too).
   await finished(ctx.reply.raw).catch(() => undefined);
@@ -183,7 +186,12 @@ async function receive(ctx: RouteContext, temp: string, limit: number): Promise<
     });
   if (!part) throw badRequest("PackageFileMissing", "The upload holds no file part.");
   try {
-    await pipeline(part.file, createWriteStream(temp, { mode: 0o600 }));
+    // Written on the main thread in small pieces while writes are fast (src/io/file-sink.ts, shared
+    // with the client), which costs a fraction of a file write stream's CPU (docs/performance.md,
+    // "Transfers"). `release` frees each request chunk once it is on disk: the HTTP parser gives
+    // every chunk a buffer of its own and busboy is done with it once it has passed it on; left to
+    // the garbage collector they cause many major collections.
+    await writeBodyToFile(part.file, temp, { release: true });
   } catch (error) {
     await rm(temp, { force: true });
     throw badRequest("UploadFailed", `The upload could not be read: ${(error as Error).message}`);

@@ -1,0 +1,123 @@
+import { createHash, type Hash } from "node:crypto";
+import { closeSync, openSync, write } from "node:fs";
+import type { IncomingHttpHeaders } from "node:http";
+import { afterWrite, type FileSinkOptions, releasable, releaseAll, writeAllSync } from "../io/file-sink.ts";
+import { InlineIo } from "../io/inline-io.ts";
+import type { ChunkPipe } from "./chunk-pipe.ts";
+import type { BodySink } from "./transport.ts";
+
+export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" | "io" | "release"> {
+  /**
+   * Called when a try's body starts, with the size its answer announced: a pipe returned gets each
+   * chunk once it is on disk (a pipelined promotion), and owns the chunk's release from then on.
+   */
+  tee?: (total: number | undefined) => ChunkPipe | undefined;
+}
+
+/**
+ * A package download's sink (transport getInto): a successful answer that is not JSON is written
+ * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
+ * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
+ * the socket waits. With `release`, a chunk that is a whole socket buffer is freed once it is on
+ * disk (file-sink.ts). `close()` closes the file; the caller renames or removes it. With `tee`,
+ * each chunk also goes to a pipe once written, and waits while the pipe is full. Each chunk is
+ * hashed as it is written: the file's sha256 without reading it back.
+ */
+export class FileBodySink implements BodySink {
+  /** Bytes written by the current try, and the size its answer announced. */
+  written = 0;
+  total: number | undefined;
+  private fd: number | undefined;
+  private io: InlineIo;
+  private readonly path: string;
+  private readonly options: FileBodySinkOptions;
+  private readonly release: boolean;
+  /** The last chunk written, freed once the next one arrives (or at close). */
+  private held: Buffer | undefined;
+  /** The current try's pipe, when the body is teed. */
+  pipe: ChunkPipe | undefined;
+  /** The current try's bytes, hashed as they are written (the artifact cache keeps files by it). */
+  private hash: Hash = createHash("sha256");
+
+  constructor(path: string, options: FileBodySinkOptions = {}) {
+    this.path = path;
+    this.options = options;
+    this.io = new InlineIo(options.io);
+    this.release = options.release === true && releasable();
+  }
+
+  onHead(status: number, headers: IncomingHttpHeaders): boolean {
+    if (status < 200 || status >= 300) return false;
+    if (/json/i.test(String(headers["content-type"] ?? ""))) return false;
+    this.close();
+    this.fd = openSync(this.path, "w", 0o600);
+    this.written = 0;
+    this.hash = createHash("sha256");
+    this.io = new InlineIo(this.options.io);
+    const length = Number(headers["content-length"]);
+    this.total = Number.isFinite(length) ? length : undefined;
+    // A try that starts again ends the previous try's pipe (its upload fails with it).
+    this.pipe?.fail(new Error("the download started again"));
+    this.pipe = this.options.tee?.(this.total);
+    if (this.pipe) this.pipe.producerOwns = this.release;
+    return true;
+  }
+
+  onData(chunk: Buffer): undefined | Promise<void> {
+    const fd = this.fd as number;
+    if (!this.io.pooled) {
+      this.io.inline(() => writeAllSync(fd, [chunk]));
+      return this.wrote(chunk);
+    }
+    return this.io.inPool(() => writeFdAll(fd, chunk)).then(() => this.wrote(chunk));
+  }
+
+  /** Writes made on the main thread and in the thread pool by the current try. */
+  get writes(): { inline: number; pooled: number } {
+    return { ...this.io.counts };
+  }
+
+  close(): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) releaseAll([held]);
+    if (this.fd === undefined) return;
+    const fd = this.fd;
+    this.fd = undefined;
+    closeSync(fd);
+  }
+
+  /** The sha256 of the bytes the current try wrote (once its body has ended). */
+  sha256(): string {
+    return this.hash.digest("hex");
+  }
+
+  private wrote(chunk: Buffer): undefined | Promise<void> {
+    // Before the chunk is handed on: the pipe or `release` may free it.
+    this.hash.update(chunk);
+    this.written += chunk.byteLength;
+    this.options.onWritten?.(this.written);
+    if (this.pipe?.accepting) return this.pipe.push(chunk);
+    if (this.release) {
+      // One chunk late: undici's parser, paused on a chunk while it was written in the pool, keeps
+      // the rest of that chunk's buffer until it resumes, which it has once the next chunk arrives.
+      const previous = this.held;
+      this.held = chunk;
+      if (previous) releaseAll([previous]);
+    }
+    return undefined;
+  }
+}
+
+/** Writes all of `bytes` at the file's position, in the thread pool. */
+async function writeFdAll(fd: number, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length; ) {
+    const bytesWritten = await new Promise<number>((resolve, reject) => {
+      write(fd, bytes, at, bytes.length - at, null, (error, count) =>
+        error ? reject(error) : resolve(count),
+      );
+    });
+    afterWrite(bytes.length - at, bytesWritten);
+    at += bytesWritten;
+  }
+}

@@ -40,6 +40,7 @@ export {
   TransientError,
   ValidationError,
 } from "./client/errors.ts";
+export type { StreamedUpload, UploadSource } from "./client/file-source.ts";
 export type { Sleep } from "./client/limits.ts";
 export type {
   ComparisonOperator,
@@ -87,6 +88,7 @@ export {
   shouldRetry,
 } from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
+
 export type {
   AttachmentWrapper,
   ContentPost,
@@ -103,7 +105,6 @@ export type {
 export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
-export type { StreamedUpload, UploadSource } from "./client/upload-form.ts";
 export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
 export type {
   EnvironmentPlan,

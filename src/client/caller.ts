@@ -19,6 +19,7 @@ import {
 } from "./errors.ts";
 import { type RateLimiter, realSleep, type Semaphore } from "./limits.ts";
 import type { ClientLog } from "./logger.ts";
+import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
 import type { Scrub, Scrubber } from "./redact.ts";
@@ -35,7 +36,6 @@ import {
   type RawResponse,
   type Transport,
 } from "./transport.ts";
-import type { FormData } from "./undici.ts";
 import type { EndWait, Waits } from "./waits.ts";
 
 /*
@@ -56,8 +56,7 @@ export interface Call<T> {
   route: Route;
   query?: Array<[string, string]>;
   json?: unknown;
-  /** A multipart body (undici sets its content type and length). */
-  form?: FormData;
+  multipart?: MultipartBody;
   /** Default true: the call needs the session. */
   auth?: boolean;
   /** Sends this token without managing the session (logout). */
@@ -360,7 +359,11 @@ export class Caller {
     if (token) headers.authorization = `${this.deps.options.scheme} session-id="${token}"`;
     if (call.override) headers["x-http-method-override"] = "GET";
     const url = this.origin + path + queryString(call.query);
-    if (call.form) return { method: call.method, url, headers, body: call.form };
+    if (call.multipart) {
+      headers["content-type"] = call.multipart.contentType;
+      headers["content-length"] = String(call.multipart.length);
+      return { method: call.method, url, headers, body: call.multipart.open() };
+    }
     if (call.json !== undefined) {
       headers["content-type"] = "application/json";
       return { method: call.method, url, headers, body: JSON.stringify(call.json) };
@@ -395,7 +398,7 @@ function decodeText<T>(call: Call<T>, text: string, context: DecodeContext): T {
 
 /** Package files (a download's consumer, an upload's multipart body) are not bound by the request deadline. */
 function isTransfer(call: Call<unknown>): boolean {
-  return call.consume !== undefined || call.sink !== undefined || call.form !== undefined;
+  return call.consume !== undefined || call.sink !== undefined || call.multipart !== undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { releaseAll } from "../io/file-sink.ts";
 import { TransferError } from "./errors.ts";
+import type { Chunks } from "./file-source.ts";
 
 /*
  * The bytes of a pipelined promotion on their way from the download to the upload: the download
@@ -12,8 +13,7 @@ import { TransferError } from "./errors.ts";
  * - Memory: a chunk is freed (file-sink.ts releaseAll) once the upload has taken 1 MiB more after
  *   it, when both sides allow it: the producer owns the chunk (a download through the client's own
  *   Agent) and the consumer takes the next chunk only once the socket has taken the previous one
- *   (an upload through the client's own Agent: undici pulls the next chunk of a FormData's file
- *   only once the socket has taken the last). The margin covers what the socket
+ *   (an upload through the client's own Agent, file-source.ts). The margin covers what the socket
  *   may still buffer (a write under its 16 KiB high-water mark is buffered without a wait) and the
  *   download's parser, paused on a chunk, which keeps the rest of that chunk's buffer until it
  *   resumes.
@@ -89,7 +89,7 @@ export class ChunkPipe {
   }
 
   /** The upload's body; `safeToFree`: the consumer takes a chunk only once the socket took the last. */
-  async *chunks(safeToFree: boolean): AsyncGenerator<Buffer> {
+  async *chunks(safeToFree: boolean): Chunks {
     if (this.opened) throw new TransferError("a pipelined upload cannot be sent twice: its bytes are gone");
     this.opened = true;
     const release = safeToFree && this.producerOwns;

@@ -8,9 +8,9 @@ import type { OnProgress } from "./progress.ts";
  * the download's body goes to the file and then, through a bounded pipe (chunk-pipe.ts), to the
  * upload's body: every byte is received once and sent once, hashed on the way, and nothing is read
  * back from the file. The slower side sets the pace (the download waits while the pipe is full),
- * and memory stays at the pipe's bound. The file is complete on disk when this returns, with its sha256, for the caller to
- * inspect before it installs anything: the upload does not wait for that inspection, so a caller
- * must never install a package whose file failed it.
+ * and memory stays at the pipe's bound. The file is complete on disk when this returns, with its
+ * sha256, for the caller to inspect before it installs anything: the upload does not wait for that
+ * inspection, so a caller must never install a package whose file failed it.
  *
  * An upload that fails does not fail the promotion: the download finishes alone, `uploaded` is
  * undefined and `uploadError` says why, so that the caller can upload from the file afterwards. A

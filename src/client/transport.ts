@@ -4,8 +4,9 @@ import { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
 import type { Dispatcher } from "undici";
 import { ClientOptionsError } from "./errors.ts";
+import type { Chunks } from "./file-source.ts";
 import type { ClientOptions } from "./options.ts";
-import { Agent, type FormData, request } from "./undici.ts";
+import { Agent, request } from "./undici.ts";
 
 /*
  * One HTTP exchange through undici, nothing more: retries, sessions and decoding live above.
@@ -17,8 +18,7 @@ export interface Exchange {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   headers: Record<string, string>;
-  /** A FormData is a multipart upload: undici writes its framing and length, and streams its files. */
-  body?: string | FormData;
+  body?: string | Chunks;
   /** A GET whose successful body goes to a sink as it arrives (getInto). */
   sink?: BodySink;
   /** Aborts the exchange, its body included (the caller's overall deadline of a JSON call). */
@@ -135,7 +135,8 @@ export function createTransport(options: ClientOptions): Transport {
       request(dispatcher, exchange.url, {
         method: exchange.method,
         headers: exchange.headers,
-        body: exchange.body,
+        // undici sends an async iterable chunk by chunk (its types list streams only).
+        body: exchange.body as string | Readable | undefined,
         // Per request as well, so that an injected dispatcher honours the client's timeouts. After
         // the last byte of a streamed upload (a package) the server may take long to store and
         // check it: that wait is bound by the stall timeout, as the upload itself is.

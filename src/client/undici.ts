@@ -29,14 +29,3 @@ export function request(
   const { origin, pathname, search } = new URL(url);
   return requestApi.call(dispatcher, { ...options, origin, path: pathname + search });
 }
-
-export type FormData = import("undici").FormData;
-
-/**
- * undici's own FormData (its request API refuses Node's global one, from the undici bundled in
- * Node), loaded on the first upload: it brings undici's fetch helpers, which other calls never need.
- */
-export function newFormData(): FormData {
-  const { FormData } = require("undici/lib/web/fetch/formdata.js") as typeof import("undici");
-  return new FormData();
-}

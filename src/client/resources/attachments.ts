@@ -2,9 +2,10 @@ import { AttachmentWrapper, IdObject } from "../../wire/index.ts";
 import { idOf } from "../args.ts";
 import type { Caller } from "../caller.ts";
 import { one } from "../envelope.ts";
+import { fileSourceOf, type UploadSource } from "../file-source.ts";
+import { multipartBody } from "../multipart.ts";
 import type { OnProgress } from "../progress.ts";
 import { route } from "../route.ts";
-import { type UploadSource, uploadForm } from "../upload-form.ts";
 
 /*
  * Attachments. Posts create, so they are not retried (OutcomeUnknownError on a lost answer).
@@ -50,25 +51,28 @@ export function attachmentsResource(caller: Caller) {
 
     /** Multipart post: parts `AttachmentName`, `IsSensitive` and the file part `AttachmentBytes`. */
     postMultipart: async (attachment: MultipartAttachment) => {
-      const form = await uploadForm(
-        [
-          ["AttachmentName", attachment.name],
-          ["IsSensitive", String(attachment.isSensitive ?? false)],
-        ],
+      const file = fileSourceOf(
+        attachment.file,
+        attachment.fileName ?? attachment.name,
+        attachment.onProgress,
+        caller.ownsTransport,
+      );
+      const body = multipartBody([
+        { name: "AttachmentName", value: attachment.name },
+        { name: "IsSensitive", value: String(attachment.isSensitive ?? false) },
         {
           name: "AttachmentBytes",
-          source: attachment.file,
-          fileName: attachment.fileName ?? attachment.name,
+          fileName: file.fileName,
           contentType: attachment.contentType ?? "application/octet-stream",
-          ownAgent: caller.ownsTransport,
-          ...(attachment.onProgress ? { onProgress: attachment.onProgress } : {}),
+          size: file.size,
+          open: file.open,
         },
-      );
+      ]);
       return (
         await caller.call({
           method: "POST",
           route: route`/core/content/multipartattachment`,
-          form,
+          multipart: body,
           decode: idOnly,
         })
       ).Id;

@@ -15,10 +15,11 @@ import type { ChunkPipe } from "../chunk-pipe.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
 import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
 import { FileBodySink } from "../file-body-sink.ts";
+import { fileSourceOf, type UploadSource } from "../file-source.ts";
+import { multipartBody } from "../multipart.ts";
 import { type OnProgress, progressCounter } from "../progress.ts";
 import { apiCoreRoute } from "../route.ts";
 import { isSinkError, type RawResponse } from "../transport.ts";
-import { type UploadSource, uploadForm } from "../upload-form.ts";
 
 /*
  * Package automation, under the `/api/core/` prefix the seed writes (discovered per instance).
@@ -89,21 +90,22 @@ export function packagesResource(caller: Caller) {
 
     /** Uploads a package zip, streamed from the source; returns the package id on the target. */
     async upload(source: UploadSource, options: UploadOptions = {}): Promise<number> {
-      const form = await uploadForm([], {
-        name: "file",
-        source,
-        fileName: options.fileName,
-        contentType: "application/zip",
-        ownAgent: caller.ownsTransport,
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      });
-      const fileName = (form.get("file") as File).name;
+      const file = fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
+      const body = multipartBody([
+        {
+          name: "file",
+          fileName: file.fileName,
+          contentType: "application/zip",
+          size: file.size,
+          open: file.open,
+        },
+      ]);
       return write({
         method: "POST",
         route: apiCoreRoute`/core/package/upload`,
-        form,
+        multipart: body,
         decode: idOnly,
-        what: `the upload of ${fileName}`,
+        what: `the upload of ${file.fileName}`,
       });
     },
 

@@ -192,11 +192,16 @@ async function downloadInto(
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
   let uploaded: number | undefined;
+  let digest: string | undefined;
   const bytes = await poll(context, "the package to be generated", "job", async () => {
     try {
       const onDownload = (p: Progress) => context.progress("downloading", p.bytes, p.total);
       if (!pipelineTo) {
-        return (await context.client.packages.download(packageId, partial, { onProgress: onDownload })).bytes;
+        const downloaded = await context.client.packages.download(packageId, partial, {
+          onProgress: onDownload,
+        });
+        digest = downloaded.sha256;
+        return downloaded.bytes;
       }
       const result = await promotePackage(context.client, pipelineTo, packageId, partial, {
         fileName: `${name}.zip`,
@@ -204,6 +209,7 @@ async function downloadInto(
         onUpload: (p) => context.progress("uploading", p.bytes, p.total),
       });
       uploaded = result.uploaded;
+      digest = result.sha256;
       if (result.pipelined && uploaded === undefined)
         context.logger.info(
           { step: context.step.id, error: result.uploadError },
@@ -215,7 +221,7 @@ async function downloadInto(
       throw error;
     }
   });
-  const sha256 = await store(context.stateDir, partial);
+  const sha256 = await store(context.stateDir, partial, digest);
   try {
     await inspectPackage(artifactPath(context.stateDir, sha256), expected);
   } catch (error) {

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -139,6 +139,29 @@ describe("egp status", () => {
     expect(lines(text.stdout)[1]).toContain(
       `egp-risk-register from dev, installed 2026-11-20T10:02:00.000Z  plan ${plan.id}, 0 of ${plan.steps.length} steps done`,
     );
+  }, 60_000);
+
+  it("shows a refused login as that environment's reason, never its password, and reads the others", async () => {
+    const wrong = "Wrong#Secret-4711";
+    const path = join(repo, "environments/refused.yaml");
+    const text = environmentFile(dev.emulator().url, MAPS)
+      .replace("username: sysadmin", "username: nobody")
+      .replace("EGP_TEST_PASSWORD", "EGP_WRONG_PASSWORD");
+    await writeFile(path, text);
+    try {
+      const run = await egp(["status", "--env", "refused", "dev"], {
+        cwd: repo,
+        env: { ...env, EGP_WRONG_PASSWORD: wrong },
+      });
+      expect(run.code).toBe(1);
+      const out = lines(run.stdout);
+      expect(out[2]).toMatch(/^refused\s+unreachable\s/);
+      expect(out[1]).toMatch(/^dev\s+matches\s/);
+      expect(out[3]).toMatch(/^refused: EGP_LOGIN_FAILED .*the login as nobody was refused/);
+      expect(`${run.stdout}${run.stderr}`).not.toContain(wrong);
+    } finally {
+      await rm(path);
+    }
   }, 60_000);
 
   it("writes markdown with names in code, for a job summary", async () => {

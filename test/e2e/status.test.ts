@@ -82,6 +82,16 @@ describe("egp status", () => {
     expect(run.stdout).not.toContain(PASSWORD);
   }, 60_000);
 
+  it("prints the same from the built CLI (dist/, as the published package runs)", async () => {
+    const [source, built] = await Promise.all([
+      egp(["status", "--env", "dev", "down"], { cwd: repo, env }),
+      egp(["status", "--env", "dev", "down"], { cwd: repo, env: { ...env, EGP_USE_DIST: "1" } }),
+    ]);
+    expect(built.code).toBe(1);
+    expect(built.stdout).toBe(source.stdout);
+    expect(lines(built.stdout)).toHaveLength(5);
+  }, 60_000);
+
   it("exits 2 when one drifted and every one could be read, 0 when all match", async () => {
     const both = await egp(["status", "--env", "dev", "prod", "--parallel", "1"], { cwd: repo, env });
     expect(both.code).toBe(2);

@@ -11,6 +11,7 @@ import { registerReleasesCommand } from "./commands/releases.ts";
 import { registerRollbackCommand } from "./commands/rollback.ts";
 import { registerSchemaCommand } from "./commands/schema.ts";
 import { registerShowCommand } from "./commands/show.ts";
+import { registerStatusCommand } from "./commands/status.ts";
 import { registerValidateCommand } from "./commands/validate.ts";
 import { describeUserError } from "./user-errors.ts";
 
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerReleasesCommand(program);
   registerExportCommand(program);
   registerCompareCommand(program);
+  registerStatusCommand(program);
   return program;
 }
 

@@ -69,10 +69,25 @@ export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { printable, printableLines } from "./render/printable.ts";
+export {
+  renderStatusHtml,
+  renderStatusJson,
+  renderStatusMarkdown,
+  renderStatusText,
+} from "./render/status.ts";
 export { renderText } from "./render/text.ts";
 export type { RenderOptions } from "./render/values.ts";
 export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";
 export { DEFAULT_ROLLBACK_PREFIX, planRollback } from "./rollback.ts";
 export { sealSensitive, unsealStep } from "./sensitive.ts";
+export type {
+  EnvironmentStatus,
+  LastInstall,
+  PendingApply,
+  ReadableStatus,
+  StatusReport,
+  UnreadableStatus,
+} from "./status.ts";
+export { driftByKind, isDrifted, statusExitCode, statusReport } from "./status.ts";
 export type { Target } from "./targets.ts";
 export { keysToRead, narrowDesired, parseTargets, selects } from "./targets.ts";

@@ -262,3 +262,29 @@ describe("the project's own CI", () => {
     ]);
   });
 });
+
+describe("the status report", () => {
+  it("is reusable, runs where the caller says, and writes the markdown to the job summary", () => {
+    const doc = workflow("egp-status.yml");
+    const call = doc.on.workflow_call;
+    expect(Object.keys(call.inputs)).toEqual(
+      expect.arrayContaining(["environments", "working-directory", "egp-repository", "egp-ref", "runs-on"]),
+    );
+    expect(call.inputs["runs-on"].default).toBe("ubuntu-latest");
+    expect(doc.jobs.status["runs-on"]).toBe("${{ inputs.runs-on }}");
+    expect(doc.permissions).toEqual({ contents: "read" });
+    const status = stepsOf("egp-status.yml").find((s) => s.step.id === "status")?.step;
+    expect(String(status.with.args)).toMatch(/^status --format markdown --html egp-status\.html/);
+    expect(status.with.summary).toBe("markdown");
+    expect(status.with["allowed-exit-codes"]).toBe("0,2");
+    const upload = stepsOf("egp-status.yml").find((s) => uses(s.step, "actions/upload-artifact"))?.step;
+    expect(upload.if).toBe("${{ !cancelled() && steps.status.outputs.exit-code != '' }}");
+    expect(upload.with.path).toBe("${{ inputs.working-directory }}/egp-status.html");
+  });
+
+  it("is scheduled by the example", () => {
+    const doc = workflow("example-status.yml");
+    expect(doc.on.schedule).toHaveLength(1);
+    expect(doc.jobs.status.uses).toBe("./.github/workflows/egp-status.yml");
+  });
+});

@@ -2,28 +2,12 @@ import type { ComparedObject, Comparison, ComparisonStatus } from "../compare-in
 import type { PartDifference } from "../package-diff.ts";
 import { compareWords, describeCompareCounts, GROUP_TITLE, objectSummary } from "./comparison.ts";
 import { escapeHtml } from "./folds.ts";
+import { badge, htmlPage } from "./html-page.ts";
 import { describePart, formatProperty, partLabel } from "./parts.ts";
 
-/*
- * `egp compare --format html`: one self-contained file, readable offline and without JavaScript. The
- * styles are inline, there are no scripts, images or links to anything, and a Content-Security-Policy
- * forbids loading anything at all. Sections fold with <details>. Every string from an instance is
- * escaped.
- */
+/* `egp compare --format html`: sections fold with <details> (html-page.ts says what every page keeps). */
 
 const STYLE = `
-:root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
-body { margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1f2328; background: #fff; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
-table { border-collapse: collapse; margin: 0.5rem 0 1rem; }
-th, td { border: 1px solid #d0d7de; padding: 0.3rem 0.6rem; text-align: left; vertical-align: top; }
-th { background: #f6f8fa; }
-td ul { margin: 0; padding-left: 1.1rem; }
-td.count { text-align: right; font-variant-numeric: tabular-nums; }
-details { border: 1px solid #d0d7de; border-radius: 6px; margin: 0.5rem 0; padding: 0.4rem 0.8rem; }
-details[open] > summary { margin-bottom: 0.5rem; }
-summary { cursor: pointer; font-weight: 600; }
-.badge { display: inline-block; border-radius: 1rem; padding: 0 0.6rem; font-size: 0.85em; font-weight: 600; }
 .mismatched { background: #fff1c2; color: #6b4500; }
 .missingInTarget { background: #dafbe1; color: #116329; }
 .missingInSource { background: #ffe2e0; color: #82071e; }
@@ -31,12 +15,7 @@ summary { cursor: pointer; font-weight: 600; }
 .critical { background: #cf222e; color: #fff; }
 .normal { background: #eaeef2; color: #424a53; }
 tr.severity-critical td { background: #fff5f5; }
-.muted { color: #57606a; }
 `;
-
-function badge(kind: string, text: string): string {
-  return `<span class="badge ${kind}">${escapeHtml(text)}</span>`;
-}
 
 const PART_STATUS_CLASS: Record<PartDifference["status"], ComparisonStatus> = {
   added: "missingInTarget",
@@ -120,22 +99,9 @@ export function renderComparisonHtml(comparison: Comparison): string {
       "</section>",
     ];
   });
-  return `${[
-    "<!doctype html>",
-    '<html lang="en">',
-    "<head>",
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${STYLE}</style>`,
-    "</head>",
-    "<body>",
-    `<h1>${escapeHtml(title)}</h1>`,
+  return htmlPage(title, STYLE, [
     `<p class="muted">Made ${escapeHtml(comparison.createdAt)}. A part on ${escapeHtml(comparison.from)} only is missing in target; on ${escapeHtml(comparison.to)} only, missing in source.</p>`,
     summaryTable(comparison),
     ...groups,
-    "</body>",
-    "</html>",
-  ].join("\n")}\n`;
+  ]);
 }

@@ -1,0 +1,94 @@
+import { writeFile } from "node:fs/promises";
+import { basename, resolve } from "node:path";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { readRepository } from "../../manifest/index.ts";
+import {
+  renderStatusHtml,
+  renderStatusJson,
+  renderStatusMarkdown,
+  renderStatusText,
+  type StatusReport,
+  statusExitCode,
+} from "../../plan/index.ts";
+import { ExitError } from "../errors.ts";
+import { withEnvironments } from "../run.ts";
+import { readStatus } from "../status.ts";
+
+type StatusFormat = "text" | "markdown" | "json" | "html";
+
+interface StatusFlags {
+  env?: string[];
+  format: StatusFormat;
+  out?: string;
+  html?: string;
+  parallel: number;
+}
+
+const RENDER: Record<StatusFormat, (report: StatusReport) => string> = {
+  text: renderStatusText,
+  markdown: renderStatusMarkdown,
+  json: renderStatusJson,
+  html: renderStatusHtml,
+};
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("expected a whole number, 1 or more");
+  return n;
+}
+
+async function write(file: string, flag: string, text: string): Promise<void> {
+  await writeFile(resolve(file), text).catch((error: NodeJS.ErrnoException) => {
+    throw new ExitError(`${flag}: cannot write ${file} (${error.code ?? error.message})`, 1, {
+      cause: error,
+    });
+  });
+}
+
+/**
+ * Every environment of the repository (or those named), read in parallel: reachable, version, drift
+ * per kind, last install, pending apply (docs/status.md). Exit 0 all match, 2 drift, 1 unreadable.
+ */
+export function registerStatusCommand(program: Command): void {
+  program
+    .command("status")
+    .description("every environment: reachable, version, drift, last install, pending apply (exit 0/2/1)")
+    .option("--env <names...>", "these environments only (default: every file in environments/)")
+    .addOption(
+      new Option("--format <format>", "text, markdown, json or html")
+        .choices(["text", "markdown", "json", "html"])
+        .default("text"),
+    )
+    .option("--out <file>", "write the report to a file instead of stdout")
+    .option("--html <file>", "also write the report as a self-contained HTML page")
+    .option("--parallel <n>", "environments read at once", positive, 4)
+    .action(async (_options: unknown, command: Command) => {
+      await withEnvironments<StatusFlags>(command, async ({ flags, dir, logger, connections }) => {
+        const repository = await readRepository(dir);
+        const known = repository.environments.map((file) => basename(file.path, ".yaml"));
+        const unknown = (flags.env ?? []).filter((env) => !known.includes(env));
+        if (unknown.length > 0)
+          throw new ExitError(
+            `--env: no environments/${unknown[0]}.yaml (known: ${known.join(", ") || "none"})`,
+          );
+        const environments = flags.env ? [...new Set(flags.env)] : known;
+        if (environments.length === 0) throw new ExitError("no environments: environments/*.yaml is empty");
+        const warned = new Set<string>();
+        const warn = (line: string) => {
+          if (!warned.has(line)) process.stderr.write(`${line}\n`);
+          warned.add(line);
+        };
+        const report = await readStatus(
+          { dir, repository, connections, logger, warn },
+          environments,
+          flags.parallel,
+        );
+        if (flags.html) await write(flags.html, "--html", renderStatusHtml(report));
+        if (flags.json) process.stdout.write(`${JSON.stringify(report)}\n`);
+        else if (flags.out) await write(flags.out, "--out", RENDER[flags.format](report));
+        else process.stdout.write(RENDER[flags.format](report));
+        const code = statusExitCode(report);
+        if (code !== 0) throw new ExitError("", code);
+      });
+    });
+}

@@ -1,0 +1,138 @@
+import type { EnvironmentStatus, LastInstall, PendingApply, StatusReport } from "../status.ts";
+import { code, escapeHtml } from "./folds.ts";
+import { badge, htmlPage } from "./html-page.ts";
+import { printable } from "./printable.ts";
+
+/*
+ * `egp status` for people (a table on a terminal, a job summary in markdown, a page) and for
+ * programs (JSON). Names come from the repository and the instances: printable on a terminal, in
+ * code in markdown, escaped in HTML.
+ */
+
+type State = "matches" | "drifted" | "unreachable";
+
+function stateOf(status: EnvironmentStatus): State {
+  if (!status.reachable) return "unreachable";
+  return status.driftTotal > 0 ? "drifted" : "matches";
+}
+
+/** `3 (Package 1, User 2)`, or `0`. */
+function driftText(status: EnvironmentStatus): string {
+  if (!status.reachable) return "-";
+  const kinds = Object.entries(status.drift).map(([kind, count]) => `${kind} ${count}`);
+  return kinds.length === 0 ? "0" : `${status.driftTotal} (${kinds.join(", ")})`;
+}
+
+function installText(install: LastInstall | null): string {
+  if (!install) return "-";
+  const what = install.release ? `release ${install.release}` : `${install.package} from ${install.from}`;
+  return `${what}, ${install.done ? "installed" : "asked, not seen done"} ${install.at}`;
+}
+
+function pendingText(pending: EnvironmentStatus["pending"]): string {
+  if (!pending) return "-";
+  if ("unreadable" in pending) return pending.unreadable;
+  const p: PendingApply = pending;
+  return `plan ${p.plan}, ${p.done} of ${p.steps} steps done (started ${p.startedAt})`;
+}
+
+function versionText(status: EnvironmentStatus): string {
+  return status.reachable ? status.version : "-";
+}
+
+const HEADINGS = ["environment", "status", "version", "drift", "last install", "pending apply"];
+
+function cells(status: EnvironmentStatus): string[] {
+  return [
+    status.environment,
+    stateOf(status),
+    versionText(status),
+    driftText(status),
+    installText(status.lastInstall),
+    pendingText(status.pending),
+  ];
+}
+
+function summaryLine(report: StatusReport): string {
+  const { matching, drifted, unreadable } = report.summary;
+  return `${report.environments.length} environments: ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;
+}
+
+/** A table; below it, for each environment that can't be read, why, on one line. */
+export function renderStatusText(report: StatusReport): string {
+  const rows = [HEADINGS, ...report.environments.map((s) => cells(s).map(printable))];
+  const widths = HEADINGS.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+  const lines = rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+  const reasons = report.environments.flatMap((s) =>
+    s.reachable ? [] : [`${printable(s.environment)}: ${printable(s.reason)}`],
+  );
+  return `${[...lines, "", ...reasons, ...(reasons.length ? [""] : []), summaryLine(report)].join("\n")}\n`;
+}
+
+/** In a markdown table a `|` ends the cell, even inside code. */
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|");
+}
+
+export function renderStatusMarkdown(report: StatusReport): string {
+  const row = (status: EnvironmentStatus) => {
+    // The status word is egp's own; every other cell may hold a name, so it is kept in code.
+    const shown = cells(status).map((text, i) => (i === 1 || text === "-" ? text : code(text)));
+    const why = status.reachable ? "" : code(status.reason);
+    return `| ${[...shown, why].map(cell).join(" | ")} |`;
+  };
+  return `${[
+    "## egp status",
+    "",
+    `${summaryLine(report)} (${report.createdAt}).`,
+    "",
+    `| ${[...HEADINGS, "why"].join(" | ")} |`,
+    `|${HEADINGS.map(() => "---").join("|")}|---|`,
+    ...report.environments.map(row),
+  ].join("\n")}\n`;
+}
+
+export function renderStatusJson(report: StatusReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+const STYLE = `
+.matches { background: #dafbe1; color: #116329; }
+.drifted { background: #fff1c2; color: #6b4500; }
+.unreachable { background: #cf222e; color: #fff; }
+tr.unreachable-row td { background: #fff5f5; }
+`;
+
+function htmlRow(status: EnvironmentStatus): string {
+  const state = stateOf(status);
+  const [env, , version, drift, install, pending] = cells(status).map((text) => escapeHtml(printable(text)));
+  const why = status.reachable ? "" : escapeHtml(printable(status.reason));
+  return [
+    `<tr data-env="${escapeHtml(status.environment)}" data-status="${state}"${status.reachable ? "" : ' class="unreachable-row"'}>`,
+    `<td><code>${env}</code></td>`,
+    `<td>${badge(state, state)}</td>`,
+    `<td>${version}</td>`,
+    `<td class="drift">${drift}</td>`,
+    `<td>${install}</td>`,
+    `<td>${pending}</td>`,
+    `<td class="why">${why}</td>`,
+    "</tr>",
+  ].join("");
+}
+
+export function renderStatusHtml(report: StatusReport): string {
+  return htmlPage("egp status", STYLE, [
+    `<p class="muted">Made ${escapeHtml(report.createdAt)}. ${escapeHtml(summaryLine(report))}.</p>`,
+    '<table id="status">',
+    `<thead><tr>${[...HEADINGS, "why"].map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead>`,
+    "<tbody>",
+    ...report.environments.map(htmlRow),
+    "</tbody>",
+    "</table>",
+  ]);
+}

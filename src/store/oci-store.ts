@@ -64,6 +64,22 @@ export interface OciStoreOptions {
   credentials?: OciCredentials;
   /** Tags asked for per page of the tag list (the registry may give fewer). */
   pageSize?: number;
+  /** Waits before a retry; tests record instead of sleeping. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const MAX_ATTEMPTS = 4;
+const MAX_WAIT_MS = 30_000;
+
+/** Milliseconds before try `attempt + 1`: the registry's Retry-After (seconds), else backoff with jitter. */
+export function retryDelay(attempt: number, retryAfter: string | undefined, random = Math.random): number {
+  const seconds = Number(retryAfter);
+  if (retryAfter !== undefined && retryAfter.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) {
+    return Math.min(seconds * 1000, MAX_WAIT_MS);
+  }
+  const backoff = Math.min(500 * 2 ** (attempt - 1), MAX_WAIT_MS);
+  return Math.round(backoff / 2 + (backoff / 2) * random());
 }
 
 interface Challenge {
@@ -149,6 +165,9 @@ export class OciStore implements ReleaseStore {
   readonly #repository: string;
   readonly #credentials: OciCredentials | undefined;
   readonly #pageSize: number;
+  readonly #sleep: (ms: number) => Promise<void>;
+  // Errors of the connection itself (refused, reset, timed out), which a retry may get past.
+  readonly #unreachable = new WeakSet<Error>();
   #authorization: string | undefined;
   #agent: Promise<Dispatcher & { close(): Promise<void> }> | undefined;
   #emptyPushed = false;
@@ -168,6 +187,7 @@ export class OciStore implements ReleaseStore {
     this.#repository = reference.repository;
     this.#credentials = options.credentials;
     this.#pageSize = options.pageSize ?? 1000;
+    this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.location = `oci://${reference.host}/${reference.repository}`;
   }
 
@@ -200,16 +220,44 @@ export class OciStore implements ReleaseStore {
         body: send.body?.(),
       });
     } catch (error) {
-      throw new StoreError(
+      const failure = new StoreError(
         StoreErrorCode.Unavailable,
         `can't reach the store ${this.location}: ${printable((error as Error).message)}`,
         { cause: error },
       );
+      this.#unreachable.add(failure);
+      throw failure;
+    }
+  }
+
+  /**
+   * One request, tried again on 429 and 5xx answers and on connection errors, except the PUT that
+   * ends a blob upload: its upload session may be used up, and the upload is started again instead.
+   */
+  async #send(
+    method: Dispatcher.HttpMethod,
+    path: string,
+    send: Send = {},
+  ): Promise<Dispatcher.ResponseData> {
+    const again = !(method === "PUT" && path.includes("/blobs/uploads/"));
+    for (let attempt = 1; ; attempt++) {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await this.#once(method, path, send);
+      } catch (error) {
+        if (!again || attempt >= MAX_ATTEMPTS || !this.#unreachable.has(error as Error)) throw error;
+        await this.#sleep(retryDelay(attempt, undefined));
+        continue;
+      }
+      if (!again || attempt >= MAX_ATTEMPTS || !RETRY_STATUSES.has(response.statusCode)) return response;
+      const wait = retryDelay(attempt, header(response, "retry-after"));
+      await drain(response);
+      await this.#sleep(wait);
     }
   }
 
   /** One request, authenticated when the registry asks (401), following redirects for blobs. */
-  async #send(
+  async #once(
     method: Dispatcher.HttpMethod,
     path: string,
     send: Send = {},
@@ -360,6 +408,21 @@ export class OciStore implements ReleaseStore {
 
   /** A monolithic upload: POST for a session, then one PUT of the whole blob with its digest. */
   async #upload(digest: string, size: number, body: () => Buffer | Readable): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const failure = await this.#uploadOnce(digest, size, body).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (failure === undefined) return;
+      const passing =
+        failure instanceof StoreError &&
+        (this.#unreachable.has(failure) || RETRY_STATUSES.has(failure.status ?? 0));
+      if (!passing || attempt >= MAX_ATTEMPTS) throw failure;
+      await this.#sleep(retryDelay(attempt, undefined));
+    }
+  }
+
+  async #uploadOnce(digest: string, size: number, body: () => Buffer | Readable): Promise<void> {
     const started = await this.#send("POST", this.#path("blobs/uploads/"), {
       headers: { "content-length": "0" },
     });

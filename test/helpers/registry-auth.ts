@@ -29,6 +29,8 @@ export interface AuthProxyOptions {
   password?: string;
   /** Answer 403 with an `errors[]` envelope to pushes (POST/PUT): a pull-only account. */
   pullOnly?: boolean;
+  /** Passing failures: the first `times` requests that match get `status` (and its Retry-After). */
+  failures?: { method: string; path: RegExp; status: number; retryAfter?: string; times: number }[];
 }
 
 const basicOf = (username = "", password = "") =>
@@ -77,6 +79,18 @@ export async function startAuthProxy(options: AuthProxyOptions): Promise<AuthPro
           ? 'Basic realm="egp-test"'
           : `Bearer realm="http://${host}/token",service="egp-test",scope="${scope}"`,
       );
+      return;
+    }
+    const failure = options.failures?.find(
+      (rule) => rule.times > 0 && rule.method === incoming.method && rule.path.test(url.pathname),
+    );
+    if (failure) {
+      failure.times -= 1;
+      incoming.resume();
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (failure.retryAfter !== undefined) headers["retry-after"] = failure.retryAfter;
+      response.writeHead(failure.status, headers);
+      response.end(JSON.stringify({ errors: [{ code: "UNAVAILABLE", message: "try again" }] }));
       return;
     }
     if (options.pullOnly && (incoming.method === "POST" || incoming.method === "PUT")) {

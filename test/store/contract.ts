@@ -33,7 +33,8 @@ export function storeContract(name: string, fresh: () => Promise<Backend>): void
     it("refuses a file altered in the store, and leaves nothing at the target", async () => {
       const { store, alter } = await fresh();
       const dir = scratch();
-      writeFileSync(join(dir, "a.zip"), "package bytes");
+      // Bytes of their own: a registry keeps one copy of a blob for all its repositories.
+      writeFileSync(join(dir, "a.zip"), "bytes altered in the store");
       const { digest } = await store.putFile(join(dir, "a.zip"));
       alter(digest, "other bytes!!");
       await expect(store.getFile(digest, join(dir, "b.zip"))).rejects.toThrow(/altered/);

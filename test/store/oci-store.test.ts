@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OciStore, type OciStoreOptions } from "../../src/store/index.ts";
+import { retryDelay } from "../../src/store/oci-store.ts";
 import { tagOfKey } from "../../src/store/oci-tags.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { type AuthProxy, startAuthProxy } from "../helpers/registry-auth.ts";
@@ -72,7 +73,8 @@ describe("OciStore against docker-registry", () => {
 
   it("refuses a record altered in the registry's storage", async () => {
     const store = open();
-    await store.putRecord("releases/r1", { name: "r1" });
+    // A record of its own: a registry keeps one copy of a blob for all its repositories.
+    await store.putRecord("releases/r1", { name: "r1", altered: true });
     const manifest = (await (
       await fetch(`${registry.url}/v2/egp/test-${repositories}/manifests/releases_S_r1`, {
         headers: { accept: "application/vnd.oci.image.manifest.v1+json" },
@@ -146,6 +148,71 @@ describe("OciStore against docker-registry", () => {
     expect(() => new OciStore({ reference: "https://registry.example.com/egp" })).toThrow(
       /not an OCI address/,
     );
+  });
+});
+
+describe("OciStore: passing failures", () => {
+  it("waits as Retry-After says, or backs off with jitter, up to a cap", () => {
+    expect(retryDelay(1, "2")).toBe(2000);
+    expect(retryDelay(1, "3600")).toBe(30_000);
+    expect([retryDelay(1, undefined, () => 0), retryDelay(1, undefined, () => 1)]).toEqual([250, 500]);
+    expect(retryDelay(3, undefined, () => 1)).toBe(2000);
+    expect(retryDelay(20, "soon", () => 1)).toBe(30_000);
+  });
+
+  it("tries a read again after 503 and 429, waiting as the registry says", async () => {
+    const direct = open();
+    await direct.putRecord("releases/r1", { name: "r1" });
+    const front = await startAuthProxy({
+      upstream: registry.url,
+      mode: "none",
+      failures: [
+        { method: "GET", path: /\/manifests\//, status: 503, times: 1 },
+        { method: "GET", path: /\/blobs\//, status: 429, retryAfter: "2", times: 1 },
+      ],
+    });
+    const waits: number[] = [];
+    const store = new OciStore({
+      reference: `oci://${front.host}/egp/test-${repositories}`,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+    stores.push(store);
+    expect(await store.getRecord("releases/r1")).toEqual({ name: "r1" });
+    expect(waits).toHaveLength(2);
+    expect(waits[1]).toBe(2000);
+    await front.stop();
+  });
+
+  it("starts a blob's upload again when its PUT fails, and gives up after four tries", async () => {
+    const front = await startAuthProxy({
+      upstream: registry.url,
+      mode: "none",
+      failures: [{ method: "PUT", path: /\/blobs\/uploads\//, status: 502, times: 1 }],
+    });
+    const waits: number[] = [];
+    const sleep = async (ms: number) => {
+      waits.push(ms);
+    };
+    const store = open({ host: front.host, sleep });
+    const dir = scratch();
+    writeFileSync(join(dir, "a.zip"), "package a");
+    const { digest } = await store.putFile(join(dir, "a.zip"));
+    expect(await store.hasFile(digest)).toBe(true);
+    expect(front.seen.filter((request) => request.method === "POST").length).toBe(2);
+    expect(waits).toHaveLength(1);
+    const failing = await startAuthProxy({
+      upstream: registry.url,
+      mode: "none",
+      failures: [{ method: "GET", path: /./, status: 503, times: 100 }],
+    });
+    await expect(open({ host: failing.host, sleep }).getRecord("releases/r1")).rejects.toMatchObject({
+      code: "EGP_STORE_UNAVAILABLE",
+      status: 503,
+    });
+    expect(failing.seen.length).toBe(4);
+    await Promise.all([front.stop(), failing.stop()]);
   });
 });
 

@@ -41,6 +41,11 @@ export interface OciReference {
   repository: string;
 }
 
+/** An address as it may be shown: a user and password written in it (`oci://u:p@host`) are not. */
+export function printableAddress(address: string): string {
+  return JSON.stringify(address.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, "$1***@"));
+}
+
 /** `oci://host[:port]/repository` → its parts; undefined when it is not one. */
 export function parseOciReference(reference: string): OciReference | undefined {
   const match = /^oci:\/\/([^/]+)\/(.+)$/.exec(reference);
@@ -177,7 +182,7 @@ export class OciStore implements ReleaseStore {
     if (!reference) {
       throw new StoreError(
         StoreErrorCode.BadLocation,
-        `not an OCI address: ${JSON.stringify(options.reference)} (expected oci://host[:port]/repository)`,
+        `not an OCI address: ${printableAddress(options.reference)} (expected oci://host[:port]/repository)`,
       );
     }
     const hostname = reference.host.replace(/:\d+$/, "");

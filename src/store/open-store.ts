@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import { FolderStore } from "./folder-store.ts";
-import { OciStore, parseOciReference } from "./oci-store.ts";
+import { OciStore, parseOciReference, printableAddress } from "./oci-store.ts";
 import type { ReleaseStore } from "./store.ts";
 
 /** The store where egp.yaml names none: on this machine only, like Terraform's local backend. */
@@ -19,6 +19,9 @@ type Environment = Readonly<Record<string, string | undefined>>;
 export function checkStoreSpec(spec: StoreSpec): string | undefined {
   const value = spec.store;
   if (value === undefined) return undefined;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*@/.test(value)) {
+    return "holds a user or password: give them in EGP_STORE_USERNAME and EGP_STORE_PASSWORD instead";
+  }
   if (value.startsWith("oci://")) {
     return parseOciReference(value)
       ? undefined
@@ -41,7 +44,7 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
   if (problem) {
     throw new StoreError(
       StoreErrorCode.BadLocation,
-      `releases.store ${JSON.stringify(spec.store)}: ${problem}`,
+      `releases.store ${printableAddress(spec.store ?? "")}: ${problem}`,
     );
   }
   const value = spec.store ?? DEFAULT_STORE;

@@ -285,7 +285,13 @@ describe("OciStore: authentication", () => {
     });
     const store = open({ host: proxy.host, credentials: { username: "ci", password: "wrong-pw-123" } });
     const failure = store.getRecord("releases/r1");
-    await expect(failure).rejects.toMatchObject({ code: "EGP_STORE_DENIED", status: 401 });
+    await expect(failure).rejects.toMatchObject({
+      code: "EGP_STORE_DENIED",
+      status: 401,
+      message: expect.stringMatching(
+        /^the token server refused in the store .*HTTP 401 \(UNAUTHORIZED: bad credentials\)/,
+      ),
+    });
     await expect(failure).rejects.toThrow(/^(?!.*wrong-pw-123)/s);
     await proxy.stop();
     proxy = undefined;

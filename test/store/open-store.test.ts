@@ -43,6 +43,16 @@ describe("openStore: the store egp.yaml names", () => {
     expect(checkStoreSpec({ store: "oci://ghcr.io" })).toMatch(/oci:\/\/host\[:port\]\/repository/);
     expect(checkStoreSpec({ store: "./store" })).toBeUndefined();
   });
+
+  it("refuses a password written in the address, without repeating it", () => {
+    expect(checkStoreSpec({ store: "oci://ci:hunter2@ghcr.io/acme/egp" })).toMatch(/EGP_STORE_USERNAME/);
+    expect(() => openStore({ store: "oci://ci:hunter2@ghcr.io/acme/egp" }, "/repo")).toThrow(
+      /^releases\.store "oci:\/\/\*\*\*@ghcr\.io\/acme\/egp": holds a user or password/,
+    );
+    expect(() => new OciStore({ reference: "oci://ci:hunter2@ghcr.io/acme/egp" })).toThrow(
+      /^not an OCI address: "oci:\/\/\*\*\*@ghcr\.io\/acme\/egp"/,
+    );
+  });
 });
 
 describe("egp.yaml", () => {

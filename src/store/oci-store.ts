@@ -268,6 +268,8 @@ export class OciStore implements ReleaseStore {
     send: Send = {},
   ): Promise<Dispatcher.ResponseData> {
     let url = this.#url(path);
+    // A Location or Link the registry sends may name another host: it gets no credentials.
+    if (new URL(url).origin !== new URL(this.#base).origin) return this.#raw(method, url, send, undefined);
     let response = await this.#raw(method, url, send, this.#authorization);
     if (response.statusCode === 401) {
       const challenge = parseChallenge(header(response, "www-authenticate") ?? "");

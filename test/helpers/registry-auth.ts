@@ -25,6 +25,8 @@ export interface AuthProxyOptions {
   upstream: string;
   mode: "none" | "basic" | "bearer";
   paginate?: boolean;
+  /** Where the Link of the next page points (`http://host:port`), when not here. */
+  linkOrigin?: string;
   username?: string;
   password?: string;
   /** Answer 403 with an `errors[]` envelope to pushes (POST/PUT): a pull-only account. */
@@ -103,7 +105,7 @@ export async function startAuthProxy(options: AuthProxyOptions): Promise<AuthPro
       return;
     }
     if (options.paginate && incoming.method === "GET" && url.pathname.endsWith("/tags/list")) {
-      void paginate(options.upstream, url, response);
+      void paginate(options.upstream, url, response, options.linkOrigin ?? "");
       return;
     }
     const headers = { ...incoming.headers };
@@ -134,7 +136,7 @@ export async function startAuthProxy(options: AuthProxyOptions): Promise<AuthPro
 }
 
 /** One page of the upstream's whole tag list: `n` tags after `last`, and a Link to the next page. */
-async function paginate(upstream: string, url: URL, response: ServerResponse): Promise<void> {
+async function paginate(upstream: string, url: URL, response: ServerResponse, origin: string): Promise<void> {
   const answer = await fetch(new URL(url.pathname, upstream));
   if (answer.status !== 200) {
     response.writeHead(answer.status, { "content-type": "application/json" });
@@ -147,7 +149,7 @@ async function paginate(upstream: string, url: URL, response: ServerResponse): P
   const after = [...tags].sort().filter((tag) => last === null || tag > last);
   const page = after.slice(0, n);
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (after.length > n) headers.link = `<${url.pathname}?n=${n}&last=${page.at(-1)}>; rel="next"`;
+  if (after.length > n) headers.link = `<${origin}${url.pathname}?n=${n}&last=${page.at(-1)}>; rel="next"`;
   response.writeHead(200, headers);
   response.end(JSON.stringify({ name, tags: page }));
 }

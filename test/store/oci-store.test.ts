@@ -297,6 +297,29 @@ describe("OciStore: authentication", () => {
     proxy = undefined;
   });
 
+  it("sends no credentials to another host that a Link names", async () => {
+    const other = await startAuthProxy({ upstream: registry.url, mode: "none", paginate: true });
+    proxy = await startAuthProxy({
+      upstream: registry.url,
+      mode: "basic",
+      username: "ci",
+      password: "s3cret-pw",
+      paginate: true,
+      linkOrigin: `http://${other.host}`,
+    });
+    const store = open({
+      host: proxy.host,
+      credentials: { username: "ci", password: "s3cret-pw" },
+      pageSize: 1,
+    });
+    for (const key of ["releases/r1", "releases/r2", "releases/r3"]) await store.putRecord(key, { key });
+    expect(await store.listRecords("releases")).toEqual(["releases/r1", "releases/r2", "releases/r3"]);
+    expect(other.seen.length).toBeGreaterThan(0);
+    expect(other.seen.map((request) => request.scheme)).toEqual(other.seen.map(() => ""));
+    await Promise.all([other.stop(), proxy.stop()]);
+    proxy = undefined;
+  });
+
   it("gives the registry's status and error codes when it refuses a push", async () => {
     proxy = await startAuthProxy({
       upstream: registry.url,

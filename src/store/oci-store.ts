@@ -3,6 +3,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { Dispatcher } from "undici";
 import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import { checkKey } from "./folder-store.ts";
@@ -480,14 +481,24 @@ export class OciStore implements ReleaseStore {
     const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
     try {
       const hash = createHash("sha256");
-      const out = createWriteStream(temp);
-      for await (const chunk of response.body) {
-        hash.update(chunk as Buffer);
-        if (!out.write(chunk)) await new Promise((resolve) => out.once("drain", resolve));
-      }
-      await new Promise<void>((resolve, reject) =>
-        out.end((error?: Error | null) => (error ? reject(error) : resolve())),
-      );
+      await pipeline(
+        response.body,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            hash.update(chunk);
+            yield chunk;
+          }
+        },
+        createWriteStream(temp),
+      ).catch((error: NodeJS.ErrnoException) => {
+        // The file system's own errors (ENOSPC…) are the machine's, not the store's.
+        if (error.syscall) throw error;
+        throw new StoreError(
+          StoreErrorCode.Unavailable,
+          `reading sha256:${digest} from the store ${this.location} broke off: ${printable(error.message)}`,
+          { cause: error },
+        );
+      });
       const read = hash.digest("hex");
       if (read !== digest) {
         throw new StoreError(
@@ -651,9 +662,15 @@ export class OciStore implements ReleaseStore {
       }
       if (response.statusCode !== 200) throw await this.#failure(response, "can't list the tags");
       const link = nextLink(header(response, "link"));
-      const body = JSON.parse((await bytesOf(response, MAX_RECORD_BYTES)).toString("utf8")) as {
-        tags?: unknown;
-      };
+      const text = (await bytesOf(response, MAX_RECORD_BYTES)).toString("utf8");
+      let body: { tags?: unknown };
+      try {
+        body = JSON.parse(text) as { tags?: unknown };
+      } catch (error) {
+        throw new StoreError(StoreErrorCode.Unavailable, `the tag list of ${this.location} is not JSON`, {
+          cause: error,
+        });
+      }
       const tags = Array.isArray(body.tags)
         ? body.tags.filter((tag): tag is string => typeof tag === "string")
         : [];

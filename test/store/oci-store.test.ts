@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -131,6 +133,26 @@ describe("OciStore against docker-registry", () => {
       code: "EGP_STORE_UNAVAILABLE",
       message: expect.stringMatching(/^can't reach the store oci:\/\/127\.0\.0\.1:9\/egp\/test-\d+/),
     });
+  });
+
+  it("says a download broke off, and leaves nothing at the target", async () => {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-length": "1000", "content-type": "application/octet-stream" });
+      response.write("only the start");
+      setTimeout(() => response.socket?.destroy(), 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const dir = scratch();
+    await expect(
+      open({ host: `127.0.0.1:${port}` }).getFile("3".repeat(64), join(dir, "a.zip")),
+    ).rejects.toMatchObject({
+      code: "EGP_STORE_UNAVAILABLE",
+      message: expect.stringMatching(/^reading sha256:3{64} from the store .* broke off/),
+    });
+    expect(readdirSync(dir)).toEqual([]);
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
   it("talks HTTPS except to localhost or with plainHttp", () => {

@@ -113,7 +113,13 @@ export type {
   PlanContext,
   PlanEnvironmentOptions,
 } from "./compose/index.ts";
-export { clientOptionsOf, httpConnections, planEnvironment, readEnvironment } from "./compose/index.ts";
+export {
+  clientOptionsOf,
+  httpConnections,
+  openProjectStore,
+  planEnvironment,
+  readEnvironment,
+} from "./compose/index.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { registerExporter } from "./export/index.ts";
 export type {

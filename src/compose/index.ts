@@ -7,3 +7,4 @@ export type {
   PlanEnvironmentOptions,
 } from "./plan-environment.ts";
 export { planEnvironment, readEnvironment } from "./plan-environment.ts";
+export { openProjectStore } from "./project-store.ts";

@@ -39,6 +39,7 @@ export {
   PACKAGE_OBJECT_TYPES,
   TRANSLATION_OPTION_CODES,
 } from "./kinds/package.ts";
+export { loadProject, PROJECT_FILE, type ProjectOptions, parseProject, type StoreSpec } from "./project.ts";
 /** A PrunePolicy's choice for users, and for security parameters. */
 export type UserPrune = import("./kinds/index.ts").PruneOptions["users"];
 export type SecurityParameterPrune = import("./kinds/index.ts").PruneOptions["securityParameters"];

@@ -8,6 +8,8 @@ export const StoreErrorCode = {
   DigestMismatch: "EGP_STORE_DIGEST_MISMATCH",
   /** The store can't be reached or answered something else than the protocol says. */
   Unavailable: "EGP_STORE_UNAVAILABLE",
+  /** The registry refused the request: no credentials, wrong ones, or not allowed to push. */
+  Denied: "EGP_STORE_DENIED",
   /** `releases.store` in egp.yaml is not a folder path or an oci:// address. */
   BadLocation: "EGP_STORE_LOCATION",
 } as const;
@@ -16,11 +18,23 @@ export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode
 
 export const STORE_ERROR_CODES: readonly StoreErrorCode[] = Object.values(StoreErrorCode);
 
+export interface StoreErrorOptions {
+  cause?: unknown;
+  /** The registry's HTTP status, when a registry answered. */
+  status?: number;
+  /** The codes of the registry's `errors[]` envelope (`MANIFEST_UNKNOWN`, `DENIED`…). */
+  registryCodes?: readonly string[];
+}
+
 export class StoreError extends Error {
   readonly code: StoreErrorCode;
-  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  readonly status: number | undefined;
+  readonly registryCodes: readonly string[];
+  constructor(code: StoreErrorCode, message: string, options: StoreErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "StoreError";
     this.code = code;
+    this.status = options.status;
+    this.registryCodes = options.registryCodes ?? [];
   }
 }

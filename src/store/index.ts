@@ -1,3 +1,5 @@
 export { STORE_ERROR_CODES, StoreError, StoreErrorCode } from "./error-codes.ts";
 export { FolderStore } from "./folder-store.ts";
+export { type OciCredentials, OciStore, type OciStoreOptions, parseOciReference } from "./oci-store.ts";
+export { checkStoreSpec, DEFAULT_STORE, openStore, type StoreSpec } from "./open-store.ts";
 export { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";

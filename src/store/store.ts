@@ -32,4 +32,6 @@ export interface ReleaseStore {
   getRecord(key: string): Promise<unknown>;
   /** Every key under `prefix` (segments, without a trailing '/'), sorted. */
   listRecords(prefix: string): Promise<string[]>;
+  /** Lets go of what the store holds open (a registry's connections); a folder store has nothing. */
+  close?(): Promise<void>;
 }

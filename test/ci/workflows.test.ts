@@ -156,11 +156,13 @@ describe("exit codes are read, never swallowed", () => {
     expect(readFileSync(ACTION, "utf8")).not.toContain("continue-on-error");
   });
 
-  it("lets plan and drift steps pass on 0 and 2 only, and apply steps on 0 only", () => {
+  it("lets plan and drift steps pass on 0 and 2 only, and steps that change something on 0 only", () => {
     expect(egpSteps.length).toBeGreaterThanOrEqual(6);
+    const changes = ["apply", "rollback", "${{ steps.release.outputs.args }}"];
     for (const { step } of egpSteps) {
-      const command = String(step.with.args).split(" ")[0];
-      if (command === "apply") expect(step.with["allowed-exit-codes"]).toBeUndefined();
+      const args = String(step.with.args);
+      if (changes.some((command) => args.startsWith(command)))
+        expect(step.with["allowed-exit-codes"]).toBeUndefined();
       else expect(step.with["allowed-exit-codes"]).toBe("0,2");
     }
     expect(read(ACTION).inputs["allowed-exit-codes"].default).toBe("0");
@@ -180,7 +182,22 @@ describe("exit codes are read, never swallowed", () => {
   });
 });
 
+const REUSABLE = workflowFiles.filter((name) => workflow(name).on?.workflow_call);
+const RUNS_ON =
+  "${{ (startsWith(inputs.runs-on, '[') || startsWith(inputs.runs-on, '{')) && fromJSON(inputs.runs-on) || inputs.runs-on }}";
+
 describe("reusable workflows", () => {
+  it("are the three of plans and promotion and the three of releases", () => {
+    expect(REUSABLE.sort()).toEqual([
+      "egp-drift.yml",
+      "egp-plan.yml",
+      "egp-promote.yml",
+      "egp-release-apply.yml",
+      "egp-release-create.yml",
+      "egp-rollback.yml",
+    ]);
+  });
+
   it.each(["egp-plan.yml", "egp-drift.yml", "egp-promote.yml"])(
     "%s is called with inputs and secrets",
     (name) => {
@@ -191,6 +208,94 @@ describe("reusable workflows", () => {
       expect(Object.keys(call.secrets)).toEqual(["EGP_DEV_PASSWORD", "EGP_PROD_PASSWORD"]);
     },
   );
+
+  it.each(["egp-release-create.yml", "egp-release-apply.yml", "egp-rollback.yml"])(
+    "%s is called with inputs, and the release store's credentials among its secrets",
+    (name) => {
+      const call = workflow(name).on.workflow_call;
+      expect(Object.keys(call.inputs)).toEqual(
+        expect.arrayContaining(["working-directory", "egp-repository", "egp-ref", "node-version"]),
+      );
+      expect(Object.keys(call.secrets)).toEqual([
+        "EGP_DEV_PASSWORD",
+        "EGP_PROD_PASSWORD",
+        "EGP_STORE_USERNAME",
+        "EGP_STORE_PASSWORD",
+      ]);
+    },
+  );
+
+  it.each(REUSABLE)("%s lets the caller choose the runner: runs-on is an input of every job", (name) => {
+    const doc = workflow(name);
+    const input = doc.on.workflow_call.inputs["runs-on"];
+    expect(input).toMatchObject({ type: "string", required: false, default: "ubuntu-latest" });
+    const jobs = Object.values(doc.jobs as Record<string, Yaml>);
+    expect(jobs.map((job) => job["runs-on"])).toEqual(jobs.map(() => RUNS_ON));
+  });
+
+  it("creates a release from the checked inputs and opens a pull request with its record", () => {
+    const doc = workflow("egp-release-create.yml");
+    expect(doc.permissions).toEqual({ contents: "write", "pull-requests": "write" });
+    const steps = doc.jobs.create.steps as Yaml[];
+    const check = steps.findIndex((step) => step.id === "release");
+    const create = steps.findIndex((step) => step.with?.args === "${{ steps.release.outputs.args }}");
+    const pr = steps.findIndex((step) => String(step.run).includes("scripts/ci/open-release-pr.ts"));
+    expect(steps[check].run).toBe("node .egp-tool/scripts/ci/release-args.ts");
+    expect(steps[check].env).toEqual({
+      RELEASE_FROM: "${{ inputs.from-environment }}",
+      RELEASE_NAME: "${{ inputs.name }}",
+      RELEASE_TARGETS: "${{ inputs.targets }}",
+    });
+    expect([check < create, create < pr]).toEqual([true, true]);
+    expect(steps[pr].env.GITHUB_TOKEN).toBe("${{ github.token }}");
+    expect(doc.jobs.create.concurrency).toEqual({
+      group: "egp-${{ inputs.from-environment }}",
+      "cancel-in-progress": false,
+    });
+  });
+
+  it("applies a release behind the environment's GitHub reviewers: plan, then the reviewed plan", () => {
+    const { jobs } = workflow("egp-release-apply.yml");
+    expect(jobs.apply.environment).toBe("${{ inputs.github-environment || inputs.environment }}");
+    expect(jobs.plan.environment).toBeUndefined();
+    expect(jobs.apply.needs).toBe("plan");
+    expect(jobs.apply.if).toBe("${{ needs.plan.outputs.exit-code == '2' }}");
+    for (const job of ["plan", "apply"]) {
+      expect(jobs[job].concurrency).toEqual({
+        group: "egp-${{ inputs.environment }}",
+        "cancel-in-progress": false,
+      });
+    }
+    const planFile = "plan-${{ inputs.environment }}.json";
+    const plan = jobs.plan.steps.find((s: Yaml) => s.id === "plan");
+    expect(plan.with.args).toBe(
+      `plan --env \${{ inputs.environment }} --format markdown --out ${planFile} --detailed-exitcode`,
+    );
+    const upload = jobs.plan.steps.find((s: Yaml) => uses(s, "actions/upload-artifact"));
+    const download = jobs.apply.steps.find((s: Yaml) => uses(s, "actions/download-artifact"));
+    expect(download.with.name).toBe(upload.with.name);
+    const apply = jobs.apply.steps.find((s: Yaml) => String(s.with?.args).startsWith("apply"));
+    expect(apply.with.args).toBe(`apply --env \${{ inputs.environment }} ${planFile}`);
+  });
+
+  it("rolls back behind the environment's GitHub reviewers, with `egp rollback --env E`", () => {
+    const { jobs } = workflow("egp-rollback.yml");
+    expect(jobs.rollback.environment).toBe("${{ inputs.github-environment || inputs.environment }}");
+    const step = jobs.rollback.steps.find((s: Yaml) => String(s.with?.args).startsWith("rollback"));
+    expect(step.with.args).toBe(
+      "rollback --env ${{ inputs.environment }} --yes${{ inputs.to != '' && format(' --to {0}', inputs.to) || '' }}",
+    );
+  });
+
+  it("shows a pipeline of dev, test and prod, one apply after the other", () => {
+    const { jobs } = workflow("example-release-pipeline.yml");
+    expect(Object.keys(jobs)).toEqual(["dev", "test", "prod"]);
+    expect([jobs.test.needs, jobs.prod.needs]).toEqual(["dev", "test"]);
+    for (const [name, job] of Object.entries(jobs as Record<string, Yaml>)) {
+      expect(job.uses).toBe("./.github/workflows/egp-release-apply.yml");
+      expect(job.with.environment).toBe(name);
+    }
+  });
 
   it("plans a matrix of environments on pull requests and uploads the plan files", () => {
     const doc = workflow("egp-plan.yml");
@@ -256,6 +361,7 @@ describe("the project's own CI", () => {
     expect(steps.find((s) => uses(s, "actions/setup-node"))?.with["node-version"]).toBe("24");
     expect(steps.filter((s) => s.run).map((s) => s.run)).toEqual([
       "npm ci --no-audit --no-fund",
+      "npm run ensure-registry",
       "npm run typecheck",
       "npm run lint",
       "npm test",

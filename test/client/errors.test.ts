@@ -48,6 +48,8 @@ const ENVIRONMENT_VARIABLES = new Set([
   "EGP_EMULATOR_PASSWORD",
   "EGP_EMULATOR_ATTACHMENT_KEY",
   "EGP_INTERRUPT_GRACE_SECONDS",
+  "EGP_STORE_USERNAME",
+  "EGP_STORE_PASSWORD",
 ]);
 
 describe("the error code registry", () => {

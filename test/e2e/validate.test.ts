@@ -36,6 +36,24 @@ describe("egp validate", () => {
     expect(run).toEqual({ code: 0, stdout: "ok: 9 documents in 4 files, 2 environments\n", stderr: "" });
   });
 
+  it("checks egp.yaml's release store, at its line and column", async () => {
+    const good = await testdir({
+      "egp.yaml": "releases:\n  store: oci://ghcr.io/acme/egp-releases\n",
+      "environments/dev.yaml": ENVIRONMENT,
+    });
+    expect(await egp(["validate"], { cwd: good })).toMatchObject({ code: 0, stderr: "" });
+    const bad = await testdir({
+      "egp.yaml": "releases:\n  store: s3://bucket/egp\n",
+      "environments/dev.yaml": ENVIRONMENT,
+    });
+    const run = await egp(["validate"], { cwd: bad });
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)[0]).toBe(
+      "egp.yaml:2:10 releases.store: expected a folder path or oci://host[:port]/repository (for HTTP, oci:// with plainHttp: true)",
+    );
+    expect(run.stderr).not.toContain("    at ");
+  });
+
   it("reports a type error with its file, line and column, one line, no stack, exit 1", async () => {
     const dir = await testdir({
       "environments/dev.yaml": ENVIRONMENT,

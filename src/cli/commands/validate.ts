@@ -1,7 +1,14 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { type LoadResult, loadRepository } from "../../manifest/index.ts";
+import {
+  type LoadResult,
+  loadProject,
+  loadRepository,
+  ManifestError,
+  type ManifestIssue,
+} from "../../manifest/index.ts";
+import { checkStoreSpec } from "../../store/index.ts";
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../user-errors.ts";
 
@@ -25,6 +32,24 @@ function repositoryDir(dir: string): string {
   if (!existsSync(path) || !statSync(path).isDirectory())
     throw new ExitError(`--dir: not a directory: ${dir}`);
   return path;
+}
+
+/** The issues of egp.yaml (the release store's address), none when it is absent or right. */
+async function projectIssues(dir: string): Promise<ManifestIssue[]> {
+  try {
+    await loadProject(dir, { checkStore: checkStoreSpec });
+    return [];
+  } catch (error) {
+    if (error instanceof ManifestError) return [...error.issues];
+    throw error;
+  }
+}
+
+/** The repository's result with egp.yaml's issues first. */
+function withProject(result: LoadResult, issues: ManifestIssue[]): LoadResult {
+  if (issues.length === 0) return result;
+  const errors = [...issues, ...(result.ok ? [] : result.errors)];
+  return { ok: false, errors, warnings: result.warnings, stats: result.stats };
 }
 
 function printJson(result: LoadResult): void {
@@ -51,11 +76,14 @@ export function registerValidateCommand(program: Command): void {
       // Without --env nothing is connected to, so an unset ${VAR} is no error: a lint job on a pull
       // request needs no environment's secrets. With --env it checks that job's variables too.
       const unsetVariables = flags.env === undefined ? "keep" : "error";
-      const result = await loadRepository(dir, { env: flags.env, unsetVariables }).catch(
-        (error: NodeJS.ErrnoException) => {
-          throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
-        },
-      );
+      const unreadable = (error: NodeJS.ErrnoException) => {
+        throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
+      };
+      const [loaded, project] = await Promise.all([
+        loadRepository(dir, { env: flags.env, unsetVariables }).catch(unreadable),
+        projectIssues(dir).catch(unreadable),
+      ]);
+      const result = withProject(loaded, project);
       if (flags.json) printJson(result);
       else printText(result);
       if (!result.ok) throw new ExitError(`invalid: ${plural(result.errors.length, "error")}`);

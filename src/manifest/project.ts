@@ -1,0 +1,90 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { ManifestError, type ManifestIssue } from "./errors.ts";
+import { reporterFor } from "./report.ts";
+import { parseYamlFile } from "./yaml-source.ts";
+import { reportZodIssues } from "./zod-issues.ts";
+
+/*
+ * egp.yaml, at the repository root: settings of the repository as a whole, today the release store.
+ * Without the file, or without `releases.store`, the store is the folder `.egp/store` (like
+ * Terraform's local backend: on this machine only).
+ */
+
+export const PROJECT_FILE = "egp.yaml";
+
+export const ProjectDocument = z.strictObject({
+  releases: z
+    .strictObject({
+      store: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          "Where releases, snapshots and the install history are kept: a folder (relative to the repository root, or absolute) or oci://host[:port]/repository.",
+        ),
+      plainHttp: z
+        .boolean()
+        .optional()
+        .describe("Talk HTTP, not HTTPS, to an oci:// store (always so for localhost and 127.0.0.1)."),
+    })
+    .optional(),
+});
+
+export type ProjectDocument = z.infer<typeof ProjectDocument>;
+
+/** Where the release store is, as egp.yaml says. */
+export interface StoreSpec {
+  /** A folder path or an `oci://` address; undefined for the default. */
+  store?: string;
+  plainHttp?: boolean;
+}
+
+export interface ProjectOptions {
+  /**
+   * Checks a `releases.store` value (the store stage's grammar, which the manifest stage does not
+   * import): a message when it is not a store's address.
+   */
+  checkStore?: (spec: StoreSpec) => string | undefined;
+}
+
+/** The settings of egp.yaml (all optional); ManifestError with file:line:col on a bad one. */
+export async function loadProject(
+  root: string,
+  options: ProjectOptions = {},
+): Promise<{ releases: StoreSpec }> {
+  let text: string;
+  try {
+    text = await readFile(join(root, PROJECT_FILE), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { releases: {} };
+    throw error;
+  }
+  return parseProject(text, options);
+}
+
+export function parseProject(text: string, options: ProjectOptions = {}): { releases: StoreSpec } {
+  const issues: ManifestIssue[] = [];
+  const parsed = parseYamlFile(PROJECT_FILE, text);
+  issues.push(...parsed.issues);
+  const [document, ...extra] = parsed.documents;
+  for (const more of extra) reporterFor(more, [], issues).error([], "egp.yaml holds one document");
+  if (issues.length > 0) throw new ManifestError(issues);
+  if (!document) return { releases: {} };
+  const report = reporterFor(document, [], issues);
+  const result = ProjectDocument.safeParse(document.value);
+  if (!result.success) {
+    reportZodIssues(result.error, report);
+    throw new ManifestError(issues);
+  }
+  const releases: StoreSpec = { ...result.data.releases };
+  if (releases.plainHttp !== undefined && !releases.store?.startsWith("oci://")) {
+    report.error(["releases", "plainHttp"], "applies to an oci:// store only", "key");
+  } else if (releases.store !== undefined) {
+    const message = options.checkStore?.(releases);
+    if (message) report.error(["releases", "store"], message);
+  }
+  if (issues.length > 0) throw new ManifestError(issues);
+  return { releases };
+}

@@ -1,0 +1,65 @@
+import { isAbsolute, resolve } from "node:path";
+import { StoreError, StoreErrorCode } from "./error-codes.ts";
+import { FolderStore } from "./folder-store.ts";
+import { OciStore, parseOciReference, printableAddress } from "./oci-store.ts";
+import type { ReleaseStore } from "./store.ts";
+
+/** The store where egp.yaml names none: on this machine only, like Terraform's local backend. */
+export const DEFAULT_STORE = ".egp/store";
+
+export interface StoreSpec {
+  /** A folder (relative to the repository root, or absolute) or `oci://host[:port]/repository`. */
+  store?: string;
+  plainHttp?: boolean;
+}
+
+type Environment = Readonly<Record<string, string | undefined>>;
+
+/** What is wrong with a `releases.store` value, or undefined when a store can be opened from it. */
+export function checkStoreSpec(spec: StoreSpec): string | undefined {
+  const value = spec.store;
+  if (value === undefined) return undefined;
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*@/.test(value)) {
+    return "holds a user or password: give them in EGP_STORE_USERNAME and EGP_STORE_PASSWORD instead";
+  }
+  if (value.startsWith("oci://")) {
+    return parseOciReference(value)
+      ? undefined
+      : "expected oci://host[:port]/repository (a lower-case repository name)";
+  }
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(value)) {
+    return "expected a folder path or oci://host[:port]/repository (for HTTP, oci:// with plainHttp: true)";
+  }
+  if (value.trim() !== value || value === "")
+    return "expected a folder path without leading or trailing spaces";
+  return undefined;
+}
+
+/**
+ * The store egp.yaml's `releases` names, from the repository at `root`. An OCI registry's user and
+ * password come from EGP_STORE_USERNAME and EGP_STORE_PASSWORD, never from a file.
+ */
+export function openStore(spec: StoreSpec, root: string, env: Environment = process.env): ReleaseStore {
+  const problem = checkStoreSpec(spec);
+  if (problem) {
+    throw new StoreError(
+      StoreErrorCode.BadLocation,
+      `releases.store ${printableAddress(spec.store ?? "")}: ${problem}`,
+    );
+  }
+  const value = spec.store ?? DEFAULT_STORE;
+  if (!value.startsWith("oci://")) return new FolderStore(isAbsolute(value) ? value : resolve(root, value));
+  const username = env.EGP_STORE_USERNAME || undefined;
+  const password = env.EGP_STORE_PASSWORD || undefined;
+  if ((username === undefined) !== (password === undefined)) {
+    throw new StoreError(
+      StoreErrorCode.BadLocation,
+      `${username ? "EGP_STORE_USERNAME" : "EGP_STORE_PASSWORD"} is set without ${username ? "EGP_STORE_PASSWORD" : "EGP_STORE_USERNAME"}: set both, or neither for a registry that allows anonymous access`,
+    );
+  }
+  return new OciStore({
+    reference: value,
+    ...(spec.plainHttp === undefined ? {} : { plainHttp: spec.plainHttp }),
+    ...(username && password ? { credentials: { username, password } } : {}),
+  });
+}

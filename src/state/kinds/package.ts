@@ -22,7 +22,9 @@ function objectRequests(
     for (const object of pkg.objects) {
       const name = object.by === "name" ? object.name.toLowerCase() : "";
       const guid = object.by === "guid" ? object.guid : Object.hasOwn(names, name) ? names[name] : undefined;
-      if (guid) requests.set(guid, { guid, type: object.type });
+      if (!guid) continue;
+      const follow = pkg.includeDependencies !== undefined || requests.get(guid)?.follow === true;
+      requests.set(guid, { guid, type: object.type, ...(follow ? { follow } : {}) });
     }
   }
   return [...requests.values()];
@@ -62,18 +64,29 @@ export const packageLive = liveKind({
         deferDetails: true,
         onRequests: requests.resolve,
       }),
-      requests.promise.then((wanted) => readPackageObjects(client, wanted, { deferDetails: true })),
+      requests.promise.then((wanted) =>
+        readPackageObjects(
+          client,
+          wanted.map(({ guid, type }) => ({ guid, type })),
+          { deferDetails: true },
+        ),
+      ),
     ]);
     source.describe((object) => differs(object, packages.objects));
     packages.describe((object) => differs(object, source.objects));
     return {
-      packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
+      packages: {
+        objects: packages.objects,
+        applicationsByName: packages.applicationsByName,
+        ...(packages.catalogue ? { catalogue: packages.catalogue } : {}),
+      },
       ...(desired.packagesFrom
         ? {
             packageSource: {
               environment: desired.packagesFrom.name,
               objects: source.objects,
               applicationsByName: source.applicationsByName,
+              ...(source.catalogue ? { catalogue: source.catalogue } : {}),
             },
           }
         : {}),

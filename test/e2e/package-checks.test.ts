@@ -75,7 +75,7 @@ describe("dependencies", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stdout + plan.stderr).toBe(1);
     const problems = lines(plan.stderr);
-    const at = `manifests/packages.yaml:${position(FINDINGS_ONLY, "Findings only")}:`;
+    const at = `egp: manifests/packages.yaml:${position(FINDINGS_ONLY, "Findings only")}:`;
     expect(problems).toEqual([
       `${at} package "Findings only": application "Controls" is needed by Findings (field "Related Control", cross-reference), Findings (field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
       `${at} package "Findings only": application "Risk Register" is needed by Findings (field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
@@ -105,8 +105,8 @@ describe("dependencies", () => {
 
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stderr).toBe(0);
-    expect(plan.stdout).toContain(
-      `~ Application Controls: "(absent)" -> "1 level, 10 fields, 1 layout, 1 rule, 1 action" (added as a dependency of Findings (field Related Control))`,
+    expect(plan.stdout).toMatch(
+      /\n {6}~ Application Controls: "\(absent\)" -> "1 level, 10 fields, [^"]+" \(added as a dependency of Findings \(field Related Control\)\)\n/,
     );
     expect(plan.stdout).toMatch(/~ Application Risk Register: .* \(added as a dependency of Findings \(field Related Items\)\)/);
     expect(plan.stdout).toMatch(/~ SubForm Comments: .* \(added as a dependency of Findings \(field Comments\)\)/);
@@ -135,7 +135,7 @@ describe("dependencies", () => {
 
     const apply = await run(dir, "apply", "--env", "local-prod", "--yes");
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    expect(apply.stdout).toMatch(/Package\/Findings only#verify \(local-prod\): ok/);
+    expect(apply.stdout).toMatch(/Package\/Findings only#verify \(local-prod\): done/);
     const again = await run(dir, "plan", "--env", "local-prod", "--detailed-exitcode");
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain("No changes.");
@@ -166,7 +166,7 @@ describe("conflicts", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stdout + plan.stderr).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      `manifests/packages.yaml:${position(FINDINGS_ONLY, "application: Findings")}: package "Findings only": two applications would be named "Findings": "Findings" (${demoGuid("findings")}, in the package) and "Findings" (${byHand}, on local-prod); an install refuses this (or makes a duplicate such as "Findings (1)"): rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
+      `egp: manifests/packages.yaml:${position(FINDINGS_ONLY, "application: Findings")}: package "Findings only": two applications would be named "Findings": "Findings" (${demoGuid("findings")}, in the package) and "Findings" (${byHand}, on local-prod); an install refuses this (or makes a duplicate such as "Findings (1)"): rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
     ]);
     await expect(installDirectly(dev, prod, [demoGuid("findings")])).rejects.toThrow(
       /Two applications would be named "Findings"/,
@@ -202,7 +202,7 @@ describe("conflicts", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stdout + plan.stderr).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      `manifests/packages.yaml:${position(manifest, "application: Controls")}: package "Controls": level "Control" of application "Controls" would have two fields with the alias "Last_Tested": "Last Tested" (${demoGuid("controls/control/last-tested")}, in the package) and "Tested On" (${byHand}, on local-prod); an install refuses this: rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
+      `egp: manifests/packages.yaml:${position(manifest, "application: Controls")}: package "Controls": level "Control" of application "Controls" would have two fields with the alias "Last_Tested": "Last Tested" (${demoGuid("controls/control/last-tested")}, in the package) and "Tested On" (${byHand}, on local-prod); an install refuses this: rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
     ]);
     await expect(installDirectly(dev, prod, [demoGuid("controls")])).rejects.toThrow(
       /two fields with the alias "Last_Tested"/,
@@ -267,8 +267,8 @@ describe("order between packages", () => {
     const first = manifest.indexOf("dependsOn: [Findings only]") + 1;
     const second = manifest.indexOf("dependsOn: [Catalog]") + 1;
     expect(lines(plan.stderr)).toEqual([
-      `manifests/packages.yaml:${first}:13: dependsOn makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after packages that don't need it`,
-      `manifests/packages.yaml:${second}:13: dependsOn makes a loop: "Findings only" → "Catalog" → "Findings only"; a package can only be installed after packages that don't need it`,
+      `egp: manifests/packages.yaml:${first}:13 packages[0].dependsOn[0]: makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after the packages it depends on`,
+      `egp: manifests/packages.yaml:${second}:13 packages[1].dependsOn[0]: makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after the packages it depends on`,
     ]);
   });
 });

@@ -39,7 +39,7 @@ export function orderProblems(packages: readonly DesiredPackage[]): PlanProblem[
       if (all.has(key(name))) continue;
       problems.push({
         ...source,
-        message: `package ${JSON.stringify(pkg.name)} depends on ${JSON.stringify(name)}, which is not a Package document of this plan`,
+        message: `${JSON.stringify(name)} is not a Package document of this plan`,
         subject: { kind: "Package", key: pkg.name },
       });
     }
@@ -56,7 +56,7 @@ export function orderProblems(packages: readonly DesiredPackage[]): PlanProblem[
       if (!entry) continue;
       problems.push({
         ...entry.source,
-        message: `dependsOn makes a loop: ${names}; a package can only be installed after packages that don't need it`,
+        message: `makes a loop: ${names}; a package can only be installed after the packages it depends on`,
         subject: { kind: "Package", key: member.name },
       });
     }

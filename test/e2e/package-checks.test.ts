@@ -108,9 +108,15 @@ describe("dependencies", () => {
     expect(plan.stdout).toMatch(
       /\n {6}~ Application Controls: "\(absent\)" -> "1 level, 10 fields, [^"]+" \(added as a dependency of Findings \(field Related Control\)\)\n/,
     );
-    expect(plan.stdout).toMatch(/~ Application Risk Register: .* \(added as a dependency of Findings \(field Related Items\)\)/);
-    expect(plan.stdout).toMatch(/~ SubForm Comments: .* \(added as a dependency of Findings \(field Comments\)\)/);
-    expect(plan.stdout).toMatch(/~ Application Policies: .* \(added as a dependency of Controls \(field Policies\)\)/);
+    expect(plan.stdout).toMatch(
+      /~ Application Risk Register: .* \(added as a dependency of Findings \(field Related Items\)\)/,
+    );
+    expect(plan.stdout).toMatch(
+      /~ SubForm Comments: .* \(added as a dependency of Findings \(field Comments\)\)/,
+    );
+    expect(plan.stdout).toMatch(
+      /~ Application Policies: .* \(added as a dependency of Controls \(field Policies\)\)/,
+    );
     expect(plan.stdout).toMatch(/~ Application Findings: "\(absent\)" -> "[^"]+"\n/);
 
     const json = readPlanFile((await run(dir, "plan", "--env", "local-prod", "--format", "json")).stdout);
@@ -123,13 +129,11 @@ describe("dependencies", () => {
       ]),
     );
     const install = json.steps.find((s) => s.op === "package.install");
-    expect((install?.input as { objects: { name: string }[] }).objects.map((o) => o.name).sort()).toEqual([
-      "Comments",
-      "Controls",
-      "Findings",
-      "Policies",
-      "Risk Register",
-    ]);
+    expect(
+      ((install?.input ?? { objects: [] }) as { objects: { name: string }[] }).objects
+        .map((o) => o.name)
+        .sort(),
+    ).toEqual(["Comments", "Controls", "Findings", "Policies", "Risk Register"]);
     const markdown = await run(dir, "plan", "--env", "local-prod", "--format", "markdown");
     expect(markdown.stdout).toContain("(added as a dependency of Findings (field Related Control))");
 
@@ -233,7 +237,9 @@ describe("order between packages", () => {
     const install = steps.find((s) => s.id === "Package/Findings only#install");
     expect(install?.dependsOn).toContain("Package/Catalog#verify");
     const order = steps.map((s) => s.id);
-    expect(order.indexOf("Package/Catalog#verify")).toBeLessThan(order.indexOf("Package/Findings only#install"));
+    expect(order.indexOf("Package/Catalog#verify")).toBeLessThan(
+      order.indexOf("Package/Findings only#install"),
+    );
 
     const apply = await run(dir, "apply", "--env", "local-prod", "--yes");
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);

@@ -155,8 +155,8 @@ export interface DesiredPackage {
   install: InstallChoice;
   /** Where `includeDependencies: true` is written; absent when it is not. */
   includeDependencies?: FieldSource;
-  /** The packages installed first, each where it is named. */
-  dependsOn: Array<{ name: string; source: FieldSource }>;
+  /** The packages installed first, each where it is named; absent when none. */
+  dependsOn?: Array<{ name: string; source: FieldSource }>;
 }
 
 const DEFAULT_INSTALL = { method: "createAndUpdate", layout: "keep", translations: "none" } as const;
@@ -273,11 +273,12 @@ export const packageKind = defineKind({
       snapshot: doc.install?.snapshot ?? true,
       source: sourceOf(report, "name"),
       install: installChoice(environment.installCodes, withoutSnapshot(doc.install)),
-      dependsOn: (doc.dependsOn ?? []).map((name, index) => ({
+    };
+    if (doc.dependsOn?.length)
+      desired.dependsOn = doc.dependsOn.map((name, index) => ({
         name,
         source: report.where(["dependsOn", index]),
-      })),
-    };
+      }));
     if (doc.includeDependencies) desired.includeDependencies = report.where(["includeDependencies"]);
     if (doc.description !== undefined) desired.description = doc.description;
     if (doc.preparedBy !== undefined) desired.preparedBy = doc.preparedBy;

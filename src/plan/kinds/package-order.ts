@@ -19,7 +19,7 @@ export function dependenciesOf(pkg: DesiredPackage, packages: readonly DesiredPa
   const out: DesiredPackage[] = [];
   const queue = [pkg];
   for (let next = queue.shift(); next; next = queue.shift()) {
-    for (const { name } of next.dependsOn) {
+    for (const { name } of next.dependsOn ?? []) {
       const found = all.get(key(name));
       if (!found || seen.has(key(name))) continue;
       seen.add(key(name));
@@ -35,7 +35,7 @@ export function orderProblems(packages: readonly DesiredPackage[]): PlanProblem[
   const all = byName(packages);
   const problems: PlanProblem[] = [];
   for (const pkg of packages) {
-    for (const { name, source } of pkg.dependsOn) {
+    for (const { name, source } of pkg.dependsOn ?? []) {
       if (all.has(key(name))) continue;
       problems.push({
         ...source,
@@ -52,7 +52,7 @@ export function orderProblems(packages: readonly DesiredPackage[]): PlanProblem[
     const names = [...loop, pkg].map((p) => JSON.stringify(p.name)).join(" → ");
     for (const [index, member] of loop.entries()) {
       const after = loop[index + 1] ?? pkg;
-      const entry = member.dependsOn.find((d) => key(d.name) === key(after.name));
+      const entry = (member.dependsOn ?? []).find((d) => key(d.name) === key(after.name));
       if (!entry) continue;
       problems.push({
         ...entry.source,
@@ -70,7 +70,7 @@ function loopThrough(start: DesiredPackage, all: Map<string, DesiredPackage>): D
   const done = new Set<string>();
   const visit = (pkg: DesiredPackage): boolean => {
     path.push(pkg);
-    for (const { name } of pkg.dependsOn) {
+    for (const { name } of pkg.dependsOn ?? []) {
       const next = all.get(key(name));
       if (!next) continue;
       if (next === start) return true;

@@ -179,7 +179,7 @@ function contextOf(
 /** The change ids of the packages `pkg` names in dependsOn, as the plan spells their names. */
 function installedBefore(pkg: DesiredPackage, context: PackageContext | undefined): string[] {
   if (!context) return [];
-  return pkg.dependsOn.flatMap(({ name }) => {
+  return (pkg.dependsOn ?? []).flatMap(({ name }) => {
     const other = context.packages.find((p) => p.name.toLowerCase() === name.toLowerCase());
     return other ? [`${RESOURCE_DEPENDENCY}${KIND}/${other.name}`] : [];
   });

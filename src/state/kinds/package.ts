@@ -35,12 +35,22 @@ export function differs(object: LivePackageObject, other: LivePackageSide["objec
   return other[object.guid]?.fingerprint !== object.fingerprint;
 }
 
-/** Digests cover fingerprints, which already cover every detail; details are for people only. */
+/**
+ * Digests cover fingerprints, which already cover every detail, reference and member (all read from
+ * the same trees). The catalogue index is left out too, so that digests stay those of earlier
+ * versions: a name clash that appears after a plan was saved is refused by the install itself.
+ */
 function withoutDetails<S extends LivePackageSide>(side: S): S {
   const objects = Object.fromEntries(
-    Object.entries(side.objects).map(([guid, { details: _details, ...object }]) => [guid, object]),
+    Object.entries(side.objects).map(
+      ([guid, { details: _details, references: _references, members: _members, ...object }]) => [
+        guid,
+        object,
+      ],
+    ),
   );
-  return { ...side, objects };
+  const { catalogue: _catalogue, ...rest } = side;
+  return { ...rest, objects } as S;
 }
 
 function needsSource(desired: DesiredState): boolean {

@@ -77,7 +77,7 @@ describe("dependencies", () => {
     const problems = lines(plan.stderr);
     const at = `egp: manifests/packages.yaml:${position(FINDINGS_ONLY, "Findings only")}:`;
     expect(problems).toEqual([
-      `${at} package "Findings only": application "Controls" is needed by Findings (field "Related Control", cross-reference), Findings (field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
+      `${at} package "Findings only": application "Controls" is needed by Findings (field "Related Control", cross-reference; field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
       `${at} package "Findings only": application "Risk Register" is needed by Findings (field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
       `${at} package "Findings only": sub-form "Comments" is needed by Findings (field "Comments", sub-form), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
     ]);
@@ -253,7 +253,7 @@ describe("order between packages", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code).toBe(1);
     expect(plan.stderr).toContain(
-      'package "Findings only": application "Controls" is needed by Findings (field "Related Control", cross-reference), Findings (field "Related Items", related records), and is neither in the package nor on local-prod; package "Catalog" of this plan has it: add dependsOn: ["Catalog"]',
+      'package "Findings only": application "Controls" is needed by Findings (field "Related Control", cross-reference; field "Related Items", related records), and is neither in the package nor on local-prod; package "Catalog" of this plan has it: add dependsOn: ["Catalog"]',
     );
   });
 

@@ -23,8 +23,8 @@ export interface MissingDependency {
   key: string;
   /** `application "Controls"`, or `level "Control" of application "Controls"` when only the level is. */
   what: string;
-  /** `Findings (field "Related Control", cross-reference)`… */
-  neededBy: string[];
+  /** By the name of the object that needs it: its fields, `field "Related Control", cross-reference`… */
+  neededBy: Map<string, string[]>;
   /** A package of this plan that has it, which this one does not depend on. */
   inPackage?: string;
 }
@@ -125,9 +125,11 @@ export function packageDependencies(input: DependencyInput): DependencyResult {
         continue;
       }
       const { key, what } = describeMissing(reference, source, target);
-      const entry = missing.get(key) ?? { key, what, neededBy: [] };
-      const by = `${object.name} (field ${JSON.stringify(reference.field)}, ${reference.via})`;
-      if (!entry.neededBy.includes(by)) entry.neededBy.push(by);
+      const entry = missing.get(key) ?? { key, what, neededBy: new Map<string, string[]>() };
+      const fields = entry.neededBy.get(object.name) ?? [];
+      const field = `field ${JSON.stringify(reference.field)}, ${reference.via}`;
+      if (!fields.includes(field)) fields.push(field);
+      entry.neededBy.set(object.name, fields);
       const other = input.others.find((o) => has(o.carried, reference));
       if (other) entry.inPackage = other.name;
       missing.set(key, entry);
@@ -138,7 +140,8 @@ export function packageDependencies(input: DependencyInput): DependencyResult {
 
 /** One missing dependency as the plan refuses it. */
 export function missingMessage(pkg: DesiredPackage, missing: MissingDependency, environment: string): string {
-  const needed = `package ${JSON.stringify(pkg.name)}: ${missing.what} is needed by ${missing.neededBy.join(", ")}`;
+  const by = [...missing.neededBy].map(([name, fields]) => `${name} (${fields.join("; ")})`).join(", ");
+  const needed = `package ${JSON.stringify(pkg.name)}: ${missing.what} is needed by ${by}`;
   const where = `and is neither in the package nor on ${environment}`;
   const fix = missing.inPackage
     ? `package ${JSON.stringify(missing.inPackage)} of this plan has it: add dependsOn: [${JSON.stringify(missing.inPackage)}]`

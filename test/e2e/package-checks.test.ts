@@ -143,7 +143,7 @@ describe("dependencies", () => {
     const again = await run(dir, "plan", "--env", "local-prod", "--detailed-exitcode");
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain("No changes.");
-  });
+  }, 90_000);
 });
 
 describe("conflicts", () => {
@@ -241,11 +241,31 @@ describe("order between packages", () => {
       order.indexOf("Package/Findings only#install"),
     );
 
+    // Targeted at the use case, the plan keeps the catalog it depends on, as Terraform does.
+    const targeted = await run(
+      dir,
+      "plan",
+      "--env",
+      "local-prod",
+      "--format",
+      "json",
+      "--target",
+      "Package/Findings only",
+    );
+    expect(targeted.code, targeted.stderr).toBe(0);
+    const changes = readPlanFile(targeted.stdout).changes;
+    expect(
+      changes.map((c) => [c.key, c.notes.includes("not targeted: a targeted change depends on it")]),
+    ).toEqual([
+      ["Catalog", true],
+      ["Findings only", false],
+    ]);
+
     const apply = await run(dir, "apply", "--env", "local-prod", "--yes");
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
     const again = await run(dir, "plan", "--env", "local-prod", "--detailed-exitcode");
     expect(again.code, again.stdout + again.stderr).toBe(0);
-  });
+  }, 90_000);
 
   it("without dependsOn, the objects another package of the plan brings are named with the fix", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("empty")]);

@@ -103,6 +103,8 @@ export const packagePlanner: KindPlanner = {
   order: 0,
   unverifiable: [],
   documents: { plural: "packages", keyOf: (pkg: DesiredPackage) => pkg.name },
+  // dependsOn: a targeted package's plan needs the packages it depends on, promoted first.
+  reads: [KIND],
   objects({ desired, live }) {
     // A package is its objects: as the manifest names them, and their trees on both sides.
     return desired.packages.map((pkg) => {

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { desiredPackage, packageObject } from "../../../test/builders/plan.ts";
+import {
+  CREATED_AT,
+  desired,
+  desiredPackage,
+  environment,
+  live,
+  packageObject,
+} from "../../../test/builders/plan.ts";
 import type { DesiredPackage } from "../../manifest/index.ts";
 import type { CatalogueIndex, LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
+import { planChanges } from "../plan-changes.ts";
 import { renderMarkdown } from "../render/markdown.ts";
 import { renderText } from "../render/text.ts";
 import { packageConflicts } from "./package-conflicts.ts";
@@ -280,5 +288,52 @@ describe("rendering an added dependency", () => {
       '~ Application Controls: "(absent)" -> "1 level" (added as a dependency of Find\\x1bings (field Related Control))';
     expect(renderText(plan)).toContain(line);
     expect(renderMarkdown(plan)).toContain(line);
+  });
+});
+
+describe("the planner", () => {
+  const prod = environment("prod", { packagesFrom: "dev" });
+  const dev = environment("dev");
+  const byHand = { name: "Findings", alias: "x", type: "Application" };
+  const sourceSide = { environment: "dev", ...side([findings, controls, policies, comments], sourceIndex) };
+  sourceSide.applicationsByName = { findings: "f", controls: "c", policies: "p" };
+  const everything = [findings, controls, policies, comments];
+  const plan = (packages: DesiredPackage[], target: LivePackageSide) =>
+    planChanges(
+      desired({ environment: prod, packagesFrom: dev, packages }),
+      live({ packages: target, packageSource: sourceSide }),
+      { createdAt: CREATED_AT },
+    );
+
+  it("refuses a package it would install; one whose objects all match installs nothing and is not refused", () => {
+    const clash = { modules: { ...sourceIndex.modules, other: byHand }, levels: sourceIndex.levels };
+    expect(() => plan([desiredPackage("P", ["Findings"])], side([], clash))).toThrow(
+      /two applications would be named "Findings"/,
+    );
+    const planned = plan([desiredPackage("P", ["Findings"])], side(everything, clash));
+    expect(planned.changes).toEqual([]);
+  });
+
+  it("installs a package after those it depends on, waiting for their verification", () => {
+    const target = side([], {});
+    const planned = plan(
+      [
+        desiredPackage("Catalog", ["Controls", "Policies"], { includeDependencies: at(1) }),
+        desiredPackage("Use", ["Findings"], {
+          dependsOn: [{ name: "catalog", source: at(2) }],
+          includeDependencies: at(3),
+        }),
+      ],
+      target,
+    );
+    const install = planned.steps.find((s) => s.id === "Package/Use#install");
+    expect(install?.dependsOn).toEqual(["Package/Use#upload", "Package/Catalog#verify"]);
+    // Use adds only what Catalog does not bring: the sub-form.
+    expect(
+      planned.changes.find((c) => c.key === "Use")?.fields.map((f) => [f.field, f.dependencyOf]),
+    ).toEqual([
+      ["Application Findings", undefined],
+      ["SubForm Comments", { object: "Findings", field: "Comments" }],
+    ]);
   });
 });

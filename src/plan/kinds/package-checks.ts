@@ -69,7 +69,7 @@ export function addedObject(pkg: DesiredPackage, added: AddedDependency): Resolv
 }
 
 /** What the install writes: an object that exists on the target under "create new only" is left alone. */
-function written(objects: readonly ResolvedObject[], target: LivePackageSide): LivePackageObject[] {
+export function written(objects: readonly ResolvedObject[], target: LivePackageSide): LivePackageObject[] {
   return objects
     .filter(({ object, live }) => !(object.install.method === "createNew" && target.objects[live.guid]))
     .map(({ live }) => live);
@@ -86,11 +86,7 @@ export function packageProblems(
   context: PackageContext,
 ): PlanProblem[] {
   const subject = { kind: "Package", key: pkg.name } as const;
-  const deps = dependenciesFor(
-    pkg,
-    listed.map(({ live }) => live),
-    context,
-  );
+  const deps = dependenciesFor(pkg, written(listed, context.target), context);
   const problems: PlanProblem[] = deps.missing.map((missing) => ({
     ...at(pkg.source),
     message: missingMessage(pkg, missing, context.environment),

@@ -21,6 +21,7 @@ import {
   type PackageContext,
   packageProblems,
   type ResolvedObject,
+  written,
 } from "./package-checks.ts";
 import { orderProblems } from "./package-order.ts";
 import { packageSteps } from "./package-steps.ts";
@@ -129,7 +130,12 @@ export const packagePlanner: KindPlanner = {
         const found = guid ? source.objects[guid] : undefined;
         return found ? [{ object, live: found }] : [];
       });
-      return packageProblems(pkg, listed, context);
+      // A package whose objects all match is not installed: nothing of it can be refused.
+      const installs = listed.some(
+        ({ object, live }) =>
+          !objectMatches(live, context.target.objects[live.guid], matchOptionsOf(object.install)),
+      );
+      return installs ? packageProblems(pkg, listed, context) : [];
     });
   },
   plan({ desired, live }: PlanInput): KindPlan {
@@ -215,11 +221,7 @@ function planPackage(
       return { object, live: found };
     });
   if (context && pkg.includeDependencies) {
-    const { added } = dependenciesFor(
-      pkg,
-      objects.map(({ live }) => live),
-      context,
-    );
+    const { added } = dependenciesFor(pkg, written(objects, target), context);
     objects.push(...added.map((dependency) => addedObject(pkg, dependency)));
   }
   const differing = objects.filter(

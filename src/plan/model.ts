@@ -58,6 +58,8 @@ export interface FieldChange {
   sensitive?: string[];
   /** Packages: every part of the object that differs, with its properties and severity (package-diff.ts). */
   parts?: PartDifference[];
+  /** Packages: an object the package gained with `includeDependencies`, and what needed it. */
+  dependencyOf?: { object: string; field: string };
 }
 
 export interface Change {

@@ -85,6 +85,7 @@ const PlanFile = z.object({
           verifiable: z.boolean(),
           sensitive: z.array(z.string()).optional(),
           parts: z.array(Part).optional(),
+          dependencyOf: z.object({ object: z.string(), field: z.string() }).optional(),
         }),
       ),
       notes: z.array(z.string()),

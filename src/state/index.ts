@@ -1,11 +1,14 @@
 export type { LivePartName, LiveParts, RegisteredLiveParts } from "./kinds/index.ts";
 export { LIVE_KINDS, registerLiveKind } from "./kinds/index.ts";
 export type {
+  CatalogueIndex,
   LivePackageObject,
   LivePackageSide,
   LiveState,
   LiveUser,
+  PackageMembers,
   PackageObjectType,
+  PackageReference,
   PartDetail,
   PartValue,
 } from "./live-state.ts";

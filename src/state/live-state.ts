@@ -37,6 +37,33 @@ export interface LivePackageObject {
    * instances), so that memory grows with the difference, not with the instance. Never in digests.
    */
   details?: Record<string, PartDetail>;
+  /** What the object's fields need outside it, for the plan's dependency check (package-objects.ts). */
+  references?: PackageReference[];
+  /** Its levels and fields by name and alias, for the plan's conflict check. */
+  members?: PackageMembers;
+}
+
+/** A field of a packaged object that points outside the object: at a level, or at a sub-form. */
+export interface PackageReference {
+  /** The field that needs it, by name, and its kind in words (`cross-reference`, `sub-form`). */
+  field: string;
+  via: string;
+  /** Lower-case GUID of the level pointed at; null for a sub-form field. */
+  level: string | null;
+  /** Lower-case GUID of the level's module, or of the sub-form; null when the instance can't say. */
+  module: string | null;
+}
+
+export interface PackageMembers {
+  levels: Array<{ guid: string; name: string; alias: string }>;
+  /** `level`: the lower-case GUID of the field's level. */
+  fields: Array<{ guid: string; name: string; alias: string; level: string }>;
+}
+
+/** Every application, sub-form and level of an instance by lower-case GUID, with names and aliases. */
+export interface CatalogueIndex {
+  modules: Record<string, { name: string; alias: string; type: string }>;
+  levels: Record<string, { name: string; alias: string; module: string | null }>;
 }
 
 /** A value of a part's property as the plan prints it: names instead of GUIDs, words instead of codes. */
@@ -58,6 +85,8 @@ export interface LivePackageSide {
   objects: Record<string, LivePackageObject>;
   /** Application names resolved to GUIDs on this side (source only). */
   applicationsByName: Record<string, string>;
+  /** The instance's modules and levels, read with the objects (absent when no object was read). */
+  catalogue?: CatalogueIndex;
 }
 
 /**

@@ -9,8 +9,16 @@ import type {
   Level,
   LevelLayout,
 } from "../wire/index.ts";
+import { fieldReferenceKind, fieldReferenceWord } from "../wire/index.ts";
 import { hash as canonicalHash } from "./digest.ts";
-import type { LivePackageObject, LivePackageSide, PackageObjectType } from "./live-state.ts";
+import type {
+  CatalogueIndex,
+  LivePackageObject,
+  LivePackageSide,
+  PackageMembers,
+  PackageObjectType,
+  PackageReference,
+} from "./live-state.ts";
 import { describeTree } from "./package-details.ts";
 
 /*
@@ -22,6 +30,11 @@ import { describeTree } from "./package-details.ts";
 export interface ObjectRequest {
   guid: string;
   type: PackageObjectType;
+  /**
+   * Read the applications and sub-forms its fields point at too, and theirs in turn (a package's
+   * `includeDependencies`).
+   */
+  follow?: boolean;
 }
 
 export interface Catalogue {
@@ -30,6 +43,7 @@ export interface Catalogue {
   /** Instance id → GUID (lower case), built once per read. */
   moduleGuid: Map<number, string>;
   levelGuid: Map<number, string>;
+  levelById: Map<number, Level>;
 }
 
 /**
@@ -61,6 +75,58 @@ async function readCatalogue(client: PlatformClient): Promise<Catalogue> {
     levels,
     moduleGuid: new Map(modules.map((m) => [m.Id, lower(m.Guid)])),
     levelGuid: new Map(levels.map((l) => [l.Id, lower(l.Guid)])),
+    levelById: new Map(levels.map((l) => [l.Id, l])),
+  };
+}
+
+/** The modules and levels by GUID, as the plan's dependency and conflict checks look them up. */
+function indexOf(catalogue: Catalogue): CatalogueIndex {
+  const index: CatalogueIndex = { modules: Object.create(null), levels: Object.create(null) };
+  for (const m of catalogue.modules)
+    index.modules[lower(m.Guid)] = { name: m.Name, alias: m.Alias, type: m.Type };
+  for (const l of catalogue.levels)
+    index.levels[lower(l.Guid)] = {
+      name: l.Name,
+      alias: l.Alias,
+      module: catalogue.moduleGuid.get(l.ModuleId) ?? null,
+    };
+  return index;
+}
+
+/** The fields of a tree that point outside its module: at another module's level, or at a sub-form. */
+function referencesOf(tree: ModuleTree, catalogue: Catalogue): PackageReference[] {
+  const own = lower(tree.module.Guid);
+  const out: PackageReference[] = [];
+  for (const { fields } of tree.levels) {
+    for (const f of fields) {
+      const kind = fieldReferenceKind(f.Type);
+      const via = fieldReferenceWord(f.Type);
+      if (kind === "levels") {
+        for (const id of f.ReferencedLevelIds) {
+          const level = catalogue.levelById.get(id);
+          if (!level) continue;
+          const module = catalogue.moduleGuid.get(level.ModuleId) ?? null;
+          if (module !== own) out.push({ field: f.Name, via, level: lower(level.Guid), module });
+        }
+      } else if (kind === "subform" && f.RelatedSubformId !== null) {
+        const module = catalogue.moduleGuid.get(f.RelatedSubformId);
+        if (module && module !== own) out.push({ field: f.Name, via, level: null, module });
+      }
+    }
+  }
+  return out;
+}
+
+function membersOf(tree: ModuleTree): PackageMembers {
+  return {
+    levels: tree.levels.map(({ level }) => ({
+      guid: lower(level.Guid),
+      name: level.Name,
+      alias: level.Alias,
+    })),
+    fields: tree.levels.flatMap(({ level, fields }) =>
+      fields.map((f) => ({ guid: lower(f.Guid), name: f.Name, alias: f.Alias, level: lower(level.Guid) })),
+    ),
   };
 }
 
@@ -289,27 +355,46 @@ export async function readPackageObjects(
         ? [{ guid: lower(m.Guid), type: m.Type, name: m.Name }]
         : [],
     );
+  side.catalogue = indexOf(read);
   const requests = typeof wanted === "function" ? wanted(side.applicationsByName, modules()) : [...wanted];
-  options.onRequests?.(requests);
+  // Objects whose dependencies are followed are known only once their trees are read.
+  const following = requests.some((r) => r.follow);
+  if (!following) options.onRequests?.(requests);
   const byGuid = new Map(read.modules.map((m) => [lower(m.Guid), m]));
-  await Promise.all(
-    requests.map(async ({ guid, type }) => {
-      const key = lower(guid);
-      if (type === "GlobalReport") return;
-      const module = byGuid.get(key);
-      if (!module) return;
-      const tree = await readModuleTree(client, module, read);
-      const object = summarize(
-        key,
-        module.Type === "SubForm" ? "SubForm" : "Application",
-        module.Name,
-        normalizeTree(tree, read),
-      );
-      if (trees) trees.set(key, tree);
-      else if (options.keepDetails?.(object)) object.details = describeTree(tree, read);
-      side.objects[key] = object;
-    }),
-  );
+  const requested = new Set(requests.map((r) => lower(r.guid)));
+  const readOne = async ({ guid, type, follow }: ObjectRequest): Promise<ObjectRequest[]> => {
+    const key = lower(guid);
+    if (type === "GlobalReport") return [];
+    const module = byGuid.get(key);
+    if (!module) return [];
+    const tree = await readModuleTree(client, module, read);
+    const object = summarize(
+      key,
+      module.Type === "SubForm" ? "SubForm" : "Application",
+      module.Name,
+      normalizeTree(tree, read),
+    );
+    object.references = referencesOf(tree, read);
+    object.members = membersOf(tree);
+    if (trees) trees.set(key, tree);
+    else if (options.keepDetails?.(object)) object.details = describeTree(tree, read);
+    side.objects[key] = object;
+    if (!follow) return [];
+    const next: ObjectRequest[] = [];
+    for (const { module: needed } of object.references) {
+      const found = needed === null || requested.has(needed) ? undefined : byGuid.get(needed);
+      if (!found || (found.Type !== "Application" && found.Type !== "SubForm")) continue;
+      requested.add(lower(found.Guid));
+      next.push({ guid: lower(found.Guid), type: found.Type, follow: true });
+    }
+    return next;
+  };
+  let batch = requests;
+  while (batch.length > 0) {
+    batch = (await Promise.all(batch.map(readOne))).flat();
+    requests.push(...batch);
+  }
+  if (following) options.onRequests?.(requests);
   return { ...side, requests, describe };
 }
 

@@ -32,6 +32,25 @@ export const FIELD_TYPES: readonly number[] = Object.values(FieldType);
 /** Field types whose definition names the levels they point at. */
 export const REFERENCE_FIELD_TYPES: readonly number[] = [FieldType.CrossReference, FieldType.RelatedRecords];
 
+/**
+ * What a field of a type needs outside its own module for a package install to resolve it: the
+ * levels it points at (cross-reference, related records), the sub-form it embeds, or nothing. A
+ * questionnaire's target is one of its own cross-reference fields, so it needs what that field needs.
+ */
+export type FieldReferenceKind = "levels" | "subform";
+
+export function fieldReferenceKind(type: number): FieldReferenceKind | null {
+  if (REFERENCE_FIELD_TYPES.includes(type)) return "levels";
+  return type === FieldType.SubForm ? "subform" : null;
+}
+
+/** A reference in words, as messages name the field that needs something. */
+export function fieldReferenceWord(type: number): string {
+  if (type === FieldType.CrossReference) return "cross-reference";
+  if (type === FieldType.RelatedRecords) return "related records";
+  return type === FieldType.SubForm ? "sub-form" : "field";
+}
+
 /** The kinds of module: sub-forms and questionnaires are modules too. */
 export const ModuleType = {
   Application: "Application",

@@ -72,6 +72,15 @@ export function desiredPackage(
   applications: string[],
   extra: Partial<DesiredPackage> = {},
 ): DesiredPackage {
+  const install = {
+    method: "createAndUpdate",
+    layout: "keep",
+    translations: "none",
+    InstallMethod: 2,
+    InstallOption: 1,
+    TranslationOption: 0,
+    assumed: [],
+  } as const;
   return {
     kind: "Package",
     name,
@@ -79,17 +88,10 @@ export function desiredPackage(
       by: "name" as const,
       type: "Application" as const,
       name: app,
-      install: {
-        method: "createAndUpdate",
-        layout: "keep",
-        translations: "none",
-        InstallMethod: 2,
-        InstallOption: 1,
-        TranslationOption: 0,
-        assumed: [],
-      },
+      install: { ...install, assumed: [] },
       source: at(3),
     })),
+    install: { ...install, assumed: [] },
     inactivateUnusedFields: false,
     prefixInactivatedFields: null,
     snapshot: true,

@@ -3,12 +3,15 @@ import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
+import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { egp, exampleOnEmulators } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 
 /*
- * A package install the target refuses (issue 14: a second application with an existing name)
- * fails `egp apply` with one clear line and exit 1: no hang, no success, nothing installed.
+ * A package install the target refuses fails `egp apply` with one clear line and exit 1: no hang,
+ * no success, nothing installed. The plan refuses what it can see (a second application with an
+ * existing name: test/e2e/package-checks.test.ts), so these use what it can't: a GUID of the
+ * package that the target uses under another parent, or a clash made after the plan.
  */
 
 const ENV = { EGP_TEST_PASSWORD: "Password1!" };
@@ -17,6 +20,29 @@ const startOne = emulatorsPerTest();
 async function emulator(seed: string, installMs = 20): Promise<Emulator> {
   return startOne({ seed, jobs: { generateMs: 20, installMs } });
 }
+
+/** Someone moves a level with the GUID of dev's Finding level into Policies on prod. */
+function findingLevelElsewhere(prod: Emulator): void {
+  const catalogue = catalogueOf(prod.store);
+  const policies = catalogue.byGuid("modules", demoGuid("policies"));
+  if (!policies) throw new Error("demo-prod has no Policies");
+  catalogue.put("levels", {
+    Id: catalogue.nextId("levels"),
+    Guid: demoGuid("findings/finding"),
+    ModuleId: policies.Id,
+    Name: "Finding",
+    Description: null,
+    Alias: "finding_by_hand",
+    AllowFilter: true,
+    ASOStatus: 1,
+    IsDeleted: false,
+    Translations: [],
+    UpdateInformation: null,
+  });
+  prod.store.changed();
+}
+
+const REFUSED = /Level [0-9a-f-]+ belongs to another module on this instance/;
 
 const exampleOn = (dev: Emulator, prod: Emulator) => exampleOnEmulators({ dev: dev.url, prod: prod.url });
 
@@ -46,9 +72,9 @@ function findingsByHand(prod: Emulator): void {
 }
 
 describe("egp apply: an install the target refuses", () => {
-  it("a second application named like one on the target fails the apply with the platform's message", async () => {
+  it("a GUID the target uses under another parent fails the apply with the platform's message", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
-    findingsByHand(prod);
+    findingLevelElsewhere(prod);
     const before = applicationNames(prod);
 
     const dir = await exampleOn(dev, prod);
@@ -56,20 +82,20 @@ describe("egp apply: an install the target refuses", () => {
     expect(applied.code, applied.stdout + applied.stderr).toBe(1);
     const output = applied.stdout + applied.stderr;
     expect(output).toMatch(
-      /Package\/GRC Core#install: POST \/api\/core\/package\/install: HTTP 400 rejected: Two applications would be named "Findings"/,
+      /Package\/GRC Core#install: POST \/api\/core\/package\/install: HTTP 400 rejected: Level [0-9a-f-]+ belongs to another module/,
     );
     expect(output).not.toMatch(/\n\s+at .*\.(ts|js):\d+/);
     expect(output).not.toContain("Apply complete");
     // The step's line names the failure's code before its message.
     expect(applied.stdout).toMatch(
-      /^Package\/GRC Core#install \(local-prod\): FAILED: EGP_VALIDATION POST \/api\/core\/package\/install: HTTP 400 rejected: Two applications/m,
+      /^Package\/GRC Core#install \(local-prod\): FAILED: EGP_VALIDATION POST \/api\/core\/package\/install: HTTP 400 rejected: Level /m,
     );
     expect(applicationNames(prod)).toEqual(before);
   });
 
   it("--json prints the failed step as an event with its code and a structured cause", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
-    findingsByHand(prod);
+    findingLevelElsewhere(prod);
     const dir = await exampleOn(dev, prod);
     const applied = await egp(["--json", "apply", "--env", "local-prod", "--yes", "--dir", dir], {
       env: ENV,
@@ -90,7 +116,7 @@ describe("egp apply: an install the target refuses", () => {
           kind: "Package",
           key: "GRC Core",
           op: "package.install",
-          message: expect.stringContaining('Two applications would be named "Findings"'),
+          message: expect.stringMatching(REFUSED),
           cause: expect.objectContaining({
             code: "EGP_VALIDATION",
             name: "ValidationError",

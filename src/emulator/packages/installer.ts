@@ -1,12 +1,12 @@
 import { configure } from "safe-stable-stringify";
 import {
+  fieldReferenceKind,
   InstallMethod,
   InstallOption,
   type PackagedLevel,
   type PackagedModule,
   type PackagedReport,
   type PackageObjectFile,
-  REFERENCE_FIELD_TYPES,
   TranslationOption,
   type ValidationMessage,
 } from "../../wire/index.ts";
@@ -285,7 +285,7 @@ class Installer {
     const field = this.catalogue.byGuid("fields", pkg.Guid);
     if (!field) return;
     const context = `Field "${pkg.Name}" of ${module.Name}`;
-    const isReference = REFERENCE_FIELD_TYPES.includes(pkg.Type);
+    const isReference = fieldReferenceKind(pkg.Type) === "levels";
     if (isReference !== pkg.ReferencedLevelGuids.length > 0) {
       this.fail(
         "InvalidFieldDefinition",
@@ -294,7 +294,7 @@ class Installer {
       );
       return;
     }
-    if ((pkg.Type === 24) !== (pkg.SubformGuid !== null)) {
+    if ((fieldReferenceKind(pkg.Type) === "subform") !== (pkg.SubformGuid !== null)) {
       this.fail(
         "InvalidFieldDefinition",
         `${context}: sub-form fields, and only they, name a sub-form.`,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SourceLocation } from "../errors.ts";
+import type { FieldSource, SourceLocation } from "../errors.ts";
 import type { Reporter } from "../report.ts";
 import { type DocumentRule, defineKind, optionalText, scoping, sourceOf } from "./kind.ts";
 
@@ -95,6 +95,18 @@ export const PackageDocument = z
       .nullable()
       .optional()
       .describe("Prefix given to the names of deactivated fields; null: none."),
+    includeDependencies: z
+      .boolean()
+      .optional()
+      .describe(
+        "Add from the source, transitively, the applications and sub-forms the objects' fields point at and the target lacks (default: false).",
+      ),
+    dependsOn: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        "Packages (by name) installed before this one in the same plan; their objects count as present.",
+      ),
   })
   .describe("A package: objects promoted from the environment named by packagesFrom.");
 export type PackageDocument = z.infer<typeof PackageDocument>;
@@ -139,6 +151,12 @@ export interface DesiredPackage {
   /** Package the target's current versions first, so that `egp rollback` can undo the install. */
   snapshot: boolean;
   source: SourceLocation;
+  /** The package's own install options: those of the objects `includeDependencies` adds. */
+  install: InstallChoice;
+  /** Where `includeDependencies: true` is written; absent when it is not. */
+  includeDependencies?: FieldSource;
+  /** The packages installed first, each where it is named; absent when none. */
+  dependsOn?: Array<{ name: string; source: FieldSource }>;
 }
 
 const DEFAULT_INSTALL = { method: "createAndUpdate", layout: "keep", translations: "none" } as const;
@@ -202,10 +220,27 @@ const objectsAreListedOnce: DocumentRule<PackageDocument> = (doc, report) => {
   });
 };
 
+const dependsOnOthers: DocumentRule<PackageDocument> = (doc, report) => {
+  const seen = new Set<string>();
+  (doc.dependsOn ?? []).forEach((name, index) => {
+    const key = name.toLowerCase();
+    if (key === doc.name.toLowerCase())
+      report.error(["dependsOn", index], "a package can't depend on itself");
+    else if (seen.has(key)) report.error(["dependsOn", index], `"${name}" is listed twice`);
+    seen.add(key);
+  });
+};
+
 const prefixNeedsInactivation: DocumentRule<PackageDocument> = (doc, report) => {
   if (doc.prefixInactivatedFields && doc.inactivateUnusedFields !== true)
     report.warning(["prefixInactivatedFields"], "has no effect unless inactivateUnusedFields is true");
 };
+
+function withoutSnapshot(install: PackageDocument["install"]): Install | undefined {
+  if (!install) return undefined;
+  const { snapshot: _snapshot, ...defaults } = install;
+  return defaults;
+}
 
 function objectOf(
   doc: PackageDocument,
@@ -214,8 +249,7 @@ function objectOf(
   report: Reporter,
 ): DesiredPackageObject {
   const object = doc.objects[index]!;
-  const { snapshot: _snapshot, ...defaults } = doc.install ?? {};
-  const install = installChoice(codes, defaults, object.install);
+  const install = installChoice(codes, withoutSnapshot(doc.install), object.install);
   const source = report.document.locate(["objects", index]);
   if (object.guid !== undefined)
     return { by: "guid", type: object.type!, guid: object.guid.toLowerCase(), install, source };
@@ -226,7 +260,7 @@ export const packageKind = defineKind({
   kind: "Package",
   plural: "packages",
   schema: PackageDocument,
-  rules: [objectsNameOneThing, objectsAreListedOnce, prefixNeedsInactivation],
+  rules: [objectsNameOneThing, objectsAreListedOnce, dependsOnOthers, prefixNeedsInactivation],
   key: { field: "name", of: (desired: DesiredPackage) => desired.name.toLowerCase() },
   needsPackagesFrom: true,
   normalize(doc, environment, report): DesiredPackage {
@@ -238,7 +272,14 @@ export const packageKind = defineKind({
       prefixInactivatedFields: doc.prefixInactivatedFields ?? null,
       snapshot: doc.install?.snapshot ?? true,
       source: sourceOf(report, "name"),
+      install: installChoice(environment.installCodes, withoutSnapshot(doc.install)),
     };
+    if (doc.dependsOn?.length)
+      desired.dependsOn = doc.dependsOn.map((name, index) => ({
+        name,
+        source: report.where(["dependsOn", index]),
+      }));
+    if (doc.includeDependencies) desired.includeDependencies = report.where(["includeDependencies"]);
     if (doc.description !== undefined) desired.description = doc.description;
     if (doc.preparedBy !== undefined) desired.preparedBy = doc.preparedBy;
     return desired;

@@ -7,7 +7,23 @@ import type {
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
 import type { Change, Step } from "../model.ts";
 import { describeDifference } from "../package-diff.ts";
-import { type KindPlan, type KindPlanner, PlanError, type PlanInput } from "./kind.ts";
+import {
+  type KindPlan,
+  type KindPlanner,
+  PlanError,
+  type PlanInput,
+  type PlanProblem,
+  RESOURCE_DEPENDENCY,
+} from "./kind.ts";
+import {
+  addedObject,
+  dependenciesFor,
+  type PackageContext,
+  packageProblems,
+  type ResolvedObject,
+  written,
+} from "./package-checks.ts";
+import { orderProblems } from "./package-order.ts";
 import { packageSteps } from "./package-steps.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 
@@ -88,6 +104,8 @@ export const packagePlanner: KindPlanner = {
   order: 0,
   unverifiable: [],
   documents: { plural: "packages", keyOf: (pkg: DesiredPackage) => pkg.name },
+  // dependsOn: a targeted package's plan needs the packages it depends on, promoted first.
+  reads: [KIND],
   objects({ desired, live }) {
     // A package is its objects: as the manifest names them, and their trees on both sides.
     return desired.packages.map((pkg) => {
@@ -100,6 +118,26 @@ export const packagePlanner: KindPlanner = {
       return { key: pkg.name, desired: pkg, live: trees };
     });
   },
+  refusals({ desired, live }: PlanInput): PlanProblem[] {
+    const source = live.packageSource;
+    if (desired.packages.length === 0 || !desired.packagesFrom || !source) return [];
+    const order = orderProblems(desired.packages);
+    if (order.length > 0) return order;
+    const context = contextOf(desired.packages, source, live.packages, desired.environment.name);
+    return desired.packages.flatMap((pkg) => {
+      const listed = pkg.objects.flatMap((object) => {
+        const guid = resolveObjectGuid(object, source);
+        const found = guid ? source.objects[guid] : undefined;
+        return found ? [{ object, live: found }] : [];
+      });
+      // A package whose objects all match is not installed: nothing of it can be refused.
+      const installs = listed.some(
+        ({ object, live }) =>
+          !objectMatches(live, context.target.objects[live.guid], matchOptionsOf(object.install)),
+      );
+      return installs ? packageProblems(pkg, listed, context) : [];
+    });
+  },
   plan({ desired, live }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     if (desired.packages.length === 0 || !desired.packagesFrom) return result;
@@ -107,9 +145,17 @@ export const packagePlanner: KindPlanner = {
     if (!source)
       throw new PlanError(`packages need the state of ${desired.packagesFrom}, which was not read`);
 
+    const context = contextOf(desired.packages, source, live.packages, desired.environment.name);
     let noted = false;
     for (const pkg of desired.packages) {
-      const planned = planPackage(pkg, source, live.packages, desired.environment.name, source.environment);
+      const planned = planPackage(
+        pkg,
+        source,
+        live.packages,
+        desired.environment.name,
+        source.environment,
+        context,
+      );
       if (!planned) continue;
       const note = noted ? undefined : assumedCodesNote(pkg, desired.environment.file);
       if (note) {
@@ -123,12 +169,37 @@ export const packagePlanner: KindPlanner = {
   },
 };
 
+function contextOf(
+  packages: readonly DesiredPackage[],
+  source: LivePackageSide,
+  target: LivePackageSide,
+  environment: string,
+): PackageContext {
+  const resolve = (pkg: DesiredPackage) =>
+    pkg.objects.flatMap((object) => {
+      const guid = resolveObjectGuid(object, source);
+      const found = guid ? source.objects[guid] : undefined;
+      return found ? [found] : [];
+    });
+  return { packages, resolve, source, target, environment };
+}
+
+/** The change ids of the packages `pkg` names in dependsOn, as the plan spells their names. */
+function installedBefore(pkg: DesiredPackage, context: PackageContext | undefined): string[] {
+  if (!context) return [];
+  return (pkg.dependsOn ?? []).flatMap(({ name }) => {
+    const other = context.packages.find((p) => p.name.toLowerCase() === name.toLowerCase());
+    return other ? [`${RESOURCE_DEPENDENCY}${KIND}/${other.name}`] : [];
+  });
+}
+
 function planPackage(
   pkg: DesiredPackage,
   source: LivePackageSide,
   target: LivePackageSide,
   environment: string,
   sourceEnvironment: string,
+  context?: PackageContext,
 ): { change: Change; steps: Step[] } | undefined {
   // Global reports have no read call: they travel in the package but can't be compared.
   const unreadable = pkg.objects.flatMap((object) =>
@@ -136,7 +207,7 @@ function planPackage(
       ? [{ object, live: { guid: object.guid, type: object.type, name: `Global report ${object.guid}` } }]
       : [],
   );
-  const objects = pkg.objects
+  const objects: ResolvedObject[] = pkg.objects
     .filter((object) => !(object.by === "guid" && object.type === "GlobalReport"))
     .map((object) => {
       const guid = resolveObjectGuid(object, source);
@@ -149,6 +220,10 @@ function planPackage(
       }
       return { object, live: found };
     });
+  if (context && pkg.includeDependencies) {
+    const { added } = dependenciesFor(pkg, written(objects, target), context);
+    objects.push(...added.map((dependency) => addedObject(pkg, dependency)));
+  }
   const differing = objects.filter(
     ({ object, live }) => !objectMatches(live, target.objects[live.guid], matchOptionsOf(object.install)),
   );
@@ -160,9 +235,10 @@ function planPackage(
     kind: KIND,
     key: pkg.name,
     action: "promote",
-    fields: differing.map(({ object, live }) =>
-      describeDifference(live, target.objects[live.guid], matchOptionsOf(object.install)),
-    ),
+    fields: differing.map(({ object, live, dependency }) => ({
+      ...describeDifference(live, target.objects[live.guid], matchOptionsOf(object.install)),
+      ...(dependency ? { dependencyOf: { object: dependency.of, field: dependency.field } } : {}),
+    })),
     notes: [
       `promoted from ${sourceEnvironment}`,
       ...(unreadable.length
@@ -258,7 +334,7 @@ function planPackage(
   // A failed snapshot stops the promotion here: nothing is uploaded, nothing installed.
   steps.push(
     step("upload", snapshot ? [at("download"), at("snapshot-download")] : [at("download")]),
-    step("install", [at("upload")]),
+    step("install", [at("upload"), ...installedBefore(pkg, context)]),
     step("verify", [at("install")]),
   );
   return { change, steps };

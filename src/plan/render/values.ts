@@ -87,6 +87,11 @@ function sensitiveLine(mark: string, name: string, references: readonly string[]
   return `${mark} ${name}: ${references.join(" ")} (${how})`;
 }
 
+/** Why a package holds an object its document does not name: `added as a dependency of Findings (field Related Control)`. */
+export function dependencyWords(dependency: NonNullable<FieldChange["dependencyOf"]>): string {
+  return `added as a dependency of ${printable(dependency.object)} (field ${printable(dependency.field)})`;
+}
+
 /** The type word a package field starts with (`SubForm Comments`), for how its module part is named. */
 export function objectTypeOf(field: FieldChange): string {
   return field.field.split(" ", 1)[0] ?? "";
@@ -114,9 +119,10 @@ export function fieldLines(change: Change, options: RenderOptions & { parts?: bo
         : field.before === undefined
           ? `${mark} ${name}: ${formatValue(field.after)}${tag}`
           : `${mark} ${name}: ${formatValue(field.before)} -> ${formatValue(field.after)}${tag}`;
-      if (options.parts === false || !wire.parts) return [line];
+      const added = wire.dependencyOf ? `${line} (${dependencyWords(wire.dependencyOf)})` : line;
+      if (options.parts === false || !wire.parts) return [added];
       const type = objectTypeOf(wire);
-      return [line, ...wire.parts.map((part) => `    ${partLine(part, type)}`)];
+      return [added, ...wire.parts.map((part) => `    ${partLine(part, type)}`)];
     });
   return [...lines, ...change.notes.map((note) => `# ${printable(note)}`)];
 }

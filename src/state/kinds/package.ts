@@ -22,7 +22,9 @@ function objectRequests(
     for (const object of pkg.objects) {
       const name = object.by === "name" ? object.name.toLowerCase() : "";
       const guid = object.by === "guid" ? object.guid : Object.hasOwn(names, name) ? names[name] : undefined;
-      if (guid) requests.set(guid, { guid, type: object.type });
+      if (!guid) continue;
+      const follow = pkg.includeDependencies !== undefined || requests.get(guid)?.follow === true;
+      requests.set(guid, { guid, type: object.type, ...(follow ? { follow } : {}) });
     }
   }
   return [...requests.values()];
@@ -33,12 +35,22 @@ export function differs(object: LivePackageObject, other: LivePackageSide["objec
   return other[object.guid]?.fingerprint !== object.fingerprint;
 }
 
-/** Digests cover fingerprints, which already cover every detail; details are for people only. */
+/**
+ * Digests cover fingerprints, which already cover every detail, reference and member (all read from
+ * the same trees). The catalogue index is left out too, so that digests stay those of earlier
+ * versions: a name clash that appears after a plan was saved is refused by the install itself.
+ */
 function withoutDetails<S extends LivePackageSide>(side: S): S {
   const objects = Object.fromEntries(
-    Object.entries(side.objects).map(([guid, { details: _details, ...object }]) => [guid, object]),
+    Object.entries(side.objects).map(
+      ([guid, { details: _details, references: _references, members: _members, ...object }]) => [
+        guid,
+        object,
+      ],
+    ),
   );
-  return { ...side, objects };
+  const { catalogue: _catalogue, ...rest } = side;
+  return { ...rest, objects } as S;
 }
 
 function needsSource(desired: DesiredState): boolean {
@@ -62,18 +74,29 @@ export const packageLive = liveKind({
         deferDetails: true,
         onRequests: requests.resolve,
       }),
-      requests.promise.then((wanted) => readPackageObjects(client, wanted, { deferDetails: true })),
+      requests.promise.then((wanted) =>
+        readPackageObjects(
+          client,
+          wanted.map(({ guid, type }) => ({ guid, type })),
+          { deferDetails: true },
+        ),
+      ),
     ]);
     source.describe((object) => differs(object, packages.objects));
     packages.describe((object) => differs(object, source.objects));
     return {
-      packages: { objects: packages.objects, applicationsByName: packages.applicationsByName },
+      packages: {
+        objects: packages.objects,
+        applicationsByName: packages.applicationsByName,
+        ...(packages.catalogue ? { catalogue: packages.catalogue } : {}),
+      },
       ...(desired.packagesFrom
         ? {
             packageSource: {
               environment: desired.packagesFrom.name,
               objects: source.objects,
               applicationsByName: source.applicationsByName,
+              ...(source.catalogue ? { catalogue: source.catalogue } : {}),
             },
           }
         : {}),

@@ -3,6 +3,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { PLAN_RETRY_POLICY, retrying } from "../client/retry.ts";
 import type { DesiredState, EnvironmentConfig } from "../manifest/index.ts";
 import { type Plan, type PlanOptions, printable, summarize } from "../plan/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { type ApplyResult, type ExecuteOptions, executePlan } from "./executor.ts";
 import { Journal } from "./journal.ts";
@@ -59,6 +60,8 @@ export interface ApplyPlanOptions {
   env: string;
   /** The repository's state folder (`.egp`): lock, journals, artifacts. */
   stateDir: string;
+  /** The release store: install history and snapshots (any machine can roll back), release files. */
+  store?: ReleaseStore;
   replan: Replan;
   /** The client of an environment; called for the environment and its package source. */
   open: (config: EnvironmentConfig) => Promise<PlatformClient>;
@@ -275,6 +278,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     journal: Journal.open(stateDir, plan),
     previous,
     stateDir,
+    ...(options.store ? { store: options.store } : {}),
     concurrency: fresh.desired.environment.limits.concurrency,
     logger: options.logger ?? pino({ level: "silent" }),
   });

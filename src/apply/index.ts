@@ -7,6 +7,14 @@ export type { ErrorCause, StepFailure } from "./errors.ts";
 export { ApplyError, causeOf, StepError } from "./errors.ts";
 export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
+export {
+  cacheInstall,
+  environmentKey,
+  historyKey,
+  historyToRollBack,
+  listHistory,
+  publishInstall,
+} from "./history.ts";
 export type { JournalEntry, JournalState } from "./journal.ts";
 export { Journal, JournalUnreadableError } from "./journal.ts";
 export type { Lock, LockHolder } from "./lock.ts";

@@ -259,7 +259,7 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
 /** The repository's private folder, where embedded data lives (`src/cli/state-dir.ts`). */
 const STATE_DIR = ".egp";
 /** What egp itself keeps in it, which an emulator's data file must not take the place of. */
-const EGP_OWN = new Set(["journal", "locks", "artifacts", "releases", ".gitignore"]);
+const EGP_OWN = new Set(["journal", "locks", "artifacts", "releases", "store", ".gitignore"]);
 
 /**
  * Whether a resolved data file lies inside `<dir>/.egp/`, outside egp's own files: a pull request

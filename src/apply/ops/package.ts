@@ -19,6 +19,7 @@ import {
 } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
+import { publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
@@ -295,10 +296,14 @@ async function lastInstall(context: OpContext, packageId: number) {
   return { job: packages.find((p) => p.Id === packageId)?.Installs?.at(-1) };
 }
 
-/** One record per plan and package: a resumed install finds the record it wrote. */
+/**
+ * One record per run of a plan and package: a resumed install finds the record it wrote; the same
+ * plan applied again after it completed (after a rollback) is a new install, with a record of its own.
+ */
 function releaseId(context: OpContext): string {
+  const run = context.run === context.planId ? "" : `\0${context.run}`;
   return createHash("sha256")
-    .update(`${context.step.environment}\0${change(context)}\0${context.planId}`)
+    .update(`${context.step.environment}\0${change(context)}\0${context.planId}${run}`)
     .digest("hex")
     .slice(0, 12);
 }
@@ -307,13 +312,16 @@ function releaseId(context: OpContext): string {
 const SnapshotObjects = ReleaseRecord.shape.snapshot.unwrap().shape.objects;
 
 /** The release record of a promotion, written before its install is asked for. */
-function recordRelease(
+async function recordRelease(
   context: OpContext,
   release: NonNullable<StepInputOf<"package.install">["release"]>,
-): ReleaseRecord {
+): Promise<ReleaseRecord> {
   const id = releaseId(context);
   const earlier = readRelease(context.stateDir, context.step.environment, id);
-  if (earlier) return earlier;
+  if (earlier) {
+    if (context.store) await publishInstall(context.store, context.stateDir, earlier);
+    return earlier;
+  }
   const digest = outputOf(context, "download", "artifact");
   const taken = context.outputOf(`${change(context)}#snapshot-download`);
   const record: ReleaseRecord = {
@@ -321,6 +329,7 @@ function recordRelease(
     id,
     environment: context.step.environment,
     sourceEnvironment: release.from,
+    ...(release.release ? { release: release.release } : {}),
     plan: context.planId,
     package: { name: change(context).split("/").slice(1).join("/"), digest: String(digest) },
     snapshot: taken
@@ -336,13 +345,14 @@ function recordRelease(
     rollbacks: [],
   };
   writeRelease(context.stateDir, record);
+  if (context.store) await publishInstall(context.store, context.stateDir, record);
   return record;
 }
 
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
-  const release = input.release ? recordRelease(context, input.release) : undefined;
+  const release = input.release ? await recordRelease(context, input.release) : undefined;
   // An install that may have been asked for already is never asked for twice: its job is waited for.
   const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
   if (!earlier || earlier.Status === "Failed")
@@ -379,8 +389,11 @@ const install: OpHandler = async (context) => {
     }
     return latest.Status;
   });
-  if (release && release.installedAt === null)
-    writeRelease(context.stateDir, { ...release, installedAt: new Date().toISOString() });
+  if (release && release.installedAt === null) {
+    const installed = { ...release, installedAt: new Date().toISOString() };
+    writeRelease(context.stateDir, installed);
+    if (context.store) await publishInstall(context.store, context.stateDir, installed);
+  }
   return { packageId, job, ...(release ? { release: release.id } : {}) };
 };
 

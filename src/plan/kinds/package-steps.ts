@@ -54,7 +54,9 @@ export const packageSteps = {
        * install: the objects it creates on the target, which a rollback can't remove. A
        * rollback's install has none.
        */
-      release: z.object({ from: z.string(), created: z.array(Packed) }).optional(),
+      release: z
+        .object({ from: z.string(), created: z.array(Packed), release: z.string().optional() })
+        .optional(),
     }),
     "package.verify": z.object({
       objects: z.array(z.object({ guid: z.string(), name: z.string(), fingerprint: z.string() })),

@@ -1,6 +1,5 @@
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { KEY_SEGMENT, type ReleaseStore, StoreError } from "../store/index.ts";
+import { historyKey, historyPrefix, type ReleaseStore, StoreError } from "../store/index.ts";
 import { artifactPath } from "./artifacts.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { ReleaseError, ReleaseRecord, readRelease, writeRelease } from "./releases.ts";
@@ -11,13 +10,6 @@ import { ReleaseError, ReleaseRecord, readRelease, writeRelease } from "./releas
  * a copy as a cache; the store is what another machine (a CI runner, a fresh clone) reads, so that
  * `egp history` and `egp rollback` work wherever the repository and the store are.
  */
-
-/** An environment's name as one key segment: itself where it is one, else a digest of it. */
-export function environmentKey(env: string): string {
-  return KEY_SEGMENT.test(env) ? env : `env-${createHash("sha256").update(env).digest("hex").slice(0, 16)}`;
-}
-
-export const historyKey = (env: string, id: string) => `history/${environmentKey(env)}/${id}`;
 
 /** Stores the entry and the snapshot file it names (the store checks and keeps it by sha256). */
 export async function publishInstall(
@@ -54,7 +46,7 @@ function parsed(key: string, value: unknown, env: string): ReleaseRecord {
 
 /** The environment's installs, newest first (by when the install was asked for). */
 export async function listHistory(store: ReleaseStore, env: string): Promise<ReleaseRecord[]> {
-  const keys = await store.listRecords(`history/${environmentKey(env)}`);
+  const keys = await store.listRecords(historyPrefix(env));
   const records = await Promise.all(
     keys.map(async (key) => {
       const value = await store.getRecord(key);

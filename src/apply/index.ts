@@ -9,8 +9,6 @@ export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
 export {
   cacheInstall,
-  environmentKey,
-  historyKey,
   historyToRollBack,
   listHistory,
   publishInstall,

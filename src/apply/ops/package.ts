@@ -9,6 +9,7 @@ import type { PackageRead } from "../../client/resources/packages.ts";
 import type { StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
+import { StoreError } from "../../store/index.ts";
 import {
   ArtifactError,
   artifactPath,
@@ -270,13 +271,49 @@ const snapshotDownload: OpHandler = async (context) => {
   };
 };
 
+/**
+ * A release's file, from the release store into the artifact cache: the store checks the bytes
+ * against the sha256 the release file records, and the file is inspected as a download is.
+ */
+const fetch: OpHandler = async (context) => {
+  const input = inputOf(context, "package.fetch");
+  const { store } = context;
+  if (!store)
+    throw new ApplyError(
+      ApplyErrorCode.StepInputMissing,
+      `${context.step.id}: release ${input.release} needs the release store, and this run has none`,
+    );
+  const file = artifactPath(context.stateDir, input.sha256);
+  const kept = await verifiedArtifact(context.stateDir, input.sha256).then(
+    () => true,
+    () => false,
+  );
+  if (!kept) {
+    context.progress("fetching from the release store", 0, input.size);
+    await store.getFile(input.sha256, file).catch((error: unknown) => {
+      if (!(error instanceof StoreError)) throw error;
+      throw new ApplyError(
+        ApplyErrorCode.ReleaseUnusable,
+        `release ${input.release}: ${error.message}; nothing was installed`,
+        { cause: error },
+      );
+    });
+  }
+  await inspectPackage(await verifiedArtifact(context.stateDir, input.sha256), []);
+  return { artifact: input.sha256, bytes: input.size };
+};
+
+/** The package file a promotion installs: downloaded from the source, or fetched from the store. */
+const artifactOf = (context: OpContext): unknown =>
+  outputOf(context, "download", "artifact") ?? outputOf(context, "fetch", "artifact");
+
 const upload: OpHandler = async (context) => {
   const { artifact } = inputOf(context, "package.upload");
   // A promotion's package was sent alongside its download, whose step passed only once the file
   // passed inspection. A rollback uploads the snapshot named by its input.
   const pipelined = artifact === undefined ? outputOf(context, "download", "uploaded") : undefined;
   if (typeof pipelined === "number") return { packageId: pipelined, pipelined: true };
-  const sha256 = artifact ?? outputOf(context, "download", "artifact");
+  const sha256 = artifact ?? artifactOf(context);
   if (typeof sha256 !== "string")
     throw new ApplyError(
       ApplyErrorCode.StepInputMissing,
@@ -322,7 +359,7 @@ async function recordRelease(
     if (context.store) await publishInstall(context.store, context.stateDir, earlier);
     return earlier;
   }
-  const digest = outputOf(context, "download", "artifact");
+  const digest = artifactOf(context);
   const taken = context.outputOf(`${change(context)}#snapshot-download`);
   const record: ReleaseRecord = {
     formatVersion: 1,
@@ -441,10 +478,10 @@ const verify: OpHandler = async (context) => {
                 name: o.name,
                 fingerprint: "",
                 parts: {},
-                partFingerprints: {},
+                partFingerprints: o.parts ?? {},
               },
               side.objects[o.guid.toLowerCase()],
-              { installMethod: 2, installOption: 1 },
+              { installMethod: o.installMethod ?? 2, installOption: o.installOption ?? 1 },
             ),
         )
         .map((o) => o.name);
@@ -491,6 +528,7 @@ export const packageOpsOutlivingPlan = [
   "package.create",
   "package.generate",
   "package.download",
+  "package.fetch",
   "package.snapshot",
   "package.snapshot-generate",
   "package.snapshot-download",
@@ -501,6 +539,7 @@ export const packageOps = {
   "package.create": create,
   "package.generate": generateAfter("create"),
   "package.download": download,
+  "package.fetch": fetch,
   "package.snapshot": snapshot,
   "package.snapshot-generate": generateAfter("snapshot"),
   "package.snapshot-download": snapshotDownload,

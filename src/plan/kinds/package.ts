@@ -8,6 +8,7 @@ import type { LivePackageObject, LivePackageSide } from "../../state/live-state.
 import type { Change, Step } from "../model.ts";
 import { describeDifference } from "../package-diff.ts";
 import { type KindPlan, type KindPlanner, PlanError, type PlanInput } from "./kind.ts";
+import { planRelease } from "./package-release.ts";
 import { packageSteps } from "./package-steps.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 
@@ -101,6 +102,7 @@ export const packagePlanner: KindPlanner = {
     });
   },
   plan({ desired, live }: PlanInput): KindPlan {
+    if (desired.release) return planRelease(desired.release, live.packages, desired.environment.name);
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     if (desired.packages.length === 0 || !desired.packagesFrom) return result;
     const source = live.packageSource;

@@ -11,6 +11,7 @@ import { acquireLock, type Lock } from "./lock.ts";
 import { assertResumable, type Carried, carryOver } from "./resume.ts";
 import { unsealSaved } from "./sealed.ts";
 import { assertFresh, assertSamePlan } from "./stale.ts";
+import { recordVerified } from "./verified.ts";
 
 /*
  * One apply of one environment, as DESIGN §3 and docs/resume.md describe it: the saved plan (or the
@@ -259,6 +260,8 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     }
     report.plan?.(plan, { resumed: false });
     if (plan.changes.length === 0) {
+      if (options.store && (await recordVerified(options.store, fresh.desired, plan)))
+        say(`Verified: ${env} runs release ${fresh.desired.release?.name}.`);
       pending?.journal.close("superseded", plan.id);
       if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
       report.summary?.(noChanges(env, plan));
@@ -286,7 +289,14 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
   const summary = summaryOf(plan, run);
   report.summary?.(summary);
 
-  const check = (await replan()).plan;
+  const checked = await replan();
+  const check = checked.plan;
   report.verification?.(check);
+  if (
+    options.store &&
+    run.failed.length === 0 &&
+    (await recordVerified(options.store, checked.desired, check))
+  )
+    say(`Verified: ${env} runs release ${checked.desired.release?.name}; recorded in the release store.`);
   return { result: summary.result, plan, run, check, converged: check.changes.length === 0 };
 }

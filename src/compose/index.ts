@@ -7,3 +7,11 @@ export type {
   PlanEnvironmentOptions,
 } from "./plan-environment.ts";
 export { planEnvironment, readEnvironment } from "./plan-environment.ts";
+export {
+  ReleaseGateError,
+  type StoredRelease,
+  storedRelease,
+  unverifiedOn,
+  withRelease,
+} from "./release-gate.ts";
+export { releaseStoreOf } from "./release-store.ts";

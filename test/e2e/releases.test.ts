@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -226,4 +226,37 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
       ),
     ]);
   }, 120_000);
+
+  it("a live promotion (packagesFrom): promote → rollback → promote is a second entry, and a fresh clone rolls back", async () => {
+    const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const store = process.env.EGP_TEST_RELEASE_STORE ?? join(await tempDir(), "store");
+    await writeFile(join(dir, "egp.yaml"), `releases:\n  store: ${JSON.stringify(store)}\n`);
+    const PROD = ["--env", "local-prod"];
+    for (const step of [
+      ["apply", ...PROD, "--yes"],
+      ["rollback", ...PROD, "--yes"],
+      ["apply", ...PROD, "--yes"],
+    ]) {
+      const ran = await run(dir, step);
+      expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    }
+    const history = await run(dir, ["history", ...PROD]);
+    expect(lines(history.stdout)).toEqual([
+      expect.stringMatching(
+        /^[0-9a-f]{12} {2}GRC Core from local-dev, installed \S+; snapshot of [^;]+$/,
+      ),
+      expect.stringMatching(/^[0-9a-f]{12} {2}GRC Core from local-dev, installed .*; rolled back \S+$/),
+    ]);
+
+    // A CI runner that did not promote: the repository and the store, an empty .egp/.
+    const clone = await cloneOf(dir);
+    const listed = await run(clone, ["releases", ...PROD]);
+    expect(listed.stdout).toBe(history.stdout);
+    const rollback = await run(clone, ["rollback", ...PROD, "--yes"]);
+    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
+    expect(rollback.stdout).toContain("Rollback complete");
+    const plan = await run(clone, ["plan", ...PROD, "--detailed-exitcode"]);
+    expect(plan.code).toBe(2);
+  }, 180_000);
 });

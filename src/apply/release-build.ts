@@ -187,7 +187,7 @@ export async function buildRelease(
   );
   const header = [
     `# Release ${name}: built on ${release.from} by egp release create. Commit this file: its sha256s`,
-    "# are what every environment that runs `release: " + name + "` installs, from the release store.",
+    `# are what every environment that runs \`release: ${name}\` installs, from the release store.`,
     "",
   ].join("\n");
   await writeOnce(path, header + stringify(release, { lineWidth: 0 }), name);

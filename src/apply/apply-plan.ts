@@ -3,6 +3,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { PLAN_RETRY_POLICY, retrying } from "../client/retry.ts";
 import type { DesiredState, EnvironmentConfig } from "../manifest/index.ts";
 import { type Plan, type PlanOptions, printable, summarize } from "../plan/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { type ApplyResult, type ExecuteOptions, executePlan } from "./executor.ts";
 import { Journal } from "./journal.ts";
@@ -10,6 +11,7 @@ import { acquireLock, type Lock } from "./lock.ts";
 import { assertResumable, type Carried, carryOver } from "./resume.ts";
 import { unsealSaved } from "./sealed.ts";
 import { assertFresh, assertSamePlan } from "./stale.ts";
+import { recordVerified } from "./verified.ts";
 
 /*
  * One apply of one environment, as DESIGN §3 and docs/resume.md describe it: the saved plan (or the
@@ -59,6 +61,8 @@ export interface ApplyPlanOptions {
   env: string;
   /** The repository's state folder (`.egp`): lock, journals, artifacts. */
   stateDir: string;
+  /** The release store: install history and snapshots (any machine can roll back), release files. */
+  store?: ReleaseStore;
   replan: Replan;
   /** The client of an environment; called for the environment and its package source. */
   open: (config: EnvironmentConfig) => Promise<PlatformClient>;
@@ -256,6 +260,8 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     }
     report.plan?.(plan, { resumed: false });
     if (plan.changes.length === 0) {
+      if (options.store && (await recordVerified(options.store, fresh.desired, plan)))
+        say(`Verified: ${env} runs release ${fresh.desired.release?.name}.`);
       pending?.journal.close("superseded", plan.id);
       if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
       report.summary?.(noChanges(env, plan));
@@ -275,6 +281,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     journal: Journal.open(stateDir, plan),
     previous,
     stateDir,
+    ...(options.store ? { store: options.store } : {}),
     concurrency: fresh.desired.environment.limits.concurrency,
     logger: options.logger ?? pino({ level: "silent" }),
   });
@@ -282,7 +289,14 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
   const summary = summaryOf(plan, run);
   report.summary?.(summary);
 
-  const check = (await replan()).plan;
+  const checked = await replan();
+  const check = checked.plan;
   report.verification?.(check);
+  if (
+    options.store &&
+    run.failed.length === 0 &&
+    (await recordVerified(options.store, checked.desired, check))
+  )
+    say(`Verified: ${env} runs release ${checked.desired.release?.name}; recorded in the release store.`);
   return { result: summary.result, plan, run, check, converged: check.changes.length === 0 };
 }

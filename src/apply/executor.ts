@@ -4,6 +4,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { STEP_RETRY_POLICY } from "../client/retry.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import { type Plan, type Step, unsealStep } from "../plan/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError, StepError, type StepFailure } from "./errors.ts";
 import type { Journal } from "./journal.ts";
@@ -55,6 +56,8 @@ export interface ExecuteOptions {
   /** Aborted on an interrupt: no step starts after it; steps in flight finish. */
   signal?: AbortSignal;
   stateDir: string;
+  /** The release store: install history, snapshots, verifications (see ops/package.ts). */
+  store?: ReleaseStore;
   concurrency: number;
   logger: Logger;
   onEvent?: (event: ApplyEvent) => void;
@@ -287,6 +290,8 @@ function contextFactory(
     allowDelete: plan.options.allowDelete,
     resumed,
     stateDir: options.stateDir,
+    run: options.journal.run,
+    ...(options.store ? { store: options.store } : {}),
     logger: options.logger,
     progress: (message, bytes, total) => emit({ type: "progress", step, message, bytes, total }),
     sleep,

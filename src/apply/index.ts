@@ -7,6 +7,12 @@ export type { ErrorCause, StepFailure } from "./errors.ts";
 export { ApplyError, causeOf, StepError } from "./errors.ts";
 export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
+export {
+  cacheInstall,
+  historyToRollBack,
+  listHistory,
+  publishInstall,
+} from "./history.ts";
 export type { JournalEntry, JournalState } from "./journal.ts";
 export { Journal, JournalUnreadableError } from "./journal.ts";
 export type { Lock, LockHolder } from "./lock.ts";
@@ -14,6 +20,7 @@ export { acquireLock, LockedError } from "./lock.ts";
 export { OPS, registerOps } from "./ops/index.ts";
 export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
+export { type BuildReleaseOptions, buildRelease, releaseFileOf } from "./release-build.ts";
 export type { ReleaseRecord } from "./releases.ts";
 export { listReleases, markRolledBack, ReleaseError, releasesDir } from "./releases.ts";
 export type { Carried } from "./resume.ts";
@@ -24,3 +31,4 @@ export type { PreparedRollback } from "./rollback.ts";
 export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
 export { SensitiveChangedError, unsealSaved } from "./sealed.ts";
 export { assertFresh, assertSamePlan, PlanMismatchError, StalePlanError } from "./stale.ts";
+export { recordVerified } from "./verified.ts";

@@ -161,3 +161,24 @@ describe("Journal: a failed step", () => {
     ]);
   });
 });
+
+describe("Journal.open: runs of a plan", () => {
+  it("reopens an unfinished run, and starts a new run once the last one completed", () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "egp-journal-"));
+    const saved = plan();
+    const first = Journal.open(stateDir, saved);
+    expect(first.run).toBe(saved.id);
+    first.append({ type: "start", at: CREATED_AT, step: saved.steps[0]!.id });
+    // Interrupted: the same run goes on.
+    expect(Journal.open(stateDir, saved).file).toBe(first.file);
+    first.append({ type: "complete", at: CREATED_AT, ok: true });
+    // Applied again after it completed (after a rollback): a run of its own, nothing carried.
+    const second = Journal.open(stateDir, saved);
+    expect(second.file).not.toBe(first.file);
+    expect(second.run).toBe(`${saved.id}.2`);
+    expect(second.read()?.complete).toBe(false);
+    expect(second.read()?.done.size).toBe(0);
+    second.append({ type: "complete", at: CREATED_AT, ok: true });
+    expect(Journal.open(stateDir, saved).run).toBe(`${saved.id}.3`);
+  });
+});

@@ -9,7 +9,7 @@ import {
   readFileSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
 import { type Plan, PlanFileError, readPlanFile, writePlanFile } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
@@ -92,7 +92,7 @@ export class Journal {
   static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile; folder?: string } = {}): Journal {
     const folder = options.folder ?? Journal.folder(stateDir, plan.environment);
     privateDir(stateDir, folder);
-    const journal = new Journal(join(folder, `${plan.id}.jsonl`), options.syncFile);
+    const journal = new Journal(join(folder, `${Journal.runOf(folder, plan.id)}.jsonl`), options.syncFile);
     assertPrivateFile(journal.file);
     const fd = openSync(journal.file, APPEND, PRIVATE_FILE_MODE);
     closeSync(fd);
@@ -104,6 +104,30 @@ export class Journal {
       });
     }
     return journal;
+  }
+
+  /**
+   * The run of a plan to write to: its latest journal while that is unfinished, else a new one
+   * (`<plan-id>.<n>`). The same plan applied again after it completed (a promotion, a rollback,
+   * the promotion again) is another run, with a journal and install records of its own.
+   */
+  private static runOf(folder: string, planId: string): string {
+    let latest = 0;
+    for (const name of readdirSync(folder)) {
+      if (name === `${planId}.jsonl`) latest = Math.max(latest, 1);
+      const run = name.startsWith(`${planId}.`) ? /^\.(\d+)\.jsonl$/.exec(name.slice(planId.length)) : null;
+      if (run) latest = Math.max(latest, Number(run[1]));
+    }
+    if (latest === 0) return planId;
+    const name = latest === 1 ? planId : `${planId}.${latest}`;
+    const state = new Journal(join(folder, `${name}.jsonl`)).read();
+    if (state === undefined || !state.complete) return name;
+    return `${planId}.${latest + 1}`;
+  }
+
+  /** The run's name: the plan id, and `.<n>` from its second run on. */
+  get run(): string {
+    return basename(this.file, ".jsonl");
   }
 
   /** The most recent journal of an environment that never completed: a crashed apply. */

@@ -37,6 +37,8 @@ export const ReleaseRecord = z.object({
   id: z.string().regex(/^[0-9a-f]{12}$/, "expected 12 lower-case hex characters"),
   environment: z.string(),
   sourceEnvironment: z.string(),
+  /** The release installed (`release:` of the environment file); absent for a live promotion. */
+  release: z.string().optional(),
   /** The plan that ran the install. */
   plan: z.string(),
   package: z.object({ name: z.string(), digest: Sha256 }),
@@ -159,8 +161,16 @@ export function releaseToRollBack(stateDir: string, env: string, id?: string): R
 }
 
 /** Records that a rollback installed the release's snapshot. */
-export function markRolledBack(stateDir: string, env: string, id: string, plan: string, at: string): void {
+export function markRolledBack(
+  stateDir: string,
+  env: string,
+  id: string,
+  plan: string,
+  at: string,
+): ReleaseRecord | undefined {
   const record = readRelease(stateDir, env, id);
-  if (!record) return;
-  writeRelease(stateDir, { ...record, rollbacks: [...record.rollbacks, { plan, at }] });
+  if (!record) return undefined;
+  const marked = { ...record, rollbacks: [...record.rollbacks, { plan, at }] };
+  writeRelease(stateDir, marked);
+  return marked;
 }

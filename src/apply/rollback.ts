@@ -4,8 +4,10 @@ import type { PlatformClient } from "../client/client.ts";
 import type { InstallCodeOverrides } from "../manifest/index.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan } from "../plan/index.ts";
 import { readPackageParts } from "../state/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
 import { artifactPath, verifiedArtifact } from "./artifacts.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
+import { cacheInstall, historyToRollBack } from "./history.ts";
 import { Journal } from "./journal.ts";
 import { ReleaseError, type ReleaseRecord, releaseToRollBack } from "./releases.ts";
 
@@ -23,9 +25,14 @@ export async function prepareRollback(
   stateDir: string,
   env: string,
   client: PlatformClient,
-  options: { to?: string; prefix?: string; installCodes?: InstallCodeOverrides } = {},
+  options: { to?: string; prefix?: string; installCodes?: InstallCodeOverrides; store?: ReleaseStore } = {},
 ): Promise<PreparedRollback> {
-  const release = releaseToRollBack(stateDir, env, options.to);
+  const { store } = options;
+  // With a store, its history is the truth: a machine that never promoted can roll back.
+  const release = store
+    ? await historyToRollBack(store, env, options.to)
+    : releaseToRollBack(stateDir, env, options.to);
+  if (store) await cacheInstall(store, stateDir, release);
   const snapshot = release.snapshot;
   if (!snapshot)
     throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `release ${release.id} has no snapshot`);

@@ -1,4 +1,4 @@
-import { comparePlans, type Plan } from "../plan/index.ts";
+import { comparePlans, type Plan, SIDE_SEPARATOR } from "../plan/index.ts";
 import { LIVE_KINDS } from "../state/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
@@ -18,13 +18,24 @@ export function assertFresh(saved: Plan, fresh: Plan): void {
     reasons.push("the manifests or environment files changed");
   if (saved.digests.live !== fresh.digests.live) {
     const differs = (part: string) => saved.digests.liveParts[part] !== fresh.digests.liveParts[part];
-    const parts = LIVE_KINDS.filter(({ part }) => differs(part)).map((kind) => kind.label);
+    const keys = Object.keys(saved.digests.liveParts);
+    // A part read on two instances (packages: target and source) names the one that changed.
+    const sides = (part: string) =>
+      keys.filter((key) => key.startsWith(`${part}${SIDE_SEPARATOR}`) && differs(key));
+    const of = new Map<string, string[]>();
+    const add = (env: string, what: string) => of.set(env, [...(of.get(env) ?? []), what]);
+    for (const kind of LIVE_KINDS.filter(({ part }) => differs(part))) {
+      const changed = sides(kind.part);
+      if (changed.length === 0) add(saved.environment, kind.label);
+      for (const key of changed) add(key.slice(kind.part.length + 1), kind.label);
+    }
     // A partial plan's parts are its targets by kind (`User`, …), not the live state's.
-    const targeted = Object.keys(saved.digests.liveParts)
-      .filter((part) => !LIVE_KINDS.some((kind) => kind.part === part) && differs(part))
-      .map((kind) => `targeted ${kind} objects`);
-    const what = [...parts, ...targeted].join(", ") || "state";
-    reasons.push(`the live ${what} of ${saved.environment} changed`);
+    for (const kind of keys.filter(
+      (part) => !part.includes(SIDE_SEPARATOR) && !LIVE_KINDS.some((k) => k.part === part) && differs(part),
+    ))
+      add(saved.environment, `targeted ${kind} objects`);
+    if (of.size === 0) add(saved.environment, "state");
+    for (const [env, what] of of) reasons.push(`the live ${what.join(", ")} of ${env} changed`);
   }
   if (reasons.length === 0) return;
   const savedIds = new Set(saved.changes.map((c) => `${c.id}:${c.action}`));

@@ -7,6 +7,7 @@ import { registerDriftCommand } from "./commands/drift.ts";
 import { registerEmulatorCommand } from "./commands/emulator.ts";
 import { registerExportCommand } from "./commands/export.ts";
 import { registerPlanCommand } from "./commands/plan.ts";
+import { registerReleaseCommand } from "./commands/release.ts";
 import { registerReleasesCommand } from "./commands/releases.ts";
 import { registerRollbackCommand } from "./commands/rollback.ts";
 import { registerSchemaCommand } from "./commands/schema.ts";
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerShowCommand(program);
   registerApplyCommand(program);
   registerRollbackCommand(program);
+  registerReleaseCommand(program);
   registerReleasesCommand(program);
   registerExportCommand(program);
   registerCompareCommand(program);

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/index.ts";
+import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
 import type { Connections } from "./connect.ts";
 import { guardDesired } from "./output-guard.ts";
@@ -10,12 +11,13 @@ export function clientsOf(connections: Connections): OpenEnvironment {
 }
 
 /** `planEnvironment` as the commands call it: substituted values hidden from the output first. */
-export function planWith(
+export async function planWith(
   context: { dir: string; connections: Connections; logger: Logger },
   env: string,
   options: PlanOptions,
 ): Promise<EnvironmentPlan> {
   return planEnvironment({
+    store: await openProjectStore(context.dir),
     dir: context.dir,
     env,
     options,

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import { Journal, JournalUnreadableError, listReleases } from "../apply/index.ts";
+import { Journal, JournalUnreadableError, listHistory } from "../apply/index.ts";
+import { openProjectStore } from "../compose/project-store.ts";
 import { environmentOf, type Repository } from "../manifest/index.ts";
 import {
   driftByKind,
@@ -28,11 +29,12 @@ export interface StatusContext {
   warn: (line: string) => void;
 }
 
-/** The environment's latest install, from its history; the one place status reads the history. */
-export function lastInstall(dir: string, env: string): LastInstall | null {
-  const [record] = listReleases(stateDirOf(dir), env);
+/** The environment's latest install, from its history in the release store; the one place status reads it. */
+export async function lastInstall(dir: string, env: string): Promise<LastInstall | null> {
+  const [record] = await listHistory(await openProjectStore(dir), env);
   if (!record) return null;
   return {
+    ...(record.release ? { release: record.release } : {}),
     package: record.package.name,
     from: record.sourceEnvironment,
     at: record.installedAt ?? record.startedAt,
@@ -62,7 +64,7 @@ function reasonOf(error: unknown): string {
 
 async function readHistory(dir: string, env: string, logger: Logger) {
   try {
-    return { lastInstall: lastInstall(dir, env), pending: pendingApply(dir, env) };
+    return { lastInstall: await lastInstall(dir, env), pending: pendingApply(dir, env) };
   } catch (error) {
     logger.warn({ env }, `${env}: history unreadable: ${reasonOf(error)}`);
     return { lastInstall: null, pending: null };

@@ -8,10 +8,12 @@ import {
 } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
+import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
 import { IoErrorCode } from "../io/error-codes.ts";
 import { formatManifestError, ManifestError, type ManifestIssue } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError, printable } from "../plan/index.ts";
+import { StoreError } from "../store/index.ts";
 import { ExitError } from "./errors.ts";
 
 /** What the file system said, in words, for the failures a user can act on (a full disk, a missing file). */
@@ -67,7 +69,9 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     error instanceof ApplyRefusedError ||
     error instanceof JournalUnreadableError ||
     error instanceof ArtifactError ||
-    error instanceof ReleaseError
+    error instanceof ReleaseError ||
+    error instanceof ReleaseGateError ||
+    error instanceof StoreError
   ) {
     return { lines: [error.message], exitCode: 1 };
   }

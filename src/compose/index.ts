@@ -8,3 +8,10 @@ export type {
 } from "./plan-environment.ts";
 export { planEnvironment, readEnvironment } from "./plan-environment.ts";
 export { openProjectStore } from "./project-store.ts";
+export {
+  ReleaseGateError,
+  type StoredRelease,
+  storedRelease,
+  unverifiedOn,
+  withRelease,
+} from "./release-gate.ts";

@@ -18,6 +18,8 @@ import {
   planChanges,
 } from "../plan/index.ts";
 import { type EarlyReads, type LiveState, readLiveState, startEarlyReads } from "../state/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
+import { withRelease } from "./release-gate.ts";
 
 /**
  * A client for an environment. The caller decides what opening means (a real instance, an
@@ -38,6 +40,8 @@ export interface PlanEnvironmentOptions {
   logger?: { debug(fields: object, message: string): void };
   /** The plan's `createdAt` (default: now). */
   now?: () => Date;
+  /** The release store, for an environment that runs a release (`release:`). */
+  store?: ReleaseStore;
 }
 
 export interface PlanContext {
@@ -81,7 +85,9 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   const repository = selectManifests(await readRepository(dir), options.manifests);
   const targets = parseTargets(options.targets);
   const early = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
-  const { state: desired, warnings } = environmentOf(repository, env);
+  const loaded = environmentOf(repository, env);
+  const desired = await withRelease(dir, loaded.state, input.store);
+  const warnings = loaded.warnings;
   input.onDesired?.(desired);
   const wanted = narrowDesired(desired, targets);
   const target = await open(desired.environment);

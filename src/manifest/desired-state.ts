@@ -1,6 +1,7 @@
 import type { EnvironmentConfig } from "./environment.ts";
 import type { DesiredLists, DesiredPrunePolicy } from "./kinds/index.ts";
 import type { DesiredAbsent } from "./kinds/kind.ts";
+import type { DesiredRelease } from "./release-file.ts";
 import type { SensitiveValue } from "./sensitive.ts";
 
 /**
@@ -12,6 +13,8 @@ export type DesiredState = DesiredLists & {
   environment: EnvironmentConfig;
   /** The environment named by `packagesFrom`, where packages are created and downloaded. */
   packagesFrom?: EnvironmentConfig;
+  /** The release the environment runs (`release:`), read from `releases/<name>.yaml`. */
+  release?: DesiredRelease;
   prune: DesiredPrunePolicy;
   /** Objects that documents with `ensure: absent` delete, in file order. */
   absent: readonly DesiredAbsent[];

@@ -84,6 +84,17 @@ export const EnvironmentDocument = z
       .regex(ENVIRONMENT_NAME, "expected an environment name (a file in environments/)")
       .optional()
       .describe("The environment packages are promoted from."),
+    release: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,99}$/, "expected a release name (a file in releases/)")
+      .optional()
+      .describe("The release this environment runs: releases/<name>.yaml (instead of packagesFrom)."),
+    requiresVerifiedOn: z
+      .array(z.string().regex(ENVIRONMENT_NAME, "expected an environment name (a file in environments/)"))
+      .optional()
+      .describe(
+        "Environments a release must have been applied to and verified on before it is planned here.",
+      ),
     limits: z
       .strictObject({
         concurrency: z
@@ -179,6 +190,10 @@ export interface EnvironmentConfig {
   groupsFromInstance?: boolean;
   domains: Readonly<Record<string, number>>;
   packagesFrom?: string;
+  /** The release the environment runs (`release:`): its packages come from the store. */
+  release?: string;
+  /** Environments where a release must have been applied and verified first. */
+  requiresVerifiedOn?: readonly string[];
   limits: { concurrency: number; requestsPerSecond: number };
   /** In milliseconds, with the defaults filled in. */
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
@@ -259,7 +274,7 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
 /** The repository's private folder, where embedded data lives (`src/cli/state-dir.ts`). */
 const STATE_DIR = ".egp";
 /** What egp itself keeps in it, which an emulator's data file must not take the place of. */
-const EGP_OWN = new Set(["journal", "locks", "artifacts", "releases", ".gitignore"]);
+const EGP_OWN = new Set(["journal", "locks", "artifacts", "releases", "store", ".gitignore"]);
 
 /**
  * Whether a resolved data file lies inside `<dir>/.egp/`, outside egp's own files: a pull request
@@ -406,6 +421,26 @@ function installCodesOf(doc: EnvironmentDocument, report: Reporter): InstallCode
   };
 }
 
+/** `release` and `requiresVerifiedOn`: a release replaces a live source, and names known environments. */
+function releaseOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
+  if (doc.release !== undefined && doc.packagesFrom !== undefined)
+    report.error(
+      ["release"],
+      "and packagesFrom exclude each other: an environment runs a release, or is promoted to from a live source",
+      "key",
+    );
+  for (const [index, env] of (doc.requiresVerifiedOn ?? []).entries()) {
+    if (env === options.name) report.error(["requiresVerifiedOn", index], "names this environment itself");
+    else if (!options.knownEnvironments.has(env))
+      report.error(
+        ["requiresVerifiedOn", index],
+        `unknown environment "${env}" (known: ${[...options.knownEnvironments].join(", ")})`,
+      );
+  }
+  if (doc.requiresVerifiedOn !== undefined && doc.release === undefined)
+    report.warning(["requiresVerifiedOn"], "has no effect without release:");
+}
+
 function packagesFromOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
   const from = doc.packagesFrom;
   if (from === undefined) return undefined;
@@ -448,6 +483,7 @@ export function normalizeEnvironment(
   const auth = authOf(doc, endpoint, options, report);
   const tls = tlsOf(doc, endpoint, options, report);
   const packagesFrom = packagesFromOf(doc, options, report);
+  releaseOf(doc, options, report);
   const timeouts = timeoutsOf(doc, report);
   const waits = waitsOf(doc, report);
   const installCodes = installCodesOf(doc, report);
@@ -469,6 +505,8 @@ export function normalizeEnvironment(
   };
   if (installCodes) config.installCodes = installCodes;
   if (packagesFrom) config.packagesFrom = packagesFrom;
+  if (doc.release) config.release = doc.release;
+  if (doc.requiresVerifiedOn) config.requiresVerifiedOn = [...doc.requiresVerifiedOn];
   if (doc.groups === undefined) config.groupsFromInstance = true;
   const values = [...report.document.substituted.values()].flatMap((s) => s.values.flatMap(spellings));
   if (values.length > 0) config.sensitive = [...new Set(values)].map((value) => new Secret(value));

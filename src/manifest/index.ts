@@ -56,6 +56,14 @@ export {
   selectManifests,
   validateRepository,
 } from "./load.ts";
+export type { DesiredRelease } from "./release-file.ts";
+export {
+  parseReleaseFile,
+  RELEASE_NAME,
+  ReleaseFile,
+  readReleaseFile,
+  releaseFilePath,
+} from "./release-file.ts";
 export { Secret } from "./secret.ts";
 export type { SensitiveValue } from "./sensitive.ts";
 export type { Variables } from "./substitute.ts";

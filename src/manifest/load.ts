@@ -53,6 +53,11 @@ export interface LoadOptions {
   fileExists?: (path: string) => boolean;
   /** An unset `${VAR}`: an error (the default), or kept as written for an offline check (substitute.ts). */
   unsetVariables?: UnsetVariables;
+  /**
+   * Package documents apply to the environment loaded even when it has no packagesFrom: it is the
+   * one they are built on (`egp release create --from`).
+   */
+  buildPackages?: boolean;
 }
 
 export interface LoadStats {
@@ -294,6 +299,7 @@ function buildState(
   files: readonly RepositoryFile[],
   environmentValues: readonly SensitiveValue[],
   issues: ManifestIssue[],
+  buildPackages = false,
 ): DesiredState | null {
   const context: EnvironmentContext = {
     name: environment.name,
@@ -310,7 +316,9 @@ function buildState(
   for (const entry of entries) {
     if (!entry.prepared || (entry.scope && !entry.scope.has(environment.name))) continue;
     const report = reporterFor(entry.document, entry.prefix, issues);
-    if (entry.kind.needsPackagesFrom && !environment.packagesFrom) {
+    // A release's packages come from the store; Package documents then describe what it was built from.
+    const packaged = environment.packagesFrom || environment.release || buildPackages;
+    if (entry.kind.needsPackagesFrom && !packaged) {
       if (entry.scope) report.error(["environments"], needsSource(entry.kind.kind, environment));
       continue;
     }
@@ -413,6 +421,7 @@ export function validateRepository(repository: Repository, options: LoadOptions 
       [...files, ...repository.manifests],
       values,
       issues,
+      options.buildPackages,
     );
     if (state) states.push(state);
   }

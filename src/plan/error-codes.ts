@@ -2,6 +2,10 @@
 export const PlanErrorCode = {
   Invalid: "EGP_PLAN_INVALID",
   FileInvalid: "EGP_PLAN_FILE_INVALID",
+  /** An environment's release has not been applied and verified where `requiresVerifiedOn` asks. */
+  ReleaseNotVerified: "EGP_RELEASE_NOT_VERIFIED",
+  /** A release's file or record in the store disagrees with the committed `releases/<name>.yaml`. */
+  ReleaseMismatch: "EGP_RELEASE_MISMATCH",
 } as const;
 
 export type PlanErrorCode = (typeof PlanErrorCode)[keyof typeof PlanErrorCode];

@@ -56,6 +56,7 @@ export type {
   Severity,
 } from "./package-diff.ts";
 export { describeDifference, diffObject } from "./package-diff.ts";
+export { packageSideDigests, SIDE_SEPARATOR } from "./package-sides.ts";
 export type { PasswordRules } from "./password-rules.ts";
 export { passwordRulesOf, passwordShortfalls } from "./password-rules.ts";
 export { countsAsDrift, planChanges, planRefusals, summarize } from "./plan-changes.ts";

@@ -13,6 +13,7 @@ import {
 } from "./kinds/kind.ts";
 import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanSummary, type Step } from "./model.ts";
 import { orderSteps } from "./order.ts";
+import { packageSideDigests } from "./package-sides.ts";
 import { sealSensitive, withReferences } from "./sensitive.ts";
 import { narrowDesired, parseTargets, selects, type Target, targetText } from "./targets.ts";
 
@@ -96,7 +97,7 @@ export function planChanges(
   const digests = partial?.digests ?? {
     manifests: desired.digest,
     live: live.digest,
-    liveParts: live.partDigests,
+    liveParts: { ...live.partDigests, ...packageSideDigests(live) },
   };
   const recorded = {
     ...(targets.length > 0 ? { targets: targets.map(targetText) } : {}),

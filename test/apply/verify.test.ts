@@ -25,6 +25,7 @@ function verifyContext(client: PlatformClient, guid: string): OpContext {
       input: { objects: [{ guid, name: "Controls", fingerprint: "" }] },
     },
     planId: "plan",
+    run: "plan",
     client,
     desired: {} as OpContext["desired"],
     clientOfStep: () => undefined,

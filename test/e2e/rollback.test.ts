@@ -152,7 +152,7 @@ describe("snapshots over HTTP", () => {
     const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(rollback.code).toBe(1);
     expect(lines(rollback.stderr)).toEqual([
-      expect.stringMatching(/^egp: release [0-9a-f]{12} of local-prod has no snapshot \(it was off/),
+      expect.stringMatching(/^egp: install [0-9a-f]{12} of local-prod has no snapshot \(it was off/),
     ]);
   }, 30_000);
 
@@ -243,7 +243,7 @@ describe("snapshots over HTTP", () => {
     });
     expect(unknown.code).toBe(1);
     expect(lines(unknown.stderr)).toEqual([
-      `egp: no release 000000000000 of local-prod (known: ${ids.join(", ")}); see 'egp releases --env local-prod'`,
+      `egp: no install 000000000000 of local-prod (known: ${ids.join(", ")}); see 'egp history --env local-prod'`,
     ]);
   }, 90_000);
 
@@ -257,12 +257,12 @@ describe("snapshots over HTTP", () => {
     const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(rollback.code).toBe(1);
     expect(rollback.stderr).toBe(
-      `egp: no release of local-prod to roll back: no promotion was recorded in ${join(dir, ".egp/releases/local-prod")}\n`,
+      `egp: no install of local-prod to roll back: the store ${join(dir, ".egp/store")} has no history of local-prod\n`,
     );
     expect(installs(prod)).toBe(0);
     const releases = await egp(["releases", ...PROD, "--dir", dir], { env: ENV });
     expect(releases.code).toBe(0);
-    expect(releases.stdout).toMatch(/^No releases of local-prod/);
+    expect(releases.stdout).toMatch(/^Nothing was installed on local-prod \(no history in the store /);
     const typo = await egp(["releases", "--env", "local-prdo", "--dir", dir], { env: ENV });
     expect(typo.code).toBe(1);
   }, 30_000);

@@ -2,9 +2,10 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { publishInstall } from "../../src/apply/history.ts";
 import { Journal } from "../../src/apply/index.ts";
-import { writeRelease } from "../../src/apply/releases.ts";
 import { readPlanFile } from "../../src/plan/index.ts";
+import { FolderStore } from "../../src/store/index.ts";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -113,7 +114,8 @@ describe("egp status", () => {
     const plan = readPlanFile(await readFile(join(repo, "prod.plan.json"), "utf8"));
     const stateDir = join(repo, ".egp");
     Journal.open(stateDir, plan);
-    writeRelease(stateDir, {
+    // The repository has no egp.yaml: its store is the folder .egp/store.
+    await publishInstall(new FolderStore(join(stateDir, "store")), stateDir, {
       formatVersion: 1,
       id: "0123456789ab",
       environment: "prod",

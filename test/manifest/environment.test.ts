@@ -249,6 +249,31 @@ describe("environment files: validation", () => {
     ]);
   });
 
+  it("checks release: not with packagesFrom, and requiresVerifiedOn names known environments", () => {
+    const both = errorsOf({
+      environments: {
+        dev: environmentDoc(),
+        prod: environmentDoc({ packagesFrom: "dev", release: "2026-11-r1" }),
+      },
+    });
+    expect(lines(both)).toEqual([
+      expect.stringMatching(
+        /^environments\/prod\.yaml:\d+:\d+ release: and packagesFrom exclude each other: an environment runs a release, or is promoted to from a live source$/,
+      ),
+    ]);
+    const gate = errorsOf({
+      environments: { prod: environmentDoc({ release: "2026-11-r1", requiresVerifiedOn: ["test", "prod"] }) },
+    });
+    expect(gate.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      'requiresVerifiedOn[0]: unknown environment "test" (known: prod)',
+      "requiresVerifiedOn[1]: names this environment itself",
+    ]);
+    const name = errorsOf({ environments: { prod: environmentDoc({ release: "Release 1" }) } });
+    expect(name.map((e) => `${e.path}: ${e.message}`)).toEqual([
+      "release: expected a release name (a file in releases/)",
+    ]);
+  });
+
   it("loads the source environment with the target", () => {
     const [state] = statesOf(
       { environments: { dev: environmentDoc(), prod: environmentDoc({ packagesFrom: "dev" }) } },

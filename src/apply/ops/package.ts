@@ -9,6 +9,7 @@ import type { PackageRead } from "../../client/resources/packages.ts";
 import type { StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
+import { StoreError } from "../../store/index.ts";
 import {
   ArtifactError,
   artifactPath,
@@ -19,6 +20,7 @@ import {
 } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
+import { publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
@@ -266,13 +268,49 @@ const snapshotDownload: OpHandler = async (context) => {
   };
 };
 
+/**
+ * A release's file, from the release store into the artifact cache: the store checks the bytes
+ * against the sha256 the release file records, and the file is inspected as a download is.
+ */
+const fetch: OpHandler = async (context) => {
+  const input = inputOf(context, "package.fetch");
+  const { store } = context;
+  if (!store)
+    throw new ApplyError(
+      ApplyErrorCode.StepInputMissing,
+      `${context.step.id}: release ${input.release} needs the release store, and this run has none`,
+    );
+  const file = artifactPath(context.stateDir, input.sha256);
+  const kept = await verifiedArtifact(context.stateDir, input.sha256).then(
+    () => true,
+    () => false,
+  );
+  if (!kept) {
+    context.progress("fetching from the release store", 0, input.size);
+    await store.getFile(input.sha256, file).catch((error: unknown) => {
+      if (!(error instanceof StoreError)) throw error;
+      throw new ApplyError(
+        ApplyErrorCode.ReleaseUnusable,
+        `release ${input.release}: ${error.message}; nothing was installed`,
+        { cause: error },
+      );
+    });
+  }
+  await inspectPackage(await verifiedArtifact(context.stateDir, input.sha256), []);
+  return { artifact: input.sha256, bytes: input.size };
+};
+
+/** The package file a promotion installs: downloaded from the source, or fetched from the store. */
+const artifactOf = (context: OpContext): unknown =>
+  outputOf(context, "download", "artifact") ?? outputOf(context, "fetch", "artifact");
+
 const upload: OpHandler = async (context) => {
   const { artifact } = inputOf(context, "package.upload");
   // A promotion's package was sent alongside its download, whose step passed only once the file
   // passed inspection. A rollback uploads the snapshot named by its input.
   const pipelined = artifact === undefined ? outputOf(context, "download", "uploaded") : undefined;
   if (typeof pipelined === "number") return { packageId: pipelined, pipelined: true };
-  const sha256 = artifact ?? outputOf(context, "download", "artifact");
+  const sha256 = artifact ?? artifactOf(context);
   if (typeof sha256 !== "string")
     throw new ApplyError(
       ApplyErrorCode.StepInputMissing,
@@ -292,10 +330,14 @@ async function lastInstall(context: OpContext, packageId: number) {
   return { job: packages.find((p) => p.Id === packageId)?.Installs?.at(-1) };
 }
 
-/** One record per plan and package: a resumed install finds the record it wrote. */
+/**
+ * One record per run of a plan and package: a resumed install finds the record it wrote; the same
+ * plan applied again after it completed (after a rollback) is a new install, with a record of its own.
+ */
 function releaseId(context: OpContext): string {
+  const run = context.run === context.planId ? "" : `\0${context.run}`;
   return createHash("sha256")
-    .update(`${context.step.environment}\0${change(context)}\0${context.planId}`)
+    .update(`${context.step.environment}\0${change(context)}\0${context.planId}${run}`)
     .digest("hex")
     .slice(0, 12);
 }
@@ -304,20 +346,24 @@ function releaseId(context: OpContext): string {
 const SnapshotObjects = ReleaseRecord.shape.snapshot.unwrap().shape.objects;
 
 /** The release record of a promotion, written before its install is asked for. */
-function recordRelease(
+async function recordRelease(
   context: OpContext,
   release: NonNullable<StepInputOf<"package.install">["release"]>,
-): ReleaseRecord {
+): Promise<ReleaseRecord> {
   const id = releaseId(context);
   const earlier = readRelease(context.stateDir, context.step.environment, id);
-  if (earlier) return earlier;
-  const digest = outputOf(context, "download", "artifact");
+  if (earlier) {
+    if (context.store) await publishInstall(context.store, context.stateDir, earlier);
+    return earlier;
+  }
+  const digest = artifactOf(context);
   const taken = context.outputOf(`${change(context)}#snapshot-download`);
   const record: ReleaseRecord = {
     formatVersion: 1,
     id,
     environment: context.step.environment,
     sourceEnvironment: release.from,
+    ...(release.release ? { release: release.release } : {}),
     plan: context.planId,
     package: { name: change(context).split("/").slice(1).join("/"), digest: String(digest) },
     snapshot: taken
@@ -333,13 +379,14 @@ function recordRelease(
     rollbacks: [],
   };
   writeRelease(context.stateDir, record);
+  if (context.store) await publishInstall(context.store, context.stateDir, record);
   return record;
 }
 
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
-  const release = input.release ? recordRelease(context, input.release) : undefined;
+  const release = input.release ? await recordRelease(context, input.release) : undefined;
   // An install that may have been asked for already is never asked for twice: its job is waited for.
   const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
   if (!earlier || earlier.Status === "Failed")
@@ -376,8 +423,11 @@ const install: OpHandler = async (context) => {
     }
     return latest.Status;
   });
-  if (release && release.installedAt === null)
-    writeRelease(context.stateDir, { ...release, installedAt: new Date().toISOString() });
+  if (release && release.installedAt === null) {
+    const installed = { ...release, installedAt: new Date().toISOString() };
+    writeRelease(context.stateDir, installed);
+    if (context.store) await publishInstall(context.store, context.stateDir, installed);
+  }
   return { packageId, job, ...(release ? { release: release.id } : {}) };
 };
 
@@ -425,10 +475,10 @@ const verify: OpHandler = async (context) => {
                 name: o.name,
                 fingerprint: "",
                 parts: {},
-                partFingerprints: {},
+                partFingerprints: o.parts ?? {},
               },
               side.objects[o.guid.toLowerCase()],
-              { installMethod: 2, installOption: 1 },
+              { installMethod: o.installMethod ?? 2, installOption: o.installOption ?? 1 },
             ),
         )
         .map((o) => o.name);
@@ -475,6 +525,7 @@ export const packageOpsOutlivingPlan = [
   "package.create",
   "package.generate",
   "package.download",
+  "package.fetch",
   "package.snapshot",
   "package.snapshot-generate",
   "package.snapshot-download",
@@ -485,6 +536,7 @@ export const packageOps = {
   "package.create": create,
   "package.generate": generateAfter("create"),
   "package.download": download,
+  "package.fetch": fetch,
   "package.snapshot": snapshot,
   "package.snapshot-generate": generateAfter("snapshot"),
   "package.snapshot-download": snapshotDownload,

@@ -3,6 +3,7 @@ import type { ZodType } from "zod";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import { STEP_INPUTS, type Step, type StepInputOf, type StepOp } from "../../plan/index.ts";
+import type { ReleaseStore } from "../../store/index.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 
@@ -30,6 +31,10 @@ export interface OpContext {
   resumed: boolean;
   /** `.egp` of the repository. */
   stateDir: string;
+  /** The journal's run: the plan applied again after it completed is another run. */
+  run: string;
+  /** Where install history, snapshots and verifications go, so that any machine finds them. */
+  store?: ReleaseStore;
   logger: Logger;
   progress(message: string, bytes?: number, total?: number): void;
   sleep(ms: number): Promise<void>;

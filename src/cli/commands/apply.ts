@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { type ApplyOutcome, applyPlan, JournalUnreadableError, type Lock } from "../../apply/index.ts";
+import { openProjectStore } from "../../compose/project-store.ts";
 import { printable, readPlanFile } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
@@ -108,6 +109,7 @@ export function registerApplyCommand(program: Command): void {
         const outcome = await applyPlan({
           env,
           stateDir,
+          store: await openProjectStore(dir),
           replan: (options) => planWith({ dir, connections, logger }, env, options),
           open: clientsOf(connections),
           logger,

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
-import { listReleases, type ReleaseRecord, releasesDir } from "../../apply/index.ts";
+import { listHistory, type ReleaseRecord } from "../../apply/index.ts";
+import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
 import { printable } from "../../plan/index.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
-import { stateDirOf } from "../state-dir.ts";
 
-interface ReleasesFlags extends GlobalFlags {
+interface HistoryFlags extends GlobalFlags {
   env: string;
 }
 
@@ -30,31 +30,37 @@ function line(record: ReleaseRecord): string {
   const created = record.created.length ? `; created ${record.created.map((o) => o.name).join(", ")}` : "";
   const last = record.rollbacks.at(-1);
   const rolledBack = last ? `; rolled back ${last.at}` : "";
-  return `${record.id}  ${record.package.name} from ${record.sourceEnvironment}, ${status}; ${snapshot}${created}${rolledBack}`;
+  const what = record.release ? `release ${record.release}` : `from ${record.sourceEnvironment}`;
+  return `${record.id}  ${record.package.name} ${what}, ${status}; ${snapshot}${created}${rolledBack}`;
 }
 
-/** `egp releases --env E`: the promotions recorded for an environment, newest first; offline. */
+/**
+ * `egp history --env E` (alias `egp releases`): what was installed on an environment, newest
+ * first, from the release store, so that any machine with the repository sees the same history.
+ */
 export function registerReleasesCommand(program: Command): void {
   program
-    .command("releases")
-    .description("list the promotions (release records) of an environment, newest first, offline")
+    .command("history")
+    .alias("releases")
+    .description("list what was installed on an environment, newest first, from the release store")
     .requiredOption("--env <name>", "environment (a file in environments/)")
     .action(async (_options: unknown, command: Command) => {
-      const flags = command.optsWithGlobals<ReleasesFlags>();
+      const flags = command.optsWithGlobals<HistoryFlags>();
       const dir = repositoryDir(flags.dir);
-      // The environment must exist: a typo should not read as "no releases".
+      // The environment must exist: a typo should not read as "no history".
       environmentOf({ ...(await readRepository(dir)), manifests: [] }, flags.env);
-      const releases = listReleases(stateDirOf(dir), flags.env);
+      const store = await openProjectStore(dir);
+      const history = await listHistory(store, flags.env);
       if (flags.json) {
-        for (const record of releases) process.stdout.write(`${JSON.stringify(summary(record))}\n`);
+        for (const record of history) process.stdout.write(`${JSON.stringify(summary(record))}\n`);
         return;
       }
-      if (releases.length === 0) {
+      if (history.length === 0) {
         process.stdout.write(
-          `No releases of ${flags.env} (none in ${releasesDir(stateDirOf(dir), flags.env)}).\n`,
+          `Nothing was installed on ${flags.env} (no history in the store ${store.location}).\n`,
         );
         return;
       }
-      for (const record of releases) process.stdout.write(`${printable(line(record))}\n`);
+      for (const record of history) process.stdout.write(`${printable(line(record))}\n`);
     });
 }

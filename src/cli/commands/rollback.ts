@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Lock, rollBack } from "../../apply/index.ts";
+import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
 import { printable, writePlanFile } from "../../plan/index.ts";
 import { applyOutput } from "../apply-output.ts";
@@ -34,7 +35,7 @@ export function registerRollbackCommand(program: Command): void {
     .command("rollback")
     .description("install the snapshot taken before a promotion (the newest, or --to ID), after asking")
     .requiredOption("--env <name>", "environment (a file in environments/)")
-    .option("--to <id>", "the release to roll back (see `egp releases`); default: the newest")
+    .option("--to <id>", "the install to roll back (see `egp history`); default: the newest")
     .option("--yes", "roll back without asking")
     .option("--out <file>", "also save the rollback's plan (JSON, readable with `egp show`)")
     .option("--prefix <text>", "prefix for the names of the fields the install deactivates", "ROLLBACK_")
@@ -62,6 +63,7 @@ export function registerRollbackCommand(program: Command): void {
           const outcome = await rollBack({
             env,
             stateDir,
+            store: await openProjectStore(dir),
             desired,
             open: clientsOf(connections),
             to: flags.to,

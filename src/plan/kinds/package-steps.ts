@@ -31,6 +31,8 @@ export const packageSteps = {
       objects: z.array(Packed),
     }),
     "package.generate": Nothing,
+    /** A release's file, from the release store into the artifact cache: its sha256 is checked. */
+    "package.fetch": z.object({ release: z.string(), sha256: z.string(), size: z.number().int() }),
     /** The guids the downloaded file must hold (global reports are trusted, not listed). */
     "package.download": z.object({ objects: z.array(z.string()) }),
     /** The target's current versions of the objects it already has, packaged before the install. */
@@ -54,10 +56,22 @@ export const packageSteps = {
        * install: the objects it creates on the target, which a rollback can't remove. A
        * rollback's install has none.
        */
-      release: z.object({ from: z.string(), created: z.array(Packed) }).optional(),
+      release: z
+        .object({ from: z.string(), created: z.array(Packed), release: z.string().optional() })
+        .optional(),
     }),
     "package.verify": z.object({
-      objects: z.array(z.object({ guid: z.string(), name: z.string(), fingerprint: z.string() })),
+      objects: z.array(
+        z.object({
+          guid: z.string(),
+          name: z.string(),
+          fingerprint: z.string(),
+          /** A release's recorded part fingerprints: each must read so once installed (as the options leave it). */
+          parts: z.record(z.string(), z.string()).optional(),
+          installMethod: z.number().int().optional(),
+          installOption: z.number().int().optional(),
+        }),
+      ),
     }),
     /** The release whose snapshot a rollback installs; its parts must read as they did then. */
     "package.rollback-verify": z.object({ release: z.string() }),

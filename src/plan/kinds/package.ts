@@ -24,6 +24,7 @@ import {
   written,
 } from "./package-checks.ts";
 import { orderProblems } from "./package-order.ts";
+import { planRelease } from "./package-release.ts";
 import { packageSteps } from "./package-steps.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 
@@ -139,6 +140,7 @@ export const packagePlanner: KindPlanner = {
     });
   },
   plan({ desired, live }: PlanInput): KindPlan {
+    if (desired.release) return planRelease(desired.release, live.packages, desired.environment.name);
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     if (desired.packages.length === 0 || !desired.packagesFrom) return result;
     const source = live.packageSource;

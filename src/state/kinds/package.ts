@@ -53,6 +53,23 @@ function withoutDetails<S extends LivePackageSide>(side: S): S {
   return { ...rest, objects } as S;
 }
 
+/** The target's trees of the objects a release holds (global reports have no read). */
+async function releaseTargets(
+  client: Parameters<typeof readPackageObjects>[0],
+  release: NonNullable<DesiredState["release"]>,
+): Promise<LivePackageSide> {
+  const requests = new Map<string, ObjectRequest>();
+  for (const pkg of release.packages)
+    for (const object of pkg.objects)
+      if (object.type !== "GlobalReport") requests.set(object.guid, { guid: object.guid, type: object.type });
+  const read = await readPackageObjects(client, [...requests.values()], { deferDetails: true });
+  const recorded = new Map(
+    release.packages.flatMap((pkg) => pkg.objects.map((o) => [o.guid.toLowerCase(), o.fingerprint] as const)),
+  );
+  read.describe((object) => recorded.get(object.guid.toLowerCase()) !== object.fingerprint);
+  return { objects: read.objects, applicationsByName: read.applicationsByName };
+}
+
 function needsSource(desired: DesiredState): boolean {
   return desired.packages.length > 0 && desired.packagesFrom !== undefined;
 }
@@ -62,6 +79,7 @@ export const packageLive = liveKind({
   part: "packages",
   label: "package objects",
   async read({ client, desired, options }): Promise<LivePackages> {
+    if (desired.release) return { packages: await releaseTargets(client, desired.release) };
     if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);

@@ -1,0 +1,105 @@
+import { existsSync } from "node:fs";
+import { historyKey, historyPrefix, type ReleaseStore, StoreError } from "../store/index.ts";
+import { artifactPath } from "./artifacts.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
+import { ReleaseError, ReleaseRecord, readRelease, writeRelease } from "./releases.ts";
+
+/*
+ * The install history in the release store: `history/<env>/<id>`, one entry per install (the
+ * records of ./releases.ts), and the snapshot each refers to as a file by its sha256. `.egp/` keeps
+ * a copy as a cache; the store is what another machine (a CI runner, a fresh clone) reads, so that
+ * `egp history` and `egp rollback` work wherever the repository and the store are.
+ */
+
+/** Stores the entry and the snapshot file it names (the store checks and keeps it by sha256). */
+export async function publishInstall(
+  store: ReleaseStore,
+  stateDir: string,
+  record: ReleaseRecord,
+): Promise<void> {
+  if (record.snapshot && !(await store.hasFile(record.snapshot.digest))) {
+    const file = artifactPath(stateDir, record.snapshot.digest);
+    const { digest } = await store.putFile(file);
+    if (digest !== record.snapshot.digest)
+      throw new ReleaseError(
+        ApplyErrorCode.ReleaseUnusable,
+        `the snapshot ${file} changed since it was taken (its sha256 is now ${digest}); not stored`,
+      );
+  }
+  await store.putRecord(historyKey(record.environment, record.id), record);
+}
+
+function parsed(key: string, value: unknown, env: string): ReleaseRecord {
+  const result = ReleaseRecord.safeParse(value);
+  const why = result.success
+    ? result.data.environment === env
+      ? undefined
+      : `it names ${result.data.environment}`
+    : `${result.error.issues[0]?.path.join(".") || "record"}: ${result.error.issues[0]?.message}`;
+  if (why || !result.success)
+    throw new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `${key} in the store is not an install record (${why})`,
+    );
+  return result.data;
+}
+
+/** The environment's installs, newest first (by when the install was asked for). */
+export async function listHistory(store: ReleaseStore, env: string): Promise<ReleaseRecord[]> {
+  const keys = await store.listRecords(historyPrefix(env));
+  const records = await Promise.all(
+    keys.map(async (key) => {
+      const value = await store.getRecord(key);
+      return value === undefined ? undefined : parsed(key, value, env);
+    }),
+  );
+  return records
+    .filter((r): r is ReleaseRecord => r !== undefined)
+    .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+}
+
+/** The install `egp rollback` undoes, from the store: the one named, or the newest; it must have a snapshot. */
+export async function historyToRollBack(
+  store: ReleaseStore,
+  env: string,
+  id?: string,
+): Promise<ReleaseRecord> {
+  const history = await listHistory(store, env);
+  const release = id === undefined ? history[0] : history.find((r) => r.id === id);
+  if (!release) {
+    const known = history.map((r) => r.id).join(", ");
+    throw new ReleaseError(
+      ApplyErrorCode.NoRelease,
+      id === undefined
+        ? `no install of ${env} to roll back: the store ${store.location} has no history of ${env}`
+        : `no install ${id} of ${env}${known ? ` (known: ${known})` : ""}; see 'egp history --env ${env}'`,
+    );
+  }
+  if (!release.snapshot)
+    throw new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `install ${release.id} of ${env} has no snapshot (it was off, or none of its objects existed on ${env} before), so there is nothing to roll back to`,
+    );
+  return release;
+}
+
+/**
+ * Brings an install's record and snapshot into the local cache (a machine that never promoted):
+ * the snapshot is fetched from the store, which checks its sha256.
+ */
+export async function cacheInstall(
+  store: ReleaseStore,
+  stateDir: string,
+  record: ReleaseRecord,
+): Promise<void> {
+  if (!readRelease(stateDir, record.environment, record.id)) writeRelease(stateDir, record);
+  const digest = record.snapshot?.digest;
+  if (!digest || existsSync(artifactPath(stateDir, digest))) return;
+  await store.getFile(digest, artifactPath(stateDir, digest)).catch((error: unknown) => {
+    if (!(error instanceof StoreError)) throw error;
+    throw new ReleaseError(
+      ApplyErrorCode.ReleaseUnusable,
+      `the snapshot of install ${record.id} can't be used: ${error.message}`,
+    );
+  });
+}

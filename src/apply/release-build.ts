@@ -1,0 +1,195 @@
+import { mkdir, open } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { stringify } from "yaml";
+import type { PlatformClient } from "../client/client.ts";
+import { PlatformError } from "../client/errors.ts";
+import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
+import { resolveObjectGuid } from "../plan/kinds/package.ts";
+import { readPackageObjects } from "../state/index.ts";
+import { type ReleaseStore, releaseKey, StoreError, StoreErrorCode } from "../store/index.ts";
+import { artifactPath, artifactsDir, inspectPackage, store as keep } from "./artifacts.ts";
+import { ApplyErrorCode } from "./error-codes.ts";
+import { ApplyError } from "./errors.ts";
+
+/*
+ * `egp release create`: the packages of the Package documents, built once on the source, kept in
+ * the release store by sha256, and described in `releases/<name>.yaml` with the fingerprint of
+ * every part as the source's metadata reads: the file to commit and review. The store's record
+ * `releases/<name>` is created once, so a name is never reused, on any machine.
+ */
+
+export interface BuildReleaseOptions {
+  /** The repository: `releases/<name>.yaml` is written there. */
+  dir: string;
+  name: string;
+  /** The source environment, loaded with its Package documents (narrowed by --target/--manifests). */
+  desired: DesiredState;
+  client: PlatformClient;
+  store: ReleaseStore;
+  stateDir: string;
+  now?: () => Date;
+  say?: (line: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const releaseFileOf = (dir: string, name: string) => join(dir, "releases", `${name}.yaml`);
+
+function exists(name: string, where: string): StoreError {
+  return new StoreError(
+    StoreErrorCode.Exists,
+    `release ${name} already exists (${where}): a release name is never reused; pick another`,
+  );
+}
+
+function notReady(error: unknown): boolean {
+  return (
+    error instanceof PlatformError &&
+    (error.status === 409 || error.validationMessages.some((m) => m.MessageKey === "PackageNotReady"))
+  );
+}
+
+/** Downloads a generated package into the artifact cache, waiting for its job; returns its sha256. */
+async function downloadWhenReady(options: BuildReleaseOptions, packageId: number): Promise<string> {
+  const { client, stateDir, desired } = options;
+  const partial = join(artifactsDir(stateDir), `release-${options.name}-${packageId}.zip`);
+  const sleep = options.sleep ?? ((ms: number) => delay(ms));
+  const deadline = Date.now() + desired.environment.waits.jobMs;
+  for (let pause = 250; ; pause = Math.min(pause * 2, 5_000)) {
+    try {
+      await client.packages.download(packageId, partial);
+      return keep(stateDir, partial);
+    } catch (error) {
+      if (!notReady(error) || Date.now() > deadline) throw error;
+    }
+    await sleep(pause);
+  }
+}
+
+async function buildPackage(
+  options: BuildReleaseOptions,
+  pkg: DesiredPackage,
+  source: Awaited<ReturnType<typeof readPackageObjects>>,
+): Promise<ReleaseFile["packages"][number]> {
+  const env = options.desired.environment.name;
+  const objects = pkg.objects.map((object) => {
+    const guid = object.by === "guid" ? object.guid.toLowerCase() : resolveObjectGuid(object, source);
+    const live = guid ? source.objects[guid] : undefined;
+    const what = object.by === "name" ? `application "${object.name}"` : `${object.type} ${object.guid}`;
+    if (!guid || (!live && object.type !== "GlobalReport"))
+      throw new ApplyError(
+        ApplyErrorCode.TargetGone,
+        `${pkg.source.file}:${object.source.line}:${object.source.column} package "${pkg.name}": ${what} does not exist on ${env}`,
+      );
+    return {
+      guid,
+      type: object.type,
+      name: live?.name ?? `Global report ${guid}`,
+      ...(live ? { fingerprint: live.fingerprint, parts: live.partFingerprints, counts: live.parts } : {}),
+      installMethod: object.install.InstallMethod,
+      installOption: object.install.InstallOption,
+      translationOption: object.install.TranslationOption,
+    };
+  });
+  options.say?.(`Building package "${pkg.name}" on ${env}…`);
+  const packageId = await options.client.packages.create({
+    Name: `${pkg.name} (release ${options.name})`,
+    Description: [pkg.description, `[egp release ${options.name}]`].filter(Boolean).join(" "),
+    PreparedBy: pkg.preparedBy ?? "egp",
+    PackageObjects: objects.map((o) => ({ Guid: o.guid, Type: o.type })),
+  });
+  await options.client.packages.generate(packageId);
+  const sha256 = await downloadWhenReady(options, packageId);
+  const file = artifactPath(options.stateDir, sha256);
+  await inspectPackage(
+    file,
+    objects.filter((o) => o.type !== "GlobalReport").map((o) => o.guid),
+  );
+  const stored = await options.store.putFile(file);
+  options.say?.(`Stored "${pkg.name}": sha256 ${stored.digest}, ${stored.size} bytes.`);
+  return {
+    name: pkg.name,
+    sha256: stored.digest,
+    size: stored.size,
+    inactivateUnusedFields: pkg.inactivateUnusedFields,
+    prefixInactivatedFields: pkg.prefixInactivatedFields,
+    snapshot: pkg.snapshot,
+    objects,
+  };
+}
+
+/** Writes the file once: an existing file (a name in use) is never overwritten. */
+async function writeOnce(path: string, text: string, name: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const handle = await open(path, "wx").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "EEXIST") throw exists(name, `releases/${name}.yaml`);
+    throw error;
+  });
+  try {
+    await handle.writeFile(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function buildRelease(
+  options: BuildReleaseOptions,
+): Promise<{ file: string; release: ReleaseFile }> {
+  const { name, desired, store } = options;
+  const path = releaseFileOf(options.dir, name);
+  const taken = await open(path, "r").then(
+    async (handle) => {
+      await handle.close();
+      return true;
+    },
+    () => false,
+  );
+  if (taken) throw exists(name, `releases/${name}.yaml`);
+  if ((await store.getRecord(releaseKey(name))) !== undefined)
+    throw exists(name, `in the store ${store.location}`);
+  if (desired.packages.length === 0)
+    throw new ApplyError(
+      ApplyErrorCode.ApplyRefused,
+      `no Package documents for ${desired.environment.name}: a release holds the packages they name`,
+    );
+  const source = await readPackageObjects(options.client, (names) =>
+    desired.packages.flatMap((pkg) =>
+      pkg.objects.flatMap((object) => {
+        if (object.by === "guid")
+          return object.type === "GlobalReport" ? [] : [{ guid: object.guid, type: object.type }];
+        const guid = Object.hasOwn(names, object.name.toLowerCase())
+          ? names[object.name.toLowerCase()]
+          : undefined;
+        return guid ? [{ guid, type: object.type }] : [];
+      }),
+    ),
+  );
+  const packages: ReleaseFile["packages"] = [];
+  for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source));
+  const release: ReleaseFile = {
+    formatVersion: 1,
+    name,
+    createdAt: (options.now?.() ?? new Date()).toISOString(),
+    from: desired.environment.name,
+    packages,
+  };
+  // The store's record is created once: of two machines creating the same name, one is refused.
+  await store.putRecord(
+    releaseKey(name),
+    {
+      name,
+      createdAt: release.createdAt,
+      from: release.from,
+      packages: packages.map((p) => ({ name: p.name, sha256: p.sha256, size: p.size })),
+    },
+    { createOnly: true, blobs: packages.map((p) => p.sha256) },
+  );
+  const header = [
+    `# Release ${name}: built on ${release.from} by egp release create. Commit this file: its sha256s`,
+    `# are what every environment that runs \`release: ${name}\` installs, from the release store.`,
+    "",
+  ].join("\n");
+  await writeOnce(path, header + stringify(release, { lineWidth: 0 }), name);
+  return { file: `releases/${name}.yaml`, release };
+}

@@ -1,0 +1,27 @@
+import type { DesiredState } from "../manifest/index.ts";
+import type { Plan } from "../plan/index.ts";
+import { type ReleaseStore, verifiedKey } from "../store/index.ts";
+
+/*
+ * `verified/<release>/<env>`: the environment runs the release, every package's parts reading as
+ * the release records them. Written by an apply whose final check found no package to install
+ * (the install ran and verified, or the environment already matched), and read by the
+ * `requiresVerifiedOn` gate of the environments after it.
+ */
+
+export async function recordVerified(
+  store: ReleaseStore,
+  desired: DesiredState,
+  check: Plan,
+): Promise<boolean> {
+  const { release } = desired;
+  if (!release || check.partial || check.changes.some((c) => c.kind === "Package")) return false;
+  await store.putRecord(verifiedKey(release.name, desired.environment.name), {
+    name: release.name,
+    environment: desired.environment.name,
+    verifiedAt: new Date().toISOString(),
+    plan: check.id,
+    packages: release.packages.map((p) => ({ name: p.name, sha256: p.sha256 })),
+  });
+  return true;
+}

@@ -1,0 +1,102 @@
+import { createHash } from "node:crypto";
+import { type DesiredRelease, type DesiredState, readReleaseFile } from "../manifest/index.ts";
+import { PlanErrorCode } from "../plan/error-codes.ts";
+import { type ReleaseStore, releaseKey, verifiedKey } from "../store/index.ts";
+
+/*
+ * Before an environment that runs a release is planned: its committed release file is read, the
+ * store's record of the release must agree with it package by package (the committed sha256s are
+ * the truth), and every environment `requiresVerifiedOn` names must have a verification of the
+ * same bytes in the store.
+ */
+
+export class ReleaseGateError extends Error {
+  readonly code: PlanErrorCode;
+  constructor(code: PlanErrorCode, message: string) {
+    super(message);
+    this.name = "ReleaseGateError";
+    this.code = code;
+  }
+}
+
+/** What the store keeps of a release and of a verification: the packages' sha256s, by name. */
+export interface StoredRelease {
+  name: string;
+  packages: Array<{ name: string; sha256: string }>;
+}
+
+export function storedRelease(release: Pick<DesiredRelease, "name" | "packages">): StoredRelease {
+  return { name: release.name, packages: release.packages.map((p) => ({ name: p.name, sha256: p.sha256 })) };
+}
+
+function sameBytes(value: unknown, release: DesiredRelease): string | undefined {
+  const stored = (value as Partial<StoredRelease> | undefined)?.packages;
+  if (!Array.isArray(stored)) return "it lists no packages";
+  for (const pkg of release.packages) {
+    const other = stored.find((p) => p?.name === pkg.name);
+    if (!other) return `it has no package "${pkg.name}"`;
+    if (other.sha256 !== pkg.sha256)
+      return `package "${pkg.name}" is sha256 ${other.sha256} there and ${pkg.sha256} in ${release.file}`;
+  }
+  if (stored.length !== release.packages.length) return `it lists ${stored.length} package(s)`;
+  return undefined;
+}
+
+async function assertStored(store: ReleaseStore, release: DesiredRelease): Promise<void> {
+  const record = await store.getRecord(releaseKey(release.name));
+  if (record === undefined)
+    throw new ReleaseGateError(
+      PlanErrorCode.ReleaseMismatch,
+      `release ${release.name} is not in the release store ${store.location}`,
+    );
+  const why = sameBytes(record, release);
+  if (why)
+    throw new ReleaseGateError(
+      PlanErrorCode.ReleaseMismatch,
+      `release ${release.name} in the store ${store.location} is not the committed one (${why}); egp does not install it`,
+    );
+}
+
+/** The environments of `requiresVerifiedOn` that have no verification of these bytes in the store. */
+export async function unverifiedOn(
+  store: ReleaseStore,
+  release: DesiredRelease,
+  environments: readonly string[],
+): Promise<string[]> {
+  const missing: string[] = [];
+  for (const env of environments) {
+    const record = await store.getRecord(verifiedKey(release.name, env));
+    if (record === undefined || sameBytes(record, release)) missing.push(env);
+  }
+  return missing;
+}
+
+/**
+ * The desired state with its release, once the gate passes; unchanged for an environment without
+ * `release:`. The release file's text joins the digest: a saved plan is stale once it changes.
+ */
+export async function withRelease(
+  dir: string,
+  desired: DesiredState,
+  store: ReleaseStore | undefined,
+): Promise<DesiredState> {
+  const { environment } = desired;
+  if (!environment.release) return desired;
+  const release = await readReleaseFile(dir, environment.release);
+  if (!store)
+    throw new ReleaseGateError(
+      PlanErrorCode.ReleaseMismatch,
+      `${environment.name} runs release ${release.name}, which needs the release store`,
+    );
+  await assertStored(store, release);
+  const missing = await unverifiedOn(store, release, environment.requiresVerifiedOn ?? []);
+  if (missing.length > 0)
+    throw new ReleaseGateError(
+      PlanErrorCode.ReleaseNotVerified,
+      `release ${release.name} has not been verified on ${missing.join(", ")} (requiresVerifiedOn in ${environment.file})`,
+    );
+  const digest = createHash("sha256")
+    .update(`${desired.digest}\0${release.file}\0${release.text}`)
+    .digest("hex");
+  return { ...desired, release, digest, files: [...desired.files, release.file] };
+}

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { CREATED_AT, desired, live, packageObject } from "../../../test/builders/plan.ts";
+import type { DesiredRelease } from "../../manifest/index.ts";
+import { planChanges } from "../index.ts";
+
+/* An environment that runs a release: compared with the release's recorded parts, installed from the store. */
+
+const SHA = "a".repeat(64);
+const release: DesiredRelease = {
+  formatVersion: 1,
+  name: "2026-11-r1",
+  createdAt: CREATED_AT,
+  from: "dev",
+  file: "releases/2026-11-r1.yaml",
+  text: "",
+  packages: [
+    {
+      name: "GRC Core",
+      sha256: SHA,
+      size: 10,
+      inactivateUnusedFields: false,
+      prefixInactivatedFields: null,
+      snapshot: true,
+      objects: [
+        {
+          guid: "g-1",
+          type: "Application",
+          name: "Risk Register",
+          fingerprint: "new",
+          parts: { rule: "15" },
+          installMethod: 2,
+          installOption: 1,
+          translationOption: 0,
+        },
+      ],
+    },
+  ],
+};
+const target = (rule: string) =>
+  live({
+    packages: {
+      applicationsByName: {},
+      objects: { "g-1": packageObject("g-1", "Risk Register", rule, { rule }) },
+    },
+  });
+const plan = (rule: string) => planChanges(desired({ release }), target(rule), { createdAt: CREATED_AT });
+
+describe("a release's plan", () => {
+  it("installs the stored file on the target only, snapshot first, and verifies the recorded parts", () => {
+    const result = plan("20");
+    expect(result.changes.map((c) => c.id)).toEqual(["Package/GRC Core"]);
+    expect(result.steps.map((s) => `${s.op}@${s.environment}`)).toEqual([
+      "package.fetch@prod",
+      "package.snapshot@prod",
+      "package.snapshot-generate@prod",
+      "package.snapshot-download@prod",
+      "package.upload@prod",
+      "package.install@prod",
+      "package.verify@prod",
+    ]);
+    const step = (verb: string) => result.steps.find((s) => s.id === `Package/GRC Core#${verb}`);
+    expect(step("fetch")?.input).toEqual({ release: "2026-11-r1", sha256: SHA, size: 10 });
+    expect(step("install")?.input.release).toEqual({ from: "dev", created: [], release: "2026-11-r1" });
+    expect(step("verify")?.input).toMatchObject({ objects: [{ guid: "g-1", parts: { rule: "15" } }] });
+    expect(result.sourceEnvironment).toBeUndefined();
+  });
+
+  it("has nothing to do when the target's parts are the release's", () => {
+    expect(plan("15").changes).toEqual([]);
+  });
+});

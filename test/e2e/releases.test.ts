@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,6 +8,7 @@ import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -65,7 +66,18 @@ const ruleOf = (e: Emulator) =>
     .all("eventRules")
     .find((r) => r.Name === "Escalate critical risks")?.Condition;
 
-async function repository(): Promise<{
+/** A real OCI registry on 127.0.0.1, started for the registry's round of the main test. */
+let registry: Registry | undefined;
+afterAll(() => registry?.stop());
+
+async function storeOf(kind: "folder" | "oci"): Promise<string> {
+  if (process.env.EGP_TEST_RELEASE_STORE) return process.env.EGP_TEST_RELEASE_STORE;
+  if (kind === "folder") return join(await tempDir(), "store");
+  registry ??= await startRegistry();
+  return `oci://${registry.host}/egp-releases-${randomBytes(4).toString("hex")}`;
+}
+
+async function repository(kind: "folder" | "oci" = "folder"): Promise<{
   dir: string;
   store: string;
   dev: Emulator & { workDir: string };
@@ -77,7 +89,7 @@ async function repository(): Promise<{
     emulator("demo-prod"),
     emulator("demo-prod"),
   ]);
-  const store = process.env.EGP_TEST_RELEASE_STORE ?? join(await tempDir(), "store");
+  const store = await storeOf(kind);
   const dir = await testdir({
     "egp.yaml": `releases:\n  store: ${JSON.stringify(store)}\n`,
     "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
@@ -98,109 +110,117 @@ async function cloneOf(dir: string): Promise<string> {
 const run = (dir: string, args: string[]) => egp([...args, "--dir", dir], { env: ENV });
 
 describe("releases: build once, promote the same bytes, roll back from anywhere", () => {
-  it("dev → test → prod with the gate, history and rollback from a fresh clone, names never reused", async () => {
-    const { dir, store, dev, test, prod } = await repository();
+  it.each(["folder", "oci"] as const)(
+    "dev → test → prod with the gate, history and rollback from a fresh clone, names never reused (%s store)",
+    async (kind) => {
+      const { dir, store, dev, test, prod } = await repository(kind);
 
-    const createdRelease = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
-    expect(createdRelease.stderr + createdRelease.stdout).toContain(`Release ${NAME} created from dev`);
-    expect(createdRelease.code).toBe(0);
-    const file = await readFile(join(dir, `releases/${NAME}.yaml`), "utf8");
-    const sha256 = /sha256: ([0-9a-f]{64})/.exec(file)?.[1];
-    expect(sha256).toMatch(/^[0-9a-f]{64}$/);
-    expect(file).toContain("name: GRC Core");
-    expect(file).toMatch(/parts:\n/);
-    expect(created(dev)).toHaveLength(1);
+      const createdRelease = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
+      expect(createdRelease.stderr + createdRelease.stdout).toContain(`Release ${NAME} created from dev`);
+      expect(createdRelease.code).toBe(0);
+      const file = await readFile(join(dir, `releases/${NAME}.yaml`), "utf8");
+      const sha256 = /sha256: ([0-9a-f]{64})/.exec(file)?.[1];
+      expect(sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(file).toContain("name: GRC Core");
+      expect(file).toMatch(/parts:\n/);
+      expect(created(dev)).toHaveLength(1);
 
-    // prod requires the release verified on test: refused, in one line, before test ran it.
-    for (const command of [
-      ["plan", "--env", "prod"],
-      ["apply", "--env", "prod", "--yes"],
-    ]) {
-      const refused = await run(dir, command);
-      expect(refused.code).toBe(1);
-      expect(lines(refused.stderr)).toEqual([
-        `egp: release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`,
+      // prod requires the release verified on test: refused, in one line, before test ran it.
+      for (const command of [
+        ["plan", "--env", "prod"],
+        ["apply", "--env", "prod", "--yes"],
+      ]) {
+        const refused = await run(dir, command);
+        expect(refused.code).toBe(1);
+        expect(lines(refused.stderr)).toEqual([
+          `egp: release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`,
+        ]);
+      }
+      expect(installs(prod)).toBe(0);
+
+      const plannedTest = await run(dir, ["plan", "--env", "test"]);
+      expect(plannedTest.code).toBe(0);
+      expect(plannedTest.stdout).toContain(`release ${NAME} (built on dev`);
+      expect(plannedTest.stdout).toContain('~ event rule "Escalate critical risks": changed [critical]');
+
+      const appliedTest = await run(dir, ["apply", "--env", "test", "--yes"]);
+      expect(appliedTest.code, appliedTest.stdout + appliedTest.stderr).toBe(0);
+      expect(appliedTest.stdout + appliedTest.stderr).toContain(`Verified: test runs release ${NAME}`);
+      expect(ruleOf(test)).toBe("Risk_Score >= 15");
+
+      // dev changes after the release: prod must get what test verified, not this.
+      editRule(dev, "Risk_Score >= 10");
+      const devPackages = created(dev).length;
+      const testPackages = created(test).length;
+      const appliedProd = await run(dir, ["apply", "--env", "prod", "--yes"]);
+      expect(appliedProd.code, appliedProd.stdout + appliedProd.stderr).toBe(0);
+      expect(ruleOf(prod)).toBe("Risk_Score >= 15");
+      expect(created(dev)).toHaveLength(devPackages);
+      expect(created(test)).toHaveLength(testPackages);
+      expect(created(prod).map((p) => p.Name)).toEqual(["GRC Core (egp snapshot)"]);
+      expect(await installedDigests(prod)).toEqual([sha256]);
+      expect(await installedDigests(test)).toEqual([sha256]);
+
+      // Another machine: the committed files and the store, no .egp/.
+      const clone = await cloneOf(dir);
+      const history = await run(clone, ["history", "--env", "prod"]);
+      expect(history.code, history.stderr).toBe(0);
+      expect(lines(history.stdout)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^[0-9a-f]{12} {2}GRC Core release ${NAME}, installed \\S+; snapshot of .*Risk Register`,
+          ),
+        ),
       ]);
-    }
-    expect(installs(prod)).toBe(0);
+      const rollback = await run(clone, ["rollback", "--env", "prod", "--yes"]);
+      expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
+      expect(rollback.stdout).toContain("Rollback complete");
+      expect(ruleOf(prod)).toBe("Risk_Score >= 20");
+      const rolledBack = await run(dir, ["releases", "--env", "prod"]);
+      expect(rolledBack.stdout).toMatch(/; rolled back \S+\n$/);
 
-    const plannedTest = await run(dir, ["plan", "--env", "test"]);
-    expect(plannedTest.code).toBe(0);
-    expect(plannedTest.stdout).toContain(`release ${NAME} (built on dev`);
-    expect(plannedTest.stdout).toContain('~ event rule "Escalate critical risks": changed [critical]');
+      // The same plan again after the rollback is a new install with an entry of its own.
+      const again = await run(clone, ["apply", "--env", "prod", "--yes"]);
+      expect(again.code, again.stdout + again.stderr).toBe(0);
+      expect(ruleOf(prod)).toBe("Risk_Score >= 15");
+      const twice = await run(dir, ["history", "--env", "prod", "--json"]);
+      const entries = lines(twice.stdout).map((line) => JSON.parse(line));
+      expect(entries).toHaveLength(2);
+      expect(entries[0].rollbacks).toEqual([]);
+      expect(entries[1].rollbacks).toHaveLength(1);
+      expect(new Set(entries.map((e) => e.id)).size).toBe(2);
 
-    const appliedTest = await run(dir, ["apply", "--env", "test", "--yes"]);
-    expect(appliedTest.code, appliedTest.stdout + appliedTest.stderr).toBe(0);
-    expect(appliedTest.stdout + appliedTest.stderr).toContain(`Verified: test runs release ${NAME}`);
-    expect(ruleOf(test)).toBe("Risk_Score >= 15");
+      // A name is never reused: refused by the committed file, and by the store without it.
+      const reused = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
+      expect(reused.code).toBe(1);
+      expect(lines(reused.stderr)).toEqual([
+        `egp: release ${NAME} already exists (releases/${NAME}.yaml): a release name is never reused; pick another`,
+      ]);
+      const withoutFile = await cloneOf(dir);
+      await rm(join(withoutFile, `releases/${NAME}.yaml`));
+      const reusedInStore = await run(withoutFile, ["release", "create", "--from", "dev", "--name", NAME]);
+      expect(reusedInStore.code).toBe(1);
+      expect(reusedInStore.stderr).toMatch(
+        new RegExp(`^egp: release ${NAME} already exists \\(in the store `),
+      );
+      expect(created(dev)).toHaveLength(devPackages);
 
-    // dev changes after the release: prod must get what test verified, not this.
-    editRule(dev, "Risk_Score >= 10");
-    const devPackages = created(dev).length;
-    const testPackages = created(test).length;
-    const appliedProd = await run(dir, ["apply", "--env", "prod", "--yes"]);
-    expect(appliedProd.code, appliedProd.stdout + appliedProd.stderr).toBe(0);
-    expect(ruleOf(prod)).toBe("Risk_Score >= 15");
-    expect(created(dev)).toHaveLength(devPackages);
-    expect(created(test)).toHaveLength(testPackages);
-    expect(created(prod).map((p) => p.Name)).toEqual(["GRC Core (egp snapshot)"]);
-    expect(await installedDigests(prod)).toEqual([sha256]);
-    expect(await installedDigests(test)).toEqual([sha256]);
-
-    // Another machine: the committed files and the store, no .egp/.
-    const clone = await cloneOf(dir);
-    const history = await run(clone, ["history", "--env", "prod"]);
-    expect(history.code, history.stderr).toBe(0);
-    expect(lines(history.stdout)).toEqual([
-      expect.stringMatching(
-        new RegExp(`^[0-9a-f]{12} {2}GRC Core release ${NAME}, installed \\S+; snapshot of .*Risk Register`),
-      ),
-    ]);
-    const rollback = await run(clone, ["rollback", "--env", "prod", "--yes"]);
-    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
-    expect(rollback.stdout).toContain("Rollback complete");
-    expect(ruleOf(prod)).toBe("Risk_Score >= 20");
-    const rolledBack = await run(dir, ["releases", "--env", "prod"]);
-    expect(rolledBack.stdout).toMatch(/; rolled back \S+\n$/);
-
-    // The same plan again after the rollback is a new install with an entry of its own.
-    const again = await run(clone, ["apply", "--env", "prod", "--yes"]);
-    expect(again.code, again.stdout + again.stderr).toBe(0);
-    expect(ruleOf(prod)).toBe("Risk_Score >= 15");
-    const twice = await run(dir, ["history", "--env", "prod", "--json"]);
-    const entries = lines(twice.stdout).map((line) => JSON.parse(line));
-    expect(entries).toHaveLength(2);
-    expect(entries[0].rollbacks).toEqual([]);
-    expect(entries[1].rollbacks).toHaveLength(1);
-    expect(new Set(entries.map((e) => e.id)).size).toBe(2);
-
-    // A name is never reused: refused by the committed file, and by the store without it.
-    const reused = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
-    expect(reused.code).toBe(1);
-    expect(lines(reused.stderr)).toEqual([
-      `egp: release ${NAME} already exists (releases/${NAME}.yaml): a release name is never reused; pick another`,
-    ]);
-    const withoutFile = await cloneOf(dir);
-    await rm(join(withoutFile, `releases/${NAME}.yaml`));
-    const reusedInStore = await run(withoutFile, ["release", "create", "--from", "dev", "--name", NAME]);
-    expect(reusedInStore.code).toBe(1);
-    expect(reusedInStore.stderr).toMatch(new RegExp(`^egp: release ${NAME} already exists \\(in the store `));
-    expect(created(dev)).toHaveLength(devPackages);
-
-    if (!store.startsWith("oci://")) {
-      // A store file altered: a machine without the file in its cache refuses to install it.
-      await run(clone, ["rollback", "--env", "prod", "--yes"]);
-      const blob = join(store, "blobs", "sha256", sha256 as string);
-      const original = await readFile(blob);
-      await writeFile(blob, Buffer.concat([original, Buffer.from("tampered")]));
-      const before = installs(prod);
-      const altered = await run(await cloneOf(dir), ["apply", "--env", "prod", "--yes"]);
-      expect(altered.code).toBe(1);
-      expect(altered.stdout + altered.stderr).toMatch(/it was altered; egp does not use it/);
-      expect(installs(prod)).toBe(before);
-      await writeFile(blob, original);
-    }
-  }, 240_000);
+      if (!store.startsWith("oci://")) {
+        // A store file altered: a machine without the file in its cache refuses to install it.
+        await run(clone, ["rollback", "--env", "prod", "--yes"]);
+        const blob = join(store, "blobs", "sha256", sha256 as string);
+        const original = await readFile(blob);
+        await writeFile(blob, Buffer.concat([original, Buffer.from("tampered")]));
+        const before = installs(prod);
+        const altered = await run(await cloneOf(dir), ["apply", "--env", "prod", "--yes"]);
+        expect(altered.code).toBe(1);
+        expect(altered.stdout + altered.stderr).toMatch(/it was altered; egp does not use it/);
+        expect(installs(prod)).toBe(before);
+        await writeFile(blob, original);
+      }
+    },
+    240_000,
+  );
 
   it("refuses a release whose committed file and the store disagree", async () => {
     const { dir } = await repository();

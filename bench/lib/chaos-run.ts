@@ -191,6 +191,9 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
         `the re-run exited ${second.code}: ${[...failures.slice(0, 3), second.stderr.trim()].filter(Boolean).join(" | ")}`,
       );
     }
+    // Retries are the executor's business: a run that converges through faults writes no warning.
+    if (second.code === 0 && second.stderr.trim() !== "")
+      problems.push(`the re-run converged but wrote to stderr: ${second.stderr.trim().split("\n")[0]}`);
     if (interrupt === "SIGKILL" && killed && !/Resuming plan [0-9a-f]{16}/.test(second.stdout))
       problems.push("apply --resume did not resume the killed plan");
     if (interrupt === "SIGINT" && killed && !/superseded by plan [0-9a-f]{16}/.test(second.stdout))

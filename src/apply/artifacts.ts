@@ -71,9 +71,12 @@ export async function verifiedArtifact(stateDir: string, sha256: string): Promis
   return file;
 }
 
-/** Moves a finished download into the cache under its digest; returns the digest. */
-export async function store(stateDir: string, downloaded: string): Promise<string> {
-  const digest = await sha256Of(downloaded);
+/**
+ * Moves a finished download into the cache under its digest; returns the digest. `sha256`: the
+ * digest computed as the file was downloaded, which spares reading the file again.
+ */
+export async function store(stateDir: string, downloaded: string, sha256?: string): Promise<string> {
+  const digest = sha256 ?? (await sha256Of(downloaded));
   const target = artifactPath(stateDir, digest);
   if (existsSync(target)) rmSync(downloaded, { force: true });
   else renameSync(downloaded, target);

@@ -356,3 +356,14 @@ export function outcomeUnknown(cause: PlatformError, scrub?: Scrub): OutcomeUnkn
     scrub,
   });
 }
+
+/**
+ * An instance's answer that it does not offer a read at all, as opposed to a read that failed: not
+ * found or not allowed (400, 404, 405, 501, as a JSON envelope or the web server's HTML page), or a
+ * success that is not the resource. Reads beyond the interface description (the package list, the
+ * group list of older instances) go on without the read on these.
+ */
+export function notOffered(error: unknown): boolean {
+  if (error instanceof ResponseShapeError) return true;
+  return error instanceof PlatformError && [400, 404, 405, 501].includes(error.status ?? 0);
+}

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, write } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { afterWrite, type FileSinkOptions, releasable, releaseAll, writeAllSync } from "../io/file-sink.ts";
@@ -19,7 +20,8 @@ export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" |
  * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
  * the socket waits. With `release`, a chunk that is a whole socket buffer is freed once it is on
  * disk (file-sink.ts). `close()` closes the file; the caller renames or removes it. With `tee`,
- * each chunk also goes to a pipe once written, and waits while the pipe is full.
+ * each chunk also goes to a pipe once written, and waits while the pipe is full. Each chunk is
+ * hashed as it is written: the file's sha256 without reading it back.
  */
 export class FileBodySink implements BodySink {
   /** Bytes written by the current try, and the size its answer announced. */
@@ -34,6 +36,8 @@ export class FileBodySink implements BodySink {
   private held: Buffer | undefined;
   /** The current try's pipe, when the body is teed. */
   pipe: ChunkPipe | undefined;
+  /** The current try's bytes, hashed as they are written (the artifact cache keeps files by it). */
+  private hash: Hash = createHash("sha256");
 
   constructor(path: string, options: FileBodySinkOptions = {}) {
     this.path = path;
@@ -48,6 +52,7 @@ export class FileBodySink implements BodySink {
     this.close();
     this.fd = openSync(this.path, "w", 0o600);
     this.written = 0;
+    this.hash = createHash("sha256");
     this.io = new InlineIo(this.options.io);
     const length = Number(headers["content-length"]);
     this.total = Number.isFinite(length) ? length : undefined;
@@ -82,7 +87,14 @@ export class FileBodySink implements BodySink {
     closeSync(fd);
   }
 
+  /** The sha256 of the bytes the current try wrote (once its body has ended). */
+  sha256(): string {
+    return this.hash.digest("hex");
+  }
+
   private wrote(chunk: Buffer): undefined | Promise<void> {
+    // Before the chunk is handed on: the pipe or `release` may free it.
+    this.hash.update(chunk);
     this.written += chunk.byteLength;
     this.options.onWritten?.(this.written);
     if (this.pipe?.accepting) return this.pipe.push(chunk);

@@ -4,11 +4,13 @@ import type { OnProgress } from "./progress.ts";
 
 /*
  * A package promotion in the time of one transfer: the package is downloaded from the source to
- * `path` and, while the download runs, the same bytes are uploaded to the target (the download is
- * teed into the upload's body through a bounded pipe: the slower side sets the pace, and memory
- * stays at the pipe's bound). The file is complete on disk when this returns, for the caller to
- * inspect before it installs anything: the upload does not wait for that inspection, so a caller
- * must never install a package whose file failed it.
+ * `path` and, while the download runs, the same bytes are uploaded to the target. Each chunk of
+ * the download's body goes to the file and then, through a bounded pipe (chunk-pipe.ts), to the
+ * upload's body: every byte is received once and sent once, hashed on the way, and nothing is read
+ * back from the file. The slower side sets the pace (the download waits while the pipe is full),
+ * and memory stays at the pipe's bound. The file is complete on disk when this returns, with its
+ * sha256, for the caller to inspect before it installs anything: the upload does not wait for that
+ * inspection, so a caller must never install a package whose file failed it.
  *
  * An upload that fails does not fail the promotion: the download finishes alone, `uploaded` is
  * undefined and `uploadError` says why, so that the caller can upload from the file afterwards. A
@@ -18,7 +20,7 @@ import type { OnProgress } from "./progress.ts";
  */
 
 export interface PromoteOptions {
-  /** The file name sent with the upload; default: the path's base name. */
+  /** The file name sent with the upload; default: `package-<id>.zip`. */
   fileName?: string;
   onDownload?: OnProgress;
   onUpload?: OnProgress;
@@ -29,6 +31,8 @@ export interface PromoteOptions {
 export interface PromoteResult {
   /** Bytes downloaded (the file's size). */
   bytes: number;
+  /** The file's sha256, computed as it was downloaded. */
+  sha256: string;
   /** The package's id on the target, when the upload completed. */
   uploaded: number | undefined;
   /** Why the upload did not complete, when it did not. */
@@ -46,14 +50,22 @@ export async function promotePackage(
 ): Promise<PromoteResult> {
   const fileName = options.fileName ?? `package-${packageId}.zip`;
   if (source === target) {
-    const { bytes } = await source.packages.download(packageId, path, { onProgress: options.onDownload });
+    const { bytes, sha256 } = await source.packages.download(packageId, path, {
+      onProgress: options.onDownload,
+    });
     const uploaded = await target.packages.upload(path, { fileName, onProgress: options.onUpload }).then(
       (id) => ({ id }),
       (error: unknown) => ({ error }),
     );
     return "id" in uploaded
-      ? { bytes, uploaded: uploaded.id, pipelined: false }
-      : { bytes, uploaded: undefined, uploadError: uploaded.error, pipelined: false };
+      ? { bytes, sha256: sha256 as string, uploaded: uploaded.id, pipelined: false }
+      : {
+          bytes,
+          sha256: sha256 as string,
+          uploaded: undefined,
+          uploadError: uploaded.error,
+          pipelined: false,
+        };
   }
   // One upload per try of the download that got a body; only the last one can complete.
   const uploads: Array<Promise<{ id: number } | { error: unknown }>> = [];
@@ -71,20 +83,23 @@ export async function promotePackage(
           (id) => ({ id }),
           (error: unknown) => ({ error }),
         )
+        // An upload that stopped reads no more: the download must not wait for it.
         .finally(() => pipe.abandon());
       uploads.push(upload);
       return pipe;
     },
   });
-  let bytes: number;
+  let downloaded: { bytes: number; sha256?: string };
   try {
-    ({ bytes } = await downloading);
+    downloaded = await downloading;
   } finally {
     await Promise.all(uploads);
   }
+  const { bytes } = downloaded;
+  const sha256 = downloaded.sha256 as string;
   const last = await uploads.at(-1);
-  if (!last) return { bytes, uploaded: undefined, pipelined: false };
+  if (!last) return { bytes, sha256, uploaded: undefined, pipelined: false };
   return "id" in last
-    ? { bytes, uploaded: last.id, pipelined: true }
-    : { bytes, uploaded: undefined, uploadError: last.error, pipelined: true };
+    ? { bytes, sha256, uploaded: last.id, pipelined: true }
+    : { bytes, sha256, uploaded: undefined, uploadError: last.error, pipelined: true };
 }

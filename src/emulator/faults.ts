@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyReply, FastifyRequest } from "fastify";
 
 /*
@@ -138,6 +139,8 @@ export class Faults {
   readonly stats: FaultStats = { requests: 0, injected: 0, byKind: {} };
   /** Called to end every session (wired to the store by the server). */
   onExpire: () => void = () => undefined;
+  #held = 0;
+  #settled: Array<() => void> = [];
 
   constructor(spec: FaultSpec = NO_FAULTS) {
     this.spec = spec;
@@ -193,6 +196,23 @@ export class Faults {
       return { status, retryAfter: status === 429 || status === 503 ? retryAfter : undefined };
     }
     return undefined;
+  }
+
+  /** Holds a request for its latency or scripted delay; `settled()` waits for every hold to end. */
+  async hold(ms: number): Promise<void> {
+    this.#held += 1;
+    try {
+      await sleep(ms);
+    } finally {
+      this.#held -= 1;
+      if (this.#held === 0) for (const resolve of this.#settled.splice(0)) resolve();
+    }
+  }
+
+  /** Resolves once no request is held by a delay: a test's wait for "the held one is over". */
+  settled(): Promise<void> {
+    if (this.#held === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#settled.push(resolve));
   }
 
   latency(): number {

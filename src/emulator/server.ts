@@ -3,7 +3,6 @@ import { maxHeaderSize, type ServerResponse, STATUS_CODES } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { failed } from "./envelope.ts";
 import { HttpFailure, message } from "./failure.ts";
@@ -200,7 +199,7 @@ export async function buildEmulator(
   app.addHook("onRequest", async (req, reply) => {
     const action = faults.decide(req.method, req.url);
     const delay = faults.latency() + (action && "delayMs" in action ? action.delayMs : 0);
-    if (delay > 0) await sleep(delay);
+    if (delay > 0) await faults.hold(delay);
     if (!action) return;
     if ("reset" in action && action.after) {
       faults.apply(action, req, reply); // counts it; the socket goes once the answer is ready

@@ -76,7 +76,7 @@ export const EnvironmentDocument = z
       .optional(),
     roles: IdMap("Role"),
     groups: IdMap("Group").describe(
-      "Group names used by the manifests → this environment's ids. Optional where the instance lists its groups (core/system/group): without it, names are resolved by reading them. Required where that read answers 404.",
+      "Group names used by the manifests → this environment's ids. Optional where the instance lists its groups (core/system/group): without it, names are resolved by reading them. Required where the instance does not offer that read (404, 405 or 501).",
     ),
     domains: IdMap("Domain"),
     packagesFrom: z

@@ -1,4 +1,5 @@
 import type { SourceLocation } from "../manifest/index.ts";
+import { Secret } from "../wire/secret.ts";
 import type { ChangeKind, StepOp } from "./kinds/steps.ts";
 import type { PartDifference } from "./package-diff.ts";
 
@@ -18,27 +19,13 @@ export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "prom
 export const SENSITIVE = "(sensitive)";
 
 /**
- * A value from `${VAR}`, held in memory only: every way of turning it into text gives nothing (JSON
- * leaves the property out) or `(sensitive)`, so a plan that holds one can be saved, logged or
- * rendered without it; `reveal()` gives it where a step sends it.
+ * A value from `${VAR}`, held in memory only: JSON leaves it out and text shows `(sensitive)`, so a
+ * plan that holds one can be saved, logged or rendered without it; `reveal()` gives it where a step
+ * sends it.
  */
-export class SealedValue {
-  readonly #value: string;
+export class SealedValue extends Secret {
   constructor(value: string) {
-    this.#value = value;
-    Object.freeze(this);
-  }
-  reveal(): string {
-    return this.#value;
-  }
-  toString(): string {
-    return SENSITIVE;
-  }
-  toJSON(): undefined {
-    return undefined;
-  }
-  [Symbol.for("nodejs.util.inspect.custom")](): string {
-    return SENSITIVE;
+    super(value, SENSITIVE, undefined);
   }
 }
 

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { OutcomeUnknownError, TransientError } from "../../src/index.ts";
 import { recordingSleep, useClientEmulator } from "./helpers/client.ts";
@@ -105,7 +104,8 @@ describe("scripted faults", () => {
     expect(c.stats().byRoute["POST /core/system/user"]).toBe(1);
     expect(recorder.delays).toEqual([]);
     // The server saw one request, and nothing more arrives once the delayed one is over.
-    await sleep(1300);
+    await emulator().faults.settled();
+    await new Promise((resolve) => setImmediate(resolve));
     expect(emulator().faults.stats.requests - seenBefore).toBe(1);
     expect(countOf("timedout")).toBeLessThanOrEqual(1);
   });

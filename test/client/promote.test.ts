@@ -12,8 +12,8 @@ import { type PlatformClient, PlatformError, promotePackage } from "../../src/in
 import { generatedPackage, useClientEmulator } from "./helpers/client.ts";
 
 /*
- * A pipelined promotion (issue 19 §2), demo-dev → demo-prod over HTTP: the upload to the target
- * runs while the download from the source does, with memory bounded by the pipe between them.
+ * A pipelined promotion, demo-dev → demo-prod over HTTP: the upload to the target runs while the
+ * download from the source does, with memory bounded by the PassThrough between them.
  */
 
 const work = mkdtempSync(join(tmpdir(), "egp-client-promote-"));
@@ -78,6 +78,8 @@ describe("promotePackage", () => {
     const uploaded = packageById(prod.emulator().store, result.uploaded as number);
     expect(uploaded).toMatchObject({ Origin: "Uploaded", Size: size });
     expect(sha256(readFileSync(join(prodDir, uploaded?.File as string)))).toBe(sha256(readFileSync(file)));
+    // The file's digest was computed on the way: the caller need not read the file again.
+    expect(result.sha256).toBe(sha256(readFileSync(file)));
   });
 
   it("an upload the target refuses leaves the download whole and says why", async () => {
@@ -91,6 +93,7 @@ describe("promotePackage", () => {
     expect(result.bytes).toBe(statSync(file).size);
     expect(result.uploaded).toBeUndefined();
     expect(result.uploadError).toBeInstanceOf(PlatformError);
+    expect(result.sha256).toBe(sha256(readFileSync(file)));
     expect((await target.packages.list()).length).toBe(before);
   });
 });

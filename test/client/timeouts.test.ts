@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { ConnectionError, createClient, type WaitInfo } from "../../src/index.ts";
 import { optionsFor } from "./helpers/client.ts";
 
@@ -87,16 +87,20 @@ describe("timeouts and wait notices", () => {
   });
 
   it("client.waiting() reports a caller's own wait (a package job) until it ends", async () => {
-    const { waits, onWait } = recordWaits();
-    const client = createClient(optionsFor("http://127.0.0.1:9", { onWait, waitNoticeMs: 50 }));
-    const end = client.waiting("the install job");
-    await new Promise((resolve) => setTimeout(resolve, 180));
-    end();
-    const count = waits.length;
-    expect(count).toBeGreaterThanOrEqual(2);
-    for (const wait of waits) expect(wait.what).toBe("the install job");
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    expect(waits).toHaveLength(count);
-    await client.close();
+    vi.useFakeTimers();
+    try {
+      const { waits, onWait } = recordWaits();
+      const client = createClient(optionsFor("http://127.0.0.1:9", { onWait, waitNoticeMs: 50 }));
+      const end = client.waiting("the install job");
+      await vi.advanceTimersByTimeAsync(180);
+      end();
+      expect(waits.length).toBe(3);
+      for (const wait of waits) expect(wait.what).toBe("the install job");
+      await vi.advanceTimersByTimeAsync(500);
+      expect(waits).toHaveLength(3);
+      await client.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

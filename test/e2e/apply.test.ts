@@ -134,51 +134,6 @@ describe("egp apply: resume after a crash", () => {
   }, 60_000);
 });
 
-describe("egp apply: faults", () => {
-  it("converges through transient errors, a 429 with Retry-After, resets and a session expiry, with no duplicates", async () => {
-    const faults = {
-      seed: 11,
-      rate: 0.2,
-      statuses: [500, 502, 503],
-      reset: 0.03,
-      expireAt: 40,
-      retryAfter: 0,
-    };
-    const dev = await emulator({ seed: "demo-dev", faults, jobs: { generateMs: 50, installMs: 100 } });
-    const prod = await emulator({
-      seed: "demo-prod",
-      faults: { ...faults, seed: 12 },
-      jobs: { generateMs: 50, installMs: 100 },
-    });
-    prod.faults.script({
-      method: "PUT",
-      path: "/core/system/user",
-      times: 1,
-      action: { status: 429, retryAfter: 1 },
-    });
-    const dir = await exampleOn(dev, prod);
-
-    const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
-    expect(applied.stderr).toBe("");
-    expect(applied.code).toBe(0);
-    expect(prod.faults.stats.injected).toBeGreaterThan(5);
-    expect(prod.faults.stats.byKind["429"]).toBe(1);
-    expect(prod.faults.stats.byKind.expire).toBe(1);
-
-    const names = usernames(prod);
-    expect(new Set(names).size).toBe(names.length);
-    expect(prod.store.allSecurityParameters().filter((p) => p.Name === "Contractor Parameter")).toHaveLength(
-      1,
-    );
-    dev.faults.clear();
-    prod.faults.clear();
-    const plan = await egp(["plan", "--env", "local-prod", "--detailed-exitcode", "--dir", dir], {
-      env: ENV,
-    });
-    expect(plan.code).toBe(0);
-  }, 60_000);
-});
-
 describe("egp apply: guards", () => {
   it("refuses a stale saved plan, saying what changed", async () => {
     const dev = await emulator({ seed: "demo-dev" });

@@ -159,7 +159,7 @@ describe("egp apply: a package uploaded while it downloads", () => {
       .split("\n")
       .filter((line) => line.includes('"type":"step"') && line.includes('"op":"package.install"'));
     expect(installEvents).toEqual([]);
-    await sleep(1_700); // the held upload is answered, or dropped, before the re-run
+    await prod.faults.settled(); // the held upload is answered, or dropped, before the re-run
 
     const rerun = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
     expect(rerun.code, rerun.stdout + rerun.stderr).toBe(0);

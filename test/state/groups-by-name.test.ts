@@ -92,15 +92,18 @@ describe("group names without a groups map", () => {
     );
   });
 
-  it("an instance that can't list its groups (404) makes the map required, and the error says so", async () => {
-    prod.faults.script({ path: /\/core\/system\/group(\?|$)/, times: 1, action: { status: 404 } });
-    const desired = await load("[Everyone]");
-    const live = await readLiveState(client, desired);
-    expect(live.groupsListed).toBeNull();
-    expect(() => plan(desired, live)).toThrow(
-      /^manifests\/users\.yaml:5:10 users\[0\]\.groups\[0\]: group "Everyone" can't be resolved: prod does not list its groups \(core\/system\/group answers 404\), so environments\/prod\.yaml needs a groups map/,
-    );
-  });
+  it.each([404, 405])(
+    "an instance that can't list its groups (%i) makes the map required, and the error says so",
+    async (status) => {
+      prod.faults.script({ path: /\/core\/system\/group(\?|$)/, times: 1, action: { status } });
+      const desired = await load("[Everyone]");
+      const live = await readLiveState(client, desired);
+      expect(live.groupsListed).toBeNull();
+      expect(() => plan(desired, live)).toThrow(
+        /^manifests\/users\.yaml:5:10 users\[0\]\.groups\[0\]: group "Everyone" can't be resolved: prod does not list its groups \(it does not offer core\/system\/group\), so environments\/prod\.yaml needs a groups map/,
+      );
+    },
+  );
 
   it("with a map, the map is used and the instance's groups are not read", async () => {
     const desired = await load("[Everyone]", ["groups: { Everyone: 1 }"]);

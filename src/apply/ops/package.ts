@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PlatformClient } from "../../client/client.ts";
-import { OutcomeUnknownError, PlatformError, ResponseShapeError } from "../../client/errors.ts";
+import { notOffered, OutcomeUnknownError, PlatformError } from "../../client/errors.ts";
 import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
@@ -55,15 +55,6 @@ function marker(context: OpContext): string {
 
 /** Instances of this run that answered that they have no package list: asked once. */
 const withoutList = new WeakSet<PlatformClient>();
-
-/**
- * The answers of an instance that has no package list: not found or not allowed (a JSON envelope
- * or the web server's HTML page), or a success that is no list.
- */
-function notOffered(error: unknown): boolean {
-  if (error instanceof ResponseShapeError) return true;
-  return error instanceof PlatformError && [400, 404, 405, 501].includes(error.status ?? 0);
-}
 
 /**
  * Packages of this instance, where it offers a package list (not in the interface description);
@@ -201,11 +192,16 @@ async function downloadInto(
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
   let uploaded: number | undefined;
+  let digest: string | undefined;
   const bytes = await poll(context, "the package to be generated", "job", async () => {
     try {
       const onDownload = (p: Progress) => context.progress("downloading", p.bytes, p.total);
       if (!pipelineTo) {
-        return (await context.client.packages.download(packageId, partial, { onProgress: onDownload })).bytes;
+        const downloaded = await context.client.packages.download(packageId, partial, {
+          onProgress: onDownload,
+        });
+        digest = downloaded.sha256;
+        return downloaded.bytes;
       }
       const result = await promotePackage(context.client, pipelineTo, packageId, partial, {
         fileName: `${name}.zip`,
@@ -213,6 +209,7 @@ async function downloadInto(
         onUpload: (p) => context.progress("uploading", p.bytes, p.total),
       });
       uploaded = result.uploaded;
+      digest = result.sha256;
       if (result.pipelined && uploaded === undefined)
         context.logger.info(
           { step: context.step.id, error: result.uploadError },
@@ -224,7 +221,7 @@ async function downloadInto(
       throw error;
     }
   });
-  const sha256 = await store(context.stateDir, partial);
+  const sha256 = await store(context.stateDir, partial, digest);
   try {
     await inspectPackage(artifactPath(context.stateDir, sha256), expected);
   } catch (error) {

@@ -47,6 +47,12 @@ export interface DownloadOptions extends TransferOptions {
   tee?: (total: number | undefined) => ChunkPipe | undefined;
 }
 
+export interface Downloaded {
+  bytes: number;
+  /** A download to a path: the file's sha256, computed on the way to disk. */
+  sha256?: string;
+}
+
 export interface UploadOptions extends TransferOptions {
   /** The file name sent in the part; default: the path's base name. */
   fileName?: string;
@@ -103,12 +109,15 @@ export function packagesResource(caller: Caller) {
       });
     },
 
-    /** Streams the package file to a path or a writable stream; returns the byte count. */
+    /**
+     * Streams the package file to a path (with its sha256, computed on the way to disk) or to a
+     * writable stream; returns the byte count.
+     */
     async download(
       packageId: number,
       destination: string | Writable,
       options: DownloadOptions = {},
-    ): Promise<{ bytes: number }> {
+    ): Promise<Downloaded> {
       const route = apiCoreRoute`/core/package/download/${idOf("packageId", packageId)}`;
       const { onProgress } = options;
       if (typeof destination !== "string") {
@@ -128,13 +137,15 @@ export function packagesResource(caller: Caller) {
         ...(options.tee ? { tee: options.tee } : {}),
       });
       try {
-        const result = await caller.call({
+        const result: Downloaded = await caller.call({
           method: "GET",
           route,
           what: `the download of package ${packageId}`,
           sink,
           consume: async (response, context) =>
-            response.taken ? { bytes: sink.written } : refuseEnvelope(response, context),
+            response.taken
+              ? { bytes: sink.written, sha256: sink.sha256() }
+              : refuseEnvelope(response, context),
         });
         sink.pipe?.end();
         sink.close();

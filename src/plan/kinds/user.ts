@@ -164,7 +164,7 @@ function groupRefusals(user: DesiredUser, live: LiveState, desired: DesiredState
   if (listed === null) {
     return user.groupNames.map(({ name, source }) => ({
       ...source,
-      message: `group "${name}" can't be resolved: ${environment} does not list its groups (core/system/group answers 404), so ${file} needs a groups map (groups: { ${JSON.stringify(name)}: <id> })`,
+      message: `group "${name}" can't be resolved: ${environment} does not list its groups (it does not offer core/system/group), so ${file} needs a groups map (groups: { ${JSON.stringify(name)}: <id> })`,
     }));
   }
   return user.groupNames

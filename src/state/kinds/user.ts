@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { PlatformClient } from "../../client/client.ts";
-import { NotFoundError } from "../../client/errors.ts";
+import { notOffered } from "../../client/errors.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { Contact, User } from "../../wire/index.ts";
 import type { LiveUser } from "../live-state.ts";
@@ -48,13 +48,13 @@ async function readUsers(
   });
 }
 
-/** The instance's groups, or null when it has no group read (an older instance answers 404). */
+/** The instance's groups, or null when it offers no group read (an older instance answers 404). */
 async function listGroups(client: PlatformClient): Promise<Array<{ Id: number; Name: string }> | null> {
   try {
     const groups = await client.groups.list();
     return groups.map((g) => ({ Id: g.Id, Name: g.Name })).sort((a, b) => a.Id - b.Id);
   } catch (error) {
-    if (error instanceof NotFoundError) return null;
+    if (notOffered(error)) return null;
     throw error;
   }
 }

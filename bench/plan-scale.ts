@@ -478,6 +478,10 @@ async function main(): Promise<Verdict> {
     out(
       `ratios are medians of the per-round ratios (plan / bare reads; cold / floor: ${ratios.coldFloor.toFixed(2)}); CPU: user + system seconds of egp's process, and of the two emulators meanwhile\n`,
     );
+    const cpu = <K extends keyof Round>(key: K) => of(key).map((r) => r.cpuS);
+    out(
+      `egp's own CPU seconds, medians of the per-round ratios (steadier than wall time on a busy machine): warm / bare reads ${pairedRatio(cpu("warm"), cpu("reads")).toFixed(2)}, cold / floor ${pairedRatio(cpu("cold"), cpu("floor")).toFixed(2)}, a few managed / bare reads ${pairedRatio(cpu("few"), cpu("reads")).toFixed(2)}\n`,
+    );
     out(`bare reads, HTTP only (without the process start): ${fmt(reads.httpMs)}\n`);
     out(
       `floor: the bare reads and js-yaml's loadAll of the ${floor.documents} documents "everything managed" plans (no validation, no comparison), one thread\n`,

@@ -64,9 +64,9 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   // Amended: schema (its parse shortcut for the reads' answers).
   client: { runtime: ["wire", "io", "schema"] },
   emulator: { runtime: ["wire", "io"] },
-  // Amended: schema (its parse shortcut for the documents).
-  // Amended: wire's Secret, the one wrapper of a value never shown (passwords, `${VAR}` values).
-  manifest: { runtime: ["schema", "wire"], packages: ["zod", "yaml"] },
+  // Amended: schema (its parse shortcut for the documents), io (the cache's private folder under .egp),
+  // wire's Secret (the one wrapper of a value never shown: passwords, `${VAR}` values).
+  manifest: { runtime: ["schema", "io", "wire"], packages: ["zod", "yaml"] },
   // Amended (docs/architecture.md): what to read depends on the desired state's type.
   state: { runtime: ["client", "wire"], types: ["manifest"] },
   // Pure: no I/O. zod validates a plan file on load (DESIGN §1, "a kind is a typed contract").

@@ -1,20 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { printableLines } from "../plan/index.ts";
-import { registerApplyCommand } from "./commands/apply.ts";
-import { registerCompareCommand } from "./commands/compare.ts";
-import { registerDriftCommand } from "./commands/drift.ts";
-import { registerEmulatorCommand } from "./commands/emulator.ts";
-import { registerExportCommand } from "./commands/export.ts";
-import { registerPlanCommand } from "./commands/plan.ts";
-import { registerReleaseCommand } from "./commands/release.ts";
-import { registerReleasesCommand } from "./commands/releases.ts";
-import { registerRollbackCommand } from "./commands/rollback.ts";
-import { registerSchemaCommand } from "./commands/schema.ts";
-import { registerShowCommand } from "./commands/show.ts";
-import { registerStatusCommand } from "./commands/status.ts";
-import { registerValidateCommand } from "./commands/validate.ts";
-import { describeUserError } from "./user-errors.ts";
+import { COMMANDS, commandsFor, type Register } from "./command-list.ts";
 
 /** The installed package's version: package.json sits two folders up from src/cli and from dist/cli. */
 function packageVersion(): string {
@@ -22,7 +8,8 @@ function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-export function buildProgram(): Command {
+/** The program with the commands `args` (the words after `egp`) need; all of them by default. */
+export async function buildProgram(args?: readonly string[]): Promise<Command> {
   const program = new Command("egp")
     .description("GitOps for the Enterprise Governance Platform")
     .version(packageVersion(), "-V, --version", "print egp's version")
@@ -32,29 +19,23 @@ export function buildProgram(): Command {
     .option("--no-color", "no colours (also NO_COLOR=1; FORCE_COLOR=1 colours off a terminal)")
     .exitOverride()
     .showHelpAfterError(false);
-  registerEmulatorCommand(program);
-  registerValidateCommand(program);
-  registerSchemaCommand(program);
-  registerPlanCommand(program);
-  registerDriftCommand(program);
-  registerShowCommand(program);
-  registerApplyCommand(program);
-  registerRollbackCommand(program);
-  registerReleaseCommand(program);
-  registerReleasesCommand(program);
-  registerExportCommand(program);
-  registerCompareCommand(program);
-  registerStatusCommand(program);
+  const names = args ? commandsFor(args) : Object.keys(COMMANDS);
+  const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
+  for (const register of registers) register(program);
   return program;
 }
 
 /** The one place that maps failures to exit codes. */
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv.slice(2))).parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
+    const [{ describeUserError }, { printableLines }] = await Promise.all([
+      import("./user-errors.ts"),
+      import("../plan/index.ts"),
+    ]);
     const known = describeUserError(error);
     if (known) {
       for (const line of known.lines) process.stderr.write(`egp: ${line}\n`);

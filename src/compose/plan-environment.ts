@@ -3,6 +3,7 @@ import {
   type DesiredState,
   type EnvironmentConfig,
   environmentOf,
+  type ManifestCache,
   type ManifestIssue,
   type Repository,
   readRepository,
@@ -38,6 +39,8 @@ export interface PlanEnvironmentOptions {
   /** Called with the desired state once it is loaded, before anything is read (the CLI hides its values). */
   onDesired?: (desired: DesiredState) => void;
   logger?: { debug(fields: object, message: string): void };
+  /** Parsed and validated manifests kept between runs (`.egp/cache/`); none by default. Saved after the load. */
+  cache?: ManifestCache;
   /** The plan's `createdAt` (default: now). */
   now?: () => Date;
   /** The release store, for an environment that runs a release (`release:`). */
@@ -75,6 +78,16 @@ async function startReading(
   return early;
 }
 
+function loadDesired(repository: Repository, env: string, cache: ManifestCache | undefined) {
+  if (!cache) return environmentOf(repository, env);
+  // Saved whether the load passed or not: a file that parsed is worth keeping while another is fixed.
+  try {
+    return environmentOf(repository, env, { cache });
+  } finally {
+    cache.save();
+  }
+}
+
 /**
  * Loads the manifests for one environment (those `options.manifests` selects) and reads its live
  * state (and its package source's): with `options.targets`, only what the targets need, where the
@@ -85,7 +98,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   const repository = selectManifests(await readRepository(dir), options.manifests);
   const targets = parseTargets(options.targets);
   const early = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
-  const loaded = environmentOf(repository, env);
+  const loaded = loadDesired(repository, env, input.cache);
   const desired = await withRelease(dir, loaded.state, input.store);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);

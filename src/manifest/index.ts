@@ -2,6 +2,8 @@
  * Environment files and manifest documents: parse YAML with positions, substitute ${VAR}, validate
  * (zod, then normalize, then rules) and hand the planner one frozen DesiredState per environment.
  */
+export type { CacheStats, ManifestCacheOptions } from "./cache.ts";
+export { codeFingerprint, ManifestCache } from "./cache.ts";
 export type { DesiredState } from "./desired-state.ts";
 export type { Endpoint, EnvironmentConfig, EnvironmentDocument } from "./environment.ts";
 export {

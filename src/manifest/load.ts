@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
+import type { CachedFile, ManifestCache } from "./cache.ts";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } from "./errors.ts";
@@ -9,6 +10,7 @@ import {
   type DesiredDocument,
   type DesiredLists,
   type DesiredPrunePolicy,
+  isBuiltInKind,
   KINDS,
   kindNamed,
   LISTED_KINDS,
@@ -26,7 +28,7 @@ import { reporterFor } from "./report.ts";
 import { environmentRules, type PlacedDocument } from "./rules.ts";
 import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sensitive.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
-import { parseYamlFile, type SourceDocument } from "./yaml-source.ts";
+import { type ParsedFile, parseYamlFile, restoreYamlFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
 
 /** A file of the repository: its path relative to the root (forward slashes) and its text. */
@@ -58,6 +60,8 @@ export interface LoadOptions {
    * one they are built on (`egp release create --from`).
    */
   buildPackages?: boolean;
+  /** Parsed and validated manifest files, by their bytes (cache.ts); the caller saves it after the load. */
+  cache?: ManifestCache;
 }
 
 export interface LoadStats {
@@ -195,6 +199,19 @@ interface ManifestScan {
   documents: number;
 }
 
+/** A manifest file parsed, or restored from the cache; `cached`: what the cache has or will have of it. */
+function parseManifest(
+  file: RepositoryFile,
+  cache: ManifestCache | undefined,
+): { parsed: ParsedFile; cached: CachedFile | undefined; fresh: boolean } {
+  const hit = cache?.lookup(file);
+  if (hit) return { parsed: restoreYamlFile(file.path, file.text, hit.documents), cached: hit, fresh: false };
+  const parsed = parseYamlFile(file.path, file.text);
+  // Taken before substitution, which replaces a document's value and leaves the parsed one as written.
+  const cached = cache && parsed.stored ? { documents: parsed.stored(), data: [] } : undefined;
+  return { parsed, cached, fresh: true };
+}
+
 function scanManifests(
   repository: Repository,
   known: ReadonlySet<string>,
@@ -202,13 +219,15 @@ function scanManifests(
   variables: Variables,
   unset: UnsetVariables,
   issues: ManifestIssue[],
+  cache: ManifestCache | undefined,
 ): ManifestScan {
   const entries: ManifestEntry[] = [];
   let documents = 0;
   for (const file of repository.manifests) {
-    const parsed = parseYamlFile(file.path, file.text);
+    const { parsed, cached, fresh } = parseManifest(file, cache);
+    let changed = fresh;
     issues.push(...parsed.issues);
-    for (const document of parsed.documents) {
+    for (const [position, document] of parsed.documents.entries()) {
       const anonymous = reporterFor(document, ["documents", document.index], issues);
       if (!isMapping(document.value)) {
         anonymous.error([], `a document is a mapping with a kind (${kindNames()})`);
@@ -230,10 +249,20 @@ function scanManifests(
       documents += 1;
       const substitution = substituteDocument(document, variables, prefix, unset);
       issues.push(...substitution);
-      const prepared = kind.prepare(report);
+      // Only a document that names no variable is kept validated: its data holds no substituted value.
+      const keeps = cached !== undefined && document.substituted.size === 0 && isBuiltInKind(kind);
+      const validated = keeps ? cached.data[position] : undefined;
+      const before = issues.length;
+      if (cache && validated !== undefined) cache.stats.validated += 1;
+      const prepared = validated !== undefined ? kind.restore(validated) : kind.prepare(report);
+      if (keeps && validated === undefined && prepared?.data !== undefined && issues.length === before) {
+        cached.data[position] = prepared.data;
+        changed = true;
+      }
       const valid = substitution.length === 0 && !report.failed();
       entries.push({ kind, document, prefix, scope, prepared: valid ? prepared : null });
     }
+    if (cache && cached && changed) cache.remember(file, cached);
   }
   return { entries, documents };
 }
@@ -395,6 +424,7 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     settings.variables,
     settings.unsetVariables,
     issues,
+    options.cache,
   );
 
   const loaded = new Map<string, LoadedEnvironment>();

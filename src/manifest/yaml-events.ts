@@ -28,6 +28,21 @@ export interface FastParsed {
   readonly index: number;
   readonly value: unknown;
   locate(path: Path, at: "key" | "value"): SourceLocation;
+  /** What the manifest cache keeps of it: enough to locate any path again with the file's text. */
+  stored(): StoredDocument;
+}
+
+/** A document as the manifest cache stores it (manifest/cache.ts): plain data, no text. */
+export interface StoredDocument {
+  index: number;
+  value: unknown;
+  start: number;
+  names: string[] | null;
+  offsets: number[] | null;
+  /** Its chunk's offsets in the file, and its event's index in that chunk's events, to parse them again for a deep path. */
+  chunkStart: number;
+  event: number;
+  chunkEnd: number;
 }
 
 const { DOCUMENT, MAPPING, SEQUENCE, SCALAR, ALIAS, POP } = EVENT_ID;
@@ -336,6 +351,27 @@ export function parseFast(file: string, text: string, chunkSize = CHUNK_SIZE): F
   return documents.map((info, index) => new FastDocument(index, values[index], info, context));
 }
 
+/** The documents `stored()` kept of a file, with that same file's text: as `parseFast` gave them. */
+export function restoreFast(file: string, text: string, stored: readonly StoredDocument[]): FastParsed[] {
+  const context: FileContext = { file, text, lines: undefined };
+  const chunks = new Map<number, Chunk>();
+  return stored.map((document) => {
+    let chunk = chunks.get(document.chunkStart);
+    if (!chunk) {
+      chunk = { base: document.chunkStart, text: text.slice(document.chunkStart, document.chunkEnd) };
+      chunks.set(document.chunkStart, chunk);
+    }
+    const info: DocumentInfo = {
+      chunk,
+      event: document.event,
+      start: document.start,
+      names: document.names,
+      offsets: document.offsets,
+    };
+    return new FastDocument(document.index, document.value, info, context);
+  });
+}
+
 /** What the documents of one file share, for positions. */
 interface FileContext {
   file: string;
@@ -365,6 +401,20 @@ class FastDocument {
     const index = info.names.indexOf(String(path[0]));
     if (index >= 0) return this.position(info.offsets[2 * index + (at === "key" ? 0 : 1)] as number);
     return this.position(info.start);
+  }
+
+  stored(): StoredDocument {
+    const { info } = this;
+    return {
+      index: this.index,
+      value: this.value,
+      start: info.start,
+      names: info.names,
+      offsets: info.offsets,
+      chunkStart: info.chunk.base,
+      event: info.event,
+      chunkEnd: info.chunk.base + info.chunk.text.length,
+    };
   }
 
   private position(offset: number): SourceLocation {

@@ -3,7 +3,7 @@ import type * as Yaml from "yaml";
 import type { Document, LineCounter, Node, YAMLError } from "yaml";
 import type { ManifestIssue, SourceLocation } from "./errors.ts";
 import { formatPath, type Path, type PathSegment } from "./path.ts";
-import { type FastParsed, parseFast } from "./yaml-events.ts";
+import { type FastParsed, parseFast, restoreFast, type StoredDocument } from "./yaml-events.ts";
 
 /** One YAML document of a file, as plain data, with a way back to where each part is written. */
 export interface SourceDocument {
@@ -36,6 +36,8 @@ export interface ParsedFile {
   /** The documents that hold something; empty documents (comments only, a trailing `---`) are left out. */
   documents: SourceDocument[];
   issues: ManifestIssue[];
+  /** A plain file's documents as the manifest cache keeps them; absent for the others (never cached). */
+  stored?: () => StoredDocument[];
 }
 
 // The yaml library is loaded when a file needs it: most runs read plain files only, and loading it
@@ -216,12 +218,21 @@ class FastSource implements SourceDocument {
 export function parseYamlFile(file: string, text: string): ParsedFile {
   const fast = parseFast(file, text);
   if (fast) {
-    const documents: SourceDocument[] = [];
-    for (const parsed of fast)
-      if (parsed.value !== null && parsed.value !== undefined) documents.push(new FastSource(file, parsed));
-    return { file, documents, issues: [] };
+    const kept = fast.filter((parsed) => parsed.value !== null && parsed.value !== undefined);
+    return {
+      file,
+      documents: kept.map((parsed) => new FastSource(file, parsed)),
+      issues: [],
+      stored: () => kept.map((parsed) => parsed.stored()),
+    };
   }
   return parsePrecise(file, text);
+}
+
+/** A plain file's documents from the manifest cache, given the same text they were parsed from. */
+export function restoreYamlFile(file: string, text: string, stored: readonly StoredDocument[]): ParsedFile {
+  const documents = restoreFast(file, text, stored).map((parsed) => new FastSource(file, parsed));
+  return { file, documents, issues: [] };
 }
 
 /** The `yaml` library's reading: per-document errors and warnings, alias limits, node trees for positions. */

@@ -72,6 +72,13 @@ export const LISTED_KINDS: readonly AnyKind[] = [...BUILT_IN];
 /** Every document kind: the listed ones, and the prune policy (at most one, `DesiredState.prune`). */
 export const KINDS: readonly AnyKind[] = [...LISTED_KINDS, prunePolicy];
 
+const BUILT_IN_KINDS: ReadonlySet<AnyKind> = new Set(KINDS);
+
+/** A kind of egp's own: its code is part of egp's, which the manifest cache's key covers. */
+export function isBuiltInKind(kind: AnyKind): boolean {
+  return BUILT_IN_KINDS.has(kind);
+}
+
 export function kindNamed(name: unknown): AnyKind | undefined {
   return KINDS.find((kind) => kind.kind === name);
 }

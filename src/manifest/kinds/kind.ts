@@ -156,6 +156,8 @@ export interface KeyDefinition<Desired> {
 /** A document that passed its schema and its rules, ready to be normalized per environment. */
 export interface PreparedDocument<Desired> {
   normalize(environment: EnvironmentContext, report: Reporter): Desired | DesiredAbsent;
+  /** The document as its schema gave it, for the manifest cache; absent: not to be cached. */
+  readonly data?: unknown;
 }
 
 /** A kind with its document type hidden, so that kinds of different types fit in one list. */
@@ -177,6 +179,8 @@ export interface Kind<
   environmentRules: readonly EnvironmentRule[];
   /** Step 1 (zod) and step 3 (rules) of validation; null when the document is invalid. */
   prepare(report: Reporter): PreparedDocument<Desired> | null;
+  /** A document that `prepare` passed without a word, from its `data` (the manifest cache). */
+  restore(data: unknown): PreparedDocument<Desired>;
 }
 
 /** `file:line:col` of a field of a document, for a message that points at another document. */
@@ -246,6 +250,10 @@ export function defineKind<
 >(definition: KindDefinition<Doc, Desired, Plural, Prune>): Kind<Desired, Plural, Prune> {
   const general = definition as unknown as KindDefinition<unknown, unknown, string, PruneChoice | undefined>;
   const absent = definition.absentable ? absentSchema(general) : undefined;
+  const restore = (data: unknown): PreparedDocument<Desired> => ({
+    data,
+    normalize: (environment, r) => definition.normalize(data as Doc, environment, r),
+  });
   return {
     kind: definition.kind,
     plural: definition.plural,
@@ -274,8 +282,9 @@ export function defineKind<
       }
       for (const rule of definition.rules) rule(parsed.data, report);
       if (report.failed()) return null;
-      return { normalize: (environment, r) => definition.normalize(parsed.data, environment, r) };
+      return restore(parsed.data);
     },
+    restore,
   };
 }
 

@@ -1,0 +1,225 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { deserialize, serialize } from "node:v8";
+import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
+import type { RepositoryFile } from "./load.ts";
+import type { StoredDocument } from "./yaml-events.ts";
+
+/*
+ * The manifest cache (`.egp/cache/manifests/`): per manifest file, its parsed documents (values and
+ * the offsets that locate their fields) and, for each document that its schema and rules passed
+ * without a word, what the schema gave. A warm plan skips the YAML parse and the validation of
+ * unchanged files; normalization and `${VAR}` substitution run on every load, after the cache, so a
+ * substituted value is never in it (a document that names a variable keeps only its parse, with the
+ * reference as written).
+ *
+ * An entry is used only for the same file path, the same bytes (sha256), and the same egp: its
+ * version and a hash of the code that parses and validates manifests (`codeFingerprint`). Anything
+ * else (a truncated file, another format, another egp, a shape it does not expect) is a miss, and
+ * the entry is written again. Why v8 serialization: it keeps shared key lists shared, and reads a
+ * large file faster than JSON.parse (docs/performance.md).
+ */
+
+const MAGIC = Buffer.from("egp manifest cache 1\n");
+
+/** What the cache holds of one file. `data[i]`: the validated form of `documents[i]`, when kept. */
+export interface CachedFile {
+  documents: StoredDocument[];
+  data: unknown[];
+}
+
+interface Entry extends CachedFile {
+  fingerprint: string;
+  path: string;
+  sha256: string;
+}
+
+export interface CacheStats {
+  /** Files whose entry was used. */
+  hits: number;
+  /** Files with no usable entry: none, another file's bytes, another egp. */
+  misses: number;
+  /** Entries that could not be read as one (corrupt, truncated, foreign): ignored, then rewritten. */
+  rejected: number;
+  /** Entries written by `save`. */
+  written: number;
+  /** Documents whose validation came from the cache (the others were validated again). */
+  validated: number;
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/** The folders whose code decides what a parsed and validated document is. */
+const CODE_FOLDERS = ["manifest", "schema", "wire"];
+const CODE_FILE = /\.(?:ts|js)$/;
+
+let fingerprint: string | undefined;
+
+/**
+ * egp's version and a hash of its manifest, schema and wire code (src/ in a checkout, dist/ in a
+ * package): a checkout keeps its version between commits, and mtimes change with every clone (the
+ * CI's cache outlives them), so the code's bytes are what tells one egp from another.
+ */
+export function codeFingerprint(): string {
+  if (fingerprint) return fingerprint;
+  const root = dirname(dirname(fileURLToPath(import.meta.url)));
+  const hash = createHash("sha256");
+  const pkg = JSON.parse(readFileSync(join(root, "..", "package.json"), "utf8")) as { version?: string };
+  hash.update(`egp ${pkg.version ?? ""}\0`);
+  for (const folder of CODE_FOLDERS) {
+    const files = readdirSync(join(root, folder), { recursive: true, encoding: "utf8" })
+      .filter((file) => CODE_FILE.test(file) && !file.includes(".test."))
+      .sort();
+    for (const file of files)
+      hash.update(`${folder}/${file}\0`).update(readFileSync(join(root, folder, file)));
+  }
+  fingerprint = hash.digest("hex");
+  return fingerprint;
+}
+
+function isEntry(value: unknown): value is Entry {
+  if (value === null || typeof value !== "object") return false;
+  const entry = value as Partial<Entry>;
+  return (
+    typeof entry.fingerprint === "string" &&
+    typeof entry.path === "string" &&
+    typeof entry.sha256 === "string" &&
+    Array.isArray(entry.documents) &&
+    Array.isArray(entry.data) &&
+    entry.documents.every(isStoredDocument)
+  );
+}
+
+function isStoredDocument(value: unknown): value is StoredDocument {
+  if (value === null || typeof value !== "object") return false;
+  const stored = value as Partial<StoredDocument>;
+  const names = stored.names;
+  const offsets = stored.offsets;
+  return (
+    Number.isInteger(stored.index) &&
+    Number.isInteger(stored.start) &&
+    Number.isInteger(stored.chunkStart) &&
+    Number.isInteger(stored.chunkEnd) &&
+    Number.isInteger(stored.event) &&
+    (names === null ||
+      (Array.isArray(names) && Array.isArray(offsets) && offsets.length === 2 * names.length))
+  );
+}
+
+/** The manifest cache of one repository; `lookup` and `remember` during a load, `save` after it. */
+export interface ManifestCacheOptions {
+  /** Called before the first write, with the state folder (the CLI makes it with its `.gitignore`). */
+  prepare?: (stateDir: string) => void;
+  /** Plays another egp (tests); `codeFingerprint()` by default. */
+  fingerprint?: string;
+}
+
+export class ManifestCache {
+  readonly stateDir: string;
+  /** `<stateDir>/cache/manifests`: one file per manifest file. */
+  readonly folder: string;
+  readonly stats: CacheStats = { hits: 0, misses: 0, rejected: 0, written: 0, validated: 0 };
+  private readonly fingerprint: string;
+  private readonly prepare: ((stateDir: string) => void) | undefined;
+  private readonly pending = new Map<string, Entry>();
+
+  /** `stateDir`: the repository's `.egp`. */
+  constructor(stateDir: string, options: ManifestCacheOptions = {}) {
+    this.stateDir = stateDir;
+    this.folder = join(stateDir, "cache", "manifests");
+    this.fingerprint = options.fingerprint ?? codeFingerprint();
+    this.prepare = options.prepare;
+  }
+
+  private fileOf(path: string): string {
+    return join(this.folder, `${sha256(path).slice(0, 32)}.bin`);
+  }
+
+  /** The entry of this file, when it was made from these very bytes by this egp. */
+  lookup(file: RepositoryFile): CachedFile | undefined {
+    const entry = this.read(this.fileOf(file.path));
+    if (
+      entry &&
+      entry.fingerprint === this.fingerprint &&
+      entry.path === file.path &&
+      entry.sha256 === sha256(file.text) &&
+      entry.documents.every((document) => document.chunkEnd <= file.text.length)
+    ) {
+      this.stats.hits += 1;
+      return entry;
+    }
+    this.stats.misses += 1;
+    return undefined;
+  }
+
+  private read(path: string): Entry | undefined {
+    let bytes: Buffer;
+    try {
+      assertPrivateFile(path);
+      bytes = readFileSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    if (bytes.length > MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
+      try {
+        const value: unknown = deserialize(bytes.subarray(MAGIC.length));
+        if (isEntry(value)) return value;
+      } catch {
+        // Corrupt or truncated: rejected below, and written again.
+      }
+    }
+    this.stats.rejected += 1;
+    return undefined;
+  }
+
+  /** Keeps what a load parsed and validated of this file, to be written by `save`. */
+  remember(file: RepositoryFile, cached: CachedFile): void {
+    this.pending.set(file.path, {
+      fingerprint: this.fingerprint,
+      path: file.path,
+      sha256: sha256(file.text),
+      documents: cached.documents,
+      data: cached.data,
+    });
+  }
+
+  /**
+   * Writes the entries remembered, each whole or not at all (a temporary file renamed over the
+   * old one), in a private folder. A folder that is a link or another user's is refused
+   * (`UnsafeStateError`), as the rest of `.egp/` is; a folder egp may not write (a read-only
+   * checkout) only leaves the cache cold.
+   */
+  save(): void {
+    if (this.pending.size === 0) return;
+    try {
+      this.prepare?.(this.stateDir);
+      privateDir(this.stateDir, this.folder);
+    } catch (error) {
+      if (!isUnwritable(error)) throw error;
+      this.pending.clear();
+      return;
+    }
+    for (const [path, entry] of this.pending) {
+      const target = this.fileOf(path);
+      const temporary = `${target}.${process.pid}.tmp`;
+      try {
+        assertPrivateFile(target);
+        writeFileSync(temporary, Buffer.concat([MAGIC, serialize(entry)]), { mode: PRIVATE_FILE_MODE });
+        renameSync(temporary, target);
+        this.stats.written += 1;
+      } catch (error) {
+        rmSync(temporary, { force: true });
+        if (!isUnwritable(error)) throw error;
+      }
+    }
+    this.pending.clear();
+  }
+}
+
+function isUnwritable(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EACCES" || code === "EROFS" || code === "EPERM" || code === "ENOSPC";
+}

@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { commandsFor } from "../../src/cli/command-list.ts";
+import { ROOT } from "../helpers/cli.ts";
+
+/* What a run of egp loads: the command it runs, not the others (start-up time is measured in bench/). */
+
+// Logs every module the child resolves, on stderr.
+const HOOK = `data:text/javascript,${encodeURIComponent(
+  'import { registerHooks } from "node:module"; registerHooks({ resolve(s, c, next) { const r = next(s, c); process.stderr.write("loaded " + r.url + "\\n"); return r; } });',
+)}`;
+
+function loadedBy(args: string[]): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ["--import", HOOK, join(ROOT, "bin", "egp.js"), ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } },
+      (error, _stdout, stderr) => {
+        if (error) reject(error);
+        else resolve([...stderr.matchAll(/^loaded (\S+)$/gm)].map((match) => match[1] as string));
+      },
+    );
+  });
+}
+
+const commandModules = (urls: string[]) =>
+  urls.filter((url) => url.includes("/src/cli/commands/")).map((url) => url.replace(/.*\/commands\//, ""));
+
+describe("start-up", () => {
+  it("--version loads no command and no zod", async () => {
+    const loaded = await loadedBy(["--version"]);
+    expect(loaded.length).toBeGreaterThan(0);
+    expect(commandModules(loaded)).toEqual([]);
+    expect(loaded.filter((url) => url.includes("/zod/"))).toEqual([]);
+  });
+
+  it("a command loads its own module, not the others' nor the emulator's server", async () => {
+    const loaded = await loadedBy(["--dir", ".", "plan", "--help"]);
+    expect(commandModules(loaded)).toEqual(["plan.ts"]);
+    expect(loaded.filter((url) => url.endsWith("/src/emulator/server.ts"))).toEqual([]);
+  });
+
+  it("commandsFor: the command named, none for --version, all for help and unknown words", () => {
+    const all = commandsFor([]);
+    expect(all).toContain("plan");
+    expect(all.length).toBeGreaterThan(10);
+    expect(commandsFor(["--dir", "plan", "drift", "--env", "x"])).toEqual(["drift"]);
+    expect(commandsFor(["--log-level", "debug", "--json", "apply", "plan.json"])).toEqual(["apply"]);
+    expect(commandsFor(["--version"])).toEqual([]);
+    expect(commandsFor(["help", "plan"])).toEqual(all);
+    expect(commandsFor(["plon"])).toEqual(all);
+  });
+});

@@ -187,7 +187,7 @@ const RUNS_ON =
   "${{ (startsWith(inputs.runs-on, '[') || startsWith(inputs.runs-on, '{')) && fromJSON(inputs.runs-on) || inputs.runs-on }}";
 
 describe("reusable workflows", () => {
-  it("are the three of plans and promotion and the three of releases", () => {
+  it("are the three of plans and promotion, the three of releases, and status", () => {
     expect(REUSABLE.sort()).toEqual([
       "egp-drift.yml",
       "egp-plan.yml",
@@ -195,6 +195,7 @@ describe("reusable workflows", () => {
       "egp-release-apply.yml",
       "egp-release-create.yml",
       "egp-rollback.yml",
+      "egp-status.yml",
     ]);
   });
 
@@ -377,7 +378,7 @@ describe("the status report", () => {
       expect.arrayContaining(["environments", "working-directory", "egp-repository", "egp-ref", "runs-on"]),
     );
     expect(call.inputs["runs-on"].default).toBe("ubuntu-latest");
-    expect(doc.jobs.status["runs-on"]).toBe("${{ inputs.runs-on }}");
+    expect(doc.jobs.status["runs-on"]).toBe(RUNS_ON);
     expect(doc.permissions).toEqual({ contents: "read" });
     const status = stepsOf("egp-status.yml").find((s) => s.step.id === "status")?.step;
     expect(String(status.with.args)).toMatch(/^status --format markdown --html egp-status\.html/);

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeRelease } from "../../src/apply/releases.ts";
+import { publishInstall } from "../../src/apply/history.ts";
+import { FolderStore } from "../../src/store/index.ts";
 import { egp, ROOT, type Run } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -49,7 +50,8 @@ describe.skipIf(!present && !process.env.CI)("egp status --html in a browser", (
         "",
       ].join("\n"),
     });
-    writeRelease(join(repo, ".egp"), {
+    // The repository has no egp.yaml: its store is the folder .egp/store.
+    await publishInstall(new FolderStore(join(repo, ".egp", "store")), join(repo, ".egp"), {
       formatVersion: 1,
       id: "0123456789ab",
       environment: "dev",

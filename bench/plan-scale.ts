@@ -22,7 +22,7 @@ import type { Verdict } from "./lib/verdict.ts";
  * concurrency, undici, no validation, no planning); the floor is that script plus a YAML parse
  * (js-yaml's loadAll) of the "everything managed" manifests. Each runs in a child process of its own,
  * so that its peak RSS and CPU are its own. At least 6 rounds run the five in turn; each ratio is
- * the median of the per-round ratios (bench/lib/fair.ts). Above a one-minute load of 1.5 before the
+ * the median of the per-round ratios (bench/lib/rounds.ts). Above a one-minute load of 1.5 before the
  * run it prints NO VERDICT instead of PASS or FAIL. The last lines are the verdict's figures. A run
  * at the default size lasts a few minutes (bounded: it stops past DEADLINE_MS).
  *

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { printableLines } from "../plan/index.ts";
+import { survivePipeClosures } from "./broken-pipe.ts";
 import { registerApplyCommand } from "./commands/apply.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
 import { registerDriftCommand } from "./commands/drift.ts";
@@ -63,5 +64,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+survivePipeClosures();
 const code = await main(process.argv);
 if (code !== 0) process.exitCode = code;

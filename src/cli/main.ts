@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { printableLines } from "../plan/index.ts";
+import { printable, printableLines } from "../plan/index.ts";
 import { survivePipeClosures } from "./broken-pipe.ts";
 import { registerApplyCommand } from "./commands/apply.ts";
 import { registerCompareCommand } from "./commands/compare.ts";
@@ -21,6 +21,15 @@ function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
+/** commander's `error: required option '--env <name>' not specified` as `egp: …`, on one line. */
+export function usageError(text: string): string {
+  const line = text
+    .trim()
+    .replace(/^error:\s*/, "")
+    .replace(/\s*\n\s*/g, " ");
+  return `egp: ${printable(line)}\n`;
+}
+
 export function buildProgram(): Command {
   const program = new Command("egp")
     .description("GitOps for the Enterprise Governance Platform")
@@ -30,7 +39,9 @@ export function buildProgram(): Command {
     .option("--json", "JSON Lines on stdout, nothing else there; people's text goes to stderr")
     .option("--no-color", "no colours (also NO_COLOR=1; FORCE_COLOR=1 colours off a terminal)")
     .exitOverride()
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Usage errors read as egp's other errors: one `egp: …` line.
+    .configureOutput({ outputError: (text, write) => write(usageError(text)) });
   registerEmulatorCommand(program);
   registerValidateCommand(program);
   registerSchemaCommand(program);

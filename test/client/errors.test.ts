@@ -165,6 +165,32 @@ describe("connection failures", () => {
     expect(tls).toBeInstanceOf(ConnectionError);
   });
 
+  it("https:// to a plain-HTTP server: says to check the scheme, never to turn verification off", () => {
+    const plain = connectionErrorOf(
+      Object.assign(new Error("SSL routines:ssl3_get_record:wrong version number"), {
+        code: "ERR_SSL_WRONG_VERSION_NUMBER",
+      }),
+      request,
+      undefined,
+      { name: "prod", url: "https://grc.example.com" },
+    );
+    expect(plain.code).toBe("EGP_TLS");
+    expect(plain.message).toMatch(/^prod \(https:\/\/grc\.example\.com\): .*doesn't seem to speak TLS/);
+    expect(plain.message).not.toMatch(/insecure|certificate/);
+  });
+
+  it("an instance that can't be reached: names it and says where its url is", () => {
+    const target = { name: "prod", url: "http://grc.example.com" };
+    const missing = connectionErrorOf(
+      Object.assign(new Error("x"), { code: "ENOTFOUND" }),
+      request,
+      undefined,
+      target,
+    );
+    expect(missing.message).toMatch(/^prod \(http:\/\/grc\.example\.com\): .*no such host/);
+    expect(missing.message).toContain("check that the instance is up and the url in environments/prod.yaml");
+  });
+
   it("wraps an unclear create as OutcomeUnknownError, keeping the cause", () => {
     const cause = errorFromResponse({ ...request, status: 502 });
     const unknown = outcomeUnknown(cause);

@@ -18,7 +18,9 @@ afterEach(async () => {
 });
 
 /** Runs egp with stdout a pipe that is closed as soon as its first bytes arrive. */
-function runWithClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
+function runWithClosedStdout(
+  args: string[],
+): Promise<{ code: number | null; stderr: string; stdout: string }> {
   const child = spawn(process.execPath, [join(ROOT, "bin/egp.js"), ...args], {
     env: { PATH: process.env.PATH ?? "", ...ENV },
   });

@@ -21,6 +21,7 @@ import {
 } from "../../src/client/errors.ts";
 import { Scrubber } from "../../src/client/redact.ts";
 import { EMULATOR_ERROR_CODES } from "../../src/emulator/error-codes.ts";
+import { EXPORT_ERROR_CODES } from "../../src/export/error-codes.ts";
 import { IO_ERROR_CODES } from "../../src/io/error-codes.ts";
 import { MANIFEST_ERROR_CODES } from "../../src/manifest/error-codes.ts";
 import { ManifestError } from "../../src/manifest/errors.ts";
@@ -40,6 +41,7 @@ const ALL_CODES: readonly string[] = [
   ...IO_ERROR_CODES,
   ...STORE_ERROR_CODES,
   ...EMULATOR_ERROR_CODES,
+  ...EXPORT_ERROR_CODES,
 ];
 
 /** `EGP_…` names that are environment variables, not error codes. */

@@ -286,6 +286,7 @@ function contextFactory(
       const other = stepsById.get(id);
       return other ? options.clients.get(other.environment) : undefined;
     },
+    environmentOfStep: (id) => stepsById.get(id)?.environment,
     outputOf: (id) => outputs.get(id),
     allowDelete: plan.options.allowDelete,
     resumed,

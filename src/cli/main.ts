@@ -1,11 +1,22 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { printable } from "../plan/render/printable.ts";
+import { survivePipeClosures } from "./broken-pipe.ts";
 import { COMMANDS, commandsFor, type Register } from "./command-list.ts";
 
 /** The installed package's version: package.json sits two folders up from src/cli and from dist/cli. */
 function packageVersion(): string {
   const text = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
   return (JSON.parse(text) as { version: string }).version;
+}
+
+/** commander's `error: required option '--env <name>' not specified` as `egp: …`, on one line. */
+export function usageError(text: string): string {
+  const line = text
+    .trim()
+    .replace(/^error:\s*/, "")
+    .replace(/\s*\n\s*/g, " ");
+  return `egp: ${printable(line)}\n`;
 }
 
 /** The program with the commands `args` (the words after `egp`) need; all of them by default. */
@@ -18,7 +29,9 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .option("--json", "JSON Lines on stdout, nothing else there; people's text goes to stderr")
     .option("--no-color", "no colours (also NO_COLOR=1; FORCE_COLOR=1 colours off a terminal)")
     .exitOverride()
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Usage errors read as egp's other errors: one `egp: …` line.
+    .configureOutput({ outputError: (text, write) => write(usageError(text)) });
   const names = args ? commandsFor(args) : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
   for (const register of registers) register(program);
@@ -48,5 +61,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+survivePipeClosures();
 const code = await main(process.argv);
 if (code !== 0) process.exitCode = code;

@@ -10,6 +10,7 @@ import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
 import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
+import { ExportErrorCode } from "../export/error-codes.ts";
 import { IoErrorCode } from "../io/error-codes.ts";
 import { formatManifestError, ManifestError, type ManifestIssue } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError, printable } from "../plan/index.ts";
@@ -98,7 +99,8 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     code === EmulatorErrorCode.DataBusy ||
     code === EmulatorErrorCode.DataUnreadable ||
     code === IoErrorCode.LockUnreadable ||
-    code === IoErrorCode.StateUnsafe
+    code === IoErrorCode.StateUnsafe ||
+    code === ExportErrorCode.Merge
   ) {
     return { lines: [(error as Error).message], exitCode: 1 };
   }

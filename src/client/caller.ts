@@ -5,6 +5,7 @@ import { ErrorCode } from "./error-codes.ts";
 import {
   AuthError,
   ConnectionError,
+  type ConnectionTarget,
   connectionErrorOf,
   errorFromResponse,
   NotFoundError,
@@ -96,6 +97,9 @@ const ERROR_BODY_LIMIT = 1024 * 1024;
 export class Caller {
   private readonly deps: CallerDeps;
   private readonly origin: string;
+  private readonly target: ConnectionTarget;
+  /** An answer came back once: the instance was reachable, so a lost connection is worth retrying. */
+  private reached = false;
   private readonly policy: RetryPolicy;
   private readonly deadlines = new Deadlines();
   private readonly limitOf: (status: number) => number;
@@ -105,6 +109,7 @@ export class Caller {
   constructor(deps: CallerDeps) {
     this.deps = deps;
     this.origin = deps.options.url.replace(/\/+$/, "");
+    this.target = { ...(deps.options.name ? { name: deps.options.name } : {}), url: this.origin };
     this.policy = deps.options.retry;
     const maxBytes = deps.options.limits.maxResponseBytes;
     this.limitOf = (status) => (status >= 200 && status < 300 ? maxBytes : ERROR_BODY_LIMIT);
@@ -222,6 +227,9 @@ export class Caller {
         minTimeout: 0,
         shouldRetry: async ({ error, attemptNumber }) => {
           if (!shouldRetry(outcomeOf(error, idempotent), attemptNumber, this.policy)) return false;
+          // Nothing listening, or no such host, before anything ever answered: a wrong url or an
+          // instance that is down, which retries would only report seconds later.
+          if (!this.reached && unreachable(error)) return false;
           const headers = error instanceof PlatformError ? error.headers : undefined;
           const asked = retryAfterOf(headers, Date.now());
           if (asked !== undefined && asked > this.policy.maxRetryAfterMs) {
@@ -281,12 +289,14 @@ export class Caller {
       if (isTransfer(call)) {
         const response = await this.sendTransfer(call, exchange, context);
         status = response.statusCode;
+        this.reached = true;
         context.status = status;
         log.trace({ status, path: target, ms: Math.round(performance.now() - started) }, "response");
         return await this.handle(call, response, context);
       }
       const answer = await this.collect(call, exchange, until, context);
       status = answer.statusCode;
+      this.reached = true;
       context.status = status;
       log.trace({ status, path: target, ms: Math.round(performance.now() - started) }, "response");
       return this.decodeAnswer(call, answer, context);
@@ -316,7 +326,12 @@ export class Caller {
     const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
     return sent.catch((error: unknown) => {
       if (isSinkError(error)) throw error;
-      throw connectionErrorOf(error, { method: call.method, path: context.path }, scrubber.scrub);
+      throw connectionErrorOf(
+        error,
+        { method: call.method, path: context.path },
+        scrubber.scrub,
+        this.target,
+      );
     });
   }
 
@@ -339,7 +354,12 @@ export class Caller {
     try {
       return await collecting.answer;
     } catch (error) {
-      throw connectionErrorOf(error, { method: call.method, path: context.path }, scrubber.scrub);
+      throw connectionErrorOf(
+        error,
+        { method: call.method, path: context.path },
+        scrubber.scrub,
+        this.target,
+      );
     } finally {
       clear();
     }
@@ -350,7 +370,7 @@ export class Caller {
     // A body cut short still tells us the status; the messages are a bonus.
     if (status < 200 || status >= 300) throw refusal(context, textOf(answer.chunks), answer.headers);
     if (cut?.over) throw tooLarge(context, this.deps.options.limits.maxResponseBytes);
-    if (cut) throw connectionErrorOf(cut.error, context, context.scrub);
+    if (cut) throw connectionErrorOf(cut.error, context, context.scrub, this.target);
     return decodeText(call, textOf(answer.chunks), context);
   }
 
@@ -510,4 +530,9 @@ function tryJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** A connection that was never made because nothing answered at the address. */
+function unreachable(error: unknown): boolean {
+  return error instanceof ConnectionError && !error.sent && error.code === ErrorCode.Connection;
 }

@@ -297,21 +297,67 @@ function codeOf(error: unknown): string | undefined {
   return typeof inner === "string" ? inner : undefined;
 }
 
+/** TLS spoken to a server that answers in plain HTTP: its first bytes are no TLS record. */
+const NOT_TLS = new Set([
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+  "ERR_SSL_HTTP_REQUEST",
+]);
+const NOT_TLS_TEXT = /wrong version number|packet length too long|http request/i;
+
+/** What connection failures a person can act on, in words. */
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: "nothing is listening there",
+  ENOTFOUND: "no such host",
+  EAI_AGAIN: "the host name could not be resolved now",
+  EHOSTUNREACH: "the host is unreachable",
+  ENETUNREACH: "the network is unreachable",
+  ECONNRESET: "the connection was reset",
+};
+
+/** The instance a client talks to: its name (the CLI's environment) and its url. */
+export interface ConnectionTarget {
+  name?: string;
+  url: string;
+}
+
+/** `prod (http://host:8080)`, or the url alone for a client without a name. */
+function targetOf(target: ConnectionTarget | undefined): string {
+  if (!target) return "";
+  return target.name ? `${target.name} (${target.url}): ` : `${target.url}: `;
+}
+
+/** Where a person looks when an instance can't be reached. */
+function reachHint(target: ConnectionTarget | undefined): string {
+  const file = target?.name ? ` in environments/${target.name}.yaml` : "";
+  return `check that the instance is up and the url${file}`;
+}
+
 /** Maps a failure below HTTP (undici or socket error) to a ConnectionError. */
 export function connectionErrorOf(
   error: unknown,
   request: { method: string; path: string },
   scrub?: Scrub,
+  target?: ConnectionTarget,
 ): ConnectionError {
   const low = codeOf(error) ?? "UNKNOWN";
   const base = { method: request.method, path: request.path, cause: error, scrub };
   const reason = (error as Error)?.message ?? String(error);
+  const where = targetOf(target);
+  if (NOT_TLS.has(low) || (low.startsWith("ERR_SSL") && NOT_TLS_TEXT.test(reason))) {
+    return new ConnectionError({
+      ...base,
+      code: ErrorCode.Tls,
+      sent: false,
+      message: `${where}${request.method} ${request.path}: the server doesn't seem to speak TLS (${low}); check the url's scheme: http:// for a plain-HTTP port, https:// for TLS`,
+    });
+  }
   if (TLS.has(low) || low.startsWith("ERR_TLS") || low.startsWith("ERR_SSL")) {
     return new ConnectionError({
       ...base,
       code: ErrorCode.Tls,
       sent: false,
-      message: `${request.method} ${request.path}: the server's certificate was rejected (${low}); pass the CA file, or insecure to skip verification`,
+      message: `${where}${request.method} ${request.path}: the server's certificate was rejected (${low}); pass the CA file, or insecure to skip verification`,
     });
   }
   if (low === DEADLINE) {
@@ -328,7 +374,7 @@ export function connectionErrorOf(
       ...base,
       code: ErrorCode.Timeout,
       sent: false,
-      message: `${request.method} ${request.path}: connect timed out`,
+      message: `${where}${request.method} ${request.path}: connect timed out; ${reachHint(target)}`,
     });
   }
   if (TIMEOUTS.has(low) || (error as Error)?.name === "TimeoutError") {
@@ -339,11 +385,21 @@ export function connectionErrorOf(
       message: `${request.method} ${request.path}: timed out waiting for the answer (${low})`,
     });
   }
+  const sent = !NOT_SENT.has(low);
+  const words = UNREACHABLE[low];
+  if (!sent && words) {
+    return new ConnectionError({
+      ...base,
+      code: ErrorCode.Connection,
+      sent,
+      message: `${where}${request.method} ${request.path}: cannot connect (${low}: ${words}); ${reachHint(target)}`,
+    });
+  }
   return new ConnectionError({
     ...base,
     code: ErrorCode.Connection,
-    sent: !NOT_SENT.has(low),
-    message: `${request.method} ${request.path}: connection failed (${low}): ${reason}`,
+    sent,
+    message: `${where}${request.method} ${request.path}: connection failed (${low}): ${reason}`,
   });
 }
 

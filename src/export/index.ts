@@ -1,9 +1,11 @@
-import type { ExportContext, KindExporter } from "./kind.ts";
+import type { ExportContext, ExportedDocument, KindExporter } from "./kind.ts";
 import { securityParameterExporter } from "./kinds/security-parameter.ts";
 import { userExporter } from "./kinds/user.ts";
+import { mergeExported } from "./merge.ts";
 import { manifestFile } from "./yaml.ts";
 
 export type { ExportContext, KindExporter } from "./kind.ts";
+export { ExportMergeError } from "./merge.ts";
 
 /** The kinds `egp export` writes, one file each. Packages are promotions, not state: not exported. */
 export const EXPORTERS: readonly KindExporter[] = [securityParameterExporter, userExporter];
@@ -22,6 +24,48 @@ export interface ExportedFile {
   noun: string;
   count: number;
   text: string;
+  /** The field holding a document's key, and the documents written, for a merge with an earlier export. */
+  key: string;
+  documents: ExportedDocument[];
+}
+
+function headerFor(environments: readonly string[]): string[] {
+  const runs = environments.map((env) => `\`egp export --env ${env}\``).join(", ");
+  return [
+    `Written by ${runs} from the live state. No secrets: no`,
+    "passwords, and no roles (the interface can't read them back). Only what the instance reports is",
+    "written; a following `egp plan` shows no changes for these documents.",
+  ];
+}
+
+/**
+ * An exported file merged into the file an earlier export (of this or another environment) wrote
+ * at the same place: the other environments' documents stay (docs/manifests.md, "Export").
+ */
+export function mergeExportedFile(
+  file: ExportedFile,
+  existing: { path: string; text: string },
+  environment: string,
+  owns?: (key: string) => boolean,
+): ExportedFile {
+  const documents = mergeExported({
+    file: existing.path,
+    text: existing.text,
+    kind: file.kind,
+    key: file.key,
+    environment,
+    documents: file.documents,
+    ...(owns ? { owns } : {}),
+  });
+  const environments = [
+    ...new Set(documents.flatMap((doc) => (Array.isArray(doc.environments) ? doc.environments : []))),
+  ].map(String);
+  return {
+    ...file,
+    documents,
+    count: file.documents.length,
+    text: manifestFile(headerFor(environments.length > 0 ? environments : [environment]), documents),
+  };
 }
 
 /** Live state → manifest files (pure), and the warnings for what had to be left out. */
@@ -40,17 +84,15 @@ export function exportManifests(
       // A targeted export leaves the files of kinds it did not select as they are.
       if (result.documents.length === 0) continue;
     }
-    const header = [
-      `Written by \`egp export --env ${context.environment.name}\` from the live state. No secrets: no`,
-      "passwords, and no roles (the interface can't read them back). Only what the instance reports is",
-      "written; a following `egp plan` shows no changes for these documents.",
-    ];
+    const header = headerFor([context.environment.name]);
     files.push({
       file: exporter.file,
       kind: exporter.kind,
       noun: exporter.noun,
       count: result.documents.length,
       text: manifestFile(header, result.documents),
+      key: exporter.key,
+      documents: result.documents,
     });
   }
   return { files, warnings };

@@ -296,7 +296,7 @@ function loadEnvironmentFile(
   issues.push(...substitution);
   const parsedDoc = EnvironmentDocument.safeParse(document.value);
   if (!parsedDoc.success) {
-    reportZodIssues(parsedDoc.error, report);
+    reportZodIssues(parsedDoc.error, report, { schema: EnvironmentDocument });
     return { config: null, document };
   }
   const config = normalizeEnvironment(

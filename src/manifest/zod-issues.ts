@@ -90,20 +90,96 @@ function showsKey(mapping: Path, key: string, report: Reporter): boolean {
   );
 }
 
-function reportUnknownKey(mapping: Path, key: string, report: Reporter): void {
+/** What a document's messages may say about it: its schema, and its name (`User anguyen`). */
+export interface IssueContext {
+  schema?: z.ZodType;
+  name?: string;
+}
+
+interface Def {
+  type: string;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  in?: z.ZodType;
+  options?: z.ZodType[];
+  getter?: () => z.ZodType;
+}
+
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** The schemas a value at `path` may match: unions give several, wrappers are looked through. */
+function schemasAt(schema: z.ZodType, path: Path): z.ZodType[] {
+  const def = defOf(schema);
+  const inner = def.innerType ?? def.in ?? def.getter?.();
+  if (inner) return schemasAt(inner, path);
+  if (def.options) return def.options.flatMap((option) => schemasAt(option, path));
+  if (path.length === 0) return [schema];
+  const [head, ...rest] = path;
+  if (def.type === "array" && typeof head === "number" && def.element) return schemasAt(def.element, rest);
+  if (def.type === "object" && typeof head === "string" && def.shape?.[head])
+    return schemasAt(def.shape[head], rest);
+  return [];
+}
+
+/** The keys a mapping at `path` may have. */
+function knownKeys(schema: z.ZodType, path: Path): string[] {
+  return [...new Set(schemasAt(schema, path).flatMap((option) => Object.keys(defOf(option).shape ?? {})))];
+}
+
+/** Edits (insert, delete, replace, swap of neighbours) between two words, ignoring case. */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  const rows = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      const row = rows[i] as number[];
+      const up = rows[i - 1] as number[];
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
+      row[j] = Math.min((up[j] as number) + 1, (row[j - 1] as number) + 1, (up[j - 1] as number) + cost);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        row[j] = Math.min(row[j] as number, ((rows[i - 2] as number[])[j - 2] as number) + 1);
+    }
+  }
+  return (rows[x.length] as number[])[y.length] as number;
+}
+
+/** The closest known key, when it is close enough to be a typo (two edits at most, fewer for short keys). */
+export function closestKey(key: string, known: readonly string[]): string | undefined {
+  const limit = Math.min(2, Math.floor(key.length / 3));
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const d = distance(key, name);
+    if (d <= limit && (!best || d < best.distance)) best = { name, distance: d };
+  }
+  return best?.name;
+}
+
+function reportUnknownKey(mapping: Path, key: string, report: Reporter, context: IssueContext): void {
+  const within = context.name ? ` (${context.name})` : "";
   if (showsKey(mapping, key, report)) {
-    report.error([...mapping, key], `unknown key "${key}"`, "key");
+    const near = context.schema ? closestKey(key, knownKeys(context.schema, mapping)) : undefined;
+    const hint = near ? `; did you mean "${near}"?` : "";
+    report.error([...mapping, key], `unknown key "${key}"${within}${hint}`, "key");
     return;
   }
-  report.error([...mapping, key], "unknown key (not shown: it may be part of a secret)", "key", mapping);
+  report.error(
+    [...mapping, key],
+    `unknown key (not shown: it may be part of a secret)${within}`,
+    "key",
+    mapping,
+  );
 }
 
 /** Turns zod's issues into positioned errors; an unknown key is reported at the key itself. */
-export function reportZodIssues(error: z.ZodError, report: Reporter): void {
+export function reportZodIssues(error: z.ZodError, report: Reporter, context: IssueContext = {}): void {
   for (const issue of error.issues) {
     const path = issue.path as PathSegment[];
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) reportUnknownKey(path, key, report);
+      for (const key of issue.keys) reportUnknownKey(path, key, report, context);
       continue;
     }
     report.error(path, messageOf(issue, report.document.value));

@@ -99,7 +99,8 @@ describe("comparison renderers", () => {
       'Mismatched (1)\n  ~ Application "Risks": 1 mismatched, 1 missing in source (2 critical)',
     );
     expect(text).toContain('      - field "Legacy": missing in dev [critical]');
-    expect(text).toContain('      ~ field "Score": required false → true [critical]');
+    // The title says dev → prod: dev's value first, each labelled.
+    expect(text).toContain('      ~ field "Score": required: dev true, prod false [critical]');
     expect(text).toContain('      + field "Title": missing in prod');
     expect(text).toContain('  - Application "Vendors": not on dev (1 field)');
     expect(text).toContain('  = SubForm "Comments": 1 field');
@@ -119,6 +120,30 @@ describe("comparison renderers", () => {
     const small = renderComparisonMarkdown(comparison, 900);
     expect(small.length).toBeLessThanOrEqual(900);
     expect(small).toMatch(/\*\*Cut:\*\* \d object\(s\) are not shown/);
+  });
+
+  it("html: reads in the title's direction, with what is missing shown and a warning colour for it", () => {
+    const html = renderComparisonHtml(comparison);
+    expect(html).toContain("<title>egp compare: dev → prod</title>");
+    expect(html).toContain("<th>dev → prod</th>");
+    expect(html).not.toContain("prod → dev");
+    expect(html).toContain("<li>required: dev true, prod false</li>");
+    // Missing in target is something a promotion must bring: a warning, not green.
+    const colour = html.match(/\.missingInTarget \{ background: (#[0-9a-f]{6}); color: (#[0-9a-f]{6}); \}/);
+    expect(colour?.slice(1)).toEqual(["#fff1e5", "#953800"]);
+    // The part missing in dev is shown as prod has it.
+    const legacy = html.split("<tr").find((row) => row.includes("missing in dev"));
+    expect(legacy).toContain('<span class="muted">on prod:</span><ul><li>name: &quot;Legacy&quot;</li>');
+    expect(legacy).toContain("<li>required: false</li>");
+  });
+
+  it("html: folded sections by default, every one open with expand", () => {
+    const folded = renderComparisonHtml(comparison);
+    expect(folded.match(/<details class="object"[^>]*>/g)).toHaveLength(5);
+    expect(folded).not.toMatch(/<details[^>]* open>/);
+    expect(folded).toContain("--expand");
+    const open = renderComparisonHtml(comparison, { expand: true });
+    expect(open.match(/<details class="object"[^>]* open>/g)).toHaveLength(5);
   });
 
   it("html: one document with nothing to load, every string escaped", () => {

@@ -1,4 +1,4 @@
-import type { LivePackageObject, LivePackageSide } from "../state/live-state.ts";
+import type { LivePackageObject, LivePackageSide, PartDetail } from "../state/live-state.ts";
 import { countParts, type DiffCounts, diffObject, type PartDifference } from "./package-diff.ts";
 
 /*
@@ -23,7 +23,22 @@ export interface ComparedObject {
   toParts?: Record<string, number>;
   counts: DiffCounts;
   /** Every differing part, for mismatched objects and objects missing in the target. */
-  parts: PartDifference[];
+  parts: ComparedPart[];
+}
+
+/** A differing part; one on a single side carries that side's description of it. */
+export type ComparedPart = PartDifference & { detail?: PartDetail };
+
+/** The side's own description of a part it alone has, so that a report can show what is missing. */
+function withDetail(
+  part: PartDifference,
+  a: LivePackageObject | undefined,
+  b: LivePackageObject | undefined,
+): ComparedPart {
+  if (part.status === "changed") return part;
+  const side = part.status === "added" ? a : b;
+  const detail = side?.details?.[`${part.part}:${part.guid}`];
+  return detail ? { ...part, detail } : part;
 }
 
 export interface ComparisonSummary {
@@ -67,7 +82,9 @@ function compareOne(a: LivePackageObject | undefined, b: LivePackageObject | und
     ...(b ? { toParts: b.parts } : {}),
   };
   if (!a) return { ...base, status: "missingInSource", counts: countParts([]), parts: [] };
-  const { parts, counts } = diffObject(a, b);
+  const diff = diffObject(a, b);
+  const counts = diff.counts;
+  const parts = diff.parts.map((part) => withDetail(part, a, b));
   if (!b) return { ...base, status: "missingInTarget", counts, parts };
   if (a.fingerprint === b.fingerprint) return { ...base, status: "matched", counts, parts: [] };
   return { ...base, status: "mismatched", counts, parts };

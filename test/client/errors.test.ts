@@ -21,6 +21,7 @@ import {
 } from "../../src/client/errors.ts";
 import { Scrubber } from "../../src/client/redact.ts";
 import { EMULATOR_ERROR_CODES } from "../../src/emulator/error-codes.ts";
+import { EXPORT_ERROR_CODES } from "../../src/export/error-codes.ts";
 import { IO_ERROR_CODES } from "../../src/io/error-codes.ts";
 import { MANIFEST_ERROR_CODES } from "../../src/manifest/error-codes.ts";
 import { ManifestError } from "../../src/manifest/errors.ts";
@@ -40,6 +41,7 @@ const ALL_CODES: readonly string[] = [
   ...IO_ERROR_CODES,
   ...STORE_ERROR_CODES,
   ...EMULATOR_ERROR_CODES,
+  ...EXPORT_ERROR_CODES,
 ];
 
 /** `EGP_…` names that are environment variables, not error codes. */
@@ -165,6 +167,32 @@ describe("connection failures", () => {
     );
     expect(tls.code).toBe("EGP_TLS");
     expect(tls).toBeInstanceOf(ConnectionError);
+  });
+
+  it("https:// to a plain-HTTP server: says to check the scheme, never to turn verification off", () => {
+    const plain = connectionErrorOf(
+      Object.assign(new Error("SSL routines:ssl3_get_record:wrong version number"), {
+        code: "ERR_SSL_WRONG_VERSION_NUMBER",
+      }),
+      request,
+      undefined,
+      { name: "prod", url: "https://grc.example.com" },
+    );
+    expect(plain.code).toBe("EGP_TLS");
+    expect(plain.message).toMatch(/^prod \(https:\/\/grc\.example\.com\): .*doesn't seem to speak TLS/);
+    expect(plain.message).not.toMatch(/insecure|certificate/);
+  });
+
+  it("an instance that can't be reached: names it and says where its url is", () => {
+    const target = { name: "prod", url: "http://grc.example.com" };
+    const missing = connectionErrorOf(
+      Object.assign(new Error("x"), { code: "ENOTFOUND" }),
+      request,
+      undefined,
+      target,
+    );
+    expect(missing.message).toMatch(/^prod \(http:\/\/grc\.example\.com\): .*no such host/);
+    expect(missing.message).toContain("check that the instance is up and the url in environments/prod.yaml");
   });
 
   it("wraps an unclear create as OutcomeUnknownError, keeping the cause", () => {

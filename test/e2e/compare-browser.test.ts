@@ -110,4 +110,37 @@ describe.skipIf(!present && !process.env.CI)("egp compare --format html in a bro
     // Self-contained: the page asked for nothing but itself.
     expect(requests).toEqual([pathToFileURL(join(repo, "report.html")).href]);
   }, 30_000);
+
+  it("with --expand, every section is open: the part missing in local-dev shows as local-prod has it", async () => {
+    const expanded = await egp(
+      [
+        "compare",
+        "--from",
+        "local-dev",
+        "--to",
+        "local-prod",
+        "--format",
+        "html",
+        "--out",
+        "open.html",
+        "--expand",
+      ],
+      { cwd: repo },
+    );
+    expect(expanded.code).toBe(2);
+    const page = await (browser as BrowserContext).newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(pathToFileURL(join(repo, "open.html")).href);
+    const legacy = page
+      .locator("details.object", { hasText: "Application Controls" })
+      .locator("tr")
+      .filter({ has: page.locator("td:nth-child(3)", { hasText: /^Legacy Control ID/ }) });
+    await expect(legacy.isVisible()).resolves.toBe(true);
+    expect(await legacy.locator("td:nth-child(4)").innerText()).toMatch(
+      /^on local-prod:\s+name: "Legacy Control ID"/,
+    );
+    const header = await page.locator("details.object thead th:nth-child(4)").first().innerText();
+    expect(header).toBe("local-dev → local-prod");
+    expect(await page.locator("details.object:not([open])").count()).toBe(0);
+  }, 30_000);
 });

@@ -209,3 +209,50 @@ describe("egp export of values a manifest must escape or leave out", () => {
     expect(plan).toMatchObject({ code: 0, stderr: "" });
   });
 });
+
+describe("egp export of a second environment into the same folder", () => {
+  it("keeps the first one's documents: alike ones list both environments, the rest stay scoped", async () => {
+    const repo = await testdir(exampleTree({ manifests: false, persist: false }));
+    const out = "manifests/exported";
+    const prod = await egp(["export", "--env", "local-prod", "--out", out], { cwd: repo });
+    expect(prod.code).toBe(0);
+    const dev = await egp(["export", "--env", "local-dev", "--out", out], { cwd: repo });
+    expect(dev).toMatchObject({ code: 0, stderr: "" });
+
+    const users = documents(await readFile(join(repo, out, "users.yaml"), "utf8"));
+    const onProd = users.filter((u) => (u.environments as string[]).includes("local-prod"));
+    const onDev = users.filter((u) => (u.environments as string[]).includes("local-dev"));
+    expect(onProd.length).toBeGreaterThan(0);
+    expect(onDev.length).toBeGreaterThan(0);
+    // Each user once per environment, whichever document holds it.
+    const names = (list: Json[]) => list.map((u) => String(u.userName).toLowerCase());
+    expect(new Set(names(onProd)).size).toBe(onProd.length);
+    expect(new Set(names(onDev)).size).toBe(onDev.length);
+    expect(users.some((u) => (u.environments as string[]).length === 2)).toBe(true);
+
+    // Exporting prod again changes nothing: its documents are replaced by the same ones.
+    const before = await readFile(join(repo, out, "users.yaml"), "utf8");
+    expect((await egp(["export", "--env", "local-prod", "--out", out], { cwd: repo })).code).toBe(0);
+    expect(await readFile(join(repo, out, "users.yaml"), "utf8")).toBe(before);
+
+    for (const env of ["local-dev", "local-prod"]) {
+      const run = await egp(["plan", "--env", env, "--detailed-exitcode"], { cwd: repo });
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(lines(run.stdout)[0]).toBe(`No changes. ${env} matches the manifests.`);
+    }
+  }, 120_000);
+
+  it("refuses, writing nothing, a file whose documents are not scoped to environments", async () => {
+    const handWritten = "kind: User\nuserName: someone\nfirstName: Some\nlastName: One\n";
+    const repo = await testdir({
+      ...exampleTree({ manifests: false, persist: false }),
+      "manifests/exported/users.yaml": handWritten,
+    });
+    const run = await egp(["export", "--env", "local-prod", "--out", "manifests/exported"], { cwd: repo });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      "egp: manifests/exported/users.yaml: User someone is not scoped to environments, so it can't gain or lose one; write to another --out\n",
+    );
+    expect(await readFile(join(repo, "manifests/exported/users.yaml"), "utf8")).toBe(handWritten);
+  }, 60_000);
+});

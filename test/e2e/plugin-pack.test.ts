@@ -71,6 +71,25 @@ describe("a kind from outside egp, through the published package", () => {
     expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "bin/egp.js"]));
   });
 
+  it("installs a working egp: the bin prints its version and the library imports", async () => {
+    const version = await run(join(consumer, "node_modules", ".bin", "egp"), ["--version"], {
+      cwd: consumer,
+      env: npmEnv,
+    });
+    expect(version.stdout.trim()).toBe("0.1.0");
+    expect(version.stderr).toBe("");
+    const imported = await run(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const egp = await import("egp"); console.log(typeof egp.createClient, typeof egp.planEnvironment);',
+      ],
+      { cwd: consumer, env: npmEnv },
+    );
+    expect(imported.stdout.trim()).toBe("function function");
+  });
+
   it("registers from the plugin's own files, plans, applies against the emulator and converges", async () => {
     const applied = await run(
       process.execPath,

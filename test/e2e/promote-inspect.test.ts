@@ -130,7 +130,9 @@ describe("egp apply: a package uploaded while it downloads", () => {
     expect(new Set(progress("downloading"))).toEqual(
       new Set(["package.download", "package.snapshot-download"]),
     );
-    expect(new Set(progress("uploading"))).toEqual(new Set(["package.download"]));
+    expect(new Set(progress("sending on to local-prod as it downloads: uploaded"))).toEqual(
+      new Set(["package.download"]),
+    );
     // One package on the target, installed once.
     const copies = Object.values(packagesOf(prod.store).byId).filter((p) => p.Origin === "Uploaded");
     expect(copies.map((p) => p.Installs.length)).toEqual([1]);
@@ -146,14 +148,14 @@ describe("egp apply: a package uploaded while it downloads", () => {
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('"message":"uploading"')) child.kill("SIGKILL");
+      if (output.includes('as it downloads: uploaded"')) child.kill("SIGKILL");
     });
     const killed = await new Promise<NodeJS.Signals | null>((resolve) =>
       child.on("exit", (_code, signal) => resolve(signal)),
     );
     expect(killed).toBe("SIGKILL");
     // Killed inside the download step, its upload alongside under way.
-    const uploading = output.split("\n").find((line) => line.includes('"message":"uploading"'));
+    const uploading = output.split("\n").find((line) => line.includes('as it downloads: uploaded"'));
     expect(JSON.parse(uploading ?? "{}")).toMatchObject({ event: "progress", op: "package.download" });
     const installEvents = output
       .split("\n")

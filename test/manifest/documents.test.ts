@@ -209,7 +209,7 @@ describe("ensure: absent", () => {
       manifests: { "p.yaml": { kind: "Package", name: "GRC Core", ensure: "absent" } },
     });
     expect(packageErrors.map((e) => `${e.path}: ${e.message}`)).toContain(
-      'packages[0].ensure: unknown key "ensure"',
+      'packages[0].ensure: unknown key "ensure" (Package GRC Core)',
     );
   });
 });

@@ -206,7 +206,7 @@ describe("environment files: validation", () => {
     expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
       "environments/dev.yaml:3:16 limits.concurrency: expected a number, got text",
       'environments/dev.yaml:4:3 limits.burst: unknown key "burst"',
-      'environments/dev.yaml:5:1 rolez: unknown key "rolez"',
+      'environments/dev.yaml:5:1 rolez: unknown key "rolez"; did you mean "roles"?',
     ]);
   });
 

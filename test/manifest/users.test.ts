@@ -265,7 +265,7 @@ describe("User documents", () => {
     const text = ["kind: User", "userName: jdoe", "firstName: Jane", "email: jane@example.com"].join("\n");
     expect(lines(errorsOf({ manifests: { "users.yaml": text } }))).toEqual([
       "manifests/users.yaml:1:1 users[0].lastName: is required",
-      'manifests/users.yaml:4:1 users[0].email: unknown key "email"',
+      'manifests/users.yaml:4:1 users[0].email: unknown key "email" (User jdoe)',
     ]);
   });
 

@@ -188,7 +188,7 @@ async function downloadInto(
   context: OpContext,
   createVerb: string,
   expected: readonly string[],
-  pipelineTo?: PlatformClient,
+  pipelineTo?: { client: PlatformClient; name: string },
 ) {
   const packageId = packageIdFrom(context, createVerb);
   const name = createHash("sha256").update(context.step.id).digest("hex").slice(0, 16);
@@ -205,10 +205,12 @@ async function downloadInto(
         digest = downloaded.sha256;
         return downloaded.bytes;
       }
-      const result = await promotePackage(context.client, pipelineTo, packageId, partial, {
+      const result = await promotePackage(context.client, pipelineTo.client, packageId, partial, {
         fileName: `${name}.zip`,
         onDownload,
-        onUpload: (p) => context.progress("uploading", p.bytes, p.total),
+        // This step's line, not the upload step's: it says where the bytes go as they arrive.
+        onUpload: (p) =>
+          context.progress(`sending on to ${pipelineTo.name} as it downloads: uploaded`, p.bytes, p.total),
       });
       uploaded = result.uploaded;
       digest = result.sha256;
@@ -239,8 +241,12 @@ async function downloadInto(
 }
 
 const download: OpHandler = async (context) => {
-  const target = context.clientOfStep(`${change(context)}#upload`);
-  const pipelineTo = target && target !== context.client ? target : undefined;
+  const upload = `${change(context)}#upload`;
+  const target = context.clientOfStep(upload);
+  const pipelineTo =
+    target && target !== context.client
+      ? { client: target, name: context.environmentOfStep?.(upload) ?? "the target" }
+      : undefined;
   return downloadInto(context, "create", inputOf(context, "package.download").objects, pipelineTo);
 };
 

@@ -23,6 +23,8 @@ export interface OpContext {
   desired: DesiredState;
   /** The client of another step of the plan (a promotion's download feeds its upload), by step id. */
   clientOfStep(stepId: string): PlatformClient | undefined;
+  /** The environment of another step of the plan, by step id, for messages. */
+  environmentOfStep?(stepId: string): string | undefined;
   /** Outputs of earlier steps of the same plan, by step id. */
   outputOf(stepId: string): Record<string, unknown> | undefined;
   /** The plan was made with --allow-delete: deletes need no prune policy. */

@@ -17,7 +17,7 @@ import { stylesFor } from "../style.ts";
 import { render } from "./plan.ts";
 
 interface ApplyFlags extends SelectionFlags {
-  env: string;
+  env?: string;
   yes?: boolean;
   allowDelete?: boolean;
   enforceRoles?: boolean;
@@ -75,7 +75,7 @@ export function registerApplyCommand(program: Command): void {
     .command("apply")
     .description("apply a saved plan, or plan and apply (asks first unless --yes)")
     .argument("[file]", "a plan saved by `egp plan --out`")
-    .requiredOption("--env <name>", "environment (a file in environments/)")
+    .option("--env <name>", "environment (a file in environments/); a plan file names its own")
     .option("--yes", "apply without asking")
     .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
     .option("--enforce-roles", "send roles of every managed user (roles can't be read back)")
@@ -91,16 +91,21 @@ export function registerApplyCommand(program: Command): void {
         renderPlan: (plan) => render(plan, "text"),
       });
       const say = (line: string) => output.say(line);
-      const env = flags.env;
       if (flags.resume && flags.discard)
         throw new ExitError("apply: --resume and --discard exclude each other");
+      const saved =
+        file && !flags.discard ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
+      // As `terraform apply plan.tfplan`: the plan file says where it applies; --env, if given, must agree.
+      const env = flags.env ?? saved?.environment;
+      if (env === undefined)
+        throw new ExitError(
+          "apply: required option '--env <name>' not specified (a plan file names its own)",
+        );
       if (!flags.yes && !file && !flags.discard && !process.stdin.isTTY) {
         throw new ExitError(
           "apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file",
         );
       }
-      const saved =
-        file && !flags.discard ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
       const stateDir = ensureStateDir(stateDirOf(dir));
       let lock: Lock | undefined;
       const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });

@@ -24,13 +24,14 @@ interface CompareFlags {
   applications?: string[];
   format: CompareFormat;
   out?: string;
+  expand?: boolean;
 }
 
-const RENDER: Record<CompareFormat, (comparison: Comparison) => string> = {
+const RENDER: Record<CompareFormat, (comparison: Comparison, flags: CompareFlags) => string> = {
   text: renderComparisonText,
   markdown: (comparison) => renderComparisonMarkdown(comparison),
   json: renderComparisonJson,
-  html: renderComparisonHtml,
+  html: (comparison, flags) => renderComparisonHtml(comparison, { expand: Boolean(flags.expand) }),
 };
 
 /**
@@ -50,6 +51,7 @@ export function registerCompareCommand(program: Command): void {
         .default("text"),
     )
     .option("--out <file>", "write the report to a file instead of stdout")
+    .option("--expand", "html: every section open (the page has no script to open them all)")
     .action(async (_options: unknown, command: Command) => {
       await withEnvironments<CompareFlags>(command, async ({ flags, dir, connections }) => {
         const repository = await readRepository(dir);
@@ -74,7 +76,7 @@ export function registerCompareCommand(program: Command): void {
           createdAt: new Date().toISOString(),
         });
         const format: CompareFormat = flags.json ? "json" : flags.format;
-        const report = RENDER[format](comparison);
+        const report = RENDER[format](comparison, flags);
         if (flags.out) {
           const path = resolve(flags.out);
           await writeFile(path, report).catch((error: NodeJS.ErrnoException) => {

@@ -22,7 +22,9 @@ export function registerDriftCommand(program: Command): void {
     .command("drift")
     .description("report how an environment differs from the manifests (exit 0 none, 2 drift, 1 error)")
     .requiredOption("--env <name>", "environment (a file in environments/)")
-    .addOption(formatOption());
+    .addOption(formatOption())
+    // Terraform's `plan -detailed-exitcode` is what drift always does: accepted, so that it changes nothing.
+    .option("--detailed-exitcode", "accepted for Terraform users; drift's exit codes are always 0, 1 and 2");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
       const { plan, warnings } = await planWith({ dir, connections, logger }, flags.env, selectionOf(flags));

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import type { ExportedFile } from "../../export/index.ts";
@@ -13,6 +13,28 @@ import { issueLine } from "../user-errors.ts";
 interface ExportFlags extends SelectionFlags {
   env: string;
   out: string;
+}
+
+/** The files as they will be written: each merged with the file an earlier export left there. */
+async function mergedFiles(
+  out: string,
+  files: readonly ExportedFile[],
+  merge: (file: ExportedFile, existing: { path: string; text: string }) => ExportedFile,
+): Promise<ExportedFile[]> {
+  const shown = relative(process.cwd(), out) || ".";
+  return Promise.all(
+    files.map(async (file) => {
+      const path = join(out, file.file);
+      const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+        // Nothing there yet (or no folder: writing it says why).
+        if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
+        throw new ExitError(`--out: cannot read ${path} (${error.code ?? error.message})`, 1, {
+          cause: error,
+        });
+      });
+      return text === undefined ? file : merge(file, { path: join(shown, file.file), text });
+    }),
+  );
 }
 
 async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<void> {
@@ -51,7 +73,7 @@ export function registerExportCommand(program: Command): void {
       // Packages are promotions between environments, not state to export: skip their trees.
       const live = await readLiveState(target.client, { ...desired, packages: [] }, { scope: "all", early });
       // Loaded here: the YAML writer is needed by this command only.
-      const { exportManifests } = await import("../../export/index.ts");
+      const { exportManifests, mergeExportedFile } = await import("../../export/index.ts");
       const exported = exportManifests({
         environment: desired.environment,
         live,
@@ -60,7 +82,15 @@ export function registerExportCommand(program: Command): void {
           : {}),
       });
       const out = resolve(flags.out);
-      await writeFiles(out, exported.files);
+      const files = await mergedFiles(out, exported.files, (file, existing) =>
+        mergeExportedFile(
+          file,
+          existing,
+          flags.env,
+          targets.length > 0 ? (key) => selects(targets, file.kind, key) : undefined,
+        ),
+      );
+      await writeFiles(out, files);
       logger.info({ env: flags.env, out }, "exported");
       for (const warning of exported.warnings) process.stderr.write(`warning: ${printable(warning)}\n`);
       const shown = relative(process.cwd(), out) || ".";

@@ -242,6 +242,15 @@ function prepareAbsent(
   return { normalize: () => absent };
 }
 
+/** `User anguyen`: the document's kind and key, when the key is written as text. */
+function nameOf(
+  definition: KindDefinition<unknown, unknown, string, PruneChoice | undefined>,
+  value: unknown,
+): string | undefined {
+  const key = isMapping(value) ? value[definition.key.field] : undefined;
+  return typeof key === "string" && key !== "" ? `${definition.kind} ${key}` : undefined;
+}
+
 export function defineKind<
   Doc,
   Desired,
@@ -277,7 +286,7 @@ export function defineKind<
         return prepareAbsent(general, absent, report);
       const parsed = safeParseFast(definition.schema, value);
       if (!parsed.success) {
-        reportZodIssues(parsed.error, report);
+        reportZodIssues(parsed.error, report, { schema: definition.schema, name: nameOf(general, value) });
         return null;
       }
       for (const rule of definition.rules) rule(parsed.data, report);

@@ -1,8 +1,8 @@
 import type { ComparedObject, Comparison, ComparisonStatus } from "../compare-instances.ts";
-import type { DiffCounts } from "../package-diff.ts";
+import type { DiffCounts, PropertyDifference } from "../package-diff.ts";
 import { code, foldedDiff } from "./folds.ts";
 import { DEFAULT_MARKDOWN_LIMIT } from "./markdown.ts";
-import { partLine, type StatusWords } from "./parts.ts";
+import { formatPartValue, partLine, type StatusWords } from "./parts.ts";
 import { printable, printableLines } from "./printable.ts";
 
 /* `egp compare` as text, markdown and JSON (the HTML report is comparison-html.ts). */
@@ -21,9 +21,29 @@ const GROUP_MARK: Record<ComparisonStatus, string> = {
   matched: "=",
 };
 
-/** A part on A only is missing in B, and the other way round. */
+/**
+ * A part on A only is missing in B, and the other way round. A changed property names both sides,
+ * source first, as the title `A → B` does: `required: dev true, prod false`.
+ */
 export function compareWords(comparison: Comparison): StatusWords {
-  return { added: `missing in ${comparison.to}`, onlyOnTarget: `missing in ${comparison.from}` };
+  return {
+    added: `missing in ${comparison.to}`,
+    onlyOnTarget: `missing in ${comparison.from}`,
+    property: (difference) => compareProperty(difference, comparison),
+  };
+}
+
+/** A property that differs, with each side's value labelled, the source's (A's) first. */
+export function compareProperty(difference: PropertyDifference, comparison: Comparison): string {
+  const { property, before, after } = difference;
+  // The diff's `after` is the source's value (what a promotion brings), `before` the target's.
+  if (before === undefined) {
+    const listed =
+      Array.isArray(after) && after.length ? ` (${after.map((v) => JSON.stringify(v)).join(", ")})` : "";
+    return `${property} only on ${comparison.from}${listed}`;
+  }
+  if (after === undefined) return `${property} only on ${comparison.to}`;
+  return `${property}: ${comparison.from} ${formatPartValue(after)}, ${comparison.to} ${formatPartValue(before)}`;
 }
 
 export function describeCompareCounts(counts: DiffCounts): string {

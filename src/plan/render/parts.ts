@@ -24,6 +24,8 @@ export const PART_MARK: Record<PartStatus, string> = { added: "+", changed: "~",
 export interface StatusWords {
   added: string;
   onlyOnTarget: string;
+  /** How a changed property is said; default: the plan's `before → after`. */
+  property?: (difference: PropertyDifference) => string;
 }
 
 export const PLAN_WORDS: StatusWords = { added: "added", onlyOnTarget: "only on the target" };
@@ -56,7 +58,7 @@ export function describePart(part: PartDifference, words: StatusWords = PLAN_WOR
   if (part.status === "added") return words.added;
   if (part.status === "onlyOnTarget") return words.onlyOnTarget;
   const properties = part.properties ?? [];
-  return properties.length ? properties.map(formatProperty).join("; ") : "changed";
+  return properties.length ? properties.map(words.property ?? formatProperty).join("; ") : "changed";
 }
 
 export function partLine(part: PartDifference, objectType?: string, words: StatusWords = PLAN_WORDS): string {

@@ -8,8 +8,9 @@ import { defineConfig } from "vitest/config";
  */
 const ISOLATED = [
   "test/e2e/**/*.test.ts",
-  // vi.mock of the lock file.
+  // vi.mock of a module (the lock file, node:fs).
   "src/apply/lock-wait.test.ts",
+  "test/apply/artifacts-store.test.ts",
   // Registers a kind in the process-wide registries.
   "test/kinds/group-membership.test.ts",
 ];

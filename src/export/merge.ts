@@ -19,11 +19,11 @@ export class ExportMergeError extends Error {
 }
 
 /** Reads back a value as the manifest holds it: `$${` is the escape for a literal `${`. */
-function unescape(value: unknown): unknown {
+function unescapeManifest(value: unknown): unknown {
   if (typeof value === "string") return value.replaceAll("$${", "${");
-  if (Array.isArray(value)) return value.map(unescape);
+  if (Array.isArray(value)) return value.map(unescapeManifest);
   if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unescape(item)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, unescapeManifest(item)]));
   return value;
 }
 
@@ -67,7 +67,7 @@ function existingDocuments(input: MergeInput): ExportedDocument[] {
       throw new ExportMergeError(
         `${input.file}: not YAML egp can merge into (${document.errors[0]?.message}); write to another --out`,
       );
-    const value = unescape(document.toJS()) as unknown;
+    const value = unescapeManifest(document.toJS()) as unknown;
     if (value === null || value === undefined) continue;
     const doc = value as ExportedDocument;
     if (

@@ -1,4 +1,5 @@
-import { Journal, JournalUnreadableError } from "../apply/index.ts";
+// The journal alone: a plan must not load the apply stage (start-up time, docs/performance.md).
+import { Journal, JournalUnreadableError } from "../apply/journal.ts";
 import { printable } from "../plan/index.ts";
 import { stateDirOf } from "./state-dir.ts";
 

@@ -1,17 +1,10 @@
 import type { Logger } from "pino";
 import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
-import { ManifestCache } from "../manifest/index.ts";
 import type { PlanOptions } from "../plan/index.ts";
 import type { Connections } from "./connect.ts";
+import { manifestCacheOf } from "./manifest-cache.ts";
 import { guardDesired } from "./output-guard.ts";
-import { ensureStateDir, stateDirOf } from "./state-dir.ts";
-
-/** The manifest cache of a repository, unless `EGP_CACHE=off`. */
-export function manifestCacheOf(dir: string): ManifestCache | undefined {
-  if (process.env.EGP_CACHE === "off") return undefined;
-  return new ManifestCache(stateDirOf(dir), { prepare: ensureStateDir });
-}
 
 /** The clients of one run's connections, as the composer opens environments. */
 export function clientsOf(connections: Connections): OpenEnvironment {

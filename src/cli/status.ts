@@ -11,9 +11,10 @@ import {
   statusReport,
 } from "../plan/index.ts";
 import type { Connections } from "./connect.ts";
+import { issueLine } from "./issue-line.ts";
 import { planWith } from "./plan-environment.ts";
 import { stateDirOf } from "./state-dir.ts";
-import { describeUserError, issueLine } from "./user-errors.ts";
+import { describeUserError } from "./user-errors.ts";
 
 /*
  * Gathers `egp status`: each environment read on its own, a bounded number at once, so that one that

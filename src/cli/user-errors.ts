@@ -12,7 +12,7 @@ import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
 import { ExportErrorCode } from "../export/error-codes.ts";
 import { IoErrorCode } from "../io/error-codes.ts";
-import { formatManifestError, ManifestError, type ManifestIssue } from "../manifest/index.ts";
+import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError, printable } from "../plan/index.ts";
 import { StoreError } from "../store/index.ts";
 import { ExitError } from "./errors.ts";
@@ -35,11 +35,6 @@ function fileSystemError(error: unknown): string | undefined {
   const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
   if (!(error instanceof Error) || typeof code !== "string" || !FILE_SYSTEM[code]) return undefined;
   return `cannot ${syscall ?? "use the file"}${path ? ` ${path}` : ""}: ${FILE_SYSTEM[code]} (${code})`;
-}
-
-/** A manifest issue as the CLI prints it: its file, position and path, printable. */
-export function issueLine(issue: ManifestIssue): string {
-  return printable(formatManifestError(issue));
 }
 
 /**

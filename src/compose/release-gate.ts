@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { type DesiredRelease, type DesiredState, readReleaseFile } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
-import { type ReleaseStore, releaseKey, verifiedKey } from "../store/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
+import { releaseKey, verifiedKey } from "../store/keys.ts";
 
 /*
  * Before an environment that runs a release is planned: its committed release file is read, the

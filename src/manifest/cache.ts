@@ -51,6 +51,18 @@ export interface CacheStats {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
+/** A file's sha256, once per file object: `lookup` and `remember` both need it. */
+const fileHashes = new WeakMap<RepositoryFile, string>();
+function fileSha256(file: RepositoryFile): string {
+  let hash = fileHashes.get(file);
+  if (hash === undefined) {
+    // Encoded first: Hash.update of a large string is several times slower (docs/performance.md).
+    hash = createHash("sha256").update(Buffer.from(file.text)).digest("hex");
+    fileHashes.set(file, hash);
+  }
+  return hash;
+}
+
 /** The folders whose code decides what a parsed and validated document is. */
 const CODE_FOLDERS = ["manifest", "schema", "wire"];
 const CODE_FILE = /\.(?:ts|js)$/;
@@ -144,7 +156,7 @@ export class ManifestCache {
       entry &&
       entry.fingerprint === this.fingerprint &&
       entry.path === file.path &&
-      entry.sha256 === sha256(file.text) &&
+      entry.sha256 === fileSha256(file) &&
       entry.documents.every((document) => document.chunkEnd <= file.text.length)
     ) {
       this.stats.hits += 1;
@@ -180,7 +192,7 @@ export class ManifestCache {
     this.pending.set(file.path, {
       fingerprint: this.fingerprint,
       path: file.path,
-      sha256: sha256(file.text),
+      sha256: fileSha256(file),
       documents: cached.documents,
       data: cached.data,
     });

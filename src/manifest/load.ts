@@ -313,7 +313,9 @@ function loadEnvironmentFile(
 
 function digestOf(files: readonly RepositoryFile[]): string {
   const hash = createHash("sha256");
-  for (const file of files) hash.update(`${file.path}\u0000${file.text}\u0000`);
+  // The same bytes as one `${path}\0${text}\0` string per file. A Buffer: Hash.update of a large
+  // string is several times slower than encoding it first (docs/performance.md).
+  for (const file of files) hash.update(`${file.path}\u0000`).update(Buffer.from(file.text)).update("\u0000");
   return hash.digest("hex");
 }
 

@@ -42,6 +42,19 @@ describe("start-up", () => {
     expect(loaded.filter((url) => url.endsWith("/src/emulator/server.ts"))).toEqual([]);
   });
 
+  it("plan, drift and validate load neither the apply stage, nor the yaml library, nor the store's index", async () => {
+    for (const command of ["plan", "drift", "validate"]) {
+      const loaded = await loadedBy(["--dir", ".", command, "--help"]);
+      const heavy = loaded.filter(
+        (url) =>
+          /\/src\/apply\/(?!journal\.ts|error-codes\.ts)/.test(url) ||
+          url.includes("/node_modules/yaml/") ||
+          url.endsWith("/src/store/index.ts"),
+      );
+      expect(heavy, command).toEqual([]);
+    }
+  });
+
   it("commandsFor: the command named, none for --version, all for help and unknown words", () => {
     const all = commandsFor([]);
     expect(all).toContain("plan");

@@ -4,7 +4,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { manifestCacheOf } from "../../src/cli/plan-environment.ts";
+import { manifestCacheOf } from "../../src/cli/manifest-cache.ts";
 import {
   type LoadResult,
   ManifestCache,

@@ -13,8 +13,8 @@ import {
 } from "../../plan/index.ts";
 import { readForComparison } from "../../state/compare-read.ts";
 import { ExitError } from "../errors.ts";
+import { issueLine } from "../issue-line.ts";
 import { withEnvironments } from "../run.ts";
-import { issueLine } from "../user-errors.ts";
 
 type CompareFormat = "text" | "markdown" | "json" | "html";
 

@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 
 import { ExitError } from "../errors.ts";
+import { issueLine } from "../issue-line.ts";
 import { pendingNotice } from "../pending.ts";
 import { planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
-import { issueLine } from "../user-errors.ts";
 import { type Format, formatOption, printPlan } from "./plan.ts";
 
 interface DriftFlags extends SelectionFlags {

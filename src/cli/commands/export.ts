@@ -6,9 +6,9 @@ import { environmentOf, readRepository, selectManifests } from "../../manifest/i
 import { keysToRead, parseTargets, printable, selects } from "../../plan/index.ts";
 import { readLiveState, startEarlyReads } from "../../state/index.ts";
 import { ExitError } from "../errors.ts";
+import { issueLine } from "../issue-line.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, withSelection } from "../selection.ts";
-import { issueLine } from "../user-errors.ts";
 
 interface ExportFlags extends SelectionFlags {
   env: string;

@@ -12,12 +12,12 @@ import {
   writePlanFile,
 } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
+import { issueLine } from "../issue-line.ts";
 import { pendingNotice } from "../pending.ts";
 import { planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { paintPlan, stylesFor } from "../style.ts";
-import { issueLine } from "../user-errors.ts";
 
 export type Format = "text" | "markdown" | "json";
 

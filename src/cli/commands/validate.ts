@@ -8,9 +8,9 @@ import {
   ManifestError,
   type ManifestIssue,
 } from "../../manifest/index.ts";
-import { checkStoreSpec } from "../../store/index.ts";
+import { checkStoreSpec } from "../../store/open-store.ts";
 import { ExitError } from "../errors.ts";
-import { issueLine } from "../user-errors.ts";
+import { issueLine } from "../issue-line.ts";
 
 interface ValidateFlags {
   dir: string;

@@ -218,6 +218,10 @@ describe("examples in the docs", () => {
     const readme = allBlocks.filter((block) => block.file === "README.md");
     expect(readme.filter((block) => block.lang === "yaml").length).toBeGreaterThanOrEqual(1);
     expect(readme.filter((block) => block.lang === "sh").length).toBeGreaterThanOrEqual(3);
+    // The First hour's blocks: its own repository, status, export and plan, a change planned.
+    expect(
+      readme.filter((block) => block.output && /~\/my-grc/.test(block.text)).length,
+    ).toBeGreaterThanOrEqual(4);
   });
 
   it("refuses a marker that is not on the line before a yaml or sh fence", () => {

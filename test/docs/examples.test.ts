@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulator } from "../../src/emulator/index.ts";
 import { validateRepository } from "../../src/manifest/index.ts";
 import { exampleTree, ROOT } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -14,7 +15,12 @@ import { testdir } from "../helpers/testdir.ts";
  *   dev). A document with a `kind` is a manifest; anything else is the environment file `prod`.
  * - sh: run by bash, in order, in one copy of the example per file (its embedded emulators keep
  *   their state in .egp/ from block to block), with `egp` and `npm run egp --` running bin/egp.js.
- *   `<!-- egp:test exit=N -->` expects exit code N (0 otherwise).
+ *   `<!-- egp:test exit=N -->` expects exit code N (0 otherwise). HOME is a temp folder, so `~/my-grc`
+ *   lands there, and GRC_URL, GRC_INSTANCE, GRC_USER and GRC_PASSWORD name an emulator on the
+ *   demo-prod seed over HTTP: the README's "First hour" runs as a user's own instance would.
+ * - `output` in the marker (`<!-- egp:test exit=2 output -->`) also checks the plain fence right
+ *   after the block: each of its lines, but for `...` alone, must be a line the block printed, in
+ *   that order; a `...` inside a line stands for any text. Timestamps and ports are masked.
  */
 
 interface Block {
@@ -23,9 +29,11 @@ interface Block {
   lang: "yaml" | "sh";
   text: string;
   exit: number;
+  /** The output shown right after the block, when the marker asks for it to be checked. */
+  output?: string[];
 }
 
-const MARKER = /^<!-- egp:test(?: exit=(\d+))? -->$/;
+const MARKER = /^<!-- egp:test(?: exit=(\d+))?( output)? -->$/;
 
 async function markdownFiles(): Promise<string[]> {
   const docs = (await readdir(join(ROOT, "docs"))).filter((name) => name.endsWith(".md")).sort();
@@ -42,7 +50,7 @@ function markedBlocks(file: string, markdown: string): Block[] {
     const fence = /^```(yaml|sh)\s*$/.exec(lines[index + 1] ?? "");
     if (!fence)
       throw new Error(`${file}:${index + 1}: <!-- egp:test --> must come right before a yaml or sh fence`);
-    const end = lines.findIndex((text, at) => at > index + 1 && text.startsWith("```"));
+    const end = closingFence(lines, index + 1);
     if (end < 0) throw new Error(`${file}:${index + 2}: the fence is not closed`);
     blocks.push({
       file,
@@ -50,9 +58,53 @@ function markedBlocks(file: string, markdown: string): Block[] {
       lang: fence[1] as Block["lang"],
       text: `${lines.slice(index + 2, end).join("\n")}\n`,
       exit: Number(marker[1] ?? 0),
+      ...(marker[2] ? { output: shownOutput(file, lines, end) } : {}),
     });
   });
   return blocks;
+}
+
+function closingFence(lines: string[], open: number): number {
+  return lines.findIndex((text, at) => at > open && text.startsWith("```"));
+}
+
+/** The lines of the plain fence that follows a block's closing fence (blank lines between allowed). */
+function shownOutput(file: string, lines: string[], end: number): string[] {
+  let open = end + 1;
+  while ((lines[open] ?? "x").trim() === "") open++;
+  const close = lines[open] === "```" ? closingFence(lines, open) : -1;
+  if (close < 0)
+    throw new Error(
+      `${file}:${end + 1}: <!-- egp:test output --> needs a plain \`\`\` fence right after its block`,
+    );
+  return lines.slice(open + 1, close);
+}
+
+/** What differs from run to run: timestamps and ports. */
+function masked(line: string): string {
+  return line
+    .trimEnd()
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
+    .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>");
+}
+
+/** The shown lines (but `...` alone) that the run did not print, in the order shown. */
+function missingLines(shown: string[], printed: string): string[] {
+  const out = printed.split("\n").map(masked);
+  const missing: string[] = [];
+  let at = 0;
+  for (const line of shown.map(masked)) {
+    if (line.trim() === "...") continue;
+    const pattern = new RegExp(`^${line.split("...").map(escapeRegExp).join(".*")}$`);
+    const found = out.findIndex((text, i) => i >= at && pattern.test(text));
+    if (found < 0) missing.push(line);
+    else at = found + 1;
+  }
+  return missing;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 const allBlocks = await Promise.all(
@@ -117,11 +169,15 @@ async function shims(): Promise<string> {
   return bin;
 }
 
-function runSh(text: string, cwd: string, bin: string): Promise<{ code: number; output: string }> {
+function runSh(
+  text: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn("bash", ["-c", text], {
       cwd,
-      env: { PATH: `${bin}:${process.env.PATH ?? ""}` },
+      env,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -132,17 +188,76 @@ function runSh(text: string, cwd: string, bin: string): Promise<{ code: number; 
   });
 }
 
+// The README's own instance: what a user's GRC_* variables would name.
+let instance: Awaited<ReturnType<typeof startEmulator>>;
+beforeAll(async () => {
+  instance = await startEmulator({ seed: "demo-prod", port: 0 });
+});
+afterAll(async () => {
+  await instance?.close();
+});
+
+async function shellEnv(bin: string): Promise<Record<string, string>> {
+  return {
+    PATH: `${bin}:${process.env.PATH ?? ""}`,
+    HOME: await testdir({}),
+    GRC_URL: instance.url,
+    GRC_INSTANCE: "Default",
+    GRC_USER: "sysadmin",
+    GRC_PASSWORD: "Password1!",
+    // A user's git knows who they are; the temp HOME has no ~/.gitconfig.
+    GIT_AUTHOR_NAME: "Docs Test",
+    GIT_AUTHOR_EMAIL: "docs@example.com",
+    GIT_COMMITTER_NAME: "Docs Test",
+    GIT_COMMITTER_EMAIL: "docs@example.com",
+  };
+}
+
 describe("examples in the docs", () => {
   it("are marked where they are meant to run: the README's real instance and its commands", () => {
     const readme = allBlocks.filter((block) => block.file === "README.md");
     expect(readme.filter((block) => block.lang === "yaml").length).toBeGreaterThanOrEqual(1);
     expect(readme.filter((block) => block.lang === "sh").length).toBeGreaterThanOrEqual(3);
+    // The First hour's blocks: its own repository, status, export and plan, a change planned.
+    expect(
+      readme.filter((block) => block.output && /~\/my-grc/.test(block.text)).length,
+    ).toBeGreaterThanOrEqual(4);
   });
 
   it("refuses a marker that is not on the line before a yaml or sh fence", () => {
     expect(() => markedBlocks("x.md", "<!-- egp:test -->\n```json\n{}\n```\n")).toThrow(
       "x.md:1: <!-- egp:test --> must come right before a yaml or sh fence",
     );
+  });
+
+  it("refuses `output` on a block that no plain fence follows", () => {
+    expect(() =>
+      markedBlocks("x.md", "<!-- egp:test output -->\n```sh\negp\n```\n\n```yaml\na: 1\n```\n"),
+    ).toThrow("x.md:4: <!-- egp:test output --> needs a plain ``` fence right after its block");
+  });
+
+  it("reads the output shown after a block, and checks it against what the block printed", () => {
+    const [block] = markedBlocks(
+      "x.md",
+      "<!-- egp:test exit=2 output -->\n```sh\negp status\n```\n\n```\nprod  drifted\n...\nlast ... 2026-01-01T00:00:00.000Z\n```\n",
+    );
+    expect(block).toMatchObject({
+      exit: 2,
+      output: ["prod  drifted", "...", "last ... 2026-01-01T00:00:00.000Z"],
+    });
+    const shown = block?.output ?? [];
+    expect(missingLines(shown, "head\nprod  drifted  \nx\nlast install 2026-11-26T19:44:33.944Z\n")).toEqual(
+      [],
+    );
+    // In the order shown, each line whole: a run that printed them otherwise fails.
+    expect(missingLines(shown, "last install 2026-11-26T19:44:33.944Z\nprod  drifted\n")).toEqual([
+      "last ... <time>",
+    ]);
+    expect(missingLines(shown, "prod  drifted (1)\nlast install\n")).toEqual([
+      "prod  drifted",
+      "last ... <time>",
+    ]);
+    expect(missingLines(["at http://127.0.0.1:8080/x"], "at http://127.0.0.1:41234/x")).toEqual([]);
   });
 
   it.each(
@@ -156,12 +271,14 @@ describe("examples in the docs", () => {
     "the sh blocks of %s run against the emulator",
     async (file) => {
       const dir = await testdir(exampleTree());
-      const bin = await shims();
+      const env = await shellEnv(await shims());
       for (const block of allBlocks.filter((b) => b.file === file && b.lang === "sh")) {
-        const run = await runSh(block.text, dir, bin);
-        expect(run.code, `${block.file}:${block.line}\n${block.text}\n${run.output}`).toBe(block.exit);
+        const run = await runSh(block.text, dir, env);
+        const where = `${block.file}:${block.line}\n${block.text}\n${run.output}`;
+        expect(run.code, where).toBe(block.exit);
+        if (block.output) expect(missingLines(block.output, run.output), where).toEqual([]);
       }
     },
-    60_000,
+    120_000,
   );
 });

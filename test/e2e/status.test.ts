@@ -99,7 +99,7 @@ describe("egp status", () => {
     expect(lines(both.stdout).at(-1)).toBe("2 environments: 1 matching, 1 drifted, 0 unreachable");
     const one = await egp(["status", "--env", "dev"], { cwd: repo, env });
     expect(one.code).toBe(0);
-    expect(lines(one.stdout).at(-1)).toBe("1 environments: 1 matching, 0 drifted, 0 unreachable");
+    expect(lines(one.stdout).at(-1)).toBe("1 environment: 1 matching, 0 drifted, 0 unreachable");
   }, 60_000);
 
   it("refuses an unknown environment in one line", async () => {

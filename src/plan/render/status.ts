@@ -55,7 +55,8 @@ function cells(status: EnvironmentStatus): string[] {
 
 function summaryLine(report: StatusReport): string {
   const { matching, drifted, unreadable } = report.summary;
-  return `${report.environments.length} environments: ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;
+  const count = report.environments.length;
+  return `${count} environment${count === 1 ? "" : "s"}: ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;
 }
 
 /** A table; below it, for each environment that can't be read, why, on one line. */

@@ -220,6 +220,10 @@ describe("egp export of a second environment into the same folder", () => {
     expect(dev).toMatchObject({ code: 0, stderr: "" });
 
     const users = documents(await readFile(join(repo, out, "users.yaml"), "utf8"));
+    // The line says what was read and what the merged file now holds.
+    expect(lines(dev.stdout)).toContain(
+      `wrote ${out}/users.yaml: ${users.filter((u) => (u.environments as string[]).includes("local-dev")).length} users (merged: ${users.length} documents in the file)`,
+    );
     const onProd = users.filter((u) => (u.environments as string[]).includes("local-prod"));
     const onDev = users.filter((u) => (u.environments as string[]).includes("local-dev"));
     expect(onProd.length).toBeGreaterThan(0);

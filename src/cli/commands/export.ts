@@ -94,17 +94,24 @@ export function registerExportCommand(program: Command): void {
       logger.info({ env: flags.env, out }, "exported");
       for (const warning of exported.warnings) process.stderr.write(`warning: ${printable(warning)}\n`);
       const shown = relative(process.cwd(), out) || ".";
-      const summary = exported.files.map((f) => ({
+      // A merged file holds the other environments' documents too: say so, not only what was read.
+      const inFile = (i: number) => files[i]?.documents.length ?? 0;
+      const summary = exported.files.map((f, i) => ({
         file: join(shown, f.file),
         kind: f.kind,
         documents: f.count,
+        inFile: inFile(i),
       }));
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ files: summary, warnings: exported.warnings })}\n`);
         return;
       }
-      for (const file of exported.files)
-        process.stdout.write(`wrote ${printable(join(shown, file.file))}: ${file.count} ${file.noun}\n`);
+      exported.files.forEach((file, i) => {
+        const merged = inFile(i) !== file.count ? ` (merged: ${inFile(i)} documents in the file)` : "";
+        process.stdout.write(
+          `wrote ${printable(join(shown, file.file))}: ${file.count} ${file.noun}${merged}\n`,
+        );
+      });
     });
   });
 }

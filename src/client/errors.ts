@@ -333,6 +333,12 @@ function reachHint(target: ConnectionTarget | undefined): string {
   return `check that the instance is up and the url${file}`;
 }
 
+/** What to do about a certificate egp can't verify: give its CA; skipping verification comes last. */
+function caHint(target: ConnectionTarget | undefined): string {
+  const where = target?.name ? ` in environments/${target.name}.yaml` : "";
+  return `give the CA that issued it as tls.caFile${where} (tls.insecure skips verification: for a test instance only)`;
+}
+
 /** Maps a failure below HTTP (undici or socket error) to a ConnectionError. */
 export function connectionErrorOf(
   error: unknown,
@@ -357,7 +363,7 @@ export function connectionErrorOf(
       ...base,
       code: ErrorCode.Tls,
       sent: false,
-      message: `${where}${request.method} ${request.path}: the server's certificate was rejected (${low}); pass the CA file, or insecure to skip verification`,
+      message: `${where}${request.method} ${request.path}: the server's certificate was rejected (${low}); ${caHint(target)}`,
     });
   }
   if (low === DEADLINE) {

@@ -169,6 +169,21 @@ describe("connection failures", () => {
     expect(tls).toBeInstanceOf(ConnectionError);
   });
 
+  it("a certificate egp can't verify: names tls.caFile in the environment's file, verification off last", () => {
+    const rejected = connectionErrorOf(
+      Object.assign(new Error("unable to verify the first certificate"), {
+        code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+      }),
+      request,
+      undefined,
+      { name: "prod", url: "https://grc.example.com" },
+    );
+    expect(rejected.code).toBe("EGP_TLS");
+    expect(rejected.message).toMatch(
+      /certificate was rejected \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); give the CA that issued it as tls\.caFile in environments\/prod\.yaml \(tls\.insecure skips verification: for a test instance only\)$/,
+    );
+  });
+
   it("https:// to a plain-HTTP server: says to check the scheme, never to turn verification off", () => {
     const plain = connectionErrorOf(
       Object.assign(new Error("SSL routines:ssl3_get_record:wrong version number"), {

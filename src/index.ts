@@ -132,16 +132,31 @@ export type {
 export { ManifestError, registerKind } from "./manifest/index.ts";
 export type { Kind, KindDefinition } from "./manifest/kinds/kind.ts";
 export { defineKind, reportRepeats, scoping, sourceOf } from "./manifest/kinds/kind.ts";
+// The planner's registries, and the status stage: `egp status` without the CLI (docs/status.md).
 export type {
   Change,
+  EnvironmentStatus,
   KindPlanner,
+  LastInstall,
+  PendingApply,
   Plan,
   PlanInput,
   PlanOptions,
   PlanProblem,
+  ReadableStatus,
+  StatusReport,
   Step,
+  UnreadableStatus,
 } from "./plan/index.ts";
-export { PlanError, registerKindSteps, registerPlanner } from "./plan/index.ts";
+export {
+  driftByKind,
+  isDrifted,
+  PlanError,
+  registerKindSteps,
+  registerPlanner,
+  statusExitCode,
+  statusReport,
+} from "./plan/index.ts";
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
 export { makeStep } from "./plan/kinds/steps.ts";
 export { hash } from "./state/digest.ts";

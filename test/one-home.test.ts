@@ -55,6 +55,13 @@ describe("one home for zip safety", () => {
   });
 });
 
+describe("one home for a promotion's snapshot", () => {
+  it("the snapshot's steps are made in src/plan/kinds/package.ts only (snapshotSteps), for a promotion and a release", () => {
+    const rule = /\(egp snapshot\)|makeStep\(\s*\w+,\s*"package\.snapshot"/;
+    expect(elsewhere(rule, (file) => file === "plan/kinds/package.ts")).toEqual([]);
+  });
+});
+
 describe("environment rules derive from the kind registry", () => {
   it("src/manifest/rules.ts names no kind: each kind brings its own rules, references and built-ins", async () => {
     const { KINDS } = await import("../src/manifest/kinds/index.ts");

@@ -1,5 +1,5 @@
 import { loadAverage } from "./proc.ts";
-import type { Verdict } from "./verdict.ts";
+import { finish, type Verdict } from "./verdict.ts";
 
 /*
  * Fair comparisons between egp and a reference tool on a shared machine:
@@ -56,7 +56,7 @@ export class LoadGate {
 }
 
 /**
- * As verdict.ts `finish` (bounded in time; PASS or FAIL), except that on a busy machine the line is
+ * verdict.ts `finish` (bounded in time; PASS or FAIL), except that on a busy machine the line is
  * `NO VERDICT: load L` (exit code 0: nothing was shown either way). `last` are the figures, printed
  * after it, whatever the verdict; the load line closes them.
  */
@@ -66,29 +66,10 @@ export async function finishFair(
   main: () => Promise<Verdict>,
   last: () => string[],
 ): Promise<void> {
-  const closing = () => {
-    for (const line of [...last(), gate.line()]) console.log(line);
-  };
-  const deadline = setTimeout(() => {
-    console.log(`FAIL (did not finish within ${Math.round(deadlineMs / 1000)} s)`);
-    closing();
-    process.exit(1);
-  }, deadlineMs);
-  deadline.unref();
-  try {
-    const verdict = await main();
-    if (gate.busy) {
-      console.log(`NO VERDICT: load ${gate.before.toFixed(2)}`);
-      process.exitCode = 0;
-    } else {
-      console.log(verdict.pass ? "PASS" : `FAIL (${verdict.reason ?? "target missed"})`);
-      process.exitCode = verdict.pass ? 0 : 1;
-    }
-  } catch (error) {
-    console.log(`FAIL (${(error as Error).message})`);
-    process.exitCode = 1;
-  } finally {
-    clearTimeout(deadline);
-    closing();
-  }
+  await finish(deadlineMs, main, {
+    noVerdict: () => (gate.busy ? `NO VERDICT: load ${gate.before.toFixed(2)}` : undefined),
+    after: () => {
+      for (const line of [...last(), gate.line()]) console.log(line);
+    },
+  });
 }

@@ -22,7 +22,7 @@ export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
 export { type BuildReleaseOptions, buildRelease, releaseFileOf } from "./release-build.ts";
 export type { ReleaseRecord } from "./releases.ts";
-export { listReleases, markRolledBack, ReleaseError, releasesDir } from "./releases.ts";
+export { markRolledBack, ReleaseError } from "./releases.ts";
 export type { Carried } from "./resume.ts";
 export { assertResumable, carryOver } from "./resume.ts";
 export type { RollBackOptions, RollBackOutcome } from "./roll-back.ts";

@@ -2,21 +2,16 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  listReleases,
-  markRolledBack,
-  type ReleaseRecord,
-  releasesDir,
-  releaseToRollBack,
-  writeRelease,
-} from "./releases.ts";
+import { FolderStore, historyKey } from "../store/index.ts";
+import { historyToRollBack, listHistory, publishInstall } from "./history.ts";
+import { markRolledBack, type ReleaseRecord, readRelease, releasesDir, writeRelease } from "./releases.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function stateDir(): string {
+function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), "egp-releases-"));
   dirs.push(dir);
   return dir;
@@ -44,50 +39,117 @@ function record(id: string, startedAt: string, snapshot = true): ReleaseRecord {
   };
 }
 
-describe("release records", () => {
-  it("are listed newest first, and rollback takes the newest unless one is named", () => {
-    const dir = stateDir();
-    writeRelease(dir, record("111111111111", "2026-11-01T00:00:00.000Z"));
-    writeRelease(dir, record("222222222222", "2026-11-03T00:00:00.000Z"));
-    writeRelease(dir, record("333333333333", "2026-11-02T00:00:00.000Z"));
-    expect(listReleases(dir, "prod").map((r) => r.id)).toEqual([
+async function storeWith(...records: ReleaseRecord[]): Promise<FolderStore> {
+  const store = new FolderStore(join(tempDir(), "store"));
+  for (const r of records) await store.putRecord(historyKey(r.environment, r.id), r);
+  return store;
+}
+
+describe("the install history in the store", () => {
+  it("is listed newest first, and rollback takes the newest unless one is named", async () => {
+    const store = await storeWith(
+      record("111111111111", "2026-11-01T00:00:00.000Z"),
+      record("222222222222", "2026-11-03T00:00:00.000Z"),
+      record("333333333333", "2026-11-02T00:00:00.000Z"),
+    );
+    expect((await listHistory(store, "prod")).map((r) => r.id)).toEqual([
       "222222222222",
       "333333333333",
       "111111111111",
     ]);
-    expect(releaseToRollBack(dir, "prod").id).toBe("222222222222");
-    expect(releaseToRollBack(dir, "prod", "111111111111").id).toBe("111111111111");
+    expect((await historyToRollBack(store, "prod")).id).toBe("222222222222");
+    expect((await historyToRollBack(store, "prod", "111111111111")).id).toBe("111111111111");
   });
 
-  it("refuse a rollback with a coded one-line error: none recorded, an unknown id, or no snapshot", () => {
-    const dir = stateDir();
-    expect(() => releaseToRollBack(dir, "prod")).toThrow(
+  it("refuses a rollback with a coded one-line error: none recorded, an unknown id, or no snapshot", async () => {
+    const empty = await storeWith();
+    await expect(historyToRollBack(empty, "prod")).rejects.toThrow(
       expect.objectContaining({
         code: "EGP_NO_RELEASE",
-        message: expect.stringMatching(/^no release of prod to roll back/),
+        message: `no install of prod to roll back: the store ${empty.location} has no history of prod`,
       }),
     );
-    writeRelease(dir, record("111111111111", "2026-11-01T00:00:00.000Z", false));
-    expect(() => releaseToRollBack(dir, "prod", "999999999999")).toThrow(
-      "no release 999999999999 of prod (known: 111111111111); see 'egp releases --env prod'",
+    const store = await storeWith(record("111111111111", "2026-11-01T00:00:00.000Z", false));
+    await expect(historyToRollBack(store, "prod", "999999999999")).rejects.toThrow(
+      expect.objectContaining({
+        code: "EGP_NO_RELEASE",
+        message: "no install 999999999999 of prod (known: 111111111111); see 'egp history --env prod'",
+      }),
     );
-    expect(() => releaseToRollBack(dir, "prod")).toThrow(
-      expect.objectContaining({ code: "EGP_RELEASE_UNUSABLE" }),
+    await expect(historyToRollBack(store, "prod")).rejects.toThrow(
+      expect.objectContaining({
+        code: "EGP_RELEASE_UNUSABLE",
+        message: expect.stringMatching(
+          /^install 111111111111 of prod has no snapshot .*, so there is nothing to roll back to$/,
+        ),
+      }),
     );
   });
 
-  it("say which file is not a record, rather than skipping it", () => {
-    const dir = stateDir();
-    mkdirSync(releasesDir(dir, "prod"), { recursive: true });
-    writeFileSync(join(releasesDir(dir, "prod"), "torn.json"), '{"formatVersion":1,"id":');
-    expect(() => listReleases(dir, "prod")).toThrow(/torn\.json is not a release record \(not JSON\)/);
+  it("says which entry is not a record, rather than skipping it", async () => {
+    const root = join(tempDir(), "store");
+    const store = new FolderStore(root);
+    await store.putRecord(
+      historyKey("prod", "111111111111"),
+      record("111111111111", "2026-11-01T00:00:00.000Z"),
+    );
+    mkdirSync(join(root, "records", "history", "prod"), { recursive: true });
+    writeFileSync(join(root, "records", "history", "prod", "torn.json"), '{"formatVersion":1,"id":');
+    await expect(historyToRollBack(store, "prod")).rejects.toThrow(
+      `history/prod/torn in the store ${root} is not JSON`,
+    );
+
+    const other = await storeWith();
+    await other.putRecord(historyKey("prod", "222222222222"), {
+      ...record("222222222222", "2026-11-01T00:00:00.000Z"),
+      id: "not-an-id",
+    });
+    await expect(historyToRollBack(other, "prod")).rejects.toThrow(
+      expect.objectContaining({
+        code: "EGP_RELEASE_UNUSABLE",
+        message:
+          "history/prod/222222222222 in the store is not an install record (id: expected 12 lower-case hex characters)",
+      }),
+    );
+  });
+
+  it("keeps each rollback that installed the snapshot", async () => {
+    const stateDir = tempDir();
+    const store = await storeWith();
+    const installed = record("111111111111", "2026-11-01T00:00:00.000Z", false);
+    writeRelease(stateDir, installed);
+    await publishInstall(store, stateDir, installed);
+    const marked = markRolledBack(
+      stateDir,
+      "prod",
+      "111111111111",
+      "q".repeat(16),
+      "2026-11-05T00:00:00.000Z",
+    );
+    if (!marked) throw new Error("the local record is gone");
+    await publishInstall(store, stateDir, marked);
+    expect((await listHistory(store, "prod"))[0]?.rollbacks).toEqual([
+      { plan: "q".repeat(16), at: "2026-11-05T00:00:00.000Z" },
+    ]);
+  });
+});
+
+describe("release records (the local copy in .egp/releases)", () => {
+  it("say which file is not a record, rather than reading past it", () => {
+    const dir = tempDir();
+    mkdirSync(releasesDir(dir, "prod"), { recursive: true, mode: 0o700 });
+    const file = join(releasesDir(dir, "prod"), "111111111111.json");
+    writeFileSync(file, '{"formatVersion":1,"id":', { mode: 0o600 });
+    expect(() => readRelease(dir, "prod", "111111111111")).toThrow(
+      `${file} is not a release record (not JSON)`,
+    );
   });
 
   it("keep each rollback that installed the snapshot", () => {
-    const dir = stateDir();
+    const dir = tempDir();
     writeRelease(dir, record("111111111111", "2026-11-01T00:00:00.000Z"));
     markRolledBack(dir, "prod", "111111111111", "q".repeat(16), "2026-11-05T00:00:00.000Z");
-    expect(listReleases(dir, "prod")[0]?.rollbacks).toEqual([
+    expect(readRelease(dir, "prod", "111111111111")?.rollbacks).toEqual([
       { plan: "q".repeat(16), at: "2026-11-05T00:00:00.000Z" },
     ]);
   });

@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
@@ -17,9 +8,8 @@ import { ApplyErrorCode } from "./error-codes.ts";
  * A release record, `.egp/releases/<env>/<id>.json`, is written by a promotion's install step just
  * before it asks for the install: what was installed, the snapshot taken of the target before it
  * (kept under .egp/artifacts by digest) with the fingerprint of each part it held, and the objects
- * the install creates. `egp rollback` installs the snapshot of one and verifies the parts;
- * `egp releases` lists them. Records are local, like journals: the machine (or CI cache) that
- * promoted is the one that can roll back.
+ * the install creates. This is the local copy: the release store's history (./history.ts) is what
+ * `egp history` lists and `egp rollback` undoes.
  */
 
 /** A file's sha256, as the artifact cache names it: never a path. */
@@ -122,42 +112,6 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
   if (parsed.data.id !== id || parsed.data.environment !== env)
     throw unusable(`it names release ${parsed.data.id} of ${parsed.data.environment}`);
   return parsed.data;
-}
-
-/** The environment's release records, newest first (by when the install was asked for). */
-export function listReleases(stateDir: string, env: string): ReleaseRecord[] {
-  if (!privateDir(stateDir, releasesDir(stateDir, env), { create: false })) return [];
-  let names: string[];
-  try {
-    names = readdirSync(releasesDir(stateDir, env)).filter((n) => n.endsWith(".json"));
-  } catch {
-    return [];
-  }
-  return names
-    .map((name) => readRelease(stateDir, env, name.slice(0, -".json".length)))
-    .filter((r): r is ReleaseRecord => r !== undefined)
-    .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
-}
-
-/** The release `egp rollback` undoes: the one named, or the newest; each must have a snapshot. */
-export function releaseToRollBack(stateDir: string, env: string, id?: string): ReleaseRecord {
-  const releases = listReleases(stateDir, env);
-  const release = id === undefined ? releases[0] : releases.find((r) => r.id === id);
-  if (!release) {
-    const known = releases.map((r) => r.id).join(", ");
-    throw new ReleaseError(
-      ApplyErrorCode.NoRelease,
-      id === undefined
-        ? `no release of ${env} to roll back: no promotion was recorded in ${releasesDir(stateDir, env)}`
-        : `no release ${id} of ${env}${known ? ` (known: ${known})` : ""}; see 'egp releases --env ${env}'`,
-    );
-  }
-  if (!release.snapshot)
-    throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
-      `release ${release.id} of ${env} has no snapshot (it was off, or none of its objects existed on ${env} before), so there is nothing to roll back to`,
-    );
-  return release;
 }
 
 /** Records that a rollback installed the release's snapshot. */

@@ -24,8 +24,8 @@ export interface RollBackOptions {
   desired: DesiredState;
   /** The environment's client, opened once the lock is held. */
   open: (config: DesiredState["environment"]) => Promise<PlatformClient>;
-  /** The install history and snapshots; without it, the local records of `.egp/releases`. */
-  store?: ReleaseStore;
+  /** The install history and snapshots (`openProjectStore(dir)` opens the one egp.yaml names). */
+  store: ReleaseStore;
   /** The release to undo (default: the newest). */
   to?: string;
   prefix?: string;
@@ -55,7 +55,7 @@ export async function rollBack(options: RollBackOptions): Promise<RollBackOutcom
       to: options.to,
       prefix: options.prefix,
       installCodes: desired.environment.installCodes,
-      ...(options.store ? { store: options.store } : {}),
+      store: options.store,
     });
     const { plan } = prepared.rollback;
     await options.onPrepared?.(prepared);
@@ -73,14 +73,14 @@ export async function rollBack(options: RollBackOptions): Promise<RollBackOutcom
       journal: Journal.open(stateDir, plan, { folder }),
       previous,
       stateDir,
-      ...(options.store ? { store: options.store } : {}),
+      store: options.store,
       concurrency: 1,
       logger: options.logger ?? pino({ level: "silent" }),
     });
     if (run.interrupted) return { ...prepared, result: "interrupted", run };
     if (run.failed.length > 0 || run.skipped.length > 0) return { ...prepared, result: "incomplete", run };
     const rolledBack = markRolledBack(stateDir, env, prepared.release.id, plan.id, new Date().toISOString());
-    if (options.store && rolledBack) await publishInstall(options.store, stateDir, rolledBack);
+    if (rolledBack) await publishInstall(options.store, stateDir, rolledBack);
     return { ...prepared, result: "complete", run };
   } finally {
     lock.release();

@@ -9,7 +9,7 @@ import { artifactPath, verifiedArtifact } from "./artifacts.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { cacheInstall, historyToRollBack } from "./history.ts";
 import { Journal } from "./journal.ts";
-import { ReleaseError, type ReleaseRecord, releaseToRollBack } from "./releases.ts";
+import { ReleaseError, type ReleaseRecord } from "./releases.ts";
 
 /*
  * What `egp rollback` needs before it asks: the release to undo (the newest, or the one named),
@@ -25,14 +25,12 @@ export async function prepareRollback(
   stateDir: string,
   env: string,
   client: PlatformClient,
-  options: { to?: string; prefix?: string; installCodes?: InstallCodeOverrides; store?: ReleaseStore } = {},
+  options: { store: ReleaseStore; to?: string; prefix?: string; installCodes?: InstallCodeOverrides },
 ): Promise<PreparedRollback> {
   const { store } = options;
-  // With a store, its history is the truth: a machine that never promoted can roll back.
-  const release = store
-    ? await historyToRollBack(store, env, options.to)
-    : releaseToRollBack(stateDir, env, options.to);
-  if (store) await cacheInstall(store, stateDir, release);
+  // The store's history is the truth, so a machine that never promoted can roll back.
+  const release = await historyToRollBack(store, env, options.to);
+  await cacheInstall(store, stateDir, release);
   const snapshot = release.snapshot;
   if (!snapshot)
     throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `release ${release.id} has no snapshot`);

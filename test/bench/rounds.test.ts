@@ -8,12 +8,24 @@ import {
   pairedRatios,
   roundsOf,
 } from "../../bench/lib/rounds.ts";
+import { finish } from "../../bench/lib/verdict.ts";
 
 /*
  * The fair-bench rules that bench/transfer.ts follows: at least 6 interleaved rounds, the median of
  * per-round paired ratios, NO VERDICT above a one-minute load of 1.5, and the figures last with
- * the load closing them.
+ * the load closing them; and every bench's last line (lib/verdict.ts), which finishFair's builds on.
  */
+
+const lines: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  lines.length = 0;
+  process.exitCode = 0;
+});
+const capture = () =>
+  vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+    lines.push(String(line));
+  });
 
 describe("fair rounds", () => {
   it("run at least 6 rounds, whatever is asked", () => {
@@ -45,17 +57,6 @@ describe("fair rounds", () => {
 });
 
 describe("finishFair", () => {
-  const lines: string[] = [];
-  afterEach(() => {
-    vi.restoreAllMocks();
-    lines.length = 0;
-    process.exitCode = 0;
-  });
-  const capture = () =>
-    vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
-    });
-
   it("says NO VERDICT above a load of 1.5, then the figures, then the load, last", async () => {
     capture();
     await finishFair(
@@ -82,6 +83,28 @@ describe("finishFair", () => {
       () => [],
     );
     expect(lines).toEqual(["FAIL (slow)", "load: 1.50"]);
+    expect(process.exitCode).toBe(1);
+  });
+});
+
+describe("finish", () => {
+  it("says PASS with exit code 0, or FAIL with the reason and exit code 1", async () => {
+    capture();
+    await finish(60_000, async () => ({ pass: true }));
+    expect(lines).toEqual(["PASS"]);
+    expect(process.exitCode).toBe(0);
+    await finish(60_000, async () => ({ pass: false }));
+    await finish(60_000, async () => ({ pass: false, reason: "slow" }));
+    expect(lines.slice(1)).toEqual(["FAIL (target missed)", "FAIL (slow)"]);
+    expect(process.exitCode).toBe(1);
+  });
+
+  it("says FAIL with the error's message when the bench throws", async () => {
+    capture();
+    await finish(60_000, async () => {
+      throw new Error("emulator gone");
+    });
+    expect(lines).toEqual(["FAIL (emulator gone)"]);
     expect(process.exitCode).toBe(1);
   });
 });

@@ -83,11 +83,11 @@ describe("a kind from outside egp, through the published package", () => {
       [
         "--input-type=module",
         "-e",
-        'const egp = await import("egp"); console.log(typeof egp.createClient, typeof egp.planEnvironment);',
+        'const egp = await import("egp"); console.log(typeof egp.createClient, typeof egp.planEnvironment, typeof egp.statusReport);',
       ],
       { cwd: consumer, env: npmEnv },
     );
-    expect(imported.stdout.trim()).toBe("function function");
+    expect(imported.stdout.trim()).toBe("function function function");
   });
 
   it("registers from the plugin's own files, plans, applies against the emulator and converges", async () => {

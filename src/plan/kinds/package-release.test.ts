@@ -60,6 +60,16 @@ describe("a release's plan", () => {
     ]);
     const step = (verb: string) => result.steps.find((s) => s.id === `Package/GRC Core#${verb}`);
     expect(step("fetch")?.input).toEqual({ release: "2026-11-r1", sha256: SHA, size: 10 });
+    expect(step("snapshot")?.input).toEqual({
+      name: "GRC Core (egp snapshot)",
+      objects: [{ guid: "g-1", type: "Application", name: "Risk Register", fingerprint: "20" }],
+    });
+    expect(step("snapshot-download")?.input).toEqual({ objects: ["g-1"] });
+    expect(step("snapshot-download")?.dependsOn).toEqual(["Package/GRC Core#snapshot-generate"]);
+    expect(step("upload")?.dependsOn).toEqual([
+      "Package/GRC Core#fetch",
+      "Package/GRC Core#snapshot-download",
+    ]);
     expect(step("install")?.input.release).toEqual({ from: "dev", created: [], release: "2026-11-r1" });
     expect(step("verify")?.input).toMatchObject({ objects: [{ guid: "g-1", parts: { rule: "15" } }] });
     expect(result.sourceEnvironment).toBeUndefined();

@@ -3,7 +3,7 @@ import type { LivePackageObject, LivePackageSide } from "../../state/live-state.
 import type { Change, Step } from "../model.ts";
 import { describeDifference } from "../package-diff.ts";
 import type { KindPlan } from "./kind.ts";
-import { KIND, objectMatches } from "./package.ts";
+import { KIND, objectMatches, snapshotSteps } from "./package.ts";
 import { makeStep } from "./steps.ts";
 
 /*
@@ -94,23 +94,7 @@ function planReleasePackage(
       size: pkg.size,
     }),
   ];
-  if (snapshot) {
-    steps.push(
-      makeStep(change, "package.snapshot", environment, {
-        name: `${pkg.name} (egp snapshot)`,
-        objects: existing.map((o) => ({
-          guid: o.guid,
-          type: o.type,
-          name: o.name,
-          fingerprint: o.fingerprint,
-        })),
-      }),
-      makeStep(change, "package.snapshot-generate", environment, {}, [at("snapshot")]),
-      makeStep(change, "package.snapshot-download", environment, { objects: existing.map((o) => o.guid) }, [
-        at("snapshot-generate"),
-      ]),
-    );
-  }
+  if (snapshot) steps.push(...snapshotSteps(change, environment, pkg.name, existing));
   steps.push(
     makeStep(
       change,

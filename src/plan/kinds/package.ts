@@ -313,25 +313,7 @@ function planPackage(
     const targetObjects = existing
       .map(({ live }) => target.objects[live.guid])
       .filter((o) => o !== undefined);
-    steps.push(
-      makeStep(change, "package.snapshot", environment, {
-        name: `${pkg.name} (egp snapshot)`,
-        objects: targetObjects.map((o) => ({
-          guid: o.guid,
-          type: o.type,
-          name: o.name,
-          fingerprint: o.fingerprint,
-        })),
-      }),
-      makeStep(change, "package.snapshot-generate", environment, {}, [at("snapshot")]),
-      makeStep(
-        change,
-        "package.snapshot-download",
-        environment,
-        { objects: targetObjects.map((o) => o.guid) },
-        [at("snapshot-generate")],
-      ),
-    );
+    steps.push(...snapshotSteps(change, environment, pkg.name, targetObjects));
   }
   // A failed snapshot stops the promotion here: nothing is uploaded, nothing installed.
   steps.push(
@@ -340,4 +322,27 @@ function planPackage(
     step("verify", [at("install")]),
   );
   return { change, steps };
+}
+
+/**
+ * The target's objects packaged and downloaded before anything is uploaded: the file `egp rollback`
+ * installs. A promotion and a release take it alike; the last step is `snapshot-download`.
+ */
+export function snapshotSteps(
+  change: Change,
+  environment: string,
+  packageName: string,
+  objects: readonly Pick<LivePackageObject, "guid" | "type" | "name" | "fingerprint">[],
+): Step[] {
+  const at = (verb: string) => `${change.id}#${verb}`;
+  return [
+    makeStep(change, "package.snapshot", environment, {
+      name: `${packageName} (egp snapshot)`,
+      objects: objects.map((o) => ({ guid: o.guid, type: o.type, name: o.name, fingerprint: o.fingerprint })),
+    }),
+    makeStep(change, "package.snapshot-generate", environment, {}, [at("snapshot")]),
+    makeStep(change, "package.snapshot-download", environment, { objects: objects.map((o) => o.guid) }, [
+      at("snapshot-generate"),
+    ]),
+  ];
 }

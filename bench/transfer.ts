@@ -11,7 +11,14 @@ import {
   rawUpload,
   smallPackage,
 } from "./lib/package-zip.ts";
-import { cpuSecondsOf, exitedChildrenCpuSeconds, machine, memoryOf, RssSampler } from "./lib/proc.ts";
+import {
+  cpuSecondsOf,
+  exitedChildrenCpuSeconds,
+  exitedChildrenSystemSeconds,
+  machine,
+  memoryOf,
+  RssSampler,
+} from "./lib/proc.ts";
 import { finishFair, LoadGate, median, orderOf, pairedRatios, roundsOf } from "./lib/rounds.ts";
 
 /*
@@ -55,6 +62,8 @@ interface ClientReport {
   downloadMs: number;
   /** CPU (user + system) of the egp process during the promotion, all threads. */
   cpuMs: number;
+  /** The system (kernel) part of cpuMs: the copies to and from sockets and the page cache. */
+  systemMs: number;
   bytes: number;
   targetId: number;
   hwm: number;
@@ -92,6 +101,7 @@ async function clientChild(sourceUrl: string, targetUrl: string, id: number, fil
   const report: ClientReport = {
     promotionMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    systemMs: cpu.system / 1000,
     downloadMs,
     bytes: result.bytes,
     targetId: result.uploaded,
@@ -113,6 +123,8 @@ interface Timing {
   totalMs: number;
   /** CPU: egp's during the promotion, or curl's for both transfers. */
   cpuMs: number;
+  /** The system (kernel) part of cpuMs. */
+  systemMs: number;
   /** CPU of the two emulators during this tool's run. */
   emulatorsCpuMs: number;
   targetId: number;
@@ -156,6 +168,7 @@ function runEgpTransfer(urls: [string, string], id: number, file: string, dist: 
         uploadMs: 0,
         totalMs: report.promotionMs,
         cpuMs: report.cpuMs,
+        systemMs: report.systemMs,
         emulatorsCpuMs: 0,
         targetId: report.targetId,
         rss: { hwm: report.hwm, sampled },
@@ -164,14 +177,16 @@ function runEgpTransfer(urls: [string, string], id: number, file: string, dist: 
   });
 }
 
-function curl(args: string[]): { ms: number; cpuMs: number; stdout: string } {
+function curl(args: string[]): { ms: number; cpuMs: number; systemMs: number; stdout: string } {
   const cpuBefore = exitedChildrenCpuSeconds();
+  const systemBefore = exitedChildrenSystemSeconds();
   const started = performance.now();
   const result = spawnSync("curl", ["-sS", "--fail-with-body", ...args], { encoding: "utf8", maxBuffer: MB });
   const ms = performance.now() - started;
   const cpuMs = (exitedChildrenCpuSeconds() - cpuBefore) * 1000;
+  const systemMs = (exitedChildrenSystemSeconds() - systemBefore) * 1000;
   if (result.status !== 0) throw new Error(`curl exited ${result.status}: ${result.stderr.trim()}`);
-  return { ms, cpuMs, stdout: result.stdout };
+  return { ms, cpuMs, systemMs, stdout: result.stdout };
 }
 
 function runCurlTransfer(
@@ -205,6 +220,7 @@ function runCurlTransfer(
     uploadMs: upload.ms,
     totalMs: download.ms + upload.ms,
     cpuMs: download.cpuMs + upload.cpuMs,
+    systemMs: download.systemMs + upload.systemMs,
     emulatorsCpuMs: 0,
     targetId,
   };
@@ -218,7 +234,7 @@ function describe(timing: Timing, size: number): string {
   const rss = timing.rss
     ? `; peak RSS ${timing.rss.hwm.toFixed(1)} MB (sampled ${timing.rss.sampled.toFixed(1)} MB)`
     : "";
-  const cpu = `CPU ${seconds(timing.cpuMs)}, emulators' CPU ${seconds(timing.emulatorsCpuMs)}`;
+  const cpu = `CPU ${seconds(timing.cpuMs)} (kernel ${seconds(timing.systemMs)}), emulators' CPU ${seconds(timing.emulatorsCpuMs)}`;
   if (timing.tool === "egp")
     return (
       `egp : promotion ${seconds(timing.totalMs)} (${rate(size, timing.totalMs).toFixed(0)} MB/s), ` +
@@ -308,13 +324,13 @@ async function main() {
     const cpuRatio = median(cpuRatios);
     const peak = Math.max(...egp.map((t) => t.rss?.hwm ?? 0));
     const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(", ");
-    const medianOf = (timings: Timing[], key: "totalMs" | "cpuMs" | "emulatorsCpuMs") =>
+    const medianOf = (timings: Timing[], key: "totalMs" | "cpuMs" | "systemMs" | "emulatorsCpuMs") =>
       seconds(median(timings.map((t) => t[key])));
     console.log(
       `median wall: egp promotion ${medianOf(egp, "totalMs")}, curl's slower transfer ${seconds(median(slower))}, curl download + upload ${medianOf(curls, "totalMs")}`,
     );
     console.log(
-      `median CPU: egp ${medianOf(egp, "cpuMs")} (emulators ${medianOf(egp, "emulatorsCpuMs")}), curl both transfers ${medianOf(curls, "cpuMs")} (emulators ${medianOf(curls, "emulatorsCpuMs")})`,
+      `median CPU: egp ${medianOf(egp, "cpuMs")} (kernel ${medianOf(egp, "systemMs")}; emulators ${medianOf(egp, "emulatorsCpuMs")}), curl both transfers ${medianOf(curls, "cpuMs")} (kernel ${medianOf(curls, "systemMs")}; emulators ${medianOf(curls, "emulatorsCpuMs")})`,
     );
     console.log(
       `by round: promotion / slower curl transfer ${list(overSlower)}; / curl sequential ${list(overSequential)}; egp CPU / curl CPU ${list(cpuRatios)}`,

@@ -64,6 +64,11 @@ export function exitedChildrenCpuSeconds(): number {
   return (Number(fields[13]) + Number(fields[14])) / clockTicks();
 }
 
+/** The system (kernel) part of exitedChildrenCpuSeconds. */
+export function exitedChildrenSystemSeconds(): number {
+  return Number(statFields("self")[14]) / clockTicks();
+}
+
 /** Samples a process's RSS every `everyMs` and keeps the highest value seen. */
 export class RssSampler {
   peak = 0;

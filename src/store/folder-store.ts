@@ -30,7 +30,8 @@ function checkDigest(digest: string): void {
     throw new StoreError(StoreErrorCode.NotFound, `not a sha256: ${JSON.stringify(digest)}`);
 }
 
-async function sha256Of(path: string): Promise<{ digest: string; size: number }> {
+/** A file's sha256 and size, read as a stream (both stores address blobs by it). */
+export async function sha256Of(path: string): Promise<{ digest: string; size: number }> {
   const hash = createHash("sha256");
   let size = 0;
   for await (const chunk of createReadStream(path)) {

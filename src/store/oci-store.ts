@@ -6,7 +6,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Dispatcher } from "undici";
 import { StoreError, StoreErrorCode } from "./error-codes.ts";
-import { checkKey } from "./folder-store.ts";
+import { checkKey, sha256Of } from "./folder-store.ts";
 import { isHashedTag, keyOfTag, tagOfKey, tagPrefixOf } from "./oci-tags.ts";
 import type { PutRecordOptions, ReleaseStore } from "./store.ts";
 
@@ -152,16 +152,6 @@ async function bytesOf(response: Dispatcher.ResponseData, limit: number): Promis
 }
 
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
-
-async function sha256Of(path: string): Promise<{ digest: string; size: number }> {
-  const hash = createHash("sha256");
-  let size = 0;
-  for await (const chunk of createReadStream(path)) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { digest: hash.digest("hex"), size };
-}
 
 export class OciStore implements ReleaseStore {
   readonly location: string;

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deserialize, serialize } from "node:v8";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
+import { bytesOf } from "./file-bytes.ts";
 import type { RepositoryFile } from "./load.ts";
 import type { StoredDocument } from "./yaml-events.ts";
 
@@ -51,17 +52,8 @@ export interface CacheStats {
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
-/** A file's sha256, once per file object: `lookup` and `remember` both need it. */
-const fileHashes = new WeakMap<RepositoryFile, string>();
-function fileSha256(file: RepositoryFile): string {
-  let hash = fileHashes.get(file);
-  if (hash === undefined) {
-    // Encoded first: Hash.update of a large string is several times slower (docs/performance.md).
-    hash = createHash("sha256").update(Buffer.from(file.text)).digest("hex");
-    fileHashes.set(file, hash);
-  }
-  return hash;
-}
+/** A file's sha256: the key its entry is kept under, with its path and egp's fingerprint. */
+const fileSha256 = (file: RepositoryFile) => createHash("sha256").update(bytesOf(file)).digest("hex");
 
 /** The folders whose code decides what a parsed and validated document is. */
 const CODE_FOLDERS = ["manifest", "schema", "wire"];

@@ -327,16 +327,18 @@ function targetOf(target: ConnectionTarget | undefined): string {
   return target.name ? `${target.name} (${target.url}): ` : `${target.url}: `;
 }
 
+/** ` in environments/<name>.yaml`, the file a person edits, when the client knows its environment. */
+const inFileOf = (target: ConnectionTarget | undefined) =>
+  target?.name ? ` in environments/${target.name}.yaml` : "";
+
 /** Where a person looks when an instance can't be reached. */
 function reachHint(target: ConnectionTarget | undefined): string {
-  const file = target?.name ? ` in environments/${target.name}.yaml` : "";
-  return `check that the instance is up and the url${file}`;
+  return `check that the instance is up and the url${inFileOf(target)}`;
 }
 
 /** What to do about a certificate egp can't verify: give its CA; skipping verification comes last. */
 function caHint(target: ConnectionTarget | undefined): string {
-  const where = target?.name ? ` in environments/${target.name}.yaml` : "";
-  return `give the CA that issued it as tls.caFile${where} (tls.insecure skips verification: for a test instance only)`;
+  return `give the CA that issued it as tls.caFile${inFileOf(target)} (tls.insecure skips verification: for a test instance only)`;
 }
 
 /** Maps a failure below HTTP (undici or socket error) to a ConnectionError. */

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deserialize, serialize } from "node:v8";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
+import type { ManifestIssue } from "./errors.ts";
 import { bytesOf } from "./file-bytes.ts";
 import type { RepositoryFile } from "./load.ts";
 import type { StoredDocument } from "./yaml-events.ts";
@@ -21,6 +22,11 @@ import type { StoredDocument } from "./yaml-events.ts";
  * else (a truncated file, another format, another egp, a shape it does not expect) is a miss, and
  * the entry is written again. Why v8 serialization: it keeps shared key lists shared, and reads a
  * large file faster than JSON.parse (docs/performance.md).
+ *
+ * Beside them (`.egp/cache/states/`), one entry per environment: its normalized documents and the
+ * warnings their load gave, under a key of every manifest and environment file's path and bytes and
+ * the load's options (load.ts decides when a state may be kept: never one holding a substituted value).
+ * A warm plan of an unchanged repository then reads one file instead of parsing and normalizing.
  */
 
 const MAGIC = Buffer.from("egp manifest cache 1\n");
@@ -48,6 +54,24 @@ export interface CacheStats {
   written: number;
   /** Documents whose validation came from the cache (the others were validated again). */
   validated: number;
+  /** Environments whose normalized state came from the cache. */
+  states: number;
+  /** Environment states written by `save`. */
+  statesWritten: number;
+}
+
+/** What the cache holds of one environment (load.ts): its documents as normalized, and their warnings. */
+export interface CachedState {
+  documents: unknown[];
+  warnings: ManifestIssue[];
+  /** How many manifest documents the load validated. */
+  count: number;
+}
+
+interface StateEntry extends CachedState {
+  fingerprint: string;
+  env: string;
+  key: string;
 }
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -96,6 +120,20 @@ function isEntry(value: unknown): value is Entry {
   );
 }
 
+function isStateEntry(value: unknown): value is StateEntry {
+  if (value === null || typeof value !== "object") return false;
+  const entry = value as Partial<StateEntry>;
+  return (
+    typeof entry.fingerprint === "string" &&
+    typeof entry.env === "string" &&
+    typeof entry.key === "string" &&
+    Number.isInteger(entry.count) &&
+    Array.isArray(entry.warnings) &&
+    Array.isArray(entry.documents) &&
+    entry.documents.every((document) => document !== null && typeof document === "object")
+  );
+}
+
 function isStoredDocument(value: unknown): value is StoredDocument {
   if (value === null || typeof value !== "object") return false;
   const stored = value as Partial<StoredDocument>;
@@ -124,15 +162,27 @@ export class ManifestCache {
   readonly stateDir: string;
   /** `<stateDir>/cache/manifests`: one file per manifest file. */
   readonly folder: string;
-  readonly stats: CacheStats = { hits: 0, misses: 0, rejected: 0, written: 0, validated: 0 };
+  /** `<stateDir>/cache/states`: one file per environment. */
+  readonly statesFolder: string;
+  readonly stats: CacheStats = {
+    hits: 0,
+    misses: 0,
+    rejected: 0,
+    written: 0,
+    validated: 0,
+    states: 0,
+    statesWritten: 0,
+  };
   private readonly fingerprint: string;
   private readonly prepare: ((stateDir: string) => void) | undefined;
   private readonly pending = new Map<string, Entry>();
+  private readonly pendingStates = new Map<string, StateEntry>();
 
   /** `stateDir`: the repository's `.egp`. */
   constructor(stateDir: string, options: ManifestCacheOptions = {}) {
     this.stateDir = stateDir;
     this.folder = join(stateDir, "cache", "manifests");
+    this.statesFolder = join(stateDir, "cache", "states");
     this.fingerprint = options.fingerprint ?? codeFingerprint();
     this.prepare = options.prepare;
   }
@@ -143,7 +193,7 @@ export class ManifestCache {
 
   /** The entry of this file, when it was made from these very bytes by this egp. */
   lookup(file: RepositoryFile): CachedFile | undefined {
-    const entry = this.read(this.fileOf(file.path));
+    const entry = this.read(this.fileOf(file.path), isEntry);
     if (
       entry &&
       entry.fingerprint === this.fingerprint &&
@@ -158,7 +208,26 @@ export class ManifestCache {
     return undefined;
   }
 
-  private read(path: string): Entry | undefined {
+  private stateFileOf(env: string): string {
+    return join(this.statesFolder, `${sha256(env).slice(0, 32)}.bin`);
+  }
+
+  /** The state of environment `env`, when kept under this very key by this egp. */
+  lookupState(env: string, key: string): CachedState | undefined {
+    const entry = this.read(this.stateFileOf(env), isStateEntry);
+    if (entry && entry.fingerprint === this.fingerprint && entry.env === env && entry.key === key) {
+      this.stats.states += 1;
+      return entry;
+    }
+    return undefined;
+  }
+
+  /** Keeps an environment's state under `key`, to be written by `save`. */
+  rememberState(env: string, key: string, state: CachedState): void {
+    this.pendingStates.set(env, { fingerprint: this.fingerprint, env, key, ...state });
+  }
+
+  private read<T>(path: string, valid: (value: unknown) => value is T): T | undefined {
     let bytes: Buffer;
     try {
       assertPrivateFile(path);
@@ -170,7 +239,7 @@ export class ManifestCache {
     if (bytes.length > MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
       try {
         const value: unknown = deserialize(bytes.subarray(MAGIC.length));
-        if (isEntry(value)) return value;
+        if (valid(value)) return value;
       } catch {
         // Corrupt or truncated: rejected below, and written again.
       }
@@ -197,29 +266,38 @@ export class ManifestCache {
    * checkout) only leaves the cache cold.
    */
   save(): void {
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0 && this.pendingStates.size === 0) return;
     try {
       this.prepare?.(this.stateDir);
-      privateDir(this.stateDir, this.folder);
+      if (this.pending.size > 0) privateDir(this.stateDir, this.folder);
+      if (this.pendingStates.size > 0) privateDir(this.stateDir, this.statesFolder);
     } catch (error) {
       if (!isUnwritable(error)) throw error;
       this.pending.clear();
+      this.pendingStates.clear();
       return;
     }
-    for (const [path, entry] of this.pending) {
-      const target = this.fileOf(path);
-      const temporary = `${target}.${process.pid}.tmp`;
-      try {
-        assertPrivateFile(target);
-        writeFileSync(temporary, Buffer.concat([MAGIC, serialize(entry)]), { mode: PRIVATE_FILE_MODE });
-        renameSync(temporary, target);
-        this.stats.written += 1;
-      } catch (error) {
-        rmSync(temporary, { force: true });
-        if (!isUnwritable(error)) throw error;
-      }
-    }
+    for (const [path, entry] of this.pending)
+      if (this.write(this.fileOf(path), entry)) this.stats.written += 1;
+    for (const [env, entry] of this.pendingStates)
+      if (this.write(this.stateFileOf(env), entry)) this.stats.statesWritten += 1;
     this.pending.clear();
+    this.pendingStates.clear();
+  }
+
+  /** One entry, whole or not at all; false when the folder can't be written (the cache stays cold). */
+  private write(target: string, entry: Entry | StateEntry): boolean {
+    const temporary = `${target}.${process.pid}.tmp`;
+    try {
+      assertPrivateFile(target);
+      writeFileSync(temporary, Buffer.concat([MAGIC, serialize(entry)]), { mode: PRIVATE_FILE_MODE });
+      renameSync(temporary, target);
+      return true;
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      if (!isUnwritable(error)) throw error;
+      return false;
+    }
   }
 }
 

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { RepositoryFile } from "./load.ts";
 
 /*
@@ -14,4 +15,24 @@ export function bytesOf(file: RepositoryFile): Buffer {
     encoded.set(file, bytes);
   }
   return bytes;
+}
+
+/**
+ * A file as read from disk. Its bytes are what `bytesOf` gives (the encoding of its text, when they
+ * are valid UTF-8), and its text is decoded when first asked for: a load whose state comes whole
+ * from the cache hashes the bytes and never needs the text.
+ */
+export function fileRead(path: string, bytes: Buffer): RepositoryFile {
+  // Invalid UTF-8 decodes with replacement characters: its bytes are then those of the text.
+  if (!isUtf8(bytes)) return { path, text: bytes.toString("utf8") };
+  let text: string | undefined;
+  const file = {
+    path,
+    get text(): string {
+      text ??= bytes.toString("utf8");
+      return text;
+    },
+  };
+  encoded.set(file, bytes);
+  return file;
 }

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
-import type { CachedFile, ManifestCache } from "./cache.ts";
+import type { CachedFile, CachedState, ManifestCache } from "./cache.ts";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } from "./errors.ts";
-import { bytesOf } from "./file-bytes.ts";
+import { bytesOf, fileRead } from "./file-bytes.ts";
 import {
   type DesiredDocument,
   type DesiredLists,
@@ -25,7 +25,7 @@ import {
   type PreparedDocument,
 } from "./kinds/kind.ts";
 import type { Path } from "./path.ts";
-import { reporterFor } from "./report.ts";
+import { type Reporter, reporterFor } from "./report.ts";
 import { environmentRules, type PlacedDocument } from "./rules.ts";
 import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sensitive.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
@@ -97,7 +97,7 @@ async function listYaml(root: string, folder: string, recursive: boolean): Promi
 /** Reads `environments/*.yaml` and `manifests/**\/*.yaml` (hidden files and folders are skipped). */
 export async function readRepository(directory: string): Promise<Repository> {
   const dir = resolve(directory);
-  const read = async (path: string) => ({ path, text: await readFile(join(dir, path), "utf8") });
+  const read = async (path: string) => fileRead(path, await readFile(join(dir, path)));
   const [environments, manifests] = await Promise.all([
     listYaml(dir, "environments", false),
     listYaml(dir, "manifests", true),
@@ -323,15 +323,19 @@ function needsSource(kind: string, environment: EnvironmentConfig): string {
   return `names ${environment.name}, which has no packagesFrom: a ${kind} is promoted into an environment from the one its packagesFrom names`;
 }
 
-function buildState(
+/** What a state is made of before its assembly: each document as normalized, with its reporter. */
+interface PlacedState {
+  documents: PlacedDocument[];
+  sensitive: SensitiveValue[];
+}
+
+function placeDocuments(
   environment: EnvironmentConfig,
-  packagesFrom: EnvironmentConfig | undefined,
   entries: readonly ManifestEntry[],
-  files: readonly RepositoryFile[],
   environmentValues: readonly SensitiveValue[],
   issues: ManifestIssue[],
   buildPackages = false,
-): DesiredState | null {
+): PlacedState {
   const context: EnvironmentContext = {
     name: environment.name,
     file: environment.file,
@@ -341,7 +345,6 @@ function buildState(
     ...(environment.groupsFromInstance ? { groupsFromInstance: true } : {}),
     ...(environment.installCodes ? { installCodes: environment.installCodes } : {}),
   };
-  const errorsBefore = issues.filter((issue) => issue.severity === "error").length;
   const documents: PlacedDocument[] = [];
   const sensitive: SensitiveValue[] = [...environmentValues];
   for (const entry of entries) {
@@ -361,9 +364,27 @@ function buildState(
     }
     documents.push({ kind: entry.kind, desired, report });
   }
+  return { documents, sensitive };
+}
+
+/** Runs the environment's rules; true when they said nothing. */
+function runRules(
+  environment: EnvironmentConfig,
+  documents: PlacedDocument[],
+  issues: ManifestIssue[],
+): boolean {
+  const before = issues.length;
   for (const rule of environmentRules()) rule({ environment, documents });
-  if (issues.filter((issue) => issue.severity === "error").length > errorsBefore) return null;
-  const all = documents.map((placed) => placed.desired);
+  return issues.length === before;
+}
+
+function assembleState(
+  environment: EnvironmentConfig,
+  packagesFrom: EnvironmentConfig | undefined,
+  all: readonly DesiredDocument[],
+  files: readonly RepositoryFile[],
+  sensitive: SensitiveValue[],
+): DesiredState {
   const desired = all.filter((d) => !isAbsent(d));
   // Each listed kind's documents under its plural, in the registry's order. The filter by `kind`
   // is what makes each list of its kind's type; TypeScript can't follow it through the map.
@@ -401,6 +422,102 @@ function promotionCycles(loaded: ReadonlyMap<string, LoadedEnvironment>, issues:
   }
 }
 
+/**
+ * The key an environment's state is kept under: every environment and manifest file's path and
+ * bytes (the names of the environments and every document's text), and the load's options. What
+ * else a state depends on is kept out by `keepsState`.
+ */
+function stateKeyOf(
+  repository: Repository,
+  env: string,
+  unsetVariables: UnsetVariables,
+  buildPackages = false,
+): string {
+  const hash = createHash("sha256").update(
+    `state\u0000${env}\u0000${unsetVariables}\u0000${buildPackages}\u0000`,
+  );
+  for (const file of [...repository.environments, ...repository.manifests])
+    hash.update(`${file.path}\u0000`).update(bytesOf(file)).update("\u0000");
+  return hash.digest("hex");
+}
+
+/** The parts of an environment file that no document's normalization reads (a rule may: they run again). */
+const CONNECTION_ONLY = new Set(["url", "instance", "auth", "tls", "limits", "timeouts", "waits"]);
+
+/**
+ * A state is kept, and taken from the cache, only when it is the same for the same bytes: egp's own
+ * kinds and rules only (a registered kind's code is not in the cache's fingerprint), and no value
+ * from a variable that its documents could see. Its documents' variables are checked where it is
+ * kept; the environment file may take its connection from variables (url, auth, …), nothing else.
+ */
+function keepsState(environment: LoadedEnvironment | undefined): boolean {
+  if (!environment?.document || !KINDS.every(isBuiltInKind)) return false;
+  for (const path of environment.document.substituted.keys())
+    if (!CONNECTION_ONLY.has(path.split(/[.[]/, 1)[0] ?? "")) return false;
+  return true;
+}
+
+/** Plain data only (what v8 serialization gives back as it was): no class instance, Map or Set. */
+function isPlainData(value: unknown): boolean {
+  if (value === null || typeof value !== "object")
+    return typeof value !== "function" && typeof value !== "symbol";
+  if (Array.isArray(value)) return value.every(isPlainData);
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  for (const key in value) if (!isPlainData((value as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
+/** Thrown by the reporter of a state from the cache: a rule had something to say. */
+class RuleSpoke extends Error {}
+
+const spoke = (): never => {
+  throw new RuleSpoke();
+};
+
+/** The reporter of a document from the cached state, whose source was not parsed. */
+const UNPARSED: Reporter = {
+  get document(): never {
+    return spoke();
+  },
+  error: spoke,
+  warning: spoke,
+  quote: spoke,
+  where: spoke,
+  failed: () => false,
+};
+
+/**
+ * An environment's state from the cache, with its environment files read now. Its rules run again
+ * (one may read the environment file's connection, as the account egp logs in as); when one has
+ * something to say, the load is made the long way, where what it says gets its file and line.
+ */
+function stateFromCache(
+  hit: CachedState,
+  environment: EnvironmentConfig,
+  packagesFrom: EnvironmentConfig | undefined,
+  files: readonly RepositoryFile[],
+  environmentValues: readonly SensitiveValue[],
+  issues: ManifestIssue[],
+): DesiredState | undefined {
+  const documents: PlacedDocument[] = [];
+  for (const desired of hit.documents as DesiredDocument[]) {
+    const kind = kindNamed(desired.kind);
+    if (!kind) return undefined;
+    documents.push({ kind, desired, report: UNPARSED });
+  }
+  try {
+    runRules(environment, documents, issues);
+  } catch (error) {
+    if (error instanceof RuleSpoke) return undefined;
+    throw error;
+  }
+  issues.push(...hit.warnings);
+  return assembleState(environment, packagesFrom, hit.documents as DesiredDocument[], files, [
+    ...environmentValues,
+  ]);
+}
+
 /** Validates a repository that has been read: the three steps, for every environment or one. */
 export function validateRepository(repository: Repository, options: LoadOptions = {}): LoadResult {
   const issues: ManifestIssue[] = [];
@@ -419,6 +536,49 @@ export function validateRepository(repository: Repository, options: LoadOptions 
       ),
     );
   const selected = options.env !== undefined ? [options.env].filter((name) => known.has(name)) : [...known];
+
+  const loaded = new Map<string, LoadedEnvironment>();
+  const configOf = (name: string) => {
+    const file = environmentFileOf.get(name);
+    if (!loaded.has(name) && file)
+      loaded.set(name, loadEnvironmentFile(name, file, known, repository, settings, issues));
+    return loaded.get(name)?.config ?? null;
+  };
+  const filesOf = (config: EnvironmentConfig, source: EnvironmentConfig | undefined) => [
+    environmentFileOf.get(config.name)!,
+    ...(source ? [environmentFileOf.get(source.name)!] : []),
+    ...repository.manifests,
+  ];
+  const valuesOf = (config: EnvironmentConfig, source: EnvironmentConfig | undefined) => [
+    ...(loaded.get(config.name)?.sensitive ?? []),
+    ...(source ? (loaded.get(source.name)?.sensitive ?? []) : []),
+  ];
+
+  // One environment: its state may come whole from the cache (see `keepsState`).
+  const stateCache = options.env !== undefined && selected.length === 1 ? options.cache : undefined;
+  const stateKey =
+    stateCache && options.env !== undefined
+      ? stateKeyOf(repository, options.env, settings.unsetVariables, options.buildPackages)
+      : "";
+  if (stateCache && options.env !== undefined) {
+    const config = configOf(options.env);
+    const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
+    const hit =
+      config && source !== null && keepsState(loaded.get(config.name))
+        ? stateCache.lookupState(config.name, stateKey)
+        : undefined;
+    const state =
+      config && source !== null && hit
+        ? stateFromCache(hit, config, source, filesOf(config, source), valuesOf(config, source), issues)
+        : undefined;
+    if (hit && state)
+      return finish(issues, [state], {
+        documents: hit.count,
+        files: repository.manifests.length,
+        environments: 1,
+      });
+  }
+
   const scan = scanManifests(
     repository,
     known,
@@ -429,44 +589,60 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     options.cache,
   );
 
-  const loaded = new Map<string, LoadedEnvironment>();
-  const configOf = (name: string) => {
-    const file = environmentFileOf.get(name);
-    if (!loaded.has(name) && file)
-      loaded.set(name, loadEnvironmentFile(name, file, known, repository, settings, issues));
-    return loaded.get(name)?.config ?? null;
-  };
   const states: DesiredState[] = [];
+  let keep: { env: string; documents: DesiredDocument[] } | undefined;
   for (const name of selected) {
     const config = configOf(name);
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
     if (!config || source === null) continue;
-    const files = [environmentFileOf.get(name)!, ...(source ? [environmentFileOf.get(source.name)!] : [])];
-    const values = [
-      ...(loaded.get(name)?.sensitive ?? []),
-      ...(source ? (loaded.get(source.name)?.sensitive ?? []) : []),
-    ];
-    const state = buildState(
+    const errorsBefore = errorCount(issues);
+    const placed = placeDocuments(
       config,
-      source,
       scan.entries,
-      [...files, ...repository.manifests],
-      values,
+      valuesOf(config, source),
       issues,
       options.buildPackages,
     );
-    if (state) states.push(state);
+    const quiet = runRules(config, placed.documents, issues);
+    if (errorCount(issues) > errorsBefore) continue;
+    const documents = placed.documents.map((document) => document.desired);
+    states.push(assembleState(config, source, documents, filesOf(config, source), placed.sensitive));
+    if (
+      stateCache &&
+      quiet &&
+      keepsState(loaded.get(name)) &&
+      scan.entries.every((entry) => entry.document.substituted.size === 0) &&
+      documents.every(isPlainData)
+    )
+      keep = { env: name, documents };
   }
   if (options.env === undefined) promotionCycles(loaded, issues);
-
-  const sorted = sortIssues(issues);
-  const errors = sorted.filter((issue) => issue.severity === "error");
-  const warnings = sorted.filter((issue) => issue.severity === "warning");
   const stats = {
     documents: scan.documents,
     files: repository.manifests.length,
     environments: selected.length,
   };
+  const result = finish(issues, states, stats);
+  if (stateCache && keep && result.ok) {
+    const manifests = new Set(repository.manifests.map((file) => file.path));
+    const warnings = result.warnings.filter((issue) => manifests.has(issue.file));
+    stateCache.rememberState(keep.env, stateKey, {
+      documents: keep.documents,
+      warnings,
+      count: scan.documents,
+    });
+  }
+  return result;
+}
+
+function errorCount(issues: readonly ManifestIssue[]): number {
+  return issues.filter((issue) => issue.severity === "error").length;
+}
+
+function finish(issues: ManifestIssue[], states: DesiredState[], stats: LoadStats): LoadResult {
+  const sorted = sortIssues(issues);
+  const errors = sorted.filter((issue) => issue.severity === "error");
+  const warnings = sorted.filter((issue) => issue.severity === "warning");
   return errors.length > 0 ? { ok: false, errors, warnings, stats } : { ok: true, states, warnings, stats };
 }
 

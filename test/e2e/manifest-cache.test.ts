@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, exampleTree } from "../helpers/cli.ts";
@@ -19,11 +19,28 @@ describe("egp plan and the manifest cache", () => {
     expect(readdirSync(folder).filter((name) => name.endsWith(".bin"))).toHaveLength(
       manifestFiles(tree).length,
     );
+    // And one entry for the environment's whole state, which the next plan reads instead.
+    const states = join(dir, ".egp", "cache", "states");
+    expect(readdirSync(states).filter((name) => name.endsWith(".bin"))).toHaveLength(1);
     const second = await egp(["plan", "--env", "local-prod", "--format", "json"], { cwd: dir });
     expect(second.code).toBe(0);
     const changes = (run: { stdout: string }) => JSON.parse(run.stdout).changes;
     expect(changes(second)).toEqual(changes(first));
     expect(changes(first).length).toBeGreaterThan(0);
+  });
+
+  it("a plan from the environment's cached state still sees a changed manifest", async () => {
+    const dir = await testdir(exampleTree({ persist: false }));
+    const plan = () => egp(["plan", "--env", "local-prod", "--format", "json"], { cwd: dir });
+    expect((await plan()).code).toBe(0);
+    const users = join(dir, "manifests", "users.yaml");
+    const text = readFileSync(users, "utf8");
+    const title = /title: (.+)/.exec(text)?.[1];
+    expect(title).toBeDefined();
+    writeFileSync(users, text.replace(`title: ${title}`, "title: Chief Tester"));
+    const after = await plan();
+    expect(after.code).toBe(0);
+    expect(after.stdout).toContain("Chief Tester");
   });
 
   it("EGP_CACHE=off writes none", async () => {

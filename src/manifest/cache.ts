@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deserialize, serialize } from "node:v8";
@@ -290,7 +290,14 @@ export class ManifestCache {
     const temporary = `${target}.${process.pid}.tmp`;
     try {
       assertPrivateFile(target);
-      writeFileSync(temporary, Buffer.concat([MAGIC, serialize(entry)]), { mode: PRIVATE_FILE_MODE });
+      // Two writes, not one of the two joined: an entry is megabytes, and the copy would add to the plan's peak.
+      const fd = openSync(temporary, "w", PRIVATE_FILE_MODE);
+      try {
+        writeAll(fd, MAGIC);
+        writeAll(fd, serialize(entry));
+      } finally {
+        closeSync(fd);
+      }
       renameSync(temporary, target);
       return true;
     } catch (error) {
@@ -299,6 +306,10 @@ export class ManifestCache {
       return false;
     }
   }
+}
+
+function writeAll(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }
 
 function isUnwritable(error: unknown): boolean {

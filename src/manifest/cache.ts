@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deserialize, serialize } from "node:v8";
@@ -29,7 +30,7 @@ import type { StoredDocument } from "./yaml-events.ts";
  * A warm plan of an unchanged repository then reads one file instead of parsing and normalizing.
  */
 
-const MAGIC = Buffer.from("egp manifest cache 1\n");
+const MAGIC = Buffer.from("egp manifest cache 2\n");
 
 /** What the cache holds of one file. `data[i]`: the validated form of `documents[i]`, when kept. */
 export interface CachedFile {
@@ -68,11 +69,33 @@ export interface CachedState {
   count: number;
 }
 
+/** A state's entry as written: its header, then its documents in slices (`STATE_SLICE` each). */
+interface StateHeader {
+  fingerprint: string;
+  env: string;
+  key: string;
+  count: number;
+  warnings: ManifestIssue[];
+  /** The state's Package documents, also among its documents: a plan starts their reads from them. */
+  packages: unknown[];
+  slices: number;
+}
+
 interface StateEntry extends CachedState {
   fingerprint: string;
   env: string;
   key: string;
 }
+
+/** A state being read in slices (`openState`): its packages at once, its documents when read. */
+export interface StateRead {
+  packages: unknown[];
+  state: Promise<CachedState | undefined>;
+}
+
+const STATE_MAGIC = Buffer.from("egp state cache 2\n");
+/** Documents per slice: a slice is read in about 15 ms, between which the process answers its reads. */
+const STATE_SLICE = 1000;
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
@@ -120,18 +143,85 @@ function isEntry(value: unknown): value is Entry {
   );
 }
 
-function isStateEntry(value: unknown): value is StateEntry {
+function isStateHeader(value: unknown): value is StateHeader {
   if (value === null || typeof value !== "object") return false;
-  const entry = value as Partial<StateEntry>;
+  const header = value as Partial<StateHeader>;
   return (
-    typeof entry.fingerprint === "string" &&
-    typeof entry.env === "string" &&
-    typeof entry.key === "string" &&
-    Number.isInteger(entry.count) &&
-    Array.isArray(entry.warnings) &&
-    Array.isArray(entry.documents) &&
-    entry.documents.every((document) => document !== null && typeof document === "object")
+    typeof header.fingerprint === "string" &&
+    typeof header.env === "string" &&
+    typeof header.key === "string" &&
+    Number.isInteger(header.count) &&
+    Number.isInteger(header.slices) &&
+    Array.isArray(header.warnings) &&
+    Array.isArray(header.packages)
   );
+}
+
+const isDocumentList = (value: unknown): value is unknown[] =>
+  Array.isArray(value) && value.every((document) => document !== null && typeof document === "object");
+
+/*
+ * Every entry is sealed: its mark, the sha256 of what follows, then that. A byte changed anywhere
+ * (a disk, a cache restored half-way, a hand) fails the check, and the entry is not used: v8's
+ * deserializer would otherwise give back a changed string as if it were the one written.
+ */
+const SEAL_BYTES = 32;
+
+function sealed(magic: Buffer, parts: readonly Buffer[]): Buffer[] {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(part);
+  return [magic, hash.digest(), ...parts];
+}
+
+/** What a sealed entry holds, or undefined when its mark or its seal is not right. */
+function unsealed(bytes: Buffer, magic: Buffer): Buffer | undefined {
+  const start = magic.length + SEAL_BYTES;
+  if (bytes.length < start || !bytes.subarray(0, magic.length).equals(magic)) return undefined;
+  const body = bytes.subarray(start);
+  const seal = createHash("sha256").update(body).digest();
+  return seal.equals(bytes.subarray(magic.length, start)) ? body : undefined;
+}
+
+/** The frames of a state entry's body (a 4-byte length, then that many bytes), or undefined when cut short. */
+function framesOf(bytes: Buffer): Buffer[] | undefined {
+  const frames: Buffer[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    if (at + 4 > bytes.length) return undefined;
+    const end = at + 4 + bytes.readUInt32LE(at);
+    if (end > bytes.length) return undefined;
+    frames.push(bytes.subarray(at + 4, end));
+    at = end;
+  }
+  return frames;
+}
+
+function deserializeOr(bytes: Buffer | undefined): unknown {
+  if (!bytes) return undefined;
+  try {
+    return deserialize(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function stateFrames(entry: StateEntry): Buffer[] {
+  const { documents, ...rest } = entry;
+  const slices: unknown[][] = [];
+  for (let at = 0; at < documents.length; at += STATE_SLICE)
+    slices.push(documents.slice(at, at + STATE_SLICE));
+  const packages = documents.filter((document) => (document as { kind?: unknown }).kind === "Package");
+  const header: StateHeader = { ...rest, packages, slices: slices.length };
+  const frames = [serialize(header), ...slices.map((slice) => serialize(slice))];
+  return sealed(
+    STATE_MAGIC,
+    frames.flatMap((frame) => [lengthOf(frame), frame]),
+  );
+}
+
+function lengthOf(frame: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(frame.length);
+  return length;
 }
 
 function isStoredDocument(value: unknown): value is StoredDocument {
@@ -214,11 +304,64 @@ export class ManifestCache {
 
   /** The state of environment `env`, when kept under this very key by this egp. */
   lookupState(env: string, key: string): CachedState | undefined {
-    const entry = this.read(this.stateFileOf(env), isStateEntry);
-    if (entry && entry.fingerprint === this.fingerprint && entry.env === env && entry.key === key) {
-      this.stats.states += 1;
-      return entry;
+    const opened = this.stateHeader(this.readBytes(this.stateFileOf(env)), env, key);
+    if (!opened) return undefined;
+    const documents: unknown[] = [];
+    for (const frame of opened.slices) {
+      const slice = deserializeOr(frame);
+      if (!isDocumentList(slice)) return this.rejectState();
+      documents.push(...slice);
     }
+    this.stats.states += 1;
+    return { documents, warnings: opened.header.warnings, count: opened.header.count };
+  }
+
+  /**
+   * `lookupState` in slices: the file is read off the main thread, its packages are given at once,
+   * and its documents are read a slice at a time, letting the process answer what it has on the
+   * wire between them. The state is counted in `stats` when it is used (load.ts).
+   */
+  async openState(env: string, key: string): Promise<StateRead | undefined> {
+    const path = this.stateFileOf(env);
+    let bytes: Buffer | undefined;
+    try {
+      assertPrivateFile(path);
+      bytes = await readFile(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    const opened = this.stateHeader(bytes, env, key);
+    if (!opened) return undefined;
+    const read = async (): Promise<CachedState | undefined> => {
+      const documents: unknown[] = [];
+      for (const frame of opened.slices) {
+        await new Promise((resolve) => setImmediate(resolve));
+        const slice = deserializeOr(frame);
+        if (!isDocumentList(slice)) return this.rejectState();
+        documents.push(...slice);
+      }
+      return { documents, warnings: opened.header.warnings, count: opened.header.count };
+    };
+    return { packages: opened.header.packages, state: read() };
+  }
+
+  /** A state entry's header and slices, when it is this egp's entry for `env` under `key`. */
+  private stateHeader(
+    bytes: Buffer | undefined,
+    env: string,
+    key: string,
+  ): { header: StateHeader; slices: Buffer[] } | undefined {
+    if (!bytes) return undefined;
+    const body = unsealed(bytes, STATE_MAGIC);
+    const frames = body && framesOf(body);
+    const header = deserializeOr(frames?.[0]);
+    if (!frames || !isStateHeader(header) || header.slices !== frames.length - 1) return this.rejectState();
+    if (header.fingerprint !== this.fingerprint || header.env !== env || header.key !== key) return undefined;
+    return { header, slices: frames.slice(1) };
+  }
+
+  private rejectState(): undefined {
+    this.stats.rejected += 1;
     return undefined;
   }
 
@@ -227,23 +370,21 @@ export class ManifestCache {
     this.pendingStates.set(env, { fingerprint: this.fingerprint, env, key, ...state });
   }
 
-  private read<T>(path: string, valid: (value: unknown) => value is T): T | undefined {
-    let bytes: Buffer;
+  private readBytes(path: string): Buffer | undefined {
     try {
       assertPrivateFile(path);
-      bytes = readFileSync(path);
+      return readFileSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
-    if (bytes.length > MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC)) {
-      try {
-        const value: unknown = deserialize(bytes.subarray(MAGIC.length));
-        if (valid(value)) return value;
-      } catch {
-        // Corrupt or truncated: rejected below, and written again.
-      }
-    }
+  }
+
+  private read<T>(path: string, valid: (value: unknown) => value is T): T | undefined {
+    const bytes = this.readBytes(path);
+    if (!bytes) return undefined;
+    const value = deserializeOr(unsealed(bytes, MAGIC));
+    if (valid(value)) return value;
     this.stats.rejected += 1;
     return undefined;
   }
@@ -278,23 +419,22 @@ export class ManifestCache {
       return;
     }
     for (const [path, entry] of this.pending)
-      if (this.write(this.fileOf(path), entry)) this.stats.written += 1;
+      if (this.write(this.fileOf(path), sealed(MAGIC, [serialize(entry)]))) this.stats.written += 1;
     for (const [env, entry] of this.pendingStates)
-      if (this.write(this.stateFileOf(env), entry)) this.stats.statesWritten += 1;
+      if (this.write(this.stateFileOf(env), stateFrames(entry))) this.stats.statesWritten += 1;
     this.pending.clear();
     this.pendingStates.clear();
   }
 
   /** One entry, whole or not at all; false when the folder can't be written (the cache stays cold). */
-  private write(target: string, entry: Entry | StateEntry): boolean {
+  private write(target: string, parts: readonly Buffer[]): boolean {
     const temporary = `${target}.${process.pid}.tmp`;
     try {
       assertPrivateFile(target);
-      // Two writes, not one of the two joined: an entry is megabytes, and the copy would add to the plan's peak.
+      // Written part by part, not joined first: an entry is megabytes, and the copy would add to the plan's peak.
       const fd = openSync(temporary, "w", PRIVATE_FILE_MODE);
       try {
-        writeAll(fd, MAGIC);
-        writeAll(fd, serialize(entry));
+        for (const part of parts) writeAll(fd, part);
       } finally {
         closeSync(fd);
       }

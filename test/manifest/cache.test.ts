@@ -151,6 +151,24 @@ describe("manifest cache", () => {
     expect(load(repo, dir).cache.stats.hits).toBe(2);
   });
 
+  it("is sealed: one byte of a kept value changed (a name) and the entry is not used", async () => {
+    const dir = await stateDir();
+    const repo = repository(SPEC);
+    load(repo, dir);
+    const changed = cacheFiles(dir).filter((file) => {
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf("First 17");
+      if (at < 0) return false;
+      bytes[at + 6] = "8".charCodeAt(0);
+      writeFileSync(file, bytes);
+      return true;
+    });
+    expect(changed).toHaveLength(1);
+    const { result, cache } = load(repo, dir);
+    expect(cache.stats).toMatchObject({ hits: 1, rejected: 1, written: 1 });
+    expect(result).toEqual(uncached(repo));
+  });
+
   it("never stores a substituted value: a document naming a variable keeps its reference only", async () => {
     const dir = await stateDir();
     const secret = "Zq7-never-stored-4410";

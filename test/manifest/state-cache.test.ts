@@ -164,6 +164,22 @@ describe("the state cache", () => {
     expect(load(repo, dir).cache.stats.states).toBe(1);
   });
 
+  it("is sealed: one byte of a kept value changed (a name) and the entry is not used", async () => {
+    const dir = await stateDir();
+    const repo = repository(SPEC);
+    load(repo, dir);
+    for (const file of stateFiles(dir)) {
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf("First 17");
+      expect(at).toBeGreaterThan(0);
+      bytes[at + 6] = "8".charCodeAt(0);
+      writeFileSync(file, bytes);
+    }
+    const { result, cache } = load(repo, dir);
+    expect(cache.stats).toMatchObject({ states: 0, rejected: 1, statesWritten: 1 });
+    expect(result).toEqual(uncached(repo));
+  });
+
   it("keeps no state whose documents name a variable, and no substituted value in what it keeps", async () => {
     const dir = await stateDir();
     const secret = "Zq7-never-stored-4410";

@@ -1,13 +1,16 @@
 import type { PlatformClient } from "../client/client.ts";
 import {
+  type CachedState,
   type DesiredState,
   type EnvironmentConfig,
   environmentOf,
+  type LoadOptions,
   type ManifestCache,
   type ManifestIssue,
   type Repository,
   readRepository,
   selectManifests,
+  stateKeyFor,
   validateRepository,
 } from "../manifest/index.ts";
 import {
@@ -18,7 +21,13 @@ import {
   parseTargets,
   planChanges,
 } from "../plan/index.ts";
-import { type EarlyReads, type LiveState, readLiveState, startEarlyReads } from "../state/index.ts";
+import {
+  type EarlyReads,
+  type LiveState,
+  readLiveState,
+  startEarlyReads,
+  startPackagesAhead,
+} from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { withRelease } from "./release-gate.ts";
 
@@ -57,6 +66,12 @@ export interface EnvironmentPlan extends PlanContext {
   plan: Plan;
 }
 
+interface Reading {
+  early: EarlyReads;
+  /** The environment as its files say, without the manifests. */
+  files: DesiredState;
+}
+
 /**
  * Logs in to the environment and starts the reads that do not depend on the manifests, when its
  * environment file is valid (otherwise the full load reports why). It returns once the small read
@@ -68,21 +83,60 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-): Promise<EarlyReads | undefined> {
+): Promise<Reading | undefined> {
   const environments = validateRepository({ ...repository, manifests: [] }, { env });
-  const config = environments.ok ? environments.states[0]?.environment : undefined;
-  if (!config) return undefined;
-  const early = startEarlyReads(await open(config), keys);
+  const files = environments.ok ? environments.states[0] : undefined;
+  if (!files) return undefined;
+  const early = startEarlyReads(await open(files.environment), keys);
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
-  return early;
+  return { early, files };
 }
 
-function loadDesired(repository: Repository, env: string, cache: ManifestCache | undefined) {
+interface ReadAhead {
+  key: string;
+  state: Promise<CachedState | undefined>;
+  /** Reads started from the state's packages, by part (`ReadLiveOptions.ahead`). */
+  reads: ReadonlyMap<string, unknown>;
+}
+
+/**
+ * The state the last run kept for this environment (`.egp/cache/states/`), read a slice at a time
+ * while the early reads are answered, and the package reads its Package documents name, started at
+ * once: both instances answer them while this process reads the rest. A plan narrowed by
+ * `--target` reads no packages ahead (its packages are not the state's).
+ */
+async function readAhead(
+  repository: Repository,
+  env: string,
+  cache: ManifestCache,
+  reading: Reading,
+  open: OpenEnvironment,
+  narrowed: boolean,
+): Promise<ReadAhead | undefined> {
+  const key = stateKeyFor(repository, env);
+  const opened = await cache.openState(env, key);
+  if (!opened) return undefined;
+  const { environment, packagesFrom } = reading.files;
+  const reads = new Map<string, unknown>();
+  if (!narrowed && packagesFrom && !environment.release && opened.packages.length > 0)
+    reads.set(
+      "packages",
+      startPackagesAhead(open(environment), open(packagesFrom), opened.packages, packagesFrom.name),
+    );
+  return { key, state: opened.state, reads };
+}
+
+function loadDesired(
+  repository: Repository,
+  env: string,
+  cache: ManifestCache | undefined,
+  readAhead?: LoadOptions["readAhead"],
+) {
   if (!cache) return environmentOf(repository, env);
   // Saved whether the load passed or not: a file that parsed is worth keeping while another is fixed.
   try {
-    return environmentOf(repository, env, { cache });
+    return environmentOf(repository, env, { cache, ...(readAhead ? { readAhead } : {}) });
   } finally {
     cache.save();
   }
@@ -97,8 +151,17 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   const { dir, env, open, options = {} } = input;
   const repository = selectManifests(await readRepository(dir), options.manifests);
   const targets = parseTargets(options.targets);
-  const early = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
-  const loaded = loadDesired(repository, env, input.cache);
+  const reading = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
+  const ahead =
+    input.cache && reading
+      ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0)
+      : undefined;
+  const loaded = loadDesired(
+    repository,
+    env,
+    input.cache,
+    ahead && { key: ahead.key, state: await ahead.state },
+  );
   const desired = await withRelease(dir, loaded.state, input.store);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
@@ -107,7 +170,11 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   const source =
     wanted.packagesFrom && wanted.packages.length > 0 ? await open(wanted.packagesFrom) : undefined;
   input.logger?.debug({ env, source: source && wanted.packagesFrom?.name }, "reading live state");
-  const live = await readLiveState(target, wanted, { source, early });
+  const live = await readLiveState(target, wanted, {
+    source,
+    ...(reading ? { early: reading.early } : {}),
+    ...(ahead ? { ahead: ahead.reads } : {}),
+  });
   return { desired, live, warnings };
 }
 

@@ -2,7 +2,7 @@
  * Environment files and manifest documents: parse YAML with positions, substitute ${VAR}, validate
  * (zod, then normalize, then rules) and hand the planner one frozen DesiredState per environment.
  */
-export type { CacheStats, ManifestCacheOptions } from "./cache.ts";
+export type { CachedState, CacheStats, ManifestCacheOptions, StateRead } from "./cache.ts";
 export { codeFingerprint, ManifestCache } from "./cache.ts";
 export type { DesiredState } from "./desired-state.ts";
 export type { Endpoint, EnvironmentConfig, EnvironmentDocument } from "./environment.ts";
@@ -56,6 +56,7 @@ export {
   loadRepository,
   readRepository,
   selectManifests,
+  stateKeyFor,
   validateRepository,
 } from "./load.ts";
 export type { DesiredRelease } from "./release-file.ts";

@@ -63,6 +63,11 @@ export interface LoadOptions {
   buildPackages?: boolean;
   /** Parsed and validated manifest files, by their bytes (cache.ts); the caller saves it after the load. */
   cache?: ManifestCache;
+  /**
+   * The environment's state, read ahead from `cache` (`openState`) under `key` (`stateKeyFor`):
+   * used instead of reading it again when the load's own key is the same.
+   */
+  readAhead?: { key: string; state: CachedState | undefined };
 }
 
 export interface LoadStats {
@@ -427,11 +432,13 @@ function promotionCycles(loaded: ReadonlyMap<string, LoadedEnvironment>, issues:
  * bytes (the names of the environments and every document's text), and the load's options. What
  * else a state depends on is kept out by `keepsState`.
  */
-function stateKeyOf(
+export function stateKeyFor(
   repository: Repository,
   env: string,
-  unsetVariables: UnsetVariables,
-  buildPackages = false,
+  {
+    unsetVariables = "error",
+    buildPackages = false,
+  }: Pick<LoadOptions, "unsetVariables" | "buildPackages"> = {},
 ): string {
   const hash = createHash("sha256").update(
     `state\u0000${env}\u0000${unsetVariables}\u0000${buildPackages}\u0000`,
@@ -455,6 +462,18 @@ function keepsState(environment: LoadedEnvironment | undefined): boolean {
   for (const path of environment.document.substituted.keys())
     if (!CONNECTION_ONLY.has(path.split(/[.[]/, 1)[0] ?? "")) return false;
   return true;
+}
+
+/** The state kept under `key`: the one read ahead, when it is for this key, or the cache's. */
+function readState(
+  cache: ManifestCache,
+  env: string,
+  key: string,
+  ahead: LoadOptions["readAhead"],
+): CachedState | undefined {
+  if (ahead?.key !== key) return cache.lookupState(env, key);
+  if (ahead.state) cache.stats.states += 1;
+  return ahead.state;
 }
 
 /** Plain data only (what v8 serialization gives back as it was): no class instance, Map or Set. */
@@ -557,18 +576,14 @@ export function validateRepository(repository: Repository, options: LoadOptions 
   // One environment: its state may come whole from the cache (see `keepsState`).
   const stateCache = options.env !== undefined && selected.length === 1 ? options.cache : undefined;
   const stateKey =
-    stateCache && options.env !== undefined
-      ? stateKeyOf(repository, options.env, settings.unsetVariables, options.buildPackages)
-      : "";
+    stateCache && options.env !== undefined ? stateKeyFor(repository, options.env, options) : "";
   if (stateCache && options.env !== undefined) {
     const config = configOf(options.env);
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
-    const hit =
-      config && source !== null && keepsState(loaded.get(config.name))
-        ? stateCache.lookupState(config.name, stateKey)
-        : undefined;
+    const usable = config !== null && source !== null && keepsState(loaded.get(config.name));
+    const hit = usable ? readState(stateCache, config.name, stateKey, options.readAhead) : undefined;
     const state =
-      config && source !== null && hit
+      usable && hit
         ? stateFromCache(hit, config, source, filesOf(config, source), valuesOf(config, source), issues)
         : undefined;
     if (hit && state)

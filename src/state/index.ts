@@ -1,5 +1,7 @@
 export type { LivePartName, LiveParts, RegisteredLiveParts } from "./kinds/index.ts";
 export { LIVE_KINDS, registerLiveKind } from "./kinds/index.ts";
+export type { PackagesAhead } from "./kinds/package.ts";
+export { startPackagesAhead } from "./kinds/package.ts";
 export type {
   CatalogueIndex,
   LivePackageObject,

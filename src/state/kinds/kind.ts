@@ -11,6 +11,11 @@ export interface ReadLiveOptions {
   scope?: "managed" | "all";
   /** The reads started before the manifests were loaded (`startEarlyReads`), used instead of new ones. */
   early?: EarlyReads;
+  /**
+   * Reads started from a hint before the manifests were loaded, by part (`startPackagesAhead`): a
+   * kind uses one only when it is for what the manifests ask, and reads anew otherwise.
+   */
+  ahead?: ReadonlyMap<string, unknown>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from "node:util";
+import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
 import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
@@ -14,11 +16,11 @@ export interface LivePackages {
 
 /** The package objects the manifests name by GUID (applications named by name are resolved on the source). */
 function objectRequests(
-  desired: DesiredState,
+  packages: DesiredState["packages"],
   names: LivePackageSide["applicationsByName"],
 ): ObjectRequest[] {
   const requests = new Map<string, ObjectRequest>();
-  for (const pkg of desired.packages) {
+  for (const pkg of packages) {
     for (const object of pkg.objects) {
       const name = object.by === "name" ? object.name.toLowerCase() : "";
       const guid = object.by === "guid" ? object.guid : Object.hasOwn(names, name) ? names[name] : undefined;
@@ -74,51 +76,94 @@ function needsSource(desired: DesiredState): boolean {
   return desired.packages.length > 0 && desired.packagesFrom !== undefined;
 }
 
+/**
+ * The trees of the objects `packages` name, on the source and on the target. The target's are read
+ * while the source's are (each instance answers its own reads): they need only the objects the
+ * source resolved, known once its catalogue is read. Details wait for both sides' fingerprints:
+ * only objects that differ are described.
+ */
+async function readPackages(
+  client: PlatformClient,
+  sourceClient: PlatformClient,
+  packages: DesiredState["packages"],
+  from: string,
+): Promise<LivePackages> {
+  const requests = Promise.withResolvers<readonly ObjectRequest[]>();
+  const [source, target] = await Promise.all([
+    readPackageObjects(sourceClient, (names) => objectRequests(packages, names), {
+      deferDetails: true,
+      onRequests: requests.resolve,
+    }),
+    requests.promise.then((wanted) =>
+      readPackageObjects(
+        client,
+        wanted.map(({ guid, type }) => ({ guid, type })),
+        { deferDetails: true },
+      ),
+    ),
+  ]);
+  source.describe((object) => differs(object, target.objects));
+  target.describe((object) => differs(object, source.objects));
+  return {
+    packages: {
+      objects: target.objects,
+      applicationsByName: target.applicationsByName,
+      ...(target.catalogue ? { catalogue: target.catalogue } : {}),
+    },
+    packageSource: {
+      environment: from,
+      objects: source.objects,
+      applicationsByName: source.applicationsByName,
+      ...(source.catalogue ? { catalogue: source.catalogue } : {}),
+    },
+  };
+}
+
+/** Package reads started before the manifests were loaded, from the packages a hint names. */
+export interface PackagesAhead {
+  packages: readonly unknown[];
+  from: string;
+  reading: Promise<LivePackages>;
+}
+
+/**
+ * Starts the package reads for `packages` (the Package documents of the state the last run kept),
+ * so that both instances answer them while this process loads the manifests. `packageLive` uses
+ * them only when the manifests ask for exactly those packages from that environment.
+ */
+export function startPackagesAhead(
+  client: Promise<PlatformClient>,
+  source: Promise<PlatformClient>,
+  packages: readonly unknown[],
+  from: string,
+): PackagesAhead {
+  const reading = Promise.all([client, source]).then(([target, sourceClient]) =>
+    readPackages(target, sourceClient, packages as DesiredState["packages"], from),
+  );
+  // Unused when the manifests turn out to ask for others: its failure is then nobody's.
+  reading.catch(() => undefined);
+  return { packages, from, reading };
+}
+
+function aheadFor(desired: DesiredState, ahead: unknown): Promise<LivePackages> | undefined {
+  const started = ahead as PackagesAhead | undefined;
+  if (!started || started.from !== desired.packagesFrom?.name) return undefined;
+  return isDeepStrictEqual(started.packages, desired.packages) ? started.reading : undefined;
+}
+
 /** Packages: the metadata trees of the objects the manifests name, on the source, then the target. */
 export const packageLive = liveKind({
   part: "packages",
   label: "package objects",
   async read({ client, desired, options }): Promise<LivePackages> {
     if (desired.release) return { packages: await releaseTargets(client, desired.release) };
-    if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
+    if (!needsSource(desired) || !desired.packagesFrom)
+      return { packages: { objects: {}, applicationsByName: {} } };
+    const ahead = aheadFor(desired, options.ahead?.get("packages"));
+    if (ahead) return ahead;
     if (!options.source)
-      throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom?.name}`);
-    // The target's trees are read while the source's are (each instance answers its own reads):
-    // they need only the objects the source resolved, known once its catalogue is read. Details
-    // wait for both sides' fingerprints: only objects that differ are described.
-    const requests = Promise.withResolvers<readonly ObjectRequest[]>();
-    const [source, packages] = await Promise.all([
-      readPackageObjects(options.source, (names) => objectRequests(desired, names), {
-        deferDetails: true,
-        onRequests: requests.resolve,
-      }),
-      requests.promise.then((wanted) =>
-        readPackageObjects(
-          client,
-          wanted.map(({ guid, type }) => ({ guid, type })),
-          { deferDetails: true },
-        ),
-      ),
-    ]);
-    source.describe((object) => differs(object, packages.objects));
-    packages.describe((object) => differs(object, source.objects));
-    return {
-      packages: {
-        objects: packages.objects,
-        applicationsByName: packages.applicationsByName,
-        ...(packages.catalogue ? { catalogue: packages.catalogue } : {}),
-      },
-      ...(desired.packagesFrom
-        ? {
-            packageSource: {
-              environment: desired.packagesFrom.name,
-              objects: source.objects,
-              applicationsByName: source.applicationsByName,
-              ...(source.catalogue ? { catalogue: source.catalogue } : {}),
-            },
-          }
-        : {}),
-    };
+      throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom.name}`);
+    return readPackages(client, options.source, desired.packages, desired.packagesFrom.name);
   },
   digest: (state) =>
     hash([withoutDetails(state.packages), state.packageSource ? withoutDetails(state.packageSource) : null]),

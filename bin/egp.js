@@ -24,7 +24,9 @@ if (!(major >= REQUIRED_MAJOR)) {
 // and TypeScript do. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 nodeModule.enableCompileCache?.();
 
+// The built CLI is the bundle of dist/ (scripts/bundle.ts), or dist/ itself when it has none.
 const source = new URL("../src/cli/main.ts", import.meta.url);
-const entry =
-  existsSync(source) && !process.env.EGP_USE_DIST ? source : new URL("../dist/cli/main.js", import.meta.url);
+const bundle = new URL("../dist/bundle/main.js", import.meta.url);
+const built = existsSync(bundle) ? bundle : new URL("../dist/cli/main.js", import.meta.url);
+const entry = existsSync(source) && !process.env.EGP_USE_DIST ? source : built;
 await import(entry.href);

@@ -11,12 +11,12 @@ const HOOK = `data:text/javascript,${encodeURIComponent(
   'import { registerHooks } from "node:module"; registerHooks({ resolve(s, c, next) { const r = next(s, c); process.stderr.write("loaded " + r.url + "\\n"); return r; } });',
 )}`;
 
-function loadedBy(args: string[]): Promise<string[]> {
+function loadedBy(args: string[], env: Record<string, string> = {}): Promise<string[]> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ["--import", HOOK, join(ROOT, "bin", "egp.js"), ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? "" } },
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? "", ...env } },
       (error, _stdout, stderr) => {
         if (error) reject(error);
         else resolve([...stderr.matchAll(/^loaded (\S+)$/gm)].map((match) => match[1] as string));
@@ -53,6 +53,16 @@ describe("start-up", () => {
       );
       expect(heavy, command).toEqual([]);
     }
+  });
+
+  it("the built CLI runs from its bundle: a few files of egp's and no zod file, not hundreds of modules", async () => {
+    // `npm test` builds first (npm run build: tsc, then scripts/bundle.ts).
+    const loaded = await loadedBy(["--dir", ".", "plan", "--help"], { EGP_USE_DIST: "1" });
+    const ours = loaded.filter((url) => url.includes("/dist/"));
+    expect(ours).toContain(`file://${join(ROOT, "dist", "bundle", "main.js")}`);
+    expect(ours.filter((url) => !url.includes("/dist/bundle/"))).toEqual([]);
+    expect(new Set(ours).size).toBeLessThan(30);
+    expect(loaded.filter((url) => url.includes("/node_modules/zod/"))).toEqual([]);
   });
 
   it("commandsFor: the command named, none for --version, all for help and unknown words", () => {

@@ -68,7 +68,9 @@ afterAll(async () => {
 
 describe("a kind from outside egp, through the published package", () => {
   it("is packed with its compiled library by npm pack from a fresh clone", () => {
-    expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "bin/egp.js"]));
+    expect(files).toEqual(
+      expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/bundle/main.js", "bin/egp.js"]),
+    );
   });
 
   it("installs a working egp: the bin prints its version and the library imports", async () => {

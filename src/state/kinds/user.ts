@@ -76,9 +76,13 @@ async function groupsToRead(
   return { ids, listed };
 }
 
+/** About how much text is hashed at once: a few hundred users' lines, not one call per line. */
+const HASHED_AT_ONCE = 1 << 16;
+
 /**
- * Users are hashed one by one: one string per user, never one for all 10,000. Plain JSON is canonical
- * here: every user went through the same wire schema, which writes its keys in one order.
+ * Users are hashed by slices of their lines, one JSON line per user, never one string for all
+ * 10,000. Plain JSON is canonical here: every user went through the same wire schema, which writes
+ * its keys in one order.
  */
 function usersDigest(
   users: LiveUser[],
@@ -88,12 +92,17 @@ function usersDigest(
   // The listed groups join the digest only when they were read, so other plans' digests stay as they were.
   const groups = groupsListed === undefined ? groupsRead : [groupsRead, groupsListed];
   const digest = createHash("sha256").update(JSON.stringify(groups));
+  let text = "";
   for (const { user, contacts, groups } of users) {
     // A user that has never logged in already reads as the copy would: no copy is made for it.
     const stable = user.LastLoginDate === null ? user : { ...user, LastLoginDate: null };
-    digest.update(JSON.stringify([stable, contacts, groups])).update("\n");
+    text += `${JSON.stringify([stable, contacts, groups])}\n`;
+    if (text.length >= HASHED_AT_ONCE) {
+      digest.update(text);
+      text = "";
+    }
   }
-  return digest.digest("hex");
+  return digest.update(text).digest("hex");
 }
 
 const PART = "users";

@@ -32,7 +32,8 @@ export interface PruneVisitor<Live> {
 /** Visits the live objects in their order; returns the ones `exclude` protects (never pruned). */
 export function prunePass<Live>(input: PruneInput<Live>, visit: PruneVisitor<Live>): UnmanagedResource[] {
   const absent = new Map(input.absent.map((document) => [document.key, document]));
-  const managed = new Set([...input.present, ...absent.keys()]);
+  const managed = new Set(input.present);
+  for (const key of absent.keys()) managed.add(key);
   const excluded = globMatcher(input.exclude);
   const protectedOnes: UnmanagedResource[] = [];
   for (const live of input.live) {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { deserialize, serialize } from "node:v8";
 import { request } from "undici";
 import type { Caller } from "../src/client/caller.ts";
+import type { PlatformClient } from "../src/client/client.ts";
 import { createClient } from "../src/client/client.ts";
 import type { DecodeContext, Decoder } from "../src/client/envelope.ts";
 import { usersResource } from "../src/client/resources/users.ts";
@@ -29,6 +30,8 @@ import { BENCH_PASSWORD_VARIABLE, writeRepo } from "./lib/repo.ts";
  * - decode: the client's checks of the read answers (users list, contacts list, the members of the
  *   two mapped groups), from the parsed JSON bodies to what the client returns; the JSON parse
  *   itself is not counted (a bare script does it too);
+ * - read: the users part of the live state from the same answers (state/kinds/user.ts): the
+ *   decodes above, then users, contacts and group members joined;
  * - digest: the users part's digest (state/kinds/user.ts);
  * - plan: the user planner's refusals and plan, with every user managed as `egp export` writes
  *   them (no changes: every user compared field by field).
@@ -36,7 +39,7 @@ import { BENCH_PASSWORD_VARIABLE, writeRepo } from "./lib/repo.ts";
  * (bin/egp.js), ITERATIONS times each in turn. The first run is printed apart (a CLI run is a cold
  * JIT), then the best and the median of all of them, and the one-minute load before and after.
  *
- *   bash scripts/node24 node bench/live-users.ts [users] [--iterations N] [--only decode|digest|plan]
+ *   bash scripts/node24 node bench/live-users.ts [users] [--iterations N] [--only decode|read|digest|plan]
  */
 
 const args = process.argv.slice(2);
@@ -170,10 +173,20 @@ async function measure(work: string): Promise<void> {
       ...live.groupsRead.map((id) => resource.memberIds(id)),
     ]);
 
-  const figures = { decode: [] as number[], digest: [] as number[], plan: [] as number[] };
+  const figures = {
+    decode: [] as number[],
+    read: [] as number[],
+    digest: [] as number[],
+    plan: [] as number[],
+  };
   let changes = 0;
+  // The users part as a plan reads it (state/kinds/user.ts): the same decodes, then the join of
+  // users, contacts and group members.
+  const client = { users: resource } as unknown as PlatformClient;
+  const context = { client, desired, options: {}, early: new Map(), all: false };
   const runs = {
     decode: () => timedAsync(decode),
+    read: () => timedAsync(() => userLive.read(context)),
     digest: async () => timed(() => userLive.digest(live)),
     plan: async () =>
       timed(() => {

@@ -32,6 +32,8 @@ async function readUsers(
       : Promise.resolve([]),
     Promise.all(groupIds.map(async (id) => ({ id, members: await client.users.memberIds(id) }))),
   ]);
+  const inOrder = joinedInOrder(users, contacts, memberships);
+  if (inOrder) return inOrder;
   const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
   const groupsByUser = new Map<number, number[]>();
   for (const { id, members } of memberships) {
@@ -45,6 +47,41 @@ async function readUsers(
     const groups = groupsByUser.get(user.Id);
     if (groups && groups.length > 1) groups.sort((a, b) => a - b);
     return { user, contacts: contactsByUser.get(user.Id) ?? [], groups: groups ?? [] };
+  });
+}
+
+const increasing = (ids: readonly number[]) => ids.every((id, i) => i === 0 || id > (ids[i - 1] as number));
+
+/**
+ * The join above without its maps, when the answers come as instances send them: users by
+ * increasing id, one contacts entry per user in the same order, and each group's members by
+ * increasing id. Walks the lists side by side; undefined when they are not so ordered.
+ */
+function joinedInOrder(
+  users: readonly User[],
+  contacts: ReadonlyArray<{ UserId: number; Contacts: Contact[] }>,
+  memberships: ReadonlyArray<{ id: number; members: number[] }>,
+): LiveUser[] | undefined {
+  const ids = users.map((user) => user.Id);
+  if (!increasing(ids)) return undefined;
+  const aligned = contacts.length === 0 || contacts.length === users.length;
+  if (!aligned || contacts.some((entry, i) => entry.UserId !== ids[i])) return undefined;
+  if (!memberships.every(({ members }) => increasing(members))) return undefined;
+  const groups: Array<number[] | undefined> = new Array(users.length);
+  for (const { id, members } of memberships) {
+    let at = 0;
+    for (const member of members) {
+      while (at < ids.length && (ids[at] as number) < member) at += 1;
+      if (ids[at] !== member) continue;
+      const joined = groups[at];
+      if (joined) joined.push(id);
+      else groups[at] = [id];
+    }
+  }
+  return users.map((user, i) => {
+    const joined = groups[i];
+    if (joined && joined.length > 1) joined.sort((a, b) => a - b);
+    return { user, contacts: contacts[i]?.Contacts ?? [], groups: joined ?? [] };
   });
 }
 

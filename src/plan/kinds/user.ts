@@ -333,7 +333,7 @@ function list(phrases: readonly string[]): string {
 function userRefusals(
   user: DesiredUser,
   parameters: ParametersAfterPlan,
-  exists: boolean,
+  exists: (key: string) => boolean,
   environment: string,
 ): PlanProblem[] {
   const named = user.securityParameter;
@@ -346,7 +346,7 @@ function userRefusals(
       },
     ];
   }
-  if (exists || !user.initialPassword || !parameter) return [];
+  if (!user.initialPassword || !parameter || exists(user.key)) return [];
   const shortfalls = passwordShortfalls(user.initialPassword.reveal(), passwordRulesOf(parameter));
   if (shortfalls.length === 0) return [];
   const which = named ? "its" : "the default";
@@ -457,15 +457,19 @@ export const userPlanner: KindPlanner = {
   },
   refusals({ desired, live, planned }: PlanInput): PlanProblem[] {
     const parameters = planned.securityParameters ?? NO_PARAMETERS;
-    const existing = new Set<string>();
-    for (const u of live.users) existing.add(u.user.UserName.toLowerCase());
+    // Only a user with an initialPassword asks whether it exists: the names are gathered then.
+    let existing: Set<string> | undefined;
+    const exists = (key: string) => {
+      existing ??= new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
+      return existing.has(key);
+    };
     const problems: PlanProblem[] = [];
     const add = (user: DesiredUser, found: readonly PlanProblem[]) => {
       for (const problem of found) problems.push({ ...problem, subject: { kind: KIND, key: user.userName } });
     };
     for (const user of desired.users) {
       add(user, groupRefusals(user, live, desired));
-      add(user, userRefusals(user, parameters, existing.has(user.key), desired.environment.name));
+      add(user, userRefusals(user, parameters, exists, desired.environment.name));
     }
     problems.push(...absentRefusals(desired));
     return problems;

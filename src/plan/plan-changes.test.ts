@@ -216,6 +216,21 @@ describe("planChanges: users", () => {
   });
 });
 
+describe("planChanges: users the prune policy reaches", () => {
+  it("are the live users whose names, in any case, no manifest gives", () => {
+    const l = live({
+      users: [liveUser(1, "svc_gitops"), liveUser(5, "JDoe"), liveUser(6, "jdoe"), liveUser(8, "old.user")],
+    });
+    const d = desired({ users: [desiredUser("jDOE")], prune: { ...NO_PRUNING, users: "deactivate" } });
+    const pruned = plan(d, l).changes.filter((c) => c.action === "deactivate");
+    expect(pruned.map((c) => c.key)).toEqual(["old.user"]);
+    const deleted = plan(d, l, { allowDelete: true }).changes.filter(
+      (c) => c.kind === "User" && c.action === "delete",
+    );
+    expect(deleted.map((c) => c.key)).toEqual(["old.user"]);
+  });
+});
+
 describe("planChanges: security parameters", () => {
   it("creates, updates only differing fields, and compares days as sorted sets", () => {
     const result = plan(

@@ -477,13 +477,17 @@ export const userPlanner: KindPlanner = {
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
-    const liveByName = new Map<string, LiveUser>();
-    for (const u of live.users) liveByName.set(u.user.UserName.toLowerCase(), u);
+    // Each live name, with whether a manifest describes it (for the prune pass below).
+    const liveByName = new Map<string, { current: LiveUser; described: boolean }>();
+    for (const u of live.users)
+      liveByName.set(u.user.UserName.toLowerCase(), { current: u, described: false });
     const lookups = lookupsOf(desired, live);
 
     for (const written of desired.users) {
       const user = withListedGroups(written, live);
-      const current = liveByName.get(user.key);
+      const named = liveByName.get(user.key);
+      if (named) named.described = true;
+      const current = named?.current;
       const planned = current
         ? planUpdate(user, current, lookups, options.enforceRoles ?? false, environment)
         : planCreate(user, environment);
@@ -504,7 +508,7 @@ export const userPlanner: KindPlanner = {
         live: live.users,
         keyOf: (current) => current.user.UserName.toLowerCase(),
         nameOf: (current) => current.user.UserName,
-        present: desired.users.map((u) => u.key),
+        present: (key) => liveByName.get(key)?.described === true,
         absent: absentUsers(desired),
         exclude: desired.prune.exclude.users,
       },

@@ -112,7 +112,7 @@ export function many<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>
       ]);
     }
     // The objects of one answer come from one serializer: once one needs a copy (keys in another
-    // order than the schema's, or keys a strip schema drops), the rest skip the as-is check.
+    // order than the schema's, or keys a strip schema drops), the rest go to safeParseFast at once.
     let asIs = decoding.asIs;
     const out: Array<z.output<S>> = [];
     for (let index = 0; index < payload.length; index++) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type AsIs, asIsOf } from "../schema/as-is.ts";
+import { type AsIs, asIsOf, safeParseFast } from "../schema/as-is.ts";
 import { Envelope, ValidationMessage } from "../wire/index.ts";
 import { errorFromResponse, ResponseShapeError } from "./errors.ts";
 import type { Scrub } from "./redact.ts";
@@ -58,7 +58,9 @@ function requestedOf(item: unknown, context: DecodeContext, prefix: PropertyKey[
 
 /**
  * The schema, and its as-is predicate when it has one (src/schema/as-is.ts): an object that zod would return
- * unchanged is returned without zod's copy; zod decides everything else.
+ * unchanged is returned without zod's copy; one that zod would copy (a strip schema's answer with
+ * more keys, such as a group's members read for their ids) gets the same copy from the shortcut;
+ * zod decides everything else, and its issues are the ones reported.
  */
 interface Decoding<S extends z.ZodType> {
   schema: S;
@@ -86,7 +88,7 @@ function parsed<S extends z.ZodType>(
   context: DecodeContext,
   prefix: PropertyKey[],
 ): z.output<S> {
-  const result = schema.safeParse(requested);
+  const result = safeParseFast(schema, requested);
   if (!result.success) throw shapeError(context, result.error.issues, [...prefix, "RequestedObject"]);
   return result.data;
 }
@@ -109,8 +111,8 @@ export function many<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>
         { code: "custom", message: "expected an array of envelopes", path: [], input: undefined },
       ]);
     }
-    // The objects of one answer come from one serializer: once one needs zod's copy (its keys in
-    // another order than the schema's), the rest go straight to zod.
+    // The objects of one answer come from one serializer: once one needs a copy (keys in another
+    // order than the schema's, or keys a strip schema drops), the rest go to safeParseFast at once.
     let asIs = decoding.asIs;
     const out: Array<z.output<S>> = [];
     for (let index = 0; index < payload.length; index++) {

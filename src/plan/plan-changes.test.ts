@@ -11,7 +11,14 @@ import {
   liveUser,
   packageObject,
 } from "../../test/builders/plan.ts";
-import { type InstallChoice, NO_PRUNING, Secret } from "../manifest/index.ts";
+import {
+  type DesiredContact,
+  type InstallChoice,
+  type NamedId,
+  NO_PRUNING,
+  Secret,
+} from "../manifest/index.ts";
+import type { Contact } from "../wire/index.ts";
 import { PlanError } from "./kinds/kind.ts";
 import { planChanges } from "./plan-changes.ts";
 
@@ -136,6 +143,45 @@ describe("planChanges: users", () => {
     expect(plan(d, differs).changes[0]?.fields.map((f) => f.field)).toEqual(["Contacts", "Groups"]);
   });
 
+  it("compares one contact and one group on either side as the full comparison does", () => {
+    const email = { ContactType: 7, ContactSubType: 2, IsDefault: true, Value: "jane@example.com" };
+    const user = (contacts: DesiredContact[], groups: NamedId[]) =>
+      desired({ users: [desiredUser("jdoe", { contacts, groups })] });
+    const current = (contacts: Contact[], groups: number[]) =>
+      live({ users: [liveUser(7, "jdoe", {}, { contacts, groups })] });
+    const fieldsOf = (d: ReturnType<typeof desired>, l: ReturnType<typeof live>) =>
+      plan(d, l).changes.flatMap((change) => change.fields.map((f) => [f.field, f.before, f.after]));
+    const owners = { name: "Risk Owners", id: 42 };
+    // Unchanged; a group that was not read is not compared.
+    expect(fieldsOf(user([email], [owners]), current([{ Id: 4, ...email }], [42]))).toEqual([]);
+    expect(fieldsOf(user([], []), current([], [7]))).toEqual([]);
+    // Changed: each part of the one contact, and the one group, with before and after as shown.
+    const shown = (c: typeof email) => ({
+      ContactType: c.ContactType,
+      ContactSubType: c.ContactSubType,
+      IsDefault: c.IsDefault,
+      Value: c.Value,
+    });
+    for (const other of [
+      { ...email, Value: "Jane@example.com" },
+      { ...email, IsDefault: false },
+      { ...email, ContactSubType: 5 },
+      { ...email, ContactType: 9, ContactSubType: 9 },
+    ]) {
+      expect(fieldsOf(user([email], []), current([{ Id: 4, ...other }], []))).toEqual([
+        ["Contacts", [shown(other)], [shown(email)]],
+      ]);
+    }
+    expect(fieldsOf(user([], [owners]), current([{ Id: 4, ...email }], [1]))).toEqual([
+      ["Contacts", [shown(email)], []],
+      ["Groups", ["Everyone"], ["Risk Owners"]],
+    ]);
+    expect(fieldsOf(user([email], []), current([], [42]))).toEqual([
+      ["Contacts", [], [shown(email)]],
+      ["Groups", ["Risk Owners"], []],
+    ]);
+  });
+
   it("resolves the security parameter by name and waits for it when the plan creates it", () => {
     const result = plan(
       desired({
@@ -167,6 +213,21 @@ describe("planChanges: users", () => {
     expect(deleted.steps.filter((s) => s.op.startsWith("user.")).map((s) => s.id)).toEqual([
       "User/old.user#delete",
     ]);
+  });
+});
+
+describe("planChanges: users the prune policy reaches", () => {
+  it("are the live users whose names, in any case, no manifest gives", () => {
+    const l = live({
+      users: [liveUser(1, "svc_gitops"), liveUser(5, "JDoe"), liveUser(6, "jdoe"), liveUser(8, "old.user")],
+    });
+    const d = desired({ users: [desiredUser("jDOE")], prune: { ...NO_PRUNING, users: "deactivate" } });
+    const pruned = plan(d, l).changes.filter((c) => c.action === "deactivate");
+    expect(pruned.map((c) => c.key)).toEqual(["old.user"]);
+    const deleted = plan(d, l, { allowDelete: true }).changes.filter(
+      (c) => c.kind === "User" && c.action === "delete",
+    );
+    expect(deleted.map((c) => c.key)).toEqual(["old.user"]);
   });
 });
 

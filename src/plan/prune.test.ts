@@ -49,4 +49,25 @@ describe("prunePass", () => {
     );
     expect(seen).toEqual(["keep-me"]);
   });
+
+  it("takes the present keys as a test of a key as well as a list", () => {
+    const seen: string[] = [];
+    const excluded = prunePass(
+      {
+        kind: "User",
+        live: ["Alice", "BOB", "breakglass1", "Carol", "Dave"],
+        keyOf: (name) => name.toLowerCase(),
+        nameOf: (name) => name,
+        present: (key) => key === "alice" || key === "dave",
+        absent: [absent("bob")],
+        exclude: ["Breakglass*"],
+      },
+      {
+        absent: (name, document) => seen.push(`absent ${name} (${document.name})`),
+        unmanaged: (name) => seen.push(`unmanaged ${name}`),
+      },
+    );
+    expect(seen).toEqual(["absent BOB (bob)", "unmanaged Carol"]);
+    expect(excluded).toEqual([{ kind: "User", key: "breakglass1" }]);
+  });
 });

@@ -14,8 +14,11 @@ export interface PruneInput<Live> {
   keyOf(live: Live): string;
   /** The object's name as the instance spells it: what `exclude` globs match and the plan shows. */
   nameOf(live: Live): string;
-  /** Lower-case keys of the objects the manifests describe (present ones). */
-  present: Iterable<string>;
+  /**
+   * Lower-case keys of the objects the manifests describe (present ones), or a test of a key, for
+   * a kind that has already matched its documents with the live objects.
+   */
+  present: Iterable<string> | ((key: string) => boolean);
   /** The kind's `ensure: absent` documents. */
   absent: readonly DesiredAbsent[];
   /** The PrunePolicy's `exclude` globs for this kind. */
@@ -29,17 +32,23 @@ export interface PruneVisitor<Live> {
   unmanaged(live: Live): void;
 }
 
+function setOf(keys: Iterable<string>): (key: string) => boolean {
+  const set = new Set(keys);
+  return (key) => set.has(key);
+}
+
 /** Visits the live objects in their order; returns the ones `exclude` protects (never pruned). */
 export function prunePass<Live>(input: PruneInput<Live>, visit: PruneVisitor<Live>): UnmanagedResource[] {
   const absent = new Map(input.absent.map((document) => [document.key, document]));
-  const managed = new Set([...input.present, ...absent.keys()]);
+  const { present } = input;
+  const managed = typeof present === "function" ? present : setOf(present);
   const excluded = globMatcher(input.exclude);
   const protectedOnes: UnmanagedResource[] = [];
   for (const live of input.live) {
     const key = input.keyOf(live);
     const document = absent.get(key);
     if (document) visit.absent(live, document);
-    else if (managed.has(key)) continue;
+    else if (managed(key)) continue;
     else if (excluded(input.nameOf(live))) protectedOnes.push({ kind: input.kind, key: input.nameOf(live) });
     else visit.unmanaged(live);
   }

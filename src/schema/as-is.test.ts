@@ -73,6 +73,11 @@ function shapeOf(value: unknown): unknown {
   return value;
 }
 
+/** The keys for-in lists, inherited ones included. */
+function* forInKeys(value: object): Generator<string> {
+  for (const key in value) yield key;
+}
+
 /** Small changes to a valid value: each key dropped, nulled, retyped, moved; keys added. */
 function variants(base: Record<string, unknown>): unknown[] {
   const out: unknown[] = [base, { ...base, Added: 1 }, { Added: 1, ...base }, [], null, "text"];
@@ -100,6 +105,9 @@ function variants(base: Record<string, unknown>): unknown[] {
     }
   }
   out.push(JSON.parse('{"__proto__": {"x": 1}, "Id": 1}'));
+  out.push(JSON.parse(`${JSON.stringify(base).slice(0, -1)},"__proto__":{"x":1}}`));
+  out.push({ ...base, Added: undefined });
+  out.push({ ...base, 2: "index later" });
   out.push(Object.assign(Object.create(null), base));
   out.push({ 1: "index first", ...base });
   return out;
@@ -163,6 +171,24 @@ describe("asIsOf", () => {
     expect(asIsOf(UserRead)?.(reordered)).toBe(false);
     expect(asIsOf(User)?.(user())).toBe(false);
     expect(asIsOf(User)?.(known())).toBe(true);
+  });
+
+  it("not for a key of the schema that the input only inherits, even in the schema's order", () => {
+    // The schema's last key comes from Object.prototype: for-in lists it last, where the shape has it.
+    const { UpdateInformation: _, ...rest } = known();
+    const polluted = Object.prototype as Record<string, unknown>;
+    const inherited = { value: null, enumerable: true, configurable: true, writable: true };
+    Object.defineProperty(polluted, "UpdateInformation", inherited);
+    let listed: string[];
+    let taken: boolean | undefined;
+    try {
+      listed = [...forInKeys(rest)];
+      taken = asIsOf(UserRead)?.(rest);
+    } finally {
+      delete polluted.UpdateInformation;
+    }
+    expect(listed.at(-1)).toBe("UpdateInformation");
+    expect(taken).toBe(false);
   });
 
   it("has none for schemas with parts it does not know", () => {

@@ -159,6 +159,53 @@ function indexLike(key: string): boolean {
   return code >= 48 && code <= 57;
 }
 
+/*
+ * The shortcuts of the plain fields that most objects are made of, one function each, so that an
+ * object's fast path (objectFit) recognizes them and checks their values itself.
+ */
+const isString: Shortcut = (value) => (typeof value === "string" ? value : NOT_SURE);
+const isSafeInteger: Shortcut = (value) => (Number.isSafeInteger(value) ? value : NOT_SURE);
+const isBoolean: Shortcut = (value) => (typeof value === "boolean" ? value : NOT_SURE);
+const isNullableString: Shortcut = (value) =>
+  value === null || typeof value === "string" ? value : NOT_SURE;
+const isNullableSafeInteger: Shortcut = (value) =>
+  value === null || Number.isSafeInteger(value) ? value : NOT_SURE;
+const NULLABLE = new Map<Shortcut, Shortcut>([
+  [isString, isNullableString],
+  [isSafeInteger, isNullableSafeInteger],
+]);
+const OTHER = 0;
+const STRING = 1;
+const NULLABLE_STRING = 2;
+const SAFE_INTEGER = 3;
+const NULLABLE_SAFE_INTEGER = 4;
+const BOOLEAN = 5;
+const INLINE = new Map<Shortcut, number>([
+  [isString, STRING],
+  [isNullableString, NULLABLE_STRING],
+  [isSafeInteger, SAFE_INTEGER],
+  [isNullableSafeInteger, NULLABLE_SAFE_INTEGER],
+  [isBoolean, BOOLEAN],
+]);
+
+/** Whether `item` is its field's value as is: a plain field checked here, any other by its shortcut. */
+function fitsAsIs(code: number, field: Shortcut, item: unknown): boolean {
+  switch (code) {
+    case STRING:
+      return typeof item === "string";
+    case NULLABLE_STRING:
+      return item === null || typeof item === "string";
+    case SAFE_INTEGER:
+      return Number.isSafeInteger(item);
+    case NULLABLE_SAFE_INTEGER:
+      return item === null || Number.isSafeInteger(item);
+    case BOOLEAN:
+      return typeof item === "boolean";
+    default:
+      return field(item) === item;
+  }
+}
+
 function objectFit(def: Def, copying: boolean): Shortcut | null {
   const shape = def.shape ?? {};
   const keys = Object.keys(shape);
@@ -190,12 +237,65 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
   const indexOf = new Map(keys.map((key, index) => [key, index]));
   const strict = others === "strict";
   const strip = others === "strip";
+  const loose = others === "loose";
+  const inline = fields.map((field) => INLINE.get(field) ?? OTHER);
+  const count = keys.length;
+
+  /*
+   * The common case, in one pass over the input's keys: every key of the shape, own, in the shape's
+   * order, each value its field's as is (the plain fields checked here, not through their
+   * shortcuts), then (loose) other keys. Anything else goes to the general check below, which decides.
+   */
+  const plainAsIs = (input: Record<string, unknown>): boolean => {
+    let index = 0;
+    let last: string | undefined;
+    for (const key in input) {
+      if (index === count) {
+        if (!loose || key === "__proto__" || indexLike(key) || input[key] === undefined) return false;
+      } else if (key !== keys[index]) {
+        return false;
+      } else {
+        if (!fitsAsIs(inline[index] as number, fields[index] as Shortcut, input[key])) return false;
+        index += 1;
+      }
+      last = key;
+    }
+    // Own keys come before inherited ones (for-in's order): when the last is own, all are.
+    return index === count && (last === undefined || Object.hasOwn(input, last));
+  };
+
+  /*
+   * A strip schema's copy in the common case: every key of the shape own and its value as is, in
+   * any order, among other keys that the general check below would not doubt; the copy holds the
+   * shape's keys in the shape's order, as zod's does. Anything else: NOT_SURE, and the general check.
+   */
+  const plainCopy = (input: Record<string, unknown>): unknown => {
+    const out: Record<string, unknown> = {};
+    for (let index = 0; index < count; index++) {
+      const key = keys[index] as string;
+      const item = input[key];
+      if (item === undefined || !Object.hasOwn(input, key)) return NOT_SURE;
+      if (!fitsAsIs(inline[index] as number, fields[index] as Shortcut, item)) return NOT_SURE;
+      out[key] = item;
+    }
+    let last: string | undefined;
+    for (const key in input) {
+      if (key === "__proto__" || indexLike(key) || input[key] === undefined) return NOT_SURE;
+      last = key;
+    }
+    return last === undefined || Object.hasOwn(input, last) ? out : NOT_SURE;
+  };
 
   return (value) => {
     if (typeof value !== "object" || value === null || Object.getPrototypeOf(value) !== Object.prototype) {
       return NOT_SURE;
     }
     const input = value as Record<string, unknown>;
+    if (plainAsIs(input)) return value;
+    if (copying && strip) {
+      const copy = plainCopy(input);
+      if (copy !== NOT_SURE) return copy;
+    }
     let present = 0;
     let same = true;
     for (let index = 0; index < keys.length; index++) {
@@ -282,7 +382,7 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
       const checks = checksOf(def, "string");
       if (!checks) return null;
       const test = allOf(checks);
-      if (!test) return (value) => (typeof value === "string" ? value : NOT_SURE);
+      if (!test) return isString;
       return (value) => (typeof value === "string" && test(value as never) ? value : NOT_SURE);
     }
     case "number": {
@@ -291,12 +391,12 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
       const test = allOf(checks);
       if (!test) return (value) => (typeof value === "number" && Number.isFinite(value) ? value : NOT_SURE);
       // `.int()`, the common case: a safe integer is a finite number.
-      if (test === safeInteger) return (value) => (Number.isSafeInteger(value) ? value : NOT_SURE);
+      if (test === safeInteger) return isSafeInteger;
       return (value) =>
         typeof value === "number" && Number.isFinite(value) && test(value as never) ? value : NOT_SURE;
     }
     case "boolean":
-      return unchecked ? (value) => (typeof value === "boolean" ? value : NOT_SURE) : null;
+      return unchecked ? isBoolean : null;
     case "null":
       return unchecked ? (value) => (value === null ? value : NOT_SURE) : null;
     case "unknown":
@@ -309,7 +409,8 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
     }
     case "nullable": {
       const inner = unchecked && def.innerType && compile(def.innerType, copying);
-      return inner ? (value) => (value === null ? value : inner(value)) : null;
+      if (!inner) return null;
+      return NULLABLE.get(inner) ?? ((value) => (value === null ? value : inner(value)));
     }
     case "optional": {
       // A present value; an absent key is its object's business.
@@ -356,11 +457,14 @@ export function asIsOf(schema: z.ZodType): AsIs | undefined {
  * `schema.safeParse(value)`, through the compiled shortcut when it is sure the value is valid: the
  * value itself or the same copy as zod's `data`, and zod's issues whenever it is not sure.
  */
-export function safeParseFast<T>(schema: z.ZodType<T>, value: unknown): z.ZodSafeParseResult<T> {
+export function safeParseFast<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+): z.ZodSafeParseResult<z.output<S>> {
   const shortcut = compile(schema, true);
   if (shortcut) {
     const data = shortcut(value);
-    if (data !== NOT_SURE) return { success: true, data: data as T };
+    if (data !== NOT_SURE) return { success: true, data: data as z.output<S> };
   }
   return schema.safeParse(value);
 }

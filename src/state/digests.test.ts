@@ -177,6 +177,21 @@ describe("digests of a fixed live state", () => {
     expect(packageLive.digest(live)).toBe("dba08729fcd66889fc807b5e4862e4f21918041e31672b0f79a3a4c0d914a951");
   });
 
+  it("are the earlier code's for thousands of users, whose lines are hashed in slices", async () => {
+    const live = await liveState();
+    const many = Array.from({ length: 2_000 }, (_, i) => ({
+      user: user(i + 1, i % 3 === 0 ? null : "2026-03-04T05:06:07.000Z"),
+      contacts:
+        i % 2 === 0
+          ? []
+          : [{ Id: i, ContactType: 7, ContactSubType: 2, IsDefault: true, Value: `u${i}@x.org` }],
+      groups: i % 5 === 0 ? [1, 2] : [1],
+    }));
+    expect(userLive.digest({ ...live, users: many })).toBe(
+      "98befb07de73c4df5b8b59517bb351ae11cd2cffa4a2f58855aef27fac47b6af",
+    );
+  });
+
   it("leave the last login out, whether or not the user has logged in", async () => {
     const live = await liveState();
     const loggedIn = users.map((u) => ({

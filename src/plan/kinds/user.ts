@@ -88,12 +88,42 @@ function parameterId(desired: DesiredUser, lookups: UserLookups): number | strin
   return lookups.parameterByName.get(desired.securityParameter.toLowerCase()) ?? desired.securityParameter;
 }
 
+/*
+ * Shortcuts for the common case of a user with at most one contact and one group on either side:
+ * true when the full comparison below would find no difference, without its sorted copies. False
+ * means "compare in full", which also makes what the plan shows of a difference.
+ */
+function contactsUnchanged(live: readonly Contact[], desired: readonly DesiredContact[]): boolean {
+  if (live.length > 1 || desired.length > 1) return false;
+  const a = live[0];
+  const b = desired[0];
+  if (!a || !b) return a === b;
+  return (
+    same(a.ContactType, b.ContactType) &&
+    same(a.ContactSubType, b.ContactSubType) &&
+    Boolean(a.IsDefault) === Boolean(b.IsDefault) &&
+    same(a.Value, b.Value)
+  );
+}
+
+function groupsUnchanged(
+  live: readonly number[],
+  desired: readonly { id: number }[],
+  read: ReadonlySet<number>,
+): boolean {
+  if (live.length > 1 || desired.length > 1) return false;
+  const before = live[0] !== undefined && read.has(live[0]) ? live[0] : undefined;
+  return before === desired[0]?.id;
+}
+
 /** Verifiable differences of a live user, in the interface's field names. */
 function differences(desired: DesiredUser, current: LiveUser, lookups: UserLookups): FieldChange[] {
   const changes: FieldChange[] = [];
-  for (const [field, after] of Object.entries(desired.fields)) {
+  const fields = desired.fields;
+  for (const field of Object.keys(fields) as Array<keyof typeof fields>) {
     if (field === "AccountStatus") continue;
     const before = current.user[field as keyof LiveUser["user"]];
+    const after = fields[field];
     if (!same(before, after)) changes.push({ field, before, after, verifiable: true });
   }
   const status = desired.fields.AccountStatus;
@@ -110,11 +140,11 @@ function differences(desired: DesiredUser, current: LiveUser, lookups: UserLooku
     const before = lookups.parameterById.get(current.user.SecurityId) ?? current.user.SecurityId;
     changes.push({ field: "SecurityParameter", before, after: desired.securityParameter, verifiable: true });
   }
-  if (desired.contacts) {
+  if (desired.contacts && !contactsUnchanged(current.contacts, desired.contacts)) {
     const [before, after] = [sortedContacts(current.contacts), sortedContacts(desired.contacts)];
     if (!same(before, after)) changes.push({ field: "Contacts", before, after, verifiable: true });
   }
-  if (desired.groups) {
+  if (desired.groups && !groupsUnchanged(current.groups, desired.groups, lookups.groupsRead)) {
     const { groupsRead: read, groupNames } = lookups;
     const before = current.groups.filter((id) => read.has(id)).sort((a, b) => a - b);
     const after = desired.groups.map((g) => g.id).sort((a, b) => a - b);
@@ -303,7 +333,7 @@ function list(phrases: readonly string[]): string {
 function userRefusals(
   user: DesiredUser,
   parameters: ParametersAfterPlan,
-  exists: boolean,
+  exists: (key: string) => boolean,
   environment: string,
 ): PlanProblem[] {
   const named = user.securityParameter;
@@ -316,7 +346,7 @@ function userRefusals(
       },
     ];
   }
-  if (exists || !user.initialPassword || !parameter) return [];
+  if (!user.initialPassword || !parameter || exists(user.key)) return [];
   const shortfalls = passwordShortfalls(user.initialPassword.reveal(), passwordRulesOf(parameter));
   if (shortfalls.length === 0) return [];
   const which = named ? "its" : "the default";
@@ -427,25 +457,37 @@ export const userPlanner: KindPlanner = {
   },
   refusals({ desired, live, planned }: PlanInput): PlanProblem[] {
     const parameters = planned.securityParameters ?? NO_PARAMETERS;
-    const existing = new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
-    return [
-      ...desired.users.flatMap((user) =>
-        [
-          ...groupRefusals(user, live, desired),
-          ...userRefusals(user, parameters, existing.has(user.key), desired.environment.name),
-        ].map((problem) => ({ ...problem, subject: { kind: KIND, key: user.userName } })),
-      ),
-      ...absentRefusals(desired),
-    ];
+    // Only a user with an initialPassword asks whether it exists: the names are gathered then.
+    let existing: Set<string> | undefined;
+    const exists = (key: string) => {
+      existing ??= new Set(live.users.map((u) => u.user.UserName.toLowerCase()));
+      return existing.has(key);
+    };
+    const problems: PlanProblem[] = [];
+    const add = (user: DesiredUser, found: readonly PlanProblem[]) => {
+      for (const problem of found) problems.push({ ...problem, subject: { kind: KIND, key: user.userName } });
+    };
+    for (const user of desired.users) {
+      add(user, groupRefusals(user, live, desired));
+      add(user, userRefusals(user, parameters, exists, desired.environment.name));
+    }
+    problems.push(...absentRefusals(desired));
+    return problems;
   },
   plan({ desired, live, options }: PlanInput): KindPlan {
     const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
     const environment = desired.environment.name;
-    const liveByName = new Map(live.users.map((u) => [u.user.UserName.toLowerCase(), u]));
+    // Each live name, with whether a manifest describes it (for the prune pass below).
+    const liveByName = new Map<string, { current: LiveUser; described: boolean }>();
+    for (const u of live.users)
+      liveByName.set(u.user.UserName.toLowerCase(), { current: u, described: false });
     const lookups = lookupsOf(desired, live);
 
-    for (const user of desired.users.map((u) => withListedGroups(u, live))) {
-      const current = liveByName.get(user.key);
+    for (const written of desired.users) {
+      const user = withListedGroups(written, live);
+      const named = liveByName.get(user.key);
+      if (named) named.described = true;
+      const current = named?.current;
       const planned = current
         ? planUpdate(user, current, lookups, options.enforceRoles ?? false, environment)
         : planCreate(user, environment);
@@ -466,7 +508,7 @@ export const userPlanner: KindPlanner = {
         live: live.users,
         keyOf: (current) => current.user.UserName.toLowerCase(),
         nameOf: (current) => current.user.UserName,
-        present: desired.users.map((u) => u.key),
+        present: (key) => liveByName.get(key)?.described === true,
         absent: absentUsers(desired),
         exclude: desired.prune.exclude.users,
       },

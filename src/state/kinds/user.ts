@@ -32,6 +32,8 @@ async function readUsers(
       : Promise.resolve([]),
     Promise.all(groupIds.map(async (id) => ({ id, members: await client.users.memberIds(id) }))),
   ]);
+  const inOrder = joinedInOrder(users, contacts, memberships);
+  if (inOrder) return inOrder;
   const contactsByUser = new Map(contacts.map((entry) => [entry.UserId, entry.Contacts]));
   const groupsByUser = new Map<number, number[]>();
   for (const { id, members } of memberships) {
@@ -45,6 +47,41 @@ async function readUsers(
     const groups = groupsByUser.get(user.Id);
     if (groups && groups.length > 1) groups.sort((a, b) => a - b);
     return { user, contacts: contactsByUser.get(user.Id) ?? [], groups: groups ?? [] };
+  });
+}
+
+const increasing = (ids: readonly number[]) => ids.every((id, i) => i === 0 || id > (ids[i - 1] as number));
+
+/**
+ * The join above without its maps, when the answers come as instances send them: users by
+ * increasing id, one contacts entry per user in the same order, and each group's members by
+ * increasing id. Walks the lists side by side; undefined when they are not so ordered.
+ */
+function joinedInOrder(
+  users: readonly User[],
+  contacts: ReadonlyArray<{ UserId: number; Contacts: Contact[] }>,
+  memberships: ReadonlyArray<{ id: number; members: number[] }>,
+): LiveUser[] | undefined {
+  const ids = users.map((user) => user.Id);
+  if (!increasing(ids)) return undefined;
+  const aligned = contacts.length === 0 || contacts.length === users.length;
+  if (!aligned || contacts.some((entry, i) => entry.UserId !== ids[i])) return undefined;
+  if (!memberships.every(({ members }) => increasing(members))) return undefined;
+  const groups: Array<number[] | undefined> = new Array(users.length);
+  for (const { id, members } of memberships) {
+    let at = 0;
+    for (const member of members) {
+      while (at < ids.length && (ids[at] as number) < member) at += 1;
+      if (ids[at] !== member) continue;
+      const joined = groups[at];
+      if (joined) joined.push(id);
+      else groups[at] = [id];
+    }
+  }
+  return users.map((user, i) => {
+    const joined = groups[i];
+    if (joined && joined.length > 1) joined.sort((a, b) => a - b);
+    return { user, contacts: contacts[i]?.Contacts ?? [], groups: joined ?? [] };
   });
 }
 
@@ -76,9 +113,13 @@ async function groupsToRead(
   return { ids, listed };
 }
 
+/** About how much text is hashed at once: a few hundred users' lines, not one call per line. */
+const HASHED_AT_ONCE = 1 << 16;
+
 /**
- * Users are hashed one by one: one string per user, never one for all 10,000. Plain JSON is canonical
- * here: every user went through the same wire schema, which writes its keys in one order.
+ * Users are hashed by slices of their lines, one JSON line per user, never one string for all
+ * 10,000. Plain JSON is canonical here: every user went through the same wire schema, which writes
+ * its keys in one order.
  */
 function usersDigest(
   users: LiveUser[],
@@ -88,12 +129,17 @@ function usersDigest(
   // The listed groups join the digest only when they were read, so other plans' digests stay as they were.
   const groups = groupsListed === undefined ? groupsRead : [groupsRead, groupsListed];
   const digest = createHash("sha256").update(JSON.stringify(groups));
+  let text = "";
   for (const { user, contacts, groups } of users) {
     // A user that has never logged in already reads as the copy would: no copy is made for it.
     const stable = user.LastLoginDate === null ? user : { ...user, LastLoginDate: null };
-    digest.update(JSON.stringify([stable, contacts, groups])).update("\n");
+    text += `${JSON.stringify([stable, contacts, groups])}\n`;
+    if (text.length >= HASHED_AT_ONCE) {
+      digest.update(text);
+      text = "";
+    }
   }
-  return digest.digest("hex");
+  return digest.update(text).digest("hex");
 }
 
 const PART = "users";

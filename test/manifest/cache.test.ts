@@ -5,12 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { manifestCacheOf } from "../../src/cli/manifest-cache.ts";
-import {
-  type LoadResult,
-  ManifestCache,
-  type Repository,
-  validateRepository,
-} from "../../src/manifest/index.ts";
+import { ManifestCache, type Repository, validateRepository } from "../../src/manifest/index.ts";
 import {
   lines,
   type RepositorySpec,
@@ -19,10 +14,17 @@ import {
   userDoc,
   VARIABLES,
 } from "./builders.ts";
+import {
+  activeUsers,
+  cachedLoad,
+  changeOneByte,
+  entriesIn,
+  SPOILT,
+  stateDir,
+  uncachedLoad as uncached,
+} from "./cache-runs.ts";
 
-const USERS = Array.from({ length: 30 }, (_, i) =>
-  userDoc({ userName: `user${i}`, firstName: `First ${i}`, groups: ["Everyone"], status: "active" }),
-);
+const USERS = activeUsers(30);
 const SPEC: RepositorySpec = {
   manifests: {
     "users.yaml": USERS,
@@ -35,31 +37,10 @@ const SPEC: RepositorySpec = {
   },
 };
 
-async function stateDir(): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), "egp-cache-")), ".egp");
-}
-
-/** Loads with a cache of its own (a run of egp), saves it, and gives both. */
-function load(
-  repo: Repository,
-  dir: string,
-  fingerprint?: string,
-): { result: LoadResult; cache: ManifestCache } {
-  const cache = new ManifestCache(dir, fingerprint ? { fingerprint } : {});
-  const result = validateRepository(repo, { variables: VARIABLES, fileExists: () => true, cache });
-  cache.save();
-  return { result, cache };
-}
-
-function cacheFiles(dir: string): string[] {
-  const folder = join(dir, "cache", "manifests");
-  return readdirSync(folder).map((name) => join(folder, name));
-}
-
-/** What a load gives, without the cache: the reference every cached load must equal. */
-function uncached(repo: Repository): LoadResult {
-  return validateRepository(repo, { variables: VARIABLES, fileExists: () => true });
-}
+/** A run of egp for every environment. */
+const load = (repo: Repository, dir: string, fingerprint?: string) =>
+  cachedLoad(repo, dir, fingerprint ? { fingerprint } : {});
+const cacheFiles = (dir: string) => entriesIn(dir, "manifests");
 
 describe("manifest cache", () => {
   const saved = process.env.EGP_CACHE;
@@ -131,15 +112,7 @@ describe("manifest cache", () => {
     expect(load(repo, dir, "another egp").cache.stats.hits).toBe(2);
   });
 
-  it.each([
-    ["truncated", (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length / 2))],
-    ["of another format", (bytes: Buffer) => Buffer.concat([Buffer.from("PK\u0003\u0004"), bytes])],
-    ["empty", () => Buffer.alloc(0)],
-    [
-      "flipped",
-      (bytes: Buffer) => Buffer.from(bytes.map((byte, i) => (i > 40 && i % 7 === 0 ? byte ^ 0xff : byte))),
-    ],
-  ])("ignores an entry that is %s, and writes it again", async (_name, spoil) => {
+  it.each(SPOILT)("ignores an entry that is %s, and writes it again", async (_name, spoil) => {
     const dir = await stateDir();
     const repo = repository(SPEC);
     load(repo, dir);
@@ -155,14 +128,7 @@ describe("manifest cache", () => {
     const dir = await stateDir();
     const repo = repository(SPEC);
     load(repo, dir);
-    const changed = cacheFiles(dir).filter((file) => {
-      const bytes = readFileSync(file);
-      const at = bytes.indexOf("First 17");
-      if (at < 0) return false;
-      bytes[at + 6] = "8".charCodeAt(0);
-      writeFileSync(file, bytes);
-      return true;
-    });
+    const changed = changeOneByte(cacheFiles(dir));
     expect(changed).toHaveLength(1);
     const { result, cache } = load(repo, dir);
     expect(cache.stats).toMatchObject({ hits: 1, rejected: 1, written: 1 });

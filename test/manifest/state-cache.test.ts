@@ -1,11 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  type LoadResult,
   ManifestCache,
   type Repository,
   type Variables,
@@ -21,53 +18,39 @@ import {
   userDoc,
   VARIABLES,
 } from "./builders.ts";
+import {
+  activeUsers,
+  cachedLoad,
+  changeOneByte,
+  entriesIn,
+  SPOILT,
+  stateDir,
+  uncachedLoad,
+} from "./cache-runs.ts";
 
 /*
  * The cache of a whole environment's state (`.egp/cache/states/`): what one-environment loads (a
  * plan, a drift check, an apply) read instead of parsing and normalizing unchanged manifests.
  */
 
-const USERS = Array.from({ length: 20 }, (_, i) =>
-  userDoc({ userName: `user${i}`, firstName: `First ${i}`, groups: ["Everyone"], status: "active" }),
-);
 const SPEC: RepositorySpec = {
   environments: {
     dev: environmentDoc(),
     prod: realEnvironmentDoc({ packagesFrom: "dev" }),
   },
   manifests: {
-    "users.yaml": USERS,
+    "users.yaml": activeUsers(20),
     // A warning of the document's own: kept with the state, and given again from it.
     "packages.yaml": packageDoc({ prefixInactivatedFields: "old_" }),
   },
 };
 
-async function stateDir(): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), "egp-state-cache-")), ".egp");
-}
-
-interface Run {
-  result: LoadResult;
-  cache: ManifestCache;
-}
-
-/** One run of egp for environment prod: a cache of its own, saved after the load. */
-function load(repo: Repository, dir: string, variables: Variables = VARIABLES, fingerprint?: string): Run {
-  const cache = new ManifestCache(dir, fingerprint ? { fingerprint } : {});
-  const result = validateRepository(repo, { env: "prod", variables, fileExists: () => true, cache });
-  cache.save();
-  return { result, cache };
-}
-
-/** The reference: the same load without any cache. */
-function uncached(repo: Repository, variables: Variables = VARIABLES): LoadResult {
-  return validateRepository(repo, { env: "prod", variables, fileExists: () => true });
-}
-
-function stateFiles(dir: string): string[] {
-  const folder = join(dir, "cache", "states");
-  return readdirSync(folder).map((name) => join(folder, name));
-}
+/** One run of egp for environment prod. */
+const load = (repo: Repository, dir: string, variables: Variables = VARIABLES, fingerprint?: string) =>
+  cachedLoad(repo, dir, { env: "prod", variables, ...(fingerprint ? { fingerprint } : {}) });
+const uncached = (repo: Repository, variables: Variables = VARIABLES) =>
+  uncachedLoad(repo, { env: "prod", variables });
+const stateFiles = (dir: string) => entriesIn(dir, "states");
 
 const changeFile = (repo: Repository, path: string, from: string, to: string): Repository => {
   const change = (file: { path: string; text: string }) =>
@@ -146,14 +129,7 @@ describe("the state cache", () => {
     expect(load(repo, dir, VARIABLES, "another egp").cache.stats.states).toBe(1);
   });
 
-  it.each([
-    ["truncated", (bytes: Buffer) => bytes.subarray(0, Math.floor(bytes.length / 2))],
-    ["empty", () => Buffer.alloc(0)],
-    [
-      "flipped",
-      (bytes: Buffer) => Buffer.from(bytes.map((byte, i) => (i > 40 && i % 5 === 0 ? byte ^ 0xff : byte))),
-    ],
-  ])("ignores a state entry that is %s, and writes it again", async (_name, spoil) => {
+  it.each(SPOILT)("ignores a state entry that is %s, and writes it again", async (_name, spoil) => {
     const dir = await stateDir();
     const repo = repository(SPEC);
     load(repo, dir);
@@ -168,13 +144,7 @@ describe("the state cache", () => {
     const dir = await stateDir();
     const repo = repository(SPEC);
     load(repo, dir);
-    for (const file of stateFiles(dir)) {
-      const bytes = readFileSync(file);
-      const at = bytes.indexOf("First 17");
-      expect(at).toBeGreaterThan(0);
-      bytes[at + 6] = "8".charCodeAt(0);
-      writeFileSync(file, bytes);
-    }
+    expect(changeOneByte(stateFiles(dir))).toHaveLength(1);
     const { result, cache } = load(repo, dir);
     expect(cache.stats).toMatchObject({ states: 0, rejected: 1, statesWritten: 1 });
     expect(result).toEqual(uncached(repo));

@@ -149,19 +149,8 @@ function loadDesired(
  */
 export async function readEnvironment(input: PlanEnvironmentOptions): Promise<PlanContext> {
   const { dir, env, open, options = {} } = input;
-  const repository = selectManifests(await readRepository(dir), options.manifests);
   const targets = parseTargets(options.targets);
-  const reading = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
-  const ahead =
-    input.cache && reading
-      ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0)
-      : undefined;
-  const loaded = loadDesired(
-    repository,
-    env,
-    input.cache,
-    ahead && { key: ahead.key, state: await ahead.state },
-  );
+  const { reading, ahead, loaded } = await loadEnvironment(input, targets);
   const desired = await withRelease(dir, loaded.state, input.store);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
@@ -176,6 +165,28 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     ...(ahead ? { ahead: ahead.reads } : {}),
   });
   return { desired, live, warnings };
+}
+
+/**
+ * The repository read, the early reads and the reads ahead started, and the desired state loaded.
+ * A function of its own so that the files' bytes and text are garbage once it returns, not held
+ * while the live state is read beside them.
+ */
+async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnType<typeof parseTargets>) {
+  const { dir, env, open, options = {} } = input;
+  const repository = selectManifests(await readRepository(dir), options.manifests);
+  const reading = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
+  const ahead =
+    input.cache && reading
+      ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0)
+      : undefined;
+  const loaded = loadDesired(
+    repository,
+    env,
+    input.cache,
+    ahead && { key: ahead.key, state: await ahead.state },
+  );
+  return { reading, ahead, loaded };
 }
 
 /** The composer: reads what the plan needs, then calls the pure planner. */

@@ -167,12 +167,6 @@ const isDocumentList = (value: unknown): value is unknown[] =>
  */
 const SEAL_BYTES = 32;
 
-function sealed(magic: Buffer, parts: readonly Buffer[]): Buffer[] {
-  const hash = createHash("sha256");
-  for (const part of parts) hash.update(part);
-  return [magic, hash.digest(), ...parts];
-}
-
 /** What a sealed entry holds, or undefined when its mark or its seal is not right. */
 function unsealed(bytes: Buffer, magic: Buffer): Buffer | undefined {
   const start = magic.length + SEAL_BYTES;
@@ -204,18 +198,16 @@ function deserializeOr(bytes: Buffer | undefined): unknown {
   }
 }
 
-function stateFrames(entry: StateEntry): Buffer[] {
+/** A state entry's frames, each made when it is written: a slice's bytes are garbage before the next's. */
+function* stateFrames(entry: StateEntry): Generator<Buffer> {
   const { documents, ...rest } = entry;
-  const slices: unknown[][] = [];
-  for (let at = 0; at < documents.length; at += STATE_SLICE)
-    slices.push(documents.slice(at, at + STATE_SLICE));
+  const slices = Math.ceil(documents.length / STATE_SLICE);
   const packages = documents.filter((document) => (document as { kind?: unknown }).kind === "Package");
-  const header: StateHeader = { ...rest, packages, slices: slices.length };
-  const frames = [serialize(header), ...slices.map((slice) => serialize(slice))];
-  return sealed(
-    STATE_MAGIC,
-    frames.flatMap((frame) => [lengthOf(frame), frame]),
-  );
+  const header: StateHeader = { ...rest, packages, slices };
+  const frame = (bytes: Buffer) => [lengthOf(bytes), bytes];
+  yield* frame(serialize(header));
+  for (let at = 0; at < documents.length; at += STATE_SLICE)
+    yield* frame(serialize(documents.slice(at, at + STATE_SLICE)));
 }
 
 function lengthOf(frame: Buffer): Buffer {
@@ -419,22 +411,30 @@ export class ManifestCache {
       return;
     }
     for (const [path, entry] of this.pending)
-      if (this.write(this.fileOf(path), sealed(MAGIC, [serialize(entry)]))) this.stats.written += 1;
+      if (this.write(this.fileOf(path), MAGIC, [serialize(entry)])) this.stats.written += 1;
     for (const [env, entry] of this.pendingStates)
-      if (this.write(this.stateFileOf(env), stateFrames(entry))) this.stats.statesWritten += 1;
+      if (this.write(this.stateFileOf(env), STATE_MAGIC, stateFrames(entry))) this.stats.statesWritten += 1;
     this.pending.clear();
     this.pendingStates.clear();
   }
 
   /** One entry, whole or not at all; false when the folder can't be written (the cache stays cold). */
-  private write(target: string, parts: readonly Buffer[]): boolean {
+  private write(target: string, magic: Buffer, parts: Iterable<Buffer>): boolean {
     const temporary = `${target}.${process.pid}.tmp`;
     try {
       assertPrivateFile(target);
-      // Written part by part, not joined first: an entry is megabytes, and the copy would add to the plan's peak.
+      // Written part by part as the parts are made, never joined: an entry is megabytes, and holding
+      // it whole would add to the plan's peak. The seal goes in its place once every part is hashed.
       const fd = openSync(temporary, "w", PRIVATE_FILE_MODE);
       try {
-        for (const part of parts) writeAll(fd, part);
+        writeAll(fd, magic);
+        writeAll(fd, Buffer.alloc(SEAL_BYTES));
+        const seal = createHash("sha256");
+        for (const part of parts) {
+          seal.update(part);
+          writeAll(fd, part);
+        }
+        writeAll(fd, seal.digest(), magic.length);
       } finally {
         closeSync(fd);
       }
@@ -448,8 +448,12 @@ export class ManifestCache {
   }
 }
 
-function writeAll(fd: number, bytes: Buffer): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+/** Writes all of `bytes`, at the file's position or at `position`. */
+function writeAll(fd: number, bytes: Buffer, position?: number): void {
+  for (let at = 0; at < bytes.length; ) {
+    const where = position === undefined ? null : position + at;
+    at += writeSync(fd, bytes, at, bytes.length - at, where);
+  }
 }
 
 function isUnwritable(error: unknown): boolean {

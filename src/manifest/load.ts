@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
@@ -64,8 +64,9 @@ export interface LoadOptions {
   /** Parsed and validated manifest files, by their bytes (cache.ts); the caller saves it after the load. */
   cache?: ManifestCache;
   /**
-   * The environment's state, read ahead from `cache` (`openState`) under `key` (`stateKeyFor`):
-   * used instead of reading it again when the load's own key is the same.
+   * The environment's state, read ahead from `cache` (`openState`) under `key`, which is
+   * `stateKeyFor` of this very repository, environment and options: the load takes both instead of
+   * hashing every file and reading the entry again (`state` undefined: the cache had none to give).
    */
   readAhead?: { key: string; state: CachedState | undefined };
 }
@@ -317,11 +318,14 @@ function loadEnvironmentFile(
   };
 }
 
-function digestOf(files: readonly RepositoryFile[]): string {
-  const hash = createHash("sha256");
-  // The same bytes as one `${path}\0${text}\0` string per file, without building that string.
+/** Hashes each file as the string `${path}\0${text}\0` would be, without building that string. */
+function hashFiles(hash: Hash, files: Iterable<RepositoryFile>): Hash {
   for (const file of files) hash.update(`${file.path}\u0000`).update(bytesOf(file)).update("\u0000");
-  return hash.digest("hex");
+  return hash;
+}
+
+function digestOf(files: readonly RepositoryFile[]): string {
+  return hashFiles(createHash("sha256"), files).digest("hex");
 }
 
 function needsSource(kind: string, environment: EnvironmentConfig): string {
@@ -440,12 +444,9 @@ export function stateKeyFor(
     buildPackages = false,
   }: Pick<LoadOptions, "unsetVariables" | "buildPackages"> = {},
 ): string {
-  const hash = createHash("sha256").update(
-    `state\u0000${env}\u0000${unsetVariables}\u0000${buildPackages}\u0000`,
-  );
-  for (const file of [...repository.environments, ...repository.manifests])
-    hash.update(`${file.path}\u0000`).update(bytesOf(file)).update("\u0000");
-  return hash.digest("hex");
+  const head = `state\u0000${env}\u0000${unsetVariables}\u0000${buildPackages}\u0000`;
+  const files = [...repository.environments, ...repository.manifests];
+  return hashFiles(createHash("sha256").update(head), files).digest("hex");
 }
 
 /** The parts of an environment file that no document's normalization reads (a rule may: they run again). */
@@ -464,14 +465,14 @@ function keepsState(environment: LoadedEnvironment | undefined): boolean {
   return true;
 }
 
-/** The state kept under `key`: the one read ahead, when it is for this key, or the cache's. */
+/** The state kept under `key`: the one read ahead, or the cache's. */
 function readState(
   cache: ManifestCache,
   env: string,
   key: string,
   ahead: LoadOptions["readAhead"],
 ): CachedState | undefined {
-  if (ahead?.key !== key) return cache.lookupState(env, key);
+  if (!ahead) return cache.lookupState(env, key);
   if (ahead.state) cache.stats.states += 1;
   return ahead.state;
 }
@@ -576,7 +577,9 @@ export function validateRepository(repository: Repository, options: LoadOptions 
   // One environment: its state may come whole from the cache (see `keepsState`).
   const stateCache = options.env !== undefined && selected.length === 1 ? options.cache : undefined;
   const stateKey =
-    stateCache && options.env !== undefined ? stateKeyFor(repository, options.env, options) : "";
+    stateCache && options.env !== undefined
+      ? (options.readAhead?.key ?? stateKeyFor(repository, options.env, options))
+      : "";
   if (stateCache && options.env !== undefined) {
     const config = configOf(options.env);
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;

@@ -160,6 +160,20 @@ function isStateHeader(value: unknown): value is StateHeader {
 const isDocumentList = (value: unknown): value is unknown[] =>
   Array.isArray(value) && value.every((document) => document !== null && typeof document === "object");
 
+/** Adds a state slice's documents; false when the slice is not a list of documents. */
+function addSlice(documents: unknown[], frame: Buffer): boolean {
+  const slice = deserializeOr(frame);
+  if (!isDocumentList(slice)) return false;
+  documents.push(...slice);
+  return true;
+}
+
+/** An entry that is not there is no entry; any other failure to read it is the caller's. */
+function missing(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+  throw error;
+}
+
 /*
  * Every entry is sealed: its mark, the sha256 of what follows, then that. A byte changed anywhere
  * (a disk, a cache restored half-way, a hand) fails the check, and the entry is not used: v8's
@@ -299,11 +313,7 @@ export class ManifestCache {
     const opened = this.stateHeader(this.readBytes(this.stateFileOf(env)), env, key);
     if (!opened) return undefined;
     const documents: unknown[] = [];
-    for (const frame of opened.slices) {
-      const slice = deserializeOr(frame);
-      if (!isDocumentList(slice)) return this.rejectState();
-      documents.push(...slice);
-    }
+    for (const frame of opened.slices) if (!addSlice(documents, frame)) return this.rejectState();
     this.stats.states += 1;
     return { documents, warnings: opened.header.warnings, count: opened.header.count };
   }
@@ -320,7 +330,7 @@ export class ManifestCache {
       assertPrivateFile(path);
       bytes = await readFile(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      bytes = missing(error);
     }
     const opened = this.stateHeader(bytes, env, key);
     if (!opened) return undefined;
@@ -328,9 +338,7 @@ export class ManifestCache {
       const documents: unknown[] = [];
       for (const frame of opened.slices) {
         await new Promise((resolve) => setImmediate(resolve));
-        const slice = deserializeOr(frame);
-        if (!isDocumentList(slice)) return this.rejectState();
-        documents.push(...slice);
+        if (!addSlice(documents, frame)) return this.rejectState();
       }
       return { documents, warnings: opened.header.warnings, count: opened.header.count };
     };
@@ -367,8 +375,7 @@ export class ManifestCache {
       assertPrivateFile(path);
       return readFileSync(path);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
+      return missing(error);
     }
   }
 

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PlatformClient } from "../../client/client.ts";
-import type { DesiredState } from "../../manifest/index.ts";
+import type { DesiredState, EnvironmentConfig } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
 import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
 import { type ObjectRequest, readPackageObjects } from "../package-objects.ts";
@@ -72,7 +72,8 @@ async function releaseTargets(
   return { objects: read.objects, applicationsByName: read.applicationsByName };
 }
 
-function needsSource(desired: DesiredState): boolean {
+/** Packages to read on a source: the environment names some, and where they come from. */
+function needsSource(desired: DesiredState): desired is DesiredState & { packagesFrom: EnvironmentConfig } {
   return desired.packages.length > 0 && desired.packagesFrom !== undefined;
 }
 
@@ -157,8 +158,7 @@ export const packageLive = liveKind({
   label: "package objects",
   async read({ client, desired, options }): Promise<LivePackages> {
     if (desired.release) return { packages: await releaseTargets(client, desired.release) };
-    if (!needsSource(desired) || !desired.packagesFrom)
-      return { packages: { objects: {}, applicationsByName: {} } };
+    if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
     const ahead = aheadFor(desired, options.ahead?.get("packages"));
     if (ahead) return ahead;
     if (!options.source)

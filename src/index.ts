@@ -135,6 +135,7 @@ export { defineKind, reportRepeats, scoping, sourceOf } from "./manifest/kinds/k
 // The planner's registries, and the status stage: `egp status` without the CLI (docs/status.md).
 export type {
   Change,
+  ChangeAction,
   EnvironmentStatus,
   KindPlanner,
   LastInstall,
@@ -151,11 +152,14 @@ export type {
 export {
   driftByKind,
   isDrifted,
+  opsOf,
   PlanError,
+  readPlanFile,
   registerKindSteps,
   registerPlanner,
   statusExitCode,
   statusReport,
+  writePlanFile,
 } from "./plan/index.ts";
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
 export { makeStep } from "./plan/kinds/steps.ts";

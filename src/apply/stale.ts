@@ -1,4 +1,4 @@
-import { comparePlans, type Plan, SIDE_SEPARATOR } from "../plan/index.ts";
+import { type Plan, planConsistency, planDifferences, SIDE_SEPARATOR } from "../plan/index.ts";
 import { LIVE_KINDS } from "../state/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 
@@ -60,16 +60,31 @@ export class PlanMismatchError extends Error {
   }
 }
 
+const listed = (found: readonly string[]) =>
+  found.slice(0, 5).join("; ") + (found.length > 5 ? `; and ${found.length - 5} more` : "");
+
 /**
  * A saved plan runs only if it is exactly what planning its manifests against the same live state
  * gives (its digests match, and the planner is deterministic): a file edited after review, with a
- * step turned into a delete or roles added to an input, is refused, naming what differs.
+ * step turned into a delete or roles added to an input, is refused, naming what differs. Only a
+ * plan that does not hold together as egp makes plans is called edited: one that holds together
+ * may as well come from another egp. A fresh plan that does not hold together is egp's own defect
+ * (a kind whose declared actions miss an op its planner uses), never blamed on the file.
  */
 export function assertSamePlan(saved: Plan, derived: Plan): void {
-  const found = comparePlans(saved, derived);
+  const own = planConsistency(derived);
+  if (own.length > 0)
+    throw new Error(
+      `egp's own plan of ${derived.environment} does not hold together (${listed(own)}): a kind's declared actions miss what its planner makes; the saved plan ${saved.id} is not applied`,
+    );
+  const broken = planConsistency(saved);
+  if (broken.length > 0)
+    throw new PlanMismatchError(
+      `the saved plan ${saved.id} does not hold together as egp makes plans (${listed(broken)}); it was changed after it was made. Run egp plan again.`,
+    );
+  const found = planDifferences(saved, derived);
   if (found.length === 0) return;
-  const shown = found.slice(0, 5).join("; ") + (found.length > 5 ? `; and ${found.length - 5} more` : "");
   throw new PlanMismatchError(
-    `the saved plan ${saved.id} is not what its manifests and the live state give (${shown}); it was changed after it was made. Run egp plan again.`,
+    `the saved plan ${saved.id} is not what its manifests and the live state give (${listed(found)}); it was edited, or made by another version of egp or of its kinds. Run egp plan again.`,
   );
 }

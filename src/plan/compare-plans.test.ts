@@ -56,7 +56,7 @@ describe("comparePlans", () => {
       step(plan, "User/jdoe#update").op = "user.delete";
     });
     expect(comparePlans(tampered, derive())).toEqual([
-      "the saved plan: step User/jdoe#update runs user.delete, which a update of a User never runs",
+      "the saved plan: step User/jdoe#update runs user.delete, which an update of a User never runs",
       'step User/jdoe#update.op: "user.delete" in the saved plan, "user.update" in a fresh plan',
     ]);
   });
@@ -66,7 +66,7 @@ describe("comparePlans", () => {
       Object.assign(step(plan, "User/jdoe#update"), { id: "User/jdoe#delete", op: "user.delete" });
     });
     expect(comparePlans(tampered, derive())).toEqual([
-      "the saved plan: step User/jdoe#delete runs user.delete, which a update of a User never runs",
+      "the saved plan: step User/jdoe#delete runs user.delete, which an update of a User never runs",
       "step User/jdoe#delete (user.delete) is in the saved plan but not in a fresh plan",
       "step User/jdoe#update (user.update) is in a fresh plan but not in the saved plan",
     ]);

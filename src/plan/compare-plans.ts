@@ -1,6 +1,6 @@
 import { canonicalJson } from "./compare.ts";
-import { KIND_OF_OP } from "./kinds/steps.ts";
-import type { Change, ChangeAction, Plan, Step } from "./model.ts";
+import { opsOf } from "./kinds/steps.ts";
+import type { Change, Plan, Step } from "./model.ts";
 
 /*
  * A saved plan is a file a person may edit. Before one is applied, apply derives the plan again from
@@ -11,26 +11,6 @@ import type { Change, ChangeAction, Plan, Step } from "./model.ts";
 
 const SAVED = "the saved plan";
 const FRESH = "a fresh plan";
-
-/** The ops a change of each action may run; anything else in a plan was not made by the planner. */
-const VERBS: Record<ChangeAction, readonly string[]> = {
-  create: ["create"],
-  update: ["update", "activate", "deactivate"],
-  delete: ["delete"],
-  deactivate: ["deactivate"],
-  promote: [
-    "create",
-    "generate",
-    "download",
-    "snapshot",
-    "snapshot-generate",
-    "snapshot-download",
-    "upload",
-    "install",
-    "verify",
-  ],
-  rollback: ["upload", "install", "rollback-verify"],
-};
 
 const MAX_VALUE = 120;
 
@@ -85,18 +65,21 @@ function listDifferences<T extends { id: string }>(
 const stepShape = (step: Step) => ({ ...step, dependsOn: [...step.dependsOn].sort() });
 const changeShape = (change: Change) => change;
 
+const article = (word: string) => (/^[aeiou]/.test(word) ? "an" : "a");
+
 function repeated(ids: readonly string[]): string[] {
   return ids.filter((id, index) => ids.indexOf(id) !== index);
 }
 
 function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earlier: Set<string>): string[] {
   const problems: string[] = [];
-  const [, verb = ""] = step.op.split(".");
   const change = changes.get(step.change);
   if (!change)
     problems.push(`step ${step.id} belongs to change ${step.change}, which the plan does not have`);
-  else if (KIND_OF_OP[step.op] !== change.kind || !VERBS[change.action].includes(verb))
-    problems.push(`step ${step.id} runs ${step.op}, which a ${change.action} of a ${change.kind} never runs`);
+  else if (!opsOf(change.kind, change.action).includes(step.op))
+    problems.push(
+      `step ${step.id} runs ${step.op}, which ${article(change.action)} ${change.action} of a ${change.kind} never runs`,
+    );
   const environments = [plan.environment, plan.sourceEnvironment].filter(Boolean);
   if (!environments.includes(step.environment))
     problems.push(`step ${step.id} talks to ${step.environment}, which is not an environment of the plan`);
@@ -107,8 +90,8 @@ function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earl
 }
 
 /**
- * Whether a plan holds together as the planner makes plans: unique ids, every step under a change
- * of its kind and action, every change with a step, deletes marked destructive, dependencies that
+ * Whether a plan holds together as the planner makes plans: unique ids, every step one that its
+ * change's kind declares for the change's action (src/plan/kinds/steps.ts), every change with a step, deletes marked destructive, dependencies that
  * exist and come first. Empty when it does.
  */
 export function planConsistency(plan: Plan): string[] {
@@ -135,11 +118,11 @@ export function planConsistency(plan: Plan): string[] {
 }
 
 /**
- * How a saved plan differs from one derived afresh from the same manifests and live state, and how
- * it fails to hold together on its own; empty when apply may run it. Each line names the change or
- * step and the field, with both values (plans hold no secrets).
+ * How a saved plan differs from one derived afresh from the same manifests and live state; empty
+ * when the two are the same plan. Each line names the change or step and the field, with both
+ * values (plans hold no secrets).
  */
-export function comparePlans(saved: Plan, derived: Plan): string[] {
+export function planDifferences(saved: Plan, derived: Plan): string[] {
   // A partial plan's counts say how many objects it knew of, which objects it does not target change.
   // Sensitive values are compared by their digests, on apply (apply/sealed.ts), never shown here.
   const {
@@ -161,7 +144,6 @@ export function comparePlans(saved: Plan, derived: Plan): string[] {
   const places = (plan: Plan) =>
     plan.sensitive?.map(({ step, path, reference }) => ({ step, path, reference }));
   return [
-    ...planConsistency(saved).map((problem) => `${SAVED}: ${problem}`),
     ...valueDifferences(
       "plan",
       { ...savedRest, sensitive: places(saved) },
@@ -169,5 +151,16 @@ export function comparePlans(saved: Plan, derived: Plan): string[] {
     ),
     ...listDifferences("change", savedChanges, freshChanges, (c) => `${c.id} (${c.action})`, changeShape),
     ...listDifferences("step", savedSteps, freshSteps, (s) => `${s.id} (${s.op})`, stepShape),
+  ];
+}
+
+/**
+ * How a saved plan fails to hold together on its own (`planConsistency`), then how it differs from
+ * one derived afresh (`planDifferences`); empty when apply may run it.
+ */
+export function comparePlans(saved: Plan, derived: Plan): string[] {
+  return [
+    ...planConsistency(saved).map((problem) => `${SAVED}: ${problem}`),
+    ...planDifferences(saved, derived),
   ];
 }

@@ -11,7 +11,7 @@ export {
   compareInstances,
   comparisonDiffers,
 } from "./compare-instances.ts";
-export { comparePlans, planConsistency } from "./compare-plans.ts";
+export { comparePlans, planConsistency, planDifferences } from "./compare-plans.ts";
 export { globMatcher } from "./glob.ts";
 export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
 export type {
@@ -32,7 +32,7 @@ export type {
   StepInputOf,
   StepInputs,
 } from "./kinds/steps.ts";
-export { makeStep, registerKindSteps, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
+export { makeStep, opsOf, registerKindSteps, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
 export type {
   Change,
   ChangeAction,

@@ -1,5 +1,6 @@
 import type { SourceLocation } from "../manifest/index.ts";
 import { Secret } from "../wire/secret.ts";
+import type { ChangeAction } from "./actions.ts";
 import type { ChangeKind, StepOp } from "./kinds/steps.ts";
 import type { PartDifference } from "./package-diff.ts";
 
@@ -7,13 +8,8 @@ import type { PartDifference } from "./package-diff.ts";
 export const PLAN_FORMAT_VERSION = 1;
 
 /** The kinds of the registry (kinds/steps.ts). */
-export type { ChangeKind };
-
-/**
- * What happens to one resource. `promote` moves a package from the source environment; `rollback`
- * installs the snapshot taken before a promotion (`egp rollback`).
- */
-export type ChangeAction = "create" | "update" | "delete" | "deactivate" | "promote" | "rollback";
+/** What happens to one resource (actions.ts). */
+export type { ChangeAction, ChangeKind };
 
 /** Shown wherever a secret would be. */
 export const SENSITIVE = "(sensitive)";

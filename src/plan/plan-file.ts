@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { CHANGE_ACTIONS } from "./actions.ts";
 import { PlanErrorCode } from "./error-codes.ts";
 import { CHANGE_KINDS, type ChangeKind, STEP_OPS, type StepOp, stepInputSchema } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
@@ -76,7 +77,7 @@ const PlanFile = z.object({
       id: z.string(),
       kind: oneOf<ChangeKind>(CHANGE_KINDS),
       key: z.string(),
-      action: z.enum(["create", "update", "delete", "deactivate", "promote", "rollback"]),
+      action: z.enum(CHANGE_ACTIONS),
       fields: z.array(
         z.object({
           field: z.string(),

@@ -1,10 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executePlan, Journal, registerOps } from "../../src/apply/index.ts";
+import { applyPlan, executePlan, Journal, PlanMismatchError, registerOps } from "../../src/apply/index.ts";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { exportManifests, registerExporter } from "../../src/export/index.ts";
@@ -66,6 +66,15 @@ const load = async (dir: string) =>
 async function planFor(dir: string): Promise<Plan> {
   const desired = await load(dir);
   return planChanges(desired, await readLiveState(client, desired), { createdAt: new Date().toISOString() });
+}
+
+/** A fresh plan of the repository, as `egp plan` and the re-plan of `egp apply FILE` make it. */
+async function replanOf(dir: string) {
+  const desired = await load(dir);
+  const plan = planChanges(desired, await readLiveState(client, desired), {
+    createdAt: new Date().toISOString(),
+  });
+  return { plan, desired };
 }
 
 const AUDITORS = "kind: GroupMembership\ngroup: Auditors\nmembers: [anguyen, dpatel, cmendes]\n";
@@ -158,5 +167,41 @@ describe("a kind registered from a test", () => {
     expect(file?.text).toContain("group: Auditors\nmembers: [anguyen, cmendes, dpatel, ejohansson]\n");
     const roundTrip = await load(await repository(file?.text ?? ""));
     expect(roundTrip.groupMemberships?.length).toBe(4);
+  });
+
+  it("applies its plan from a saved file as `egp apply FILE` does: the saved plan is checked against the kind's own actions", async () => {
+    const savedPlanOf = async (dir: string) => {
+      const file = join(dir, "memberships.plan.json");
+      await writeFile(file, writePlanFile((await replanOf(dir)).plan));
+      return { file, saved: readPlanFile(await readFile(file, "utf8"), file) };
+    };
+    const apply = (dir: string, file: string, plan: Plan) =>
+      applyPlan({
+        env: "prod",
+        stateDir,
+        replan: () => replanOf(dir),
+        open: async () => client,
+        saved: plan,
+        savedFile: file,
+      });
+
+    // demo-prod's Risk Owners (4): dpatel is not one.
+    const owners = await repository("kind: GroupMembership\ngroup: Risk Owners\nmembers: [dpatel]\n");
+    const { file, saved } = await savedPlanOf(owners);
+    expect(saved.steps.map((step) => step.op)).toEqual(["groupMembership.add"]);
+    const outcome = await apply(owners, file, saved);
+    expect(outcome).toMatchObject({ result: "complete", converged: true });
+    const dpatel = (await client.users.list()).find((user) => user.UserName === "dpatel");
+    expect(await client.users.memberIds(4)).toContain(dpatel?.Id);
+
+    // The same kind of step under an action the kind does not declare for it: refused as edited.
+    const admins = await repository("kind: GroupMembership\ngroup: Administrators\nmembers: [dpatel]\n");
+    const other = await savedPlanOf(admins);
+    for (const change of other.saved.changes) change.action = "create";
+    await expect(apply(admins, other.file, other.saved)).rejects.toThrow(PlanMismatchError);
+    await expect(apply(admins, other.file, other.saved)).rejects.toThrow(
+      /does not hold together as egp makes plans \(step GroupMembership\/Administrators#add runs groupMembership\.add, which a create of a GroupMembership never runs\); it was changed after it was made/,
+    );
+    expect(await client.users.memberIds(2)).not.toContain(dpatel?.Id);
   });
 });

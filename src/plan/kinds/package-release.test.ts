@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, live, packageObject } from "../../../test/builders/plan.ts";
 import type { DesiredRelease } from "../../manifest/index.ts";
-import { planChanges } from "../index.ts";
+import { planChanges, planConsistency, readPlanFile, writePlanFile } from "../index.ts";
 
 /* An environment that runs a release: compared with the release's recorded parts, installed from the store. */
 
@@ -73,6 +73,10 @@ describe("a release's plan", () => {
     expect(step("install")?.input.release).toEqual({ from: "dev", created: [], release: "2026-11-r1" });
     expect(step("verify")?.input).toMatchObject({ objects: [{ guid: "g-1", parts: { rule: "15" } }] });
     expect(result.sourceEnvironment).toBeUndefined();
+  });
+
+  it("holds together as the Package kind declares a promotion, saved and read back", () => {
+    expect(planConsistency(readPlanFile(writePlanFile(plan("20"))))).toEqual([]);
   });
 
   it("has nothing to do when the target's parts are the release's", () => {

@@ -76,4 +76,20 @@ export const packageSteps = {
     /** The release whose snapshot a rollback installs; its parts must read as they did then. */
     "package.rollback-verify": z.object({ release: z.string() }),
   },
+  // A promotion from a source environment builds its file there; one of a release fetches it.
+  actions: {
+    promote: [
+      "package.create",
+      "package.generate",
+      "package.fetch",
+      "package.download",
+      "package.snapshot",
+      "package.snapshot-generate",
+      "package.snapshot-download",
+      "package.upload",
+      "package.install",
+      "package.verify",
+    ],
+    rollback: ["package.upload", "package.install", "package.rollback-verify"],
+  },
 } as const;

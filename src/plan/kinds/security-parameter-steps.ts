@@ -50,4 +50,9 @@ export const securityParameterSteps = {
     "securityParameter.update": Named.extend({ fields: ParameterFields }),
     "securityParameter.delete": Named,
   },
+  actions: {
+    create: ["securityParameter.create"],
+    update: ["securityParameter.update"],
+    delete: ["securityParameter.delete"],
+  },
 } as const;

@@ -1,13 +1,15 @@
 import type { z } from "zod";
+import type { ChangeAction } from "../actions.ts";
 import type { Step } from "../model.ts";
 import { packageSteps } from "./package-steps.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { userSteps } from "./user-steps.ts";
 
 /**
- * Every kind with its step ops and the schema of each op's input; a new kind is a new file and one
- * entry here. The planner builds inputs of these types, the plan file is checked against them on
- * load, and each op in src/apply/ops reads its input through them.
+ * Every kind with its step ops, the schema of each op's input and the ops each action of its
+ * changes runs; a new kind is a new file and one entry here. The planner builds inputs of these
+ * types, the plan file is checked against them on load, a saved plan's steps are checked against
+ * the actions, and each op in src/apply/ops reads its input through them.
  */
 const BUILT_IN = [securityParameterSteps, userSteps, packageSteps] as const;
 
@@ -15,6 +17,11 @@ const BUILT_IN = [securityParameterSteps, userSteps, packageSteps] as const;
 export interface KindSteps {
   readonly kind: string;
   readonly ops: Readonly<Record<string, z.ZodType>>;
+  /**
+   * The ops a change of each action may run (`update: ["user.update", "user.activate"]`); the
+   * kind's changes take no other action, and a saved plan with any other step is refused.
+   */
+  readonly actions: { readonly [A in ChangeAction]?: readonly string[] };
 }
 
 /**
@@ -52,6 +59,32 @@ export type StepInputIn<O extends StepOp> = z.input<StepInputs[O]>;
 /** What the op reads. */
 export type StepInputOf<O extends StepOp> = z.output<StepInputs[O]>;
 
+/** The mistakes of a declaration: an action naming an op of no kind's, an op no action runs. */
+function declarationProblems(steps: KindSteps): string[] {
+  const ops = Object.keys(steps.ops);
+  const actions = Object.entries(steps.actions ?? {}) as [string, readonly string[]][];
+  if (actions.length === 0)
+    return [
+      `declares no actions (say which ops each action runs: actions: { update: ["${ops[0] ?? "op"}"] })`,
+    ];
+  const run = new Set(actions.flatMap(([, named]) => named));
+  return [
+    ...actions.flatMap(([action, named]) =>
+      named
+        .filter((op) => !ops.includes(op))
+        .map((op) => `action ${action} runs ${op}, which is not one of its ops`),
+    ),
+    ...ops.filter((op) => !run.has(op)).map((op) => `no action runs its op ${op}`),
+  ];
+}
+
+function assertDeclared(steps: KindSteps): void {
+  const [problem] = declarationProblems(steps);
+  if (problem) throw new TypeError(`kind ${steps.kind} ${problem}`);
+}
+
+for (const steps of BUILT_IN) assertDeclared(steps);
+
 const kinds: KindSteps[] = [...BUILT_IN];
 
 /** Every op's input schema, by op; grows as kinds are registered. */
@@ -69,6 +102,7 @@ export const KIND_OF_OP: Readonly<Record<string, ChangeKind>> = Object.fromEntri
  * holding them are checked against its schemas. A kind or op registered twice is a programming error.
  */
 export function registerKindSteps(steps: KindSteps): void {
+  assertDeclared(steps);
   if (kinds.some((kind) => kind.kind === steps.kind))
     throw new TypeError(`kind ${steps.kind} is already registered`);
   for (const op of Object.keys(steps.ops)) {
@@ -79,6 +113,11 @@ export function registerKindSteps(steps: KindSteps): void {
   (CHANGE_KINDS as string[]).push(steps.kind);
   (STEP_OPS as string[]).push(...Object.keys(steps.ops));
   for (const op of Object.keys(steps.ops)) (KIND_OF_OP as Record<string, string>)[op] = steps.kind;
+}
+
+/** The ops a change of `kind` with `action` may run, as the kind declares them; none for an unknown kind. */
+export function opsOf(kind: string, action: ChangeAction): readonly string[] {
+  return kinds.find((known) => known.kind === kind)?.actions[action] ?? [];
 }
 
 /** The input schema of an op, or undefined for an op no kind registered. */

@@ -62,4 +62,11 @@ export const userSteps = {
     "user.deactivate": LiveUser,
     "user.delete": LiveUser,
   },
+  // An update sets the status by its own calls where the interface wants them; a prune deactivates.
+  actions: {
+    create: ["user.create"],
+    update: ["user.update", "user.activate", "user.deactivate"],
+    delete: ["user.delete"],
+    deactivate: ["user.deactivate"],
+  },
 } as const;

@@ -1,7 +1,10 @@
-// Plans and applies one environment through egp's public API, with the plugin's kind registered:
+// Plans one environment through egp's public API with the plugin's kind registered, saves the plan
+// to a file and applies it from that file, as `egp plan --out` and `egp apply FILE` do:
 // node apply.mjs <repository> <state folder>. Prints one line of JSON.
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import "./group-member.mjs";
-import { applyPlan, httpConnections, planEnvironment } from "egp";
+import { applyPlan, httpConnections, planEnvironment, readPlanFile, writePlanFile } from "egp";
 
 const [dir, stateDir] = process.argv.slice(2);
 const env = "prod";
@@ -9,12 +12,15 @@ const connections = httpConnections();
 const replan = (options) => planEnvironment({ dir, env, options, open: connections.open });
 try {
   const before = await replan({});
-  const outcome = await applyPlan({ env, stateDir, replan, open: connections.open });
+  const file = join(dir, "plan.json");
+  await writeFile(file, writePlanFile(before.plan));
+  const saved = readPlanFile(await readFile(file, "utf8"), file);
+  const outcome = await applyPlan({ env, stateDir, replan, open: connections.open, saved, savedFile: file });
   const after = await replan({});
   console.log(
     JSON.stringify({
-      planned: before.plan.changes.map((change) => [change.kind, change.key, change.action]),
-      ops: before.plan.steps.map((step) => step.op),
+      planned: saved.changes.map((change) => [change.kind, change.key, change.action]),
+      ops: saved.steps.map((step) => step.op),
       result: outcome.result,
       converged: outcome.converged,
       after: after.plan.changes.length,

@@ -18,10 +18,12 @@ import { z } from "zod";
 
 const KIND = "GroupMember";
 
-// The kind's name in plans and its one op, with its input's schema (planner, plan file and op share it).
+// The kind's name in plans, its one op with its input's schema (planner, plan file and op share it),
+// and the action whose changes run it (a saved plan is checked against it).
 const steps = {
   kind: KIND,
   ops: { "groupMember.add": z.object({ groupId: z.number().int(), userId: z.number().int() }) },
+  actions: { update: ["groupMember.add"] },
 };
 
 // manifest: the document, validated at file:line:col, and what it means for one environment.

@@ -181,6 +181,9 @@ function assertCombination(options: ApplyPlanOptions, pending: ReturnType<typeof
     );
   if (saved && saved.environment !== env)
     throw new ApplyRefusedError(`${savedFile} is a plan for ${saved.environment}, not ${env}`);
+  // A rollback is planned from the install history, not the manifests: its own command re-plans it.
+  if (saved?.changes.some((change) => change.action === "rollback"))
+    throw new ApplyRefusedError(`${savedFile} is a rollback's plan; run it with 'egp rollback ${savedFile}'`);
   if (options.resume && !pending)
     throw new ApplyRefusedError(`--resume: no interrupted apply is pending for ${env}`);
   if (options.resume && saved && saved.id !== pending?.state.plan.id)

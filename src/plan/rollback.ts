@@ -3,7 +3,7 @@ import type { InstallCodeOverrides } from "../manifest/index.ts";
 import type { PackageObjectParts, PackageObjectType } from "../state/index.ts";
 import { canonicalJson } from "./compare.ts";
 import { KIND } from "./kinds/package.ts";
-import { makeStep, type StepInputIn } from "./kinds/steps.ts";
+import { makeStep, STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
 import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { summarize } from "./plan-changes.ts";
 
@@ -181,4 +181,22 @@ export function planRollback(input: RollbackInput): RollbackPlan {
     makeStep(change, "package.rollback-verify", environment, { release: release.id }, [at("install")]),
   ];
   return { plan: { ...plan, changes: [change], steps, summary: summarize([change]) }, notes };
+}
+
+/**
+ * What a saved rollback's plan was made for: the install it rolls back and the prefix of the fields
+ * it deactivates, read from its own steps, so that it is planned again the same way before it runs.
+ * Undefined for any other plan.
+ */
+export function rollbackOfPlan(plan: Plan): { release: string; prefix: string } | undefined {
+  const change = plan.changes.find((c) => c.action === "rollback");
+  if (!change) return undefined;
+  const input = (op: string) => plan.steps.find((s) => s.change === change.id && s.op === op)?.input;
+  const verify = STEP_INPUTS["package.rollback-verify"].safeParse(input("package.rollback-verify"));
+  const install = STEP_INPUTS["package.install"].safeParse(input("package.install"));
+  if (!verify.success) return undefined;
+  return {
+    release: verify.data.release,
+    prefix: (install.success && install.data.prefixInactivatedFields) || DEFAULT_ROLLBACK_PREFIX,
+  };
 }

@@ -1,10 +1,10 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Lock, rollBack } from "../../apply/index.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
-import { printable, writePlanFile } from "../../plan/index.ts";
+import { printable, readPlanFile, writePlanFile } from "../../plan/index.ts";
 import { applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
@@ -17,29 +17,32 @@ import { confirm, graceMs } from "./apply.ts";
 import { render } from "./plan.ts";
 
 interface RollbackFlags {
-  env: string;
+  env?: string;
   to?: string;
   yes?: boolean;
   out?: string;
   prefix: string;
+  planOnly?: boolean;
 }
 
 /*
  * `egp rollback`: plans, shows, asks (as apply does) and installs the snapshot a promotion took of
  * the environment, then checks it (src/apply/rollback.ts plans it; docs/promotion.md). Exit codes
  * as apply: 0 done and verified, 1 failed, 130 interrupted. A killed rollback run again reuses
- * the upload it had made.
+ * the upload it had made. `--plan-only --out FILE` saves the plan; `egp rollback FILE` runs it.
  */
 export function registerRollbackCommand(program: Command): void {
   program
     .command("rollback")
     .description("install the snapshot taken before a promotion (the newest, or --to ID), after asking")
-    .requiredOption("--env <name>", "environment (a file in environments/)")
+    .argument("[file]", "a rollback's plan saved with `egp rollback --plan-only --out FILE`, run as reviewed")
+    .option("--env <name>", "environment (a file in environments/); a plan file names its own")
     .option("--to <id>", "the install to roll back (see `egp history`); default: the newest")
     .option("--yes", "roll back without asking")
     .option("--out <file>", "also save the rollback's plan (JSON, readable with `egp show`)")
+    .option("--plan-only", "show the rollback's plan (and save it with --out), change nothing")
     .option("--prefix <text>", "prefix for the names of the fields the install deactivates", "ROLLBACK_")
-    .action(async (_options: unknown, command: Command) => {
+    .action(async (file: string | undefined, _options: unknown, command: Command) => {
       await withEnvironments<RollbackFlags>(command, async ({ flags, dir, logger, connections }) => {
         // As apply's: JSON Lines with --json (sentences on stderr), a live view on a terminal.
         const output = applyOutput({
@@ -49,8 +52,15 @@ export function registerRollbackCommand(program: Command): void {
           renderPlan: (plan) => render(plan, "text"),
         });
         const say = (line: string) => output.say(line);
-        const env = flags.env;
-        if (!flags.yes && !process.stdin.isTTY)
+        const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
+        const env = flags.env ?? saved?.environment;
+        if (env === undefined)
+          throw new ExitError(
+            "rollback: required option '--env <name>' not specified (a plan file names its own)",
+          );
+        // A saved plan was reviewed when it was made, as with `egp apply FILE`: nothing is asked.
+        const asking = !flags.yes && !saved && !flags.planOnly;
+        if (asking && !process.stdin.isTTY)
           throw new ExitError("rollback: not a terminal, so nobody can answer the question; pass --yes");
         if (!flags.prefix) throw new ExitError("rollback: --prefix must not be empty");
         const repository = await readRepository(dir);
@@ -68,6 +78,8 @@ export function registerRollbackCommand(program: Command): void {
             open: clientsOf(connections),
             to: flags.to,
             prefix: flags.prefix,
+            ...(saved && file ? { saved, savedFile: file } : {}),
+            planOnly: flags.planOnly,
             onLocked: (held) => {
               lock = held;
             },
@@ -76,7 +88,7 @@ export function registerRollbackCommand(program: Command): void {
                 await writeFile(resolve(flags.out), writePlanFile(rollback.plan), { mode: 0o600 });
               if (rollback.plan.changes.length > 0) output.plan(rollback.plan);
             },
-            ...(flags.yes ? {} : { confirm: () => confirm(env, interrupts, output) }),
+            ...(asking ? { confirm: () => confirm(env, interrupts, output) } : {}),
             execute: (execute) => runSteps({ ...execute, output, interrupts, interrupted: () => again }),
             logger,
           });
@@ -86,6 +98,14 @@ export function registerRollbackCommand(program: Command): void {
               `Nothing to roll back: ${env} already has the versions release ${release.id}'s snapshot holds.`,
             );
             for (const note of rollback.notes) say(`  # ${printable(note)}`);
+            return;
+          }
+          if (outcome.result === "planned") {
+            say(
+              flags.out
+                ? `\nSaved the rollback's plan to ${printable(flags.out)}; run it with 'egp rollback ${printable(flags.out)}'.`
+                : "\nPlanned only: nothing was changed.",
+            );
             return;
           }
           if (outcome.result === "cancelled") throw new ExitError("rollback cancelled");

@@ -86,8 +86,9 @@ export async function rollBack(options: RollBackOptions): Promise<RollBackOutcom
     });
     const { plan } = prepared.rollback;
     if (options.saved) {
-      assertFresh(options.saved, plan);
-      assertSamePlan(options.saved, plan);
+      const again = `Run egp rollback --env ${env} --plan-only --out FILE again.`;
+      assertFresh(options.saved, plan, again);
+      assertSamePlan(options.saved, plan, again);
     }
     await options.onPrepared?.(prepared);
     if (plan.changes.length === 0) return { ...prepared, result: "nothing-to-do" };

@@ -9,7 +9,7 @@ import {
 } from "../../test/builders/plan.ts";
 import { planChanges } from "../plan/index.ts";
 import type { LivePackageSide } from "../state/live-state.ts";
-import { assertFresh } from "./stale.ts";
+import { assertFresh, assertSamePlan, PlanMismatchError } from "./stale.ts";
 
 /* A saved promotion is refused once either instance it read changed, naming that instance. */
 
@@ -59,5 +59,40 @@ describe("a saved promotion's staleness", () => {
 
   it("is fresh when neither changed", () => {
     expect(() => assertFresh(saved, plan("Risk_Score >= 15", "Risk_Score >= 5"))).not.toThrow();
+  });
+});
+
+describe("a saved plan that is not the one derived again", () => {
+  const saved = () => structuredClone(plan("Risk_Score >= 15", "Risk_Score >= 5"));
+
+  it("is called edited only when it does not hold together as egp makes plans", () => {
+    const edited = saved();
+    const install = edited.steps.find((step) => step.op === "package.install");
+    if (install) install.op = "package.rollback-verify";
+    expect(() => assertSamePlan(edited, plan("Risk_Score >= 15", "Risk_Score >= 5"))).toThrow(
+      /does not hold together as egp makes plans \(step Package\/GRC Core#install runs package\.rollback-verify, which a promote of a Package never runs\); it was changed after it was made\. Run egp plan again\.$/,
+    );
+  });
+
+  it("that holds together but differs may come from another egp: it is not called tampered with", () => {
+    const other = saved();
+    const verify = other.steps.find((step) => step.op === "package.verify");
+    if (verify) verify.dependsOn = [];
+    expect(() => assertSamePlan(other, plan("Risk_Score >= 15", "Risk_Score >= 5"))).toThrow(
+      PlanMismatchError,
+    );
+    expect(() => assertSamePlan(other, plan("Risk_Score >= 15", "Risk_Score >= 5"))).toThrow(
+      /^the saved plan \w+ is not what its manifests and the live state give \(step Package\/GRC Core#verify\.dependsOn: \[\] in the saved plan, \["Package\/GRC Core#install"\] in a fresh plan\); it was edited, or made by another version of egp or of its kinds\. Run egp plan again\.$/,
+    );
+  });
+
+  it("is not blamed when egp's own fresh plan does not hold together: that is egp's defect", () => {
+    const fresh = plan("Risk_Score >= 15", "Risk_Score >= 5");
+    const undeclared = structuredClone(fresh);
+    for (const change of undeclared.changes) change.action = "rollback";
+    expect(() => assertSamePlan(saved(), undeclared)).toThrow(
+      /^egp's own plan of test does not hold together \(.*which a rollback of a Package never runs.*\): a kind's declared actions miss what its planner makes; the saved plan \w+ is not applied$/,
+    );
+    expect(() => assertSamePlan(saved(), undeclared)).not.toThrow(PlanMismatchError);
   });
 });

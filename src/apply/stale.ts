@@ -11,8 +11,11 @@ export class StalePlanError extends Error {
   }
 }
 
+/** What a refused saved plan's message ends with: how to make it again. */
+const PLAN_AGAIN = "Run egp plan again.";
+
 /** Refuses a saved plan whose inputs changed, saying which. */
-export function assertFresh(saved: Plan, fresh: Plan): void {
+export function assertFresh(saved: Plan, fresh: Plan, again = PLAN_AGAIN): void {
   const reasons: string[] = [];
   if (saved.digests.manifests !== fresh.digests.manifests)
     reasons.push("the manifests or environment files changed");
@@ -47,7 +50,7 @@ export function assertFresh(saved: Plan, fresh: Plan): void {
     gone.length ? `no longer: ${gone.join(", ")}` : "",
   ].filter(Boolean);
   throw new StalePlanError(
-    `the saved plan ${saved.id} is stale: ${reasons.join("; ")} since it was made${detail.length ? ` (${detail.join("; ")})` : ""}. Run egp plan again.`,
+    `the saved plan ${saved.id} is stale: ${reasons.join("; ")} since it was made${detail.length ? ` (${detail.join("; ")})` : ""}. ${again}`,
   );
 }
 
@@ -71,7 +74,7 @@ const listed = (found: readonly string[]) =>
  * may as well come from another egp. A fresh plan that does not hold together is egp's own defect
  * (a kind whose declared actions miss an op its planner uses), never blamed on the file.
  */
-export function assertSamePlan(saved: Plan, derived: Plan): void {
+export function assertSamePlan(saved: Plan, derived: Plan, again = PLAN_AGAIN): void {
   const own = planConsistency(derived);
   if (own.length > 0)
     throw new Error(
@@ -80,11 +83,11 @@ export function assertSamePlan(saved: Plan, derived: Plan): void {
   const broken = planConsistency(saved);
   if (broken.length > 0)
     throw new PlanMismatchError(
-      `the saved plan ${saved.id} does not hold together as egp makes plans (${listed(broken)}); it was changed after it was made. Run egp plan again.`,
+      `the saved plan ${saved.id} does not hold together as egp makes plans (${listed(broken)}); it was changed after it was made. ${again}`,
     );
   const found = planDifferences(saved, derived);
   if (found.length === 0) return;
   throw new PlanMismatchError(
-    `the saved plan ${saved.id} is not what its manifests and the live state give (${listed(found)}); it was edited, or made by another version of egp or of its kinds. Run egp plan again.`,
+    `the saved plan ${saved.id} is not what its manifests and the live state give (${listed(found)}); it was edited, or made by another version of egp or of its kinds. ${again}`,
   );
 }

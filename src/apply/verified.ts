@@ -15,7 +15,7 @@ export async function recordVerified(
   check: Plan,
 ): Promise<boolean> {
   const { release } = desired;
-  if (!release || check.partial || check.changes.some((c) => c.kind === "Package")) return false;
+  if (!release || check.partial || check.changes.some((c) => c.action === "promote")) return false;
   await store.putRecord(verifiedKey(release.name, desired.environment.name), {
     name: release.name,
     environment: desired.environment.name,

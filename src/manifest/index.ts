@@ -19,6 +19,7 @@ export type { SchemaFile } from "./json-schema.ts";
 export { manifestDocumentSchema, schemaFiles } from "./json-schema.ts";
 export type {
   DesiredDocument,
+  DesiredLists,
   DesiredPrunePolicy,
   PrunablePlural,
   PruneOptions,

@@ -85,7 +85,8 @@ export function narrowDesired(
   for (const planner of planners) {
     if (!planner.documents || whole.has(planner.kind)) continue;
     const { plural, keyOf } = planner.documents;
-    narrowed[plural] = desired[plural].filter((doc) => selects(targets, planner.kind, keyOf(doc as never)));
+    const documents: readonly unknown[] = desired[plural] ?? [];
+    narrowed[plural] = documents.filter((doc) => selects(targets, planner.kind, keyOf(doc as never)));
   }
   narrowed.absent = desired.absent.filter((a) => whole.has(a.kind) || selects(targets, a.kind, a.name));
   return narrowed as DesiredState;

@@ -121,7 +121,9 @@ describe("a saved plan of every kind of change applies from its file", () => {
     const again = await run(["rollback", file]);
     expect(again.code).toBe(1);
     expect(lines(again.stderr)).toEqual([
-      expect.stringMatching(/^egp: the saved plan [0-9a-f]{16} is stale: /),
+      expect.stringMatching(
+        /^egp: the saved plan [0-9a-f]{16} is stale: the live state of test changed since it was made \(no longer: Package\/GRC Core:rollback\)\. Run egp rollback --env test --plan-only --out FILE again\.$/,
+      ),
     ]);
   }, 120_000);
 });

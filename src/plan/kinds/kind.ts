@@ -1,4 +1,4 @@
-import type { DesiredState, FieldSource } from "../../manifest/index.ts";
+import type { DesiredLists, DesiredState, FieldSource } from "../../manifest/index.ts";
 import type { LiveState } from "../../state/live-state.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { PlanErrorCode } from "../error-codes.ts";
@@ -80,7 +80,8 @@ export interface KindPlanner {
   plan(input: PlanInput): KindPlan;
   /** Where the kind's documents are in the desired state, and the key a target matches. */
   documents?: {
-    plural: "users" | "securityParameters" | "packages";
+    /** The kind's list in the desired state: its manifest kind's `plural` (manifest/kinds/index.ts). */
+    plural: keyof DesiredLists & string;
     keyOf(document: never): string;
   };
   /** Kinds whose documents and live objects this kind's plan reads whole (a target keeps them whole). */

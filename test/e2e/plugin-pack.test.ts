@@ -12,8 +12,9 @@ import { testdir } from "../helpers/testdir.ts";
 /*
  * A kind registered from outside egp, through the published package: egp is packed from a fresh
  * copy of the repository (no dist/, as a clone has none), the tarball installed into an empty
- * project with npm, and the project's own files (./plugin/) register a `GroupMember` kind and plan
- * and apply it against the emulator through `planEnvironment` and `applyPlan`.
+ * project with npm, and the project's own files (./plugin/) register a `GroupMember` kind with an op
+ * of its own, plan it through `planEnvironment`, save the plan to a file, and apply it from the
+ * file through `applyPlan` against the emulator, as `egp apply FILE` does.
  * demo-prod's groups: 3 is Auditors, and anguyen is not one.
  */
 
@@ -92,7 +93,7 @@ describe("a kind from outside egp, through the published package", () => {
     expect(imported.stdout.trim()).toBe("function function function");
   });
 
-  it("registers from the plugin's own files, plans, applies against the emulator and converges", async () => {
+  it("registers from the plugin's own files, plans, applies its saved plan against the emulator and converges", async () => {
     const applied = await run(
       process.execPath,
       [join(consumer, "plugin", "apply.mjs"), consumer, join(consumer, ".egp")],

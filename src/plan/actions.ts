@@ -6,3 +6,6 @@
 export const CHANGE_ACTIONS = ["create", "update", "delete", "deactivate", "promote", "rollback"] as const;
 
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+
+/** The actions that take something live away: a plan shows them loudly and runs them last. */
+export const DESTRUCTIVE_ACTIONS: readonly ChangeAction[] = ["delete", "deactivate"];

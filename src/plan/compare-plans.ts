@@ -1,3 +1,4 @@
+import { DESTRUCTIVE_ACTIONS } from "./actions.ts";
 import { canonicalJson } from "./compare.ts";
 import { opsOf } from "./kinds/steps.ts";
 import type { Change, Plan, Step } from "./model.ts";
@@ -108,7 +109,7 @@ export function planConsistency(plan: Plan): string[] {
   for (const change of plan.changes) {
     if (!plan.steps.some((step) => step.change === change.id))
       problems.push(`change ${change.id} has no step`);
-    const destructive = change.action === "delete" || change.action === "deactivate";
+    const destructive = DESTRUCTIVE_ACTIONS.includes(change.action);
     if (change.destructive !== destructive)
       problems.push(
         `change ${change.id} is a ${change.action} marked ${change.destructive ? "" : "not "}destructive`,

@@ -70,7 +70,7 @@ describe("a saved plan that is not the one derived again", () => {
     const install = edited.steps.find((step) => step.op === "package.install");
     if (install) install.op = "package.rollback-verify";
     expect(() => assertSamePlan(edited, plan("Risk_Score >= 15", "Risk_Score >= 5"))).toThrow(
-      /does not hold together as egp makes plans \(step Package\/GRC Core#install runs package\.rollback-verify, which a promote of a Package never runs\); it was changed after it was made\. Run egp plan again\.$/,
+      /does not hold together as egp makes plans \(step Package\/GRC Core#install runs package\.rollback-verify, which a promote of a Package never runs; step Package\/GRC Core#install\.op: "package\.rollback-verify" in the saved plan, "package\.install" in a fresh plan\); it was changed after it was made\. Run egp plan again\.$/,
     );
   });
 

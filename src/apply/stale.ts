@@ -81,11 +81,11 @@ export function assertSamePlan(saved: Plan, derived: Plan, again = PLAN_AGAIN): 
       `egp's own plan of ${derived.environment} does not hold together (${listed(own)}): a kind's declared actions miss what its planner makes; the saved plan ${saved.id} is not applied`,
     );
   const broken = planConsistency(saved);
+  const found = planDifferences(saved, derived);
   if (broken.length > 0)
     throw new PlanMismatchError(
-      `the saved plan ${saved.id} does not hold together as egp makes plans (${listed(broken)}); it was changed after it was made. ${again}`,
+      `the saved plan ${saved.id} does not hold together as egp makes plans (${listed([...broken, ...found])}); it was changed after it was made. ${again}`,
     );
-  const found = planDifferences(saved, derived);
   if (found.length === 0) return;
   throw new PlanMismatchError(
     `the saved plan ${saved.id} is not what its manifests and the live state give (${listed(found)}); it was edited, or made by another version of egp or of its kinds. ${again}`,

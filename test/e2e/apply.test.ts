@@ -189,7 +189,7 @@ describe("egp apply: guards", () => {
     const deleted = await egp(["apply", "--env", "local-prod", file, "--dir", dir], { env: ENV });
     expect(deleted.code).toBe(1);
     expect(deleted.stderr).toMatch(
-      /^egp: the saved plan [0-9a-f]{16} is not what its manifests and the live state give \(.*step User\/cmendes#update\.op: "user\.delete" in the saved plan, "user\.update" in a fresh plan.*\); it was changed after it was made\. Run egp plan again\.\n$/,
+      /^egp: the saved plan [0-9a-f]{16} does not hold together as egp makes plans \(step User\/cmendes#update runs user\.delete, which an update of a User never runs; .*step User\/cmendes#update\.op: "user\.delete" in the saved plan, "user\.update" in a fresh plan.*\); it was changed after it was made\. Run egp plan again\.\n$/,
     );
     expect(prod.store.userByName("cmendes")).toBeDefined();
 

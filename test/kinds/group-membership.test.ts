@@ -200,7 +200,7 @@ describe("a kind registered from a test", () => {
     for (const change of other.saved.changes) change.action = "create";
     await expect(apply(admins, other.file, other.saved)).rejects.toThrow(PlanMismatchError);
     await expect(apply(admins, other.file, other.saved)).rejects.toThrow(
-      /does not hold together as egp makes plans \(step GroupMembership\/Administrators#add runs groupMembership\.add, which a create of a GroupMembership never runs\); it was changed after it was made/,
+      /does not hold together as egp makes plans \(step GroupMembership\/Administrators#add runs groupMembership\.add, which a create of a GroupMembership never runs; change GroupMembership\/Administrators\.action: "create" in the saved plan, "update" in a fresh plan\); it was changed after it was made/,
     );
     expect(await client.users.memberIds(2)).not.toContain(dpatel?.Id);
   });

@@ -75,7 +75,7 @@ describe("environment rules derive from the kind registry", () => {
 describe("the ops a change may run derive from the kind registry", () => {
   it("no module but a kind's own names a list of its ops or of their verbs (each kind's `actions` says which run)", async () => {
     const { STEP_OPS } = await import("../src/plan/kinds/steps.ts");
-    const verbs = [...new Set(STEP_OPS.map((op) => op.split(".")[1]))];
+    const verbs = [...new Set(STEP_OPS.map((op) => op.slice(op.indexOf(".") + 1)))];
     const quoted = `"(?:${[...STEP_OPS, ...verbs].map((name) => name.replace(/[.-]/g, "\\$&")).join("|")})"`;
     // Two of them side by side in a list: a second list of what some change runs.
     const list = new RegExp(`\\[\\s*${quoted}\\s*,\\s*${quoted}`);

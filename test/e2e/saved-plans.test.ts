@@ -112,6 +112,14 @@ describe("a saved plan of every kind of change applies from its file", () => {
       `egp: ${file} is a rollback's plan; run it with 'egp rollback ${file}'`,
     ]);
 
+    // Nor does `egp rollback FILE` run a plan that is not a rollback's.
+    const promotion = join(dir, "release.json");
+    const notRollback = await run(["rollback", promotion]);
+    expect(notRollback.code).toBe(1);
+    expect(lines(notRollback.stderr)).toEqual([
+      `egp: ${promotion} is not a rollback's plan (apply it with 'egp apply ${promotion}')`,
+    ]);
+
     const rolledBack = await run(["rollback", file]);
     expect(rolledBack.code, rolledBack.stdout + rolledBack.stderr).toBe(0);
     expect(rolledBack.stdout).toContain("Rollback complete");

@@ -141,6 +141,17 @@ describe("planConsistency", () => {
     expect(planConsistency(derive())).toEqual([]);
   });
 
+  it("finds a change or a step listed twice, once per repeat", () => {
+    const plan = saved((p) => {
+      p.steps.push(step(p, "User/jdoe#update"));
+      p.changes.push(p.changes[0] as Plan["changes"][number]);
+    });
+    expect(planConsistency(plan).filter((problem) => problem.includes("listed twice"))).toEqual([
+      "change SecurityParameter/Contractor Parameter is listed twice",
+      "step User/jdoe#update is listed twice",
+    ]);
+  });
+
   it("finds steps of no change, changes with no step, unknown and late dependencies", () => {
     const plan = saved((p) => {
       step(p, "User/jdoe#update").change = "User/nobody";

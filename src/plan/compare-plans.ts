@@ -68,8 +68,10 @@ const changeShape = (change: Change) => change;
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? "an" : "a");
 
+/** Each id listed more than once, once more per repeat; linear, as plans run to tens of thousands of steps. */
 function repeated(ids: readonly string[]): string[] {
-  return ids.filter((id, index) => ids.indexOf(id) !== index);
+  const seen = new Set<string>();
+  return ids.filter((id) => seen.has(id) || !seen.add(id));
 }
 
 function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earlier: Set<string>): string[] {
@@ -106,9 +108,9 @@ export function planConsistency(plan: Plan): string[] {
     problems.push(...stepProblems(plan, step, changes, earlier));
     earlier.add(step.id);
   }
+  const stepped = new Set(plan.steps.map((step) => step.change));
   for (const change of plan.changes) {
-    if (!plan.steps.some((step) => step.change === change.id))
-      problems.push(`change ${change.id} has no step`);
+    if (!stepped.has(change.id)) problems.push(`change ${change.id} has no step`);
     const destructive = DESTRUCTIVE_ACTIONS.includes(change.action);
     if (change.destructive !== destructive)
       problems.push(

@@ -59,7 +59,7 @@ export type StepInputIn<O extends StepOp> = z.input<StepInputs[O]>;
 /** What the op reads. */
 export type StepInputOf<O extends StepOp> = z.output<StepInputs[O]>;
 
-/** The mistakes of a declaration: an action naming an op of no kind's, an op no action runs. */
+/** The mistakes of a declaration: no actions, an action naming an op the kind lacks, an op no action runs. */
 function declarationProblems(steps: KindSteps): string[] {
   const ops = Object.keys(steps.ops);
   const actions = Object.entries(steps.actions ?? {}) as [string, readonly string[]][];

@@ -78,7 +78,7 @@ export function assertSamePlan(saved: Plan, derived: Plan, again = PLAN_AGAIN): 
   const own = planConsistency(derived);
   if (own.length > 0)
     throw new Error(
-      `egp's own plan of ${derived.environment} does not hold together (${listed(own)}): a kind's declared actions miss what its planner makes; the saved plan ${saved.id} is not applied`,
+      `egp's own plan of ${derived.environment} does not hold together (${listed(own)}): a defect of egp or of a registered kind (its declared actions, its planner), not of the file; the saved plan ${saved.id} is not applied`,
     );
   const broken = planConsistency(saved);
   const found = planDifferences(saved, derived);

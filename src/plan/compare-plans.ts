@@ -19,6 +19,7 @@ const VERBS: Record<ChangeAction, readonly string[]> = {
   delete: ["delete"],
   deactivate: ["deactivate"],
   promote: [
+    "fetch",
     "create",
     "generate",
     "download",

@@ -10,7 +10,8 @@ import { interpolate } from "../helpers/expressions.ts";
 /*
  * Every workflow and action file, against GitHub's schemas (action-validator, offline, from npm ci),
  * then the rules the schemas can't know: glue in scripts/ci rather than inline shell, exit codes
- * read rather than swallowed, one concurrency group per environment, the reviewed plan applied.
+ * read rather than swallowed, one concurrency group per environment for the jobs that change it, the
+ * reviewed plan applied, egp at the caller's pinned commit.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: workflow files are read loosely, as YAML.

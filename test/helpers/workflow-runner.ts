@@ -14,9 +14,9 @@ import { asText, type Contexts, interpolate, isTruthy, type Value } from "./expr
  * and each job on a fresh runner: a new workspace, HOME and temp folder, the repository cloned at
  * the run's commit (so `.egp/` starts empty), egp "checked out" as a link to this checkout, the egp
  * action run as its composite step runs it (scripts/ci/run-egp.ts, with the env its action.yml
- * gives, so the built bin/egp.js), artifacts as folders passed between jobs, and a job with
- * `environment:` waiting for approve(). A step or key the runner does not know throws, so that a
- * workflow changed beyond it fails the test rather than being skipped.
+ * gives, so the built bin/egp.js; no manifest cache is restored), artifacts as folders passed
+ * between jobs, and a job with `environment:` waiting for approve(). A step or key the runner does
+ * not know throws, so that a workflow changed beyond it fails the test rather than being skipped.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: workflow files are read loosely, as YAML.

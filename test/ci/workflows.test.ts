@@ -5,11 +5,13 @@ import { validateAction, validateWorkflow } from "@action-validator/core";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ROOT } from "../helpers/cli.ts";
+import { interpolate } from "../helpers/expressions.ts";
 
 /*
  * Every workflow and action file, against GitHub's schemas (action-validator, offline, from npm ci),
  * then the rules the schemas can't know: glue in scripts/ci rather than inline shell, exit codes
- * read rather than swallowed, one concurrency group per environment, the reviewed plan applied.
+ * read rather than swallowed, one concurrency group per environment for the jobs that change it, the
+ * reviewed plan applied, egp at the caller's pinned commit.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: workflow files are read loosely, as YAML.
@@ -17,6 +19,7 @@ type Yaml = any;
 
 const WORKFLOWS = join(ROOT, ".github", "workflows");
 const ACTION = join(ROOT, ".github", "actions", "egp", "action.yml");
+const EGP_ACTION = "./.egp-tool/.github/actions/egp";
 const workflowFiles = readdirSync(WORKFLOWS).filter((name) => /\.ya?ml$/.test(name));
 const read = (path: string): Yaml => parse(readFileSync(path, "utf8"));
 const workflow = (name: string): Yaml => read(join(WORKFLOWS, name));
@@ -38,7 +41,7 @@ const allSteps = workflowFiles.flatMap(stepsOf);
 const actionSteps: Yaml[] = read(ACTION).runs.steps;
 /** Whether a step runs that third-party action, at whatever pinned commit. */
 const uses = (step: Yaml, action: string): boolean => String(step.uses ?? "").startsWith(`${action}@`);
-const egpSteps = allSteps.filter((s) => s.step.uses === "./.egp-tool/.github/actions/egp");
+const egpSteps = allSteps.filter((s) => s.step.uses === EGP_ACTION);
 
 describe("GitHub's schema", () => {
   it("finds the workflows and the action", () => {
@@ -261,12 +264,11 @@ describe("reusable workflows", () => {
     expect(jobs.plan.environment).toBeUndefined();
     expect(jobs.apply.needs).toBe("plan");
     expect(jobs.apply.if).toBe("${{ needs.plan.outputs.exit-code == '2' }}");
-    for (const job of ["plan", "apply"]) {
-      expect(jobs[job].concurrency).toEqual({
-        group: "egp-${{ inputs.environment }}",
-        "cancel-in-progress": false,
-      });
-    }
+    expect(jobs.apply.concurrency).toEqual({
+      group: "egp-${{ inputs.environment }}",
+      "cancel-in-progress": false,
+    });
+    expect(jobs.plan.concurrency).toBeUndefined();
     const planFile = "plan-${{ inputs.environment }}.json";
     const plan = jobs.plan.steps.find((s: Yaml) => s.id === "plan");
     expect(plan.with.args).toBe(
@@ -317,10 +319,13 @@ describe("reusable workflows", () => {
     expect(upload.with.path).toBe("${{ inputs.working-directory }}/plan-${{ matrix.environment }}.json");
   });
 
-  it("checks drift per environment in the environment's own concurrency group", () => {
+  it("checks drift per environment in a group of drift checks", () => {
     const job = workflow("egp-drift.yml").jobs.drift;
     expect(job.strategy.matrix.environment).toBe("${{ fromJSON(inputs.environments) }}");
-    expect(job.concurrency).toEqual({ group: "egp-${{ matrix.environment }}", "cancel-in-progress": false });
+    expect(job.concurrency).toEqual({
+      group: "egp-drift-${{ matrix.environment }}",
+      "cancel-in-progress": false,
+    });
   });
 
   it("promotes dev then prod, prod behind its GitHub environment, applying the plan reviewed in the same run", () => {
@@ -329,9 +334,9 @@ describe("reusable workflows", () => {
     expect(jobs["apply-target"].needs).toBe("plan-target");
     expect(jobs["apply-target"].environment).toBe("${{ inputs.target-github-environment }}");
     expect(jobs["apply-target"].if).toBe("${{ needs.plan-target.outputs.exit-code == '2' }}");
+    expect(jobs["plan-target"].concurrency).toBeUndefined();
     for (const [job, env] of [
       ["source", "source"],
-      ["plan-target", "target"],
       ["apply-target", "target"],
     ]) {
       expect(jobs[job as string].concurrency).toEqual({
@@ -393,5 +398,127 @@ describe("the status report", () => {
     const doc = workflow("example-status.yml");
     expect(doc.on.schedule).toHaveLength(1);
     expect(doc.jobs.status.uses).toBe("./.github/workflows/egp-status.yml");
+  });
+});
+
+describe("egp runs at the ref the caller pinned in `uses:`", () => {
+  const SHA = "0123456789abcdef0123456789abcdef01234567";
+  // The called workflow's own identity, as GitHub gives it to a job of a reusable workflow.
+  const JOB = {
+    workflow_repository: "acme/egp",
+    workflow_sha: SHA,
+    workflow_ref: "acme/egp/.github/workflows/egp-plan.yml@refs/tags/v1",
+  };
+  const egpCheckouts = (name: string) =>
+    stepsOf(name).filter((s) => uses(s.step, "actions/checkout") && s.step.with?.path === ".egp-tool");
+
+  it.each(REUSABLE)("%s: egp-repository and egp-ref are optional and empty by default", (name) => {
+    const inputs = workflow(name).on.workflow_call.inputs;
+    expect(inputs["egp-repository"]).toMatchObject({ type: "string", required: false, default: "" });
+    expect(inputs["egp-ref"]).toMatchObject({ type: "string", required: false, default: "" });
+  });
+
+  it.each(REUSABLE)("%s checks egp out at the called workflow's own commit unless told otherwise", (name) => {
+    const checkouts = egpCheckouts(name);
+    expect(checkouts.length).toBeGreaterThan(0);
+    for (const { step } of checkouts) {
+      const at = (inputs: Record<string, string>, job: Record<string, string>) => ({
+        repository: interpolate(step.with.repository, { inputs, job }),
+        ref: interpolate(step.with.ref, { inputs, job }),
+      });
+      expect(at({ "egp-repository": "", "egp-ref": "" }, JOB)).toEqual({ repository: "acme/egp", ref: SHA });
+      expect(at({ "egp-repository": "fork/egp", "egp-ref": "v1.2.0" }, JOB)).toEqual({
+        repository: "fork/egp",
+        ref: "v1.2.0",
+      });
+      // A GitHub whose job context lacks the called workflow's commit: the checkout fails and names
+      // the input, instead of taking the default branch.
+      expect(at({ "egp-repository": "acme/egp", "egp-ref": "" }, {}).ref).toBe("give-the-egp-ref-input");
+    }
+  });
+
+  it("no workflow defaults to a branch of egp, and the examples leave the ref to GitHub", () => {
+    for (const name of workflowFiles)
+      expect(readFileSync(join(WORKFLOWS, name), "utf8")).not.toMatch(/default: main\b/);
+    for (const name of workflowFiles.filter((n) => n.startsWith("example-"))) {
+      for (const job of Object.values(workflow(name).jobs as Record<string, Yaml>)) {
+        expect(job.uses).toMatch(/^\.\/\.github\/workflows\/egp-/);
+        expect(Object.keys(job.with ?? {})).not.toContain("egp-ref");
+        expect(Object.keys(job.with ?? {})).not.toContain("egp-repository");
+      }
+    }
+  });
+});
+
+describe("concurrency: a queued read never replaces a pending apply", () => {
+  // Commands that change an instance; everything else egp runs in a workflow only reads.
+  const WRITES = ["apply", "rollback", "${{ steps.release.outputs.args }}"];
+  const jobs = workflowFiles.flatMap((file) =>
+    Object.entries(workflow(file).jobs as Record<string, Yaml>)
+      .filter(([, job]) => Array.isArray(job.steps))
+      .map(([name, job]) => ({
+        where: `${file} ${name}`,
+        job,
+        egp: (job.steps as Yaml[]).filter((s) => s.uses === EGP_ACTION).map((s) => String(s.with.args)),
+      }))
+      .filter((j) => j.egp.length > 0),
+  );
+  const writes = jobs.filter((j) => j.egp.some((args) => WRITES.some((w) => args.startsWith(w))));
+  const reads = jobs.filter((j) => !writes.includes(j));
+  // Every way the workflows name an environment, set to the same one.
+  const CONTEXTS = {
+    inputs: {
+      environment: "prod",
+      "source-environment": "prod",
+      "target-environment": "prod",
+      "from-environment": "prod",
+      "working-directory": ".",
+    },
+    matrix: { environment: "prod" },
+    github: { ref: "refs/heads/main", event: {}, workflow: "w" },
+  };
+  const groupOf = (job: Yaml): string | undefined =>
+    job.concurrency === undefined ? undefined : String(interpolate(job.concurrency.group, CONTEXTS));
+
+  it("finds the jobs that write and those that only read", () => {
+    expect(writes.map((j) => j.where).sort()).toEqual([
+      "egp-promote.yml apply-target",
+      "egp-promote.yml source",
+      "egp-release-apply.yml apply",
+      "egp-release-create.yml create",
+      "egp-rollback.yml rollback",
+    ]);
+    expect(reads.map((j) => j.where).sort()).toEqual([
+      "egp-drift.yml drift",
+      "egp-plan.yml plan",
+      "egp-promote.yml plan-target",
+      "egp-release-apply.yml plan",
+      "egp-status.yml status",
+    ]);
+  });
+
+  it.each(writes)("$where queues in its environment's group, never cancelled", ({ job }) => {
+    expect(groupOf(job)).toBe("egp-prod");
+    expect(job.concurrency["cancel-in-progress"]).toBe(false);
+  });
+
+  it.each(reads)("$where is in no group of a job that writes", ({ job }) => {
+    // GitHub keeps one pending job per group and a newer one replaces it: a read in the writes'
+    // group would drop a pending apply.
+    expect(writes.map((w) => groupOf(w.job))).not.toContain(groupOf(job));
+  });
+});
+
+describe("the examples run when their comments say", () => {
+  it("the release pipeline runs on merges to main that change its environments, a release or egp.yaml", () => {
+    const doc = workflow("example-release-pipeline.yml");
+    expect(readFileSync(join(WORKFLOWS, "example-release-pipeline.yml"), "utf8")).toMatch(
+      /^# A pipeline .*when a merge to main changes/,
+    );
+    const environments = Object.values(doc.jobs as Record<string, Yaml>).map(
+      (job) => `environments/${job.with.environment}.yaml`,
+    );
+    expect(doc.on.push).toEqual({ branches: ["main"], paths: [...environments, "releases/**", "egp.yaml"] });
+    expect(Object.keys(doc.on)).toContain("workflow_dispatch");
   });
 });

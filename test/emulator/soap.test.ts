@@ -1,9 +1,19 @@
-import { request } from "undici";
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { parseXml, type XmlElement } from "../../src/emulator/soap/xml.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
+import {
+  all,
+  envelope11,
+  envelope12,
+  find,
+  SERVICE_NS as NS,
+  post as postTo,
+  resultOf as result,
+  SOAP12,
+  soap11 as soap11At,
+} from "../helpers/soap.ts";
 
 /*
  * The web services real instances serve beside the REST interface (general.asmx, search.asmx,
@@ -11,81 +21,13 @@ import { type Json, useEmulator } from "../helpers/raw.ts";
  * SOAPAction header, SOAP 1.2 with the action in the content type, and the HTTP-form variant.
  */
 
-const NS = "http://archer-tech.com/webservices/";
-const SOAP11 = "http://schemas.xmlsoap.org/soap/envelope/";
-const SOAP12 = "http://www.w3.org/2003/05/soap-envelope";
-
-const esc = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-
-function envelope11(operation: string, params: Record<string, string>, raw = ""): string {
-  const inner = Object.entries(params)
-    .map(([k, v]) => `<${k}>${esc(v)}</${k}>`)
-    .join("");
-  return (
-    '<?xml version="1.0" encoding="utf-8"?>' +
-    `<soap:Envelope xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:soap="${SOAP11}">` +
-    `<soap:Body><${operation} xmlns="${NS}">${inner}${raw}</${operation}></soap:Body></soap:Envelope>`
-  );
-}
-
-function envelope12(operation: string, params: Record<string, string>): string {
-  const inner = Object.entries(params)
-    .map(([k, v]) => `<${k}>${esc(v)}</${k}>`)
-    .join("");
-  return (
-    '<?xml version="1.0" encoding="utf-8"?>' +
-    `<soap12:Envelope xmlns:soap12="${SOAP12}"><soap12:Body>` +
-    `<${operation} xmlns="${NS}">${inner}</${operation}></soap12:Body></soap12:Envelope>`
-  );
-}
-
-interface Answer {
-  status: number;
-  contentType: string;
-  text: string;
-}
-
-/** The text of the first element with this local name, anywhere below `root`. */
-function find(root: XmlElement, local: string): XmlElement | undefined {
-  if (root.local === local) return root;
-  for (const child of root.children) {
-    const found = find(child, local);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function all(root: XmlElement, local: string): XmlElement[] {
-  return [...(root.local === local ? [root] : []), ...root.children.flatMap((c) => all(c, local))];
-}
-
 describe("web services (SOAP)", () => {
   const { raw, emulator } = useEmulator({ seed: "demo-dev" });
 
-  async function post(path: string, body: string, headers: Record<string, string>): Promise<Answer> {
-    const response = await request(`${emulator().url}${path}`, { method: "POST", headers, body });
-    return {
-      status: response.statusCode,
-      contentType: String(response.headers["content-type"]),
-      text: await response.body.text(),
-    };
-  }
-
+  const post = (path: string, body: string, headers: Record<string, string>) =>
+    postTo(`${emulator().url}${path}`, body, headers);
   const soap11 = (service: string, operation: string, params: Record<string, string>, raw = "") =>
-    post(`/ws/${service}.asmx`, envelope11(operation, params, raw), {
-      "content-type": "text/xml; charset=utf-8",
-      soapaction: `"http://archer-tech.com/webservices/${operation}"`,
-    });
-
-  /** The text of `<Operation>Result>` of a successful answer. */
-  async function result(answer: Promise<Answer>, operation: string): Promise<string> {
-    const got = await answer;
-    expect(got.status, got.text).toBe(200);
-    const body = parseXml(got.text);
-    const element = find(body, `${operation}Result`);
-    expect(element?.ns).toBe(NS);
-    return element?.text ?? "";
-  }
+    soap11At(emulator().url, service, operation, params, raw);
 
   const login = (userName = "sysadmin", password = "Password1!") =>
     result(

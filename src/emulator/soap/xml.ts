@@ -293,13 +293,19 @@ export function escapeXml(text: string): string {
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
     .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+    .replace(/'/g, "&apos;")
+    .replace(/\r/g, "&#13;");
+}
+
+/** Escapes an attribute's value; a reader would turn raw tabs and line ends in it into spaces. */
+function escapeAttribute(text: string): string {
+  return escapeXml(text).replace(/\t/g, "&#9;").replace(/\n/g, "&#10;");
 }
 
 /** Builds `<name a="…">content</name>`; `content` is markup already (escape text first). */
 export function tag(name: string, attributes: Record<string, string | number>, content = ""): string {
   const attrs = Object.entries(attributes)
-    .map(([key, value]) => ` ${key}="${escapeXml(String(value))}"`)
+    .map(([key, value]) => ` ${key}="${escapeAttribute(String(value))}"`)
     .join("");
   return content === "" ? `<${name}${attrs} />` : `<${name}${attrs}>${content}</${name}>`;
 }

@@ -130,16 +130,20 @@ export const ValuesListValueRead = z.object({
 });
 export type ValuesListValueRead = z.infer<typeof ValuesListValueRead>;
 
-/** One value in `valueslistvalue/valueslist/<id>`, the hierarchical read of a values list. */
+/**
+ * One value in `valueslistvalue/valueslist/<id>`, the hierarchical read of a values list. Public
+ * answers of real instances show `Id`, `Name` and `IsSelectable`; the emulator adds the flat read's
+ * other fields, which a client must not count on.
+ */
 export const ValuesListNodeData = z.object({
   Id: int,
-  Guid: z.string(),
   Name: z.string(),
-  ValuesListId: int,
-  SortOrder: int,
-  ParentId: int.nullable(),
   /** A value a record may hold; a value that only groups others is not selectable. */
   IsSelectable: z.boolean(),
+  Guid: z.string().optional(),
+  ValuesListId: int.optional(),
+  SortOrder: int.optional(),
+  ParentId: int.nullable().optional(),
 });
 export type ValuesListNodeData = z.infer<typeof ValuesListNodeData>;
 

@@ -89,8 +89,8 @@ export function presentValuesListValues(field: FieldRecord): ValuesListValueRead
  */
 export function presentValuesListTree(field: FieldRecord): ValuesListTree {
   return {
-    Children: presentValuesListValues(field).map((value) => ({
-      Data: { ...value, IsSelectable: true },
+    Children: presentValuesListValues(field).map(({ Id, Name, ...rest }) => ({
+      Data: { Id, Name, IsSelectable: true, ...rest },
       Children: [],
       Depth: 0,
     })),

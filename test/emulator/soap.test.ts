@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { startEmulator } from "../../src/emulator/index.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { parseXml, type XmlElement } from "../../src/emulator/soap/xml.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
@@ -352,5 +356,24 @@ describe("web services (SOAP)", () => {
       expect(answer.status).toBe(500);
       expect(answer.text).toMatch(/not a values-list field/);
     });
+  });
+});
+
+describe("web services with --data", () => {
+  it("a login through general.asmx is committed like a REST one: the failed-login count survives a restart", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "egp-soap-"));
+    const dataFile = join(dir, "state.db");
+    const wrong = { userName: "sysadmin", instanceName: "Default", password: "wrong" };
+    try {
+      const first = await startEmulator({ port: 0, seed: "empty", dataFile });
+      const refused = await soap11At(first.url, "general", "CreateUserSessionFromInstance", wrong);
+      expect(refused.status).toBe(500);
+      await first.close();
+      const second = await startEmulator({ port: 0, seed: "empty", dataFile });
+      expect(second.store.user(1)?.failedLogins).toBe(1);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -261,6 +261,39 @@ describe("web services (SOAP)", () => {
       );
     });
 
+    it("answers a SOAR connector's incident fetch as it writes it: spaces, CDATA, a date condition and a sort", async () => {
+      const token = await login();
+      const identified = field("risks/risk/identified");
+      const name = field("risks/risk/name");
+      const body =
+        '<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" ' +
+        'xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">    <soap:Body>' +
+        `        <ExecuteSearch xmlns="${NS}">            <sessionToken>${token}</sessionToken>            <searchOptions>` +
+        "                <![CDATA[<SearchReport>                <PageSize>10</PageSize>                 <PageNumber>1</PageNumber>" +
+        "                <MaxRecordCount>10</MaxRecordCount>                <ShowStatSummaries>false</ShowStatSummaries>" +
+        `                <DisplayFields><DisplayField name="Risk Name">${name.Id}</DisplayField><DisplayField name="Identified Date">${identified.Id}</DisplayField></DisplayFields>` +
+        `             <Criteria><ModuleCriteria><Module name="appname">${moduleId("risks")}</Module></ModuleCriteria>` +
+        "<Filter><Conditions>    <DateComparisonFilterCondition>" +
+        "        <Operator>GreaterThan</Operator>" +
+        `        <Field name="Identified Date">${identified.Id}</Field>` +
+        "        <Value>2025-01-01T00:00:00.000000Z</Value>" +
+        "        <TimeZoneId>UTC Standard Time</TimeZoneId>        <IsTimeIncluded>TRUE</IsTimeIncluded>" +
+        "    </DateComparisonFilterCondition ></Conditions></Filter>" +
+        `<SortFields>    <SortField>        <Field>${identified.Id}</Field>        <SortType>Ascending</SortType>    </SortField ></SortFields>` +
+        " </Criteria></SearchReport>]]></searchOptions><pageNumber>1</pageNumber></ExecuteSearch></soap:Body></soap:Envelope>";
+      const answer = post("/ws/search.asmx", body, {
+        "content-type": "text/xml; charset=utf-8",
+        soapaction: `${NS}ExecuteSearch`,
+      });
+      const records = parseXml(await result(answer, "ExecuteSearch"));
+      const rows = all(records, "Record");
+      expect(rows.map((r) => r.attributes.contentId)).toEqual(["1008", "1002"]);
+      const dates = rows.map(
+        (r) => all(r, "Field").find((f) => f.attributes.type === "3")?.attributes.xmlConvertedValue,
+      );
+      expect(dates).toEqual(["2025-11-03T00:00:00.000Z", "2026-01-12T00:00:00.000Z"]);
+    });
+
     it("pages with PageSize and pageNumber; count stays the whole match", async () => {
       const token = await login();
       const options = searchOptions().replace("<PageSize>10</PageSize>", "<PageSize>1</PageSize>");

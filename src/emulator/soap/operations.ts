@@ -7,7 +7,7 @@ import { liveSession } from "../sessions.ts";
 import type { Session, Store } from "../store.ts";
 import { logIn } from "../users/login.ts";
 import { param, paramElement, required, SoapFault, type WebServiceCall } from "./envelope.ts";
-import { planSearch, runSearch } from "./search.ts";
+import { DEFAULT_PAGE_SIZE, planSearch, runSearch, type SearchPlan } from "./search.ts";
 import { escapeXml, parseXml, tag, type XmlElement, XmlError } from "./xml.ts";
 
 /*
@@ -100,13 +100,13 @@ function searchRecordsByReport(call: WebServiceCall, store: Store): string {
   const module = level ? catalogue.module(level.ModuleId) : undefined;
   if (!level || !module) throw new SoapFault(`The report ${report.Guid} has no level.`);
   const display = report.FieldIds.flatMap((id) => catalogue.field(id) ?? []);
-  const plan = {
+  const plan: SearchPlan = {
     module,
     levels: [level],
     display,
     filter: () => true,
     sort: [],
-    pageSize: 50,
+    pageSize: DEFAULT_PAGE_SIZE,
     maxRecords: undefined,
     pageNumber: undefined,
   };

@@ -22,7 +22,7 @@ import { child, childrenNamed, escapeXml, tag, type XmlElement } from "./xml.ts"
  * never ignored, as the REST calls refuse an OData option they can't honour.
  */
 
-const DEFAULT_PAGE_SIZE = 50;
+export const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
 
 export interface SearchPlan {

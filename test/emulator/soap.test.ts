@@ -122,6 +122,26 @@ describe("web services (SOAP)", () => {
       expect(answer.text).not.toMatch(/[0-9A-F]{32}/);
     });
 
+    it("no fault quotes the password, also when it breaks the XML", async () => {
+      const body = envelope11("CreateUserSessionFromInstance", {
+        userName: "sysadmin",
+        instanceName: "Default",
+      }).replace(
+        "</CreateUserSessionFromInstance>",
+        "<password>pw&hunter2;</password></CreateUserSessionFromInstance>",
+      );
+      const broken = await post("/ws/general.asmx", body, { "content-type": "text/xml" });
+      expect(broken.status).toBe(500);
+      expect(broken.text).not.toMatch(/hunter2/);
+      const wrong = await soap11("general", "CreateUserSessionFromInstance", {
+        userName: "sysadmin",
+        instanceName: "Default",
+        password: "hunter2",
+      });
+      expect(wrong.status).toBe(500);
+      expect(wrong.text).not.toMatch(/hunter2/);
+    });
+
     it("a SOAPAction that names another operation than the body is a client fault", async () => {
       const answer = await post(
         "/ws/general.asmx",

@@ -55,7 +55,8 @@ export function decodeEntities(raw: string, at = 0): string {
     const predefined = Object.hasOwn(PREDEFINED, name) ? PREDEFINED[name] : undefined;
     if (predefined !== undefined) return predefined;
     const numeric = /^#(?:x([0-9A-Fa-f]{1,6})|([0-9]{1,7}))$/.exec(name);
-    if (!numeric) throw new XmlError(`the entity '&${name};' is not accepted`, at + offset);
+    // The reference is not quoted: it may be part of a password.
+    if (!numeric) throw new XmlError("an entity other than the five predefined ones", at + offset);
     const code = numeric[1] !== undefined ? Number.parseInt(numeric[1], 16) : Number(numeric[2]);
     const allowed =
       code === 0x9 ||
@@ -64,7 +65,7 @@ export function decodeEntities(raw: string, at = 0): string {
       (code >= 0x20 && code <= 0xd7ff) ||
       (code >= 0xe000 && code <= 0xfffd) ||
       (code >= 0x10000 && code <= 0x10ffff);
-    if (!allowed) throw new XmlError(`the character reference '&${name};' is not a character`, at + offset);
+    if (!allowed) throw new XmlError("a character reference to no character", at + offset);
     return String.fromCodePoint(code);
   });
 }

@@ -117,9 +117,10 @@ function valueIdOf(field: FieldRecord, item: unknown): number | string {
   );
   const found = exact.length > 0 ? exact : loose;
   if (found.length === 1) return (found[0] as { Id: number }).Id;
+  const shown = item.length > 100 ? `${item.slice(0, 100)}…` : item;
   return found.length === 0
-    ? `'${item}' is not a value of this field's list`
-    : `'${item}' names several values`;
+    ? `'${shown}' is not a value of this field's list`
+    : `'${shown}' names several values`;
 }
 
 /** `ValuesListIds` (ids or names), or the value itself given as a name, an id or a list of them. */

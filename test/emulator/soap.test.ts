@@ -122,6 +122,32 @@ describe("web services (SOAP)", () => {
       expect(answer.text).not.toMatch(/[0-9A-F]{32}/);
     });
 
+    it("a SOAP 1.2 fault is a 1.2 envelope; the form variant's is text", async () => {
+      const wrong = { userName: "sysadmin", instanceName: "Nowhere", password: "Password1!" };
+      const soap12 = await post("/ws/general.asmx", envelope12("CreateUserSessionFromInstance", wrong), {
+        "content-type": "application/soap+xml; charset=utf-8",
+      });
+      expect(soap12.status).toBe(500);
+      expect(soap12.contentType).toMatch(/^application\/soap\+xml/);
+      const root = parseXml(soap12.text);
+      expect(root.ns).toBe(SOAP12);
+      expect(find(root, "Value")?.text).toBe("soap:Receiver");
+      expect(find(root, "Text")?.text).toMatch(/^Server was unable to process request\. ---> Invalid/);
+      const form = await post(
+        "/ws/general.asmx/CreateUserSessionFromInstance",
+        new URLSearchParams(wrong).toString(),
+        { "content-type": "application/x-www-form-urlencoded" },
+      );
+      expect(form.status).toBe(500);
+      expect(form.contentType).toMatch(/^text\/plain/);
+      expect(form.text).toMatch(/Invalid user name, instance name or password/);
+      const unknown = await post("/ws/general.asmx/NoSuchOperation", "a=1", {
+        "content-type": "application/x-www-form-urlencoded",
+      });
+      expect(unknown.status).toBe(500);
+      expect(unknown.text).toMatch(/Request format is unrecognized/);
+    });
+
     it("no fault quotes the password, also when it breaks the XML", async () => {
       const body = envelope11("CreateUserSessionFromInstance", {
         userName: "sysadmin",

@@ -197,6 +197,9 @@ export type {
   UserGroupRequest,
   UserRoleRequest,
   ValidationMessage,
+  ValuesListNode,
+  ValuesListNodeData,
+  ValuesListTree,
   ValuesListValueRead,
 } from "./wire/index.ts";
 export {

@@ -13,6 +13,7 @@ import { registerSecurityParameters } from "./security-parameters.ts";
 import { registerUsers } from "./users.ts";
 import { registerValuesLists } from "./values-lists.ts";
 import { registerVersion } from "./version.ts";
+import { registerWebServices } from "./web-services.ts";
 import { registerWorkflow } from "./workflow.ts";
 
 export interface SegmentContext {
@@ -37,4 +38,5 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes) => registerContent(routes),
   (routes, context) => registerAttachments(routes, context),
   (routes) => registerWorkflow(routes),
+  (_routes, { app, store }) => registerWebServices(app, store),
 ];

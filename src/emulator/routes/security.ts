@@ -3,8 +3,8 @@ import { bind } from "../bind.ts";
 import { failed, ok } from "../envelope.ts";
 import { forbidden, message } from "../failure.ts";
 import type { Routes } from "../router.ts";
-import { isAdministrator, periodMs, tokenFrom } from "../sessions.ts";
-import type { Store, UserRecord } from "../store.ts";
+import { isAdministrator, tokenFrom } from "../sessions.ts";
+import { logIn } from "../users/login.ts";
 
 const Login = z.object({
   InstanceName: z.string(),
@@ -19,28 +19,6 @@ export interface SecurityOptions {
   scheme: string;
 }
 
-/** Unlocks an account whose lockout period has passed. */
-function releaseLockout(store: Store, record: UserRecord): void {
-  if (record.user.AccountStatus === 3 && record.lockedUntil !== null && store.now() >= record.lockedUntil) {
-    record.user.AccountStatus = 1;
-    record.lockedUntil = null;
-    record.failedLogins = 0;
-    store.changed(`users/${record.user.Id}`);
-  }
-}
-
-function registerFailedLogin(store: Store, record: UserRecord): void {
-  record.failedLogins += 1;
-  const parameter = store.parameterFor(record);
-  const max = parameter?.MaximumFailedLoginAttempts ?? 0;
-  if (max > 0 && record.failedLogins >= max) {
-    record.user.AccountStatus = 3;
-    record.lockedUntil = store.now() + periodMs(parameter?.LockoutPeriod, parameter?.LockoutPeriodType);
-    store.endSessionsOf(record.user.Id);
-  }
-  store.changed(`users/${record.user.Id}`);
-}
-
 // Bad credentials answer HTTP 200 with IsSuccessful false, as real instances do.
 const invalidCredentials = () =>
   failed([message("InvalidCredentials", "The instance name, user name, domain or password is not valid.")]);
@@ -50,24 +28,21 @@ export function registerSecurity(routes: Routes, options: SecurityOptions): void
     "/core/security/login",
     ({ body, store }) => {
       const login = bind(Login, body, "login");
-      if (login.InstanceName.toLowerCase() !== store.data.instance.toLowerCase()) return invalidCredentials();
-      const record = store.userByName(login.Username);
-      if (!record) return invalidCredentials();
-      releaseLockout(store, record);
-      if (record.user.AccountStatus === 3) {
-        return failed([message("AccountLocked", "The user account is locked.")]);
-      }
-      if (!store.passwordMatches(record, login.Password)) {
-        registerFailedLogin(store, record);
+      const outcome = logIn(store, {
+        instance: login.InstanceName,
+        userName: login.Username,
+        password: login.Password,
+      });
+      if ("refused" in outcome) {
+        if (outcome.refused === "AccountLocked") {
+          return failed([message("AccountLocked", "The user account is locked.")]);
+        }
+        if (outcome.refused === "AccountInactive") {
+          return failed([message("AccountInactive", "The user account is inactive.")]);
+        }
         return invalidCredentials();
       }
-      if (record.user.AccountStatus !== 1) {
-        return failed([message("AccountInactive", "The user account is inactive.")]);
-      }
-      record.failedLogins = 0;
-      record.user.LastLoginDate = store.isoNow();
-      store.changed(`users/${record.user.Id}`);
-      const session = store.openSession(record.user.Id);
+      const { session, record } = outcome;
       return ok({ SessionToken: session.token, UserId: record.user.Id, InstanceName: store.data.instance });
     },
     { auth: false },

@@ -86,6 +86,11 @@ export interface ApplyPlanOptions {
   planKey?: string;
   /** The command the lock names as its holder. */
   holder?: string;
+  /**
+   * Asked once the plan is derived, before anything is asked or written; it throws to refuse the
+   * apply (a freeze window).
+   */
+  gate?: (desired: DesiredState) => Promise<void>;
   /** Called once the environment's lock is held, before anything else. */
   onLocked?: (lock: Lock) => void;
   /** Tries of a plan that fails for a passing reason (default 5), and the wait before try n. */
@@ -241,6 +246,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       : (options.options ?? {});
   const replan = () => planPatiently(options.replan, planOptions, say, options.planTries, options.planDelay);
   const fresh = await replan();
+  await options.gate?.(fresh.desired);
   let plan = fresh.plan;
   let previous: Carried | undefined;
   if (resuming) {

@@ -6,6 +6,8 @@ export const PlanErrorCode = {
   ReleaseNotVerified: "EGP_RELEASE_NOT_VERIFIED",
   /** A release's file or record in the store disagrees with the committed `releases/<name>.yaml`. */
   ReleaseMismatch: "EGP_RELEASE_MISMATCH",
+  /** An apply in one of the environment's freeze windows, with no exception for its actor. */
+  Frozen: "EGP_FROZEN",
 } as const;
 
 export type PlanErrorCode = (typeof PlanErrorCode)[keyof typeof PlanErrorCode];

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { type ApplyOutcome, applyPlan, JournalUnreadableError, type Lock } from "../../apply/index.ts";
+import { freezeGate } from "../../compose/freeze-gate.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { printable, readPlanFile } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
@@ -144,6 +145,7 @@ export function registerApplyCommand(program: Command): void {
                 `Interrupted: ${done} of ${execute.plan.steps.length} steps done, ${execute.plan.steps.length - done - inFlight} not started, ` +
                 `${inFlight} in flight (checked before anything is written again on resume). ${resumeHint(env)}`,
             }),
+          gate: freezeGate(dir, say),
           planKey: process.env.EGP_PLAN_KEY,
           onLocked: (held) => {
             lock = held;

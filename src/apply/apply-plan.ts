@@ -156,7 +156,10 @@ function noChanges(env: string, plan: Plan): ApplySummary {
   };
 }
 
-function summaryOf(plan: Plan, result: ApplyResult): ApplySummary & { result: "complete" | "incomplete" } {
+export function summaryOf(
+  plan: Plan,
+  result: ApplyResult,
+): ApplySummary & { result: "complete" | "incomplete" } {
   const completed = new Set([...result.done, ...result.reused]);
   const done = plan.changes.filter((change) =>
     plan.steps.filter((s) => s.change === change.id).every((s) => completed.has(s.id)),

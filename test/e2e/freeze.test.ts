@@ -76,7 +76,8 @@ describe("freeze windows", () => {
   it("validate points at a malformed window and a malformed exception", async () => {
     const tree = exampleTree();
     tree[PROD] = `${tree[PROD]}\nfreeze:\n  - { weekly: [fryday], from: "16:00", to: "23:59", reason: x }\n`;
-    tree["freeze-exceptions/late.yaml"] = "environment: local-prod\nuntil: tomorrow\nreason: r\nallowedBy: [alice]\n";
+    tree["freeze-exceptions/late.yaml"] =
+      "environment: local-prod\nuntil: tomorrow\nreason: r\nallowedBy: [alice]\n";
     const dir = await testdir(tree);
     const result = await egp(["validate", "--dir", dir]);
     expect(result.code).toBe(1);

@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { type ApplyOutcome, applyPlan, JournalUnreadableError, type Lock } from "../../apply/index.ts";
 import { freezeGate } from "../../compose/freeze-gate.ts";
+import { applyNotice, notifierFor } from "../../compose/notify.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { printable, readPlanFile } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
@@ -111,6 +112,12 @@ export function registerApplyCommand(program: Command): void {
       let lock: Lock | undefined;
       const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
       const asking = !flags.yes && !saved;
+      const notify = await notifierFor(dir, say);
+      let release: string | undefined;
+      const ended = async (how: Parameters<typeof applyNotice>[2]) => {
+        const notice = applyNotice(env, release, how);
+        if (notice) await notify(notice);
+      };
       try {
         const outcome = await applyPlan({
           env,
@@ -145,15 +152,20 @@ export function registerApplyCommand(program: Command): void {
                 `Interrupted: ${done} of ${execute.plan.steps.length} steps done, ${execute.plan.steps.length - done - inFlight} not started, ` +
                 `${inFlight} in flight (checked before anything is written again on resume). ${resumeHint(env)}`,
             }),
-          gate: freezeGate(dir, say),
+          gate: async (desired) => {
+            release = desired.release?.name;
+            await freezeGate(dir, say)(desired);
+          },
           planKey: process.env.EGP_PLAN_KEY,
           onLocked: (held) => {
             lock = held;
           },
         });
+        await ended({ outcome });
         const exit = exitFor(env, outcome);
         if (exit) throw exit;
       } catch (error) {
+        if (!(error instanceof ExitError)) await ended({ error });
         // A journal egp can't read blocks every apply but --discard, which closes it.
         if (error instanceof JournalUnreadableError)
           throw new ExitError(`${error.message}; discard it with 'egp apply --env ${env} --discard'`, 1, {

@@ -62,14 +62,3 @@ export async function freezeNotice(check: FreezeCheck): Promise<string | undefin
     return `Notice: ${check.environment.name} is frozen (${window}); ${decision.exception.file} lets ${check.actor} apply until ${decision.exception.until}.`;
   return `Notice: ${check.environment.name} is frozen (${window}); egp apply is refused (${PlanErrorCode.Frozen}) until it ends, unless a freeze exception lets the actor through. egp rollback is not frozen.`;
 }
-
-/** The gate an apply asks before it writes, saying which exception let it through. */
-export function freezeGate(dir: string, say: (line: string) => void, actor = actorOf()) {
-  return async (desired: { environment: Pick<EnvironmentConfig, "name" | "freeze"> }): Promise<void> => {
-    const decision = await assertNotFrozen({ dir, environment: desired.environment, actor, now: new Date() });
-    if (decision.state === "excepted")
-      say(
-        `${desired.environment.name} is frozen (${describeWindow(decision.window)}); ${actor} goes through under ${decision.exception.file} (${decision.exception.reason}), until ${decision.exception.until}.`,
-      );
-  };
-}

@@ -4,7 +4,6 @@ export {
   actorOf,
   assertNotFrozen,
   FrozenError,
-  freezeGate,
   freezeNotice,
   freezeState,
 } from "./freeze-gate.ts";

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
+import { releaseCreateEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
@@ -45,15 +46,17 @@ export function registerReleaseCommand(program: Command): void {
       guardDesired(state);
       const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
+      const store = await openProjectStore(dir);
       const { file, release: built } = await buildRelease({
         dir,
         name: flags.name,
         desired,
         client: await clientsOf(connections)(desired.environment),
-        store: await openProjectStore(dir),
+        store,
         stateDir: ensureStateDir(stateDirOf(dir)),
         say,
       });
+      await writeAudit(store, releaseCreateEntry(desired.environment, built), say);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ file, ...built })}\n`);
         return;

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import stringify from "safe-stable-stringify";
 import { z } from "zod";
 import { type LocalKey, localKey } from "../io/local-key.ts";
 import { type ReleaseStore, StoreError } from "../store/index.ts";
+import { canonical, Seal, sealProblem, sealRecord } from "./record-seal.ts";
 
 /*
  * The audit trail: one record per change egp makes or refuses to make on an auditor's behalf
@@ -64,25 +64,11 @@ type Linked = z.infer<typeof Linked>;
 
 export const AuditRecord = Linked.extend({
   /** The record without its seal, authenticated with the key that wrote it (docs/security.md). */
-  seal: z.strictObject({ key: z.string(), tag: z.string() }),
+  seal: Seal,
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
 
 const PURPOSE = "egp audit record";
-const canonical = (value: unknown) => stringify(value) ?? "null";
-
-function sealed(record: Linked, key: LocalKey): AuditRecord {
-  return { ...record, seal: { key: key.id, tag: key.seal(canonical(record), PURPOSE) } };
-}
-
-function sealProblem(record: AuditRecord, key: LocalKey): string | undefined {
-  const { seal, ...rest } = record;
-  if (seal.key !== key.id)
-    return `it is sealed with key ${seal.key}, which this machine does not hold (a store shared between machines needs the shared signing key: docs/security.md)`;
-  if (!key.check(canonical(rest), seal.tag, PURPOSE))
-    return "its seal does not match its content (it was edited)";
-  return undefined;
-}
 
 export function recordDigest(record: unknown): string {
   return createHash("sha256").update(canonical(record)).digest("hex");
@@ -102,7 +88,7 @@ export async function appendAudit(
     const last = keys.at(-1);
     const previous = last === undefined ? null : recordDigest(await store.getRecord(last));
     const sequence = last === undefined ? 1 : sequenceOf(last) + 1;
-    const record = sealed({ ...AuditEntry.parse(entry), sequence, previous }, key);
+    const record: AuditRecord = sealRecord({ ...AuditEntry.parse(entry), sequence, previous }, PURPOSE, key);
     try {
       await store.putRecord(auditKey(sequence), record, { createOnly: true });
       return record;
@@ -129,7 +115,8 @@ export async function readAudit(store: ReleaseStore, key: LocalKey = localKey())
     const parsed = AuditRecord.safeParse(value);
     const why = !parsed.success
       ? `not an audit record (${parsed.error.issues[0]?.path.join(".") || "record"}: ${parsed.error.issues[0]?.message})`
-      : (sealProblem(parsed.data, key) ?? linkProblem(at, parsed.data, index + 1, previous, keys[index - 1]));
+      : (sealProblem(parsed.data, PURPOSE, key) ??
+        linkProblem(at, parsed.data, index + 1, previous, keys[index - 1]));
     if (why || !parsed.success) return { records, broken: { key: at, why: why ?? "unreadable" } };
     records.push(parsed.data);
     previous = recordDigest(value);

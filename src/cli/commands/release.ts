@@ -10,6 +10,7 @@ import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
+import { registerReleaseReject } from "./release-reject.ts";
 
 interface ReleaseCreateFlags extends SelectionFlags {
   from: string;
@@ -24,6 +25,7 @@ export function registerReleaseCommand(program: Command): void {
   const release = program
     .command("release")
     .description("releases: packages built once, promoted as the same bytes");
+  registerReleaseReject(release);
   const create = release
     .command("create")
     .description(

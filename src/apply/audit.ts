@@ -60,7 +60,6 @@ const Linked = AuditEntry.extend({
   /** sha256 of the previous record's canonical JSON; null for the first. */
   previous: z.string().nullable(),
 });
-type Linked = z.infer<typeof Linked>;
 
 export const AuditRecord = Linked.extend({
   /** The record without its seal, authenticated with the key that wrote it (docs/security.md). */

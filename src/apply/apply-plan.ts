@@ -86,6 +86,11 @@ export interface ApplyPlanOptions {
   planKey?: string;
   /** The command the lock names as its holder. */
   holder?: string;
+  /**
+   * Asked once the plan is derived, before anything is asked or written; it throws to refuse the
+   * apply (a freeze window).
+   */
+  gate?: (desired: DesiredState) => Promise<void>;
   /** Called once the environment's lock is held, before anything else. */
   onLocked?: (lock: Lock) => void;
   /** Tries of a plan that fails for a passing reason (default 5), and the wait before try n. */
@@ -151,7 +156,10 @@ function noChanges(env: string, plan: Plan): ApplySummary {
   };
 }
 
-function summaryOf(plan: Plan, result: ApplyResult): ApplySummary & { result: "complete" | "incomplete" } {
+export function summaryOf(
+  plan: Plan,
+  result: ApplyResult,
+): ApplySummary & { result: "complete" | "incomplete" } {
   const completed = new Set([...result.done, ...result.reused]);
   const done = plan.changes.filter((change) =>
     plan.steps.filter((s) => s.change === change.id).every((s) => completed.has(s.id)),
@@ -244,6 +252,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       : (options.options ?? {});
   const replan = () => planPatiently(options.replan, planOptions, say, options.planTries, options.planDelay);
   const fresh = await replan();
+  await options.gate?.(fresh.desired);
   let plan = fresh.plan;
   let previous: Carried | undefined;
   if (resuming) {

@@ -167,11 +167,13 @@ export async function buildRelease(
   );
   const packages: ReleaseFile["packages"] = [];
   for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source));
+  const { Version: platformVersion } = await options.client.metadata.version();
   const release: ReleaseFile = {
     formatVersion: 1,
     name,
     createdAt: (options.now?.() ?? new Date()).toISOString(),
     from: desired.environment.name,
+    platformVersion,
     packages,
   };
   // The store's record is created once: of two machines creating the same name, one is refused.

@@ -8,6 +8,7 @@ import {
 } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
+import { FrozenError } from "../compose/freeze-gate.ts";
 import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
 import { ExportErrorCode } from "../export/error-codes.ts";
@@ -67,6 +68,7 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     error instanceof ArtifactError ||
     error instanceof ReleaseError ||
     error instanceof ReleaseGateError ||
+    error instanceof FrozenError ||
     error instanceof StoreError
   ) {
     return { lines: [error.message], exitCode: 1 };

@@ -1,5 +1,12 @@
 export type { HttpConnections } from "./connections.ts";
 export { clientOptionsOf, httpConnections } from "./connections.ts";
+export {
+  actorOf,
+  assertNotFrozen,
+  FrozenError,
+  freezeNotice,
+  freezeState,
+} from "./freeze-gate.ts";
 export type {
   EnvironmentPlan,
   OpenEnvironment,

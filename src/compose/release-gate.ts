@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { rejectionOf } from "../apply/rejections.ts";
 import { type DesiredRelease, type DesiredState, readReleaseFile } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
 import type { ReleaseStore } from "../store/index.ts";
@@ -72,6 +73,19 @@ export async function unverifiedOn(
   return missing;
 }
 
+async function assertNotRejected(store: ReleaseStore, name: string, file: string): Promise<void> {
+  const rejection = await rejectionOf(store, name);
+  if (!rejection) return;
+  const who = rejection.actor ? ` by ${rejection.actor} at ${rejection.at}` : "";
+  const trust = rejection.unauthenticated
+    ? ` (the rejection record is unauthenticated: ${rejection.unauthenticated})`
+    : "";
+  throw new ReleaseGateError(
+    PlanErrorCode.ReleaseRejected,
+    `release ${name} was rejected${who}: ${rejection.reason}${trust}; egp never promotes it: name another release in ${file}`,
+  );
+}
+
 /**
  * The desired state with its release, once the gate passes; unchanged for an environment without
  * `release:`. The release file's text joins the digest: a saved plan is stale once it changes.
@@ -90,6 +104,7 @@ export async function withRelease(
       `${environment.name} runs release ${release.name}, which needs the release store`,
     );
   await assertStored(store, release);
+  await assertNotRejected(store, release.name, environment.file);
   const missing = await unverifiedOn(store, release, environment.requiresVerifiedOn ?? []);
   if (missing.length > 0)
     throw new ReleaseGateError(

@@ -1,6 +1,7 @@
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { SourceLocation } from "./errors.ts";
+import { type FreezeWindow, FreezeWindowDocument, normalizeFreezeWindow } from "./freeze.ts";
 import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
 import {
   INSTALL_METHOD_CODES,
@@ -94,6 +95,12 @@ export const EnvironmentDocument = z
       .optional()
       .describe(
         "Environments a release must have been applied to and verified on before it is planned here.",
+      ),
+    freeze: z
+      .array(FreezeWindowDocument)
+      .optional()
+      .describe(
+        "Periods in which apply is refused (EGP_FROZEN) and plan gives a notice; rollback is never frozen. A reviewed file in freeze-exceptions/ lets named actors through.",
       ),
     limits: z
       .strictObject({
@@ -194,6 +201,8 @@ export interface EnvironmentConfig {
   release?: string;
   /** Environments where a release must have been applied and verified first. */
   requiresVerifiedOn?: readonly string[];
+  /** Periods in which apply is refused. */
+  freeze?: readonly FreezeWindow[];
   limits: { concurrency: number; requestsPerSecond: number };
   /** In milliseconds, with the defaults filled in. */
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
@@ -507,6 +516,7 @@ export function normalizeEnvironment(
   if (packagesFrom) config.packagesFrom = packagesFrom;
   if (doc.release) config.release = doc.release;
   if (doc.requiresVerifiedOn) config.requiresVerifiedOn = [...doc.requiresVerifiedOn];
+  if (doc.freeze?.length) config.freeze = doc.freeze.map(normalizeFreezeWindow);
   if (doc.groups === undefined) config.groupsFromInstance = true;
   const values = [...report.document.substituted.values()].flatMap((s) => s.values.flatMap(spellings));
   if (values.length > 0) config.sensitive = [...new Set(values)].map((value) => new Secret(value));

@@ -7,14 +7,34 @@ import { parseYamlFile } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
 
 /*
- * egp.yaml, at the repository root: settings of the repository as a whole, today the release store.
+ * egp.yaml, at the repository root: settings of the repository as a whole: the release store and webhooks.
  * Without the file, or without `releases.store`, the store is the folder `.egp/store` (like
  * Terraform's local backend: on this machine only).
  */
 
 export const PROJECT_FILE = "egp.yaml";
 
+/** What egp tells a webhook about (docs/governance.md). */
+export const NOTIFY_EVENTS = ["applied", "failed", "refused", "drift", "rejected"] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+
+const NotifyTarget = z.strictObject({
+  url: z
+    .string()
+    .min(1)
+    .describe(
+      `The webhook's address, usually \${VAR}: it is a secret of the chat or incident tool, never printed or posted.`,
+    ),
+  events: z.array(z.enum(NOTIFY_EVENTS)).min(1).describe("The events posted to it."),
+});
+
 export const ProjectDocument = z.strictObject({
+  notify: z
+    .array(NotifyTarget)
+    .optional()
+    .describe(
+      "Webhooks egp POSTs a JSON summary to when an apply ends, is refused, drifts or a release is rejected.",
+    ),
   releases: z
     .strictObject({
       store: z
@@ -34,6 +54,17 @@ export const ProjectDocument = z.strictObject({
 
 export type ProjectDocument = z.infer<typeof ProjectDocument>;
 
+/** A webhook as written: its url may name variables, expanded only when it is posted to. */
+export interface NotifySpec {
+  url: string;
+  events: readonly NotifyEvent[];
+}
+
+export interface Project {
+  releases: StoreSpec;
+  notify: readonly NotifySpec[];
+}
+
 /** Where the release store is, as egp.yaml says. */
 export interface StoreSpec {
   /** A folder path or an `oci://` address; undefined for the default. */
@@ -50,28 +81,25 @@ export interface ProjectOptions {
 }
 
 /** The settings of egp.yaml (all optional); ManifestError with file:line:col on a bad one. */
-export async function loadProject(
-  root: string,
-  options: ProjectOptions = {},
-): Promise<{ releases: StoreSpec }> {
+export async function loadProject(root: string, options: ProjectOptions = {}): Promise<Project> {
   let text: string;
   try {
     text = await readFile(join(root, PROJECT_FILE), "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { releases: {} };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { releases: {}, notify: [] };
     throw error;
   }
   return parseProject(text, options);
 }
 
-export function parseProject(text: string, options: ProjectOptions = {}): { releases: StoreSpec } {
+export function parseProject(text: string, options: ProjectOptions = {}): Project {
   const issues: ManifestIssue[] = [];
   const parsed = parseYamlFile(PROJECT_FILE, text);
   issues.push(...parsed.issues);
   const [document, ...extra] = parsed.documents;
   for (const more of extra) reporterFor(more, [], issues).error([], "egp.yaml holds one document");
   if (issues.length > 0) throw new ManifestError(issues);
-  if (!document) return { releases: {} };
+  if (!document) return { releases: {}, notify: [] };
   const report = reporterFor(document, [], issues);
   const result = ProjectDocument.safeParse(document.value);
   if (!result.success) {
@@ -86,5 +114,5 @@ export function parseProject(text: string, options: ProjectOptions = {}): { rele
     if (message) report.error(["releases", "store"], message);
   }
   if (issues.length > 0) throw new ManifestError(issues);
-  return { releases };
+  return { releases, notify: (result.data.notify ?? []).map((n) => ({ url: n.url, events: [...n.events] })) };
 }

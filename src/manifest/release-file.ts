@@ -37,6 +37,8 @@ export const ReleaseFile = z.strictObject({
   createdAt: z.string(),
   /** The environment the packages were built on. */
   from: z.string(),
+  /** The platform version of that environment when they were built: never installed on an older one. */
+  platformVersion: z.string().optional(),
   packages: z.array(
     z.strictObject({
       name: z.string(),

@@ -6,6 +6,10 @@ export const PlanErrorCode = {
   ReleaseNotVerified: "EGP_RELEASE_NOT_VERIFIED",
   /** A release's file or record in the store disagrees with the committed `releases/<name>.yaml`. */
   ReleaseMismatch: "EGP_RELEASE_MISMATCH",
+  /** The environment names a release that `egp release reject` marked as never to be promoted. */
+  ReleaseRejected: "EGP_RELEASE_REJECTED",
+  /** An apply in one of the environment's freeze windows, with no exception for its actor. */
+  Frozen: "EGP_FROZEN",
 } as const;
 
 export type PlanErrorCode = (typeof PlanErrorCode)[keyof typeof PlanErrorCode];

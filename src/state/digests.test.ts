@@ -142,6 +142,7 @@ const client = {
     },
     eventRulesByLevel: async (id: number) => rules[id] ?? [],
     eventActionsByRule: async (id: number) => actions[id] ?? [],
+    version: async () => ({ Version: "6.14.0" }),
   },
 } as unknown as PlatformClient;
 

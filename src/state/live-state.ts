@@ -87,6 +87,8 @@ export interface LivePackageSide {
   applicationsByName: Record<string, string>;
   /** The instance's modules and levels, read with the objects (absent when no object was read). */
   catalogue?: CatalogueIndex;
+  /** The instance's platform version (`applicationinfo/version`), when it answers it. */
+  version?: string;
 }
 
 /**

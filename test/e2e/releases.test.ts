@@ -233,7 +233,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
     const malformed = await run(dir, ["plan", "--env", "test"]);
     expect(malformed.code).toBe(1);
     expect(lines(malformed.stderr)).toEqual([
-      `egp: releases/${NAME}.yaml:9:13 packages[0].sha256: expected text, got an integer`,
+      `egp: releases/${NAME}.yaml:10:13 packages[0].sha256: expected text, got an integer`,
     ]);
     await writeFile(path, text.replace(/sha256: [0-9a-f]{64}/, `sha256: ${"a".repeat(64)}`));
     const refused = await run(dir, ["plan", "--env", "test"]);

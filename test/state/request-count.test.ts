@@ -152,6 +152,8 @@ describe("requests of a plan's reads", () => {
       "POST /core/system/levellayout/level/{}": 3,
       "POST /core/system/eventrule/level/{}": 3,
       "POST /core/system/eventaction/eventrule/{}": 3,
+      // The platform version, for the preflight of a package onto an older platform.
+      "POST /core/system/applicationinfo/version": 1,
     };
     expect(large.target.byRoute).toEqual({
       "POST /core/security/login": 1,

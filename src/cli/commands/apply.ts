@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { type ApplyOutcome, applyPlan, JournalUnreadableError, type Lock } from "../../apply/index.ts";
+import { governApply } from "../../compose/govern-apply.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { printable, readPlanFile } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
@@ -110,11 +111,13 @@ export function registerApplyCommand(program: Command): void {
       let lock: Lock | undefined;
       const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
       const asking = !flags.yes && !saved;
+      const store = await openProjectStore(dir);
+      const governance = await governApply({ dir, env, store, say });
       try {
         const outcome = await applyPlan({
           env,
           stateDir,
-          store: await openProjectStore(dir),
+          store,
           replan: (options) => planWith({ dir, connections, logger }, env, options),
           open: clientsOf(connections),
           logger,
@@ -144,14 +147,17 @@ export function registerApplyCommand(program: Command): void {
                 `Interrupted: ${done} of ${execute.plan.steps.length} steps done, ${execute.plan.steps.length - done - inFlight} not started, ` +
                 `${inFlight} in flight (checked before anything is written again on resume). ${resumeHint(env)}`,
             }),
+          gate: governance.gate,
           planKey: process.env.EGP_PLAN_KEY,
           onLocked: (held) => {
             lock = held;
           },
         });
+        await governance.ended({ outcome });
         const exit = exitFor(env, outcome);
         if (exit) throw exit;
       } catch (error) {
+        if (!(error instanceof ExitError)) await governance.ended({ error });
         // A journal egp can't read blocks every apply but --discard, which closes it.
         if (error instanceof JournalUnreadableError)
           throw new ExitError(`${error.message}; discard it with 'egp apply --env ${env} --discard'`, 1, {

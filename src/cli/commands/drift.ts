@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { driftNotice, notifierFor } from "../../compose/notify.ts";
 
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
@@ -27,12 +28,19 @@ export function registerDriftCommand(program: Command): void {
     .option("--detailed-exitcode", "accepted for Terraform users; drift's exit codes are always 0, 1 and 2");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const { plan, warnings } = await planWith({ dir, connections, logger }, flags.env, selectionOf(flags));
+      const { plan, warnings, desired } = await planWith(
+        { dir, connections, logger },
+        flags.env,
+        selectionOf(flags),
+      );
       for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       printPlan(plan, flags, "drift");
-      if (plan.summary.drift > 0) throw new ExitError("", 2);
+      if (plan.summary.drift === 0) return;
+      const notify = await notifierFor(dir, (line) => process.stderr.write(`${line}\n`));
+      await notify(driftNotice(plan, desired.release?.name));
+      throw new ExitError("", 2);
     });
   });
 }

@@ -1,10 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
+import { actorOf, freezeNotice } from "../../compose/freeze-gate.ts";
 import { fieldWordsOf } from "../../manifest/index.ts";
 import {
   DEFAULT_MARKDOWN_LIMIT,
   type Plan,
+  printable,
   type RenderOptions,
   renderJson,
   renderMarkdown,
@@ -73,12 +75,19 @@ export function registerPlanCommand(program: Command): void {
     .option("--enforce-roles", "send roles of every managed user (roles can't be read back)");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const { plan, warnings } = await planWith({ dir, connections, logger }, flags.env, {
+      const { plan, warnings, desired } = await planWith({ dir, connections, logger }, flags.env, {
         allowDelete: flags.allowDelete,
         enforceRoles: flags.enforceRoles,
         ...selectionOf(flags),
       });
       for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
+      const frozen = await freezeNotice({
+        dir,
+        environment: desired.environment,
+        actor: actorOf(),
+        now: new Date(),
+      });
+      if (frozen) process.stderr.write(`${printable(frozen)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       if (flags.out) {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
+import { releaseCreateEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
@@ -9,6 +10,7 @@ import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
+import { registerReleaseReject } from "./release-reject.ts";
 
 interface ReleaseCreateFlags extends SelectionFlags {
   from: string;
@@ -23,6 +25,7 @@ export function registerReleaseCommand(program: Command): void {
   const release = program
     .command("release")
     .description("releases: packages built once, promoted as the same bytes");
+  registerReleaseReject(release);
   const create = release
     .command("create")
     .description(
@@ -45,15 +48,17 @@ export function registerReleaseCommand(program: Command): void {
       guardDesired(state);
       const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
+      const store = await openProjectStore(dir);
       const { file, release: built } = await buildRelease({
         dir,
         name: flags.name,
         desired,
         client: await clientsOf(connections)(desired.environment),
-        store: await openProjectStore(dir),
+        store,
         stateDir: ensureStateDir(stateDirOf(dir)),
         say,
       });
+      await writeAudit(store, releaseCreateEntry(desired.environment, built), say);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ file, ...built })}\n`);
         return;

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { readFreezeExceptions } from "../../manifest/freeze-exception.ts";
 import {
   type LoadResult,
   loadProject,
@@ -34,10 +35,17 @@ function repositoryDir(dir: string): string {
   return path;
 }
 
-/** The issues of egp.yaml (the release store's address), none when it is absent or right. */
+/** The issues of egp.yaml (the release store's address) and of the freeze exceptions; none when right. */
 async function projectIssues(dir: string): Promise<ManifestIssue[]> {
+  return [
+    ...(await issuesOf(() => loadProject(dir, { checkStore: checkStoreSpec }))),
+    ...(await issuesOf(() => readFreezeExceptions(dir))),
+  ];
+}
+
+async function issuesOf(read: () => Promise<unknown>): Promise<ManifestIssue[]> {
   try {
-    await loadProject(dir, { checkStore: checkStoreSpec });
+    await read();
     return [];
   } catch (error) {
     if (error instanceof ManifestError) return [...error.issues];

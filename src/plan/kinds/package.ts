@@ -2,6 +2,8 @@ import type {
   AssumedInstallCode,
   DesiredPackage,
   DesiredPackageObject,
+  DesiredRelease,
+  DesiredState,
   InstallChoice,
 } from "../../manifest/index.ts";
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
@@ -26,6 +28,7 @@ import {
 import { orderProblems } from "./package-order.ts";
 import { planRelease } from "./package-release.ts";
 import { packageSteps } from "./package-steps.ts";
+import { versionProblem } from "./package-version.ts";
 import { makeStep, type StepInputIn } from "./steps.ts";
 
 export const KIND = packageSteps.kind;
@@ -120,6 +123,7 @@ export const packagePlanner: KindPlanner = {
     });
   },
   refusals({ desired, live }: PlanInput): PlanProblem[] {
+    if (desired.release) return releaseVersionProblems(desired.release, live.packages, desired.environment);
     const source = live.packageSource;
     if (desired.packages.length === 0 || !desired.packagesFrom || !source) return [];
     const order = orderProblems(desired.packages);
@@ -136,7 +140,13 @@ export const packagePlanner: KindPlanner = {
         ({ object, live }) =>
           !objectMatches(live, context.target.objects[live.guid], matchOptionsOf(object.install)),
       );
-      return installs ? packageProblems(pkg, listed, context) : [];
+      if (!installs) return [];
+      const version = versionProblem({
+        built: { what: `package "${pkg.name}" of ${source.environment}`, version: source.version },
+        target: { environment: desired.environment.name, version: live.packages.version },
+        at: pkg.source,
+      });
+      return [...(version ? [version] : []), ...packageProblems(pkg, listed, context)];
     });
   },
   plan({ desired, live }: PlanInput): KindPlan {
@@ -170,6 +180,21 @@ export const packagePlanner: KindPlanner = {
     return result;
   },
 };
+
+/** A release that would install anything is refused on a platform older than the one it was built on. */
+function releaseVersionProblems(
+  release: DesiredRelease,
+  target: LivePackageSide,
+  environment: DesiredState["environment"],
+): PlanProblem[] {
+  if (planRelease(release, target, environment.name).changes.length === 0) return [];
+  const problem = versionProblem({
+    built: { what: `release ${release.name} (built on ${release.from})`, version: release.platformVersion },
+    target: { environment: environment.name, version: target.version },
+    at: { ...environment.source, path: "release" },
+  });
+  return problem ? [problem] : [];
+}
 
 function contextOf(
   packages: readonly DesiredPackage[],

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PlatformClient } from "../../client/client.ts";
+import { NotFoundError } from "../../client/errors.ts";
 import type { DesiredState, EnvironmentConfig } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
 import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
@@ -64,12 +65,28 @@ async function releaseTargets(
   for (const pkg of release.packages)
     for (const object of pkg.objects)
       if (object.type !== "GlobalReport") requests.set(object.guid, { guid: object.guid, type: object.type });
-  const read = await readPackageObjects(client, [...requests.values()], { deferDetails: true });
+  const [read, version] = await Promise.all([
+    readPackageObjects(client, [...requests.values()], { deferDetails: true }),
+    versionOf(client),
+  ]);
   const recorded = new Map(
     release.packages.flatMap((pkg) => pkg.objects.map((o) => [o.guid.toLowerCase(), o.fingerprint] as const)),
   );
   read.describe((object) => recorded.get(object.guid.toLowerCase()) !== object.fingerprint);
-  return { objects: read.objects, applicationsByName: read.applicationsByName };
+  return { objects: read.objects, applicationsByName: read.applicationsByName, ...version };
+}
+
+/**
+ * The platform version, so that a package is never planned onto an older platform than it was
+ * built on; an instance that does not answer the call leaves the check out.
+ */
+async function versionOf(client: PlatformClient): Promise<{ version?: string }> {
+  try {
+    return { version: (await client.metadata.version()).Version };
+  } catch (error) {
+    if (error instanceof NotFoundError) return {};
+    throw error;
+  }
 }
 
 /** Packages to read on a source: the environment names some, and where they come from. */
@@ -90,7 +107,7 @@ async function readPackages(
   from: string,
 ): Promise<LivePackages> {
   const requests = Promise.withResolvers<readonly ObjectRequest[]>();
-  const [source, target] = await Promise.all([
+  const [source, target, sourceVersion, targetVersion] = await Promise.all([
     readPackageObjects(sourceClient, (names) => objectRequests(packages, names), {
       deferDetails: true,
       onRequests: requests.resolve,
@@ -102,6 +119,8 @@ async function readPackages(
         { deferDetails: true },
       ),
     ),
+    versionOf(sourceClient),
+    versionOf(client),
   ]);
   source.describe((object) => differs(object, target.objects));
   target.describe((object) => differs(object, source.objects));
@@ -110,12 +129,14 @@ async function readPackages(
       objects: target.objects,
       applicationsByName: target.applicationsByName,
       ...(target.catalogue ? { catalogue: target.catalogue } : {}),
+      ...targetVersion,
     },
     packageSource: {
       environment: from,
       objects: source.objects,
       applicationsByName: source.applicationsByName,
       ...(source.catalogue ? { catalogue: source.catalogue } : {}),
+      ...sourceVersion,
     },
   };
 }

@@ -1,0 +1,69 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { type Command, Option } from "commander";
+import { filterAudit, readAudit } from "../../apply/audit.ts";
+import { type AuditFormat, renderAudit } from "../../apply/audit-report.ts";
+import { openProjectStore } from "../../compose/project-store.ts";
+import { ExitError } from "../errors.ts";
+import { type GlobalFlags, repositoryDir } from "../run.ts";
+
+interface AuditFlags extends GlobalFlags {
+  env?: string;
+  since?: string;
+  until?: string;
+  format: AuditFormat;
+  out?: string;
+}
+
+/** A date (the whole day, UTC) or an instant; `end` takes a date's last moment. */
+function instant(flag: string, value: string | undefined, end: boolean): Date | undefined {
+  if (value === undefined) return undefined;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const at = new Date(day ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z` : value);
+  if (Number.isNaN(at.getTime()))
+    throw new ExitError(`${flag}: expected a date (2026-11-28) or an instant, not ${JSON.stringify(value)}`);
+  return at;
+}
+
+/** `egp audit`: the store's audit trail, its chain checked (exit 0 holds, 1 broken). */
+export function registerAuditCommand(program: Command): void {
+  program
+    .command("audit")
+    .description("list the audit records of the release store and check their chain (exit 0 holds, 1 broken)")
+    .option("--env <name>", "only records of this environment")
+    .option("--since <date>", "only records at or after this date or instant")
+    .option("--until <date>", "only records at or before this date or instant")
+    .addOption(
+      new Option("--format <format>", "output format")
+        .choices(["text", "json", "csv", "html"])
+        .default("text"),
+    )
+    .option("--out <file>", "write the report to a file instead of standard output")
+    .action(async (_options: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<AuditFlags>();
+      const dir = repositoryDir(flags.dir);
+      const filter = {
+        ...(flags.env ? { environment: flags.env } : {}),
+        ...(flags.since ? { since: instant("--since", flags.since, false) } : {}),
+        ...(flags.until ? { until: instant("--until", flags.until, true) } : {}),
+      };
+      const chain = await readAudit(await openProjectStore(dir));
+      const words = [
+        flags.env && `of ${flags.env}`,
+        flags.since && `since ${flags.since}`,
+        flags.until && `until ${flags.until}`,
+      ];
+      const report = {
+        records: filterAudit(chain.records, filter),
+        chain,
+        filters: words.filter(Boolean).join(", "),
+      };
+      const text = `${renderAudit(report, flags.format)}\n`;
+      if (flags.out) {
+        await writeFile(resolve(flags.out), text, { mode: 0o600 });
+        process.stdout.write(`wrote ${flags.out}\n`);
+      } else process.stdout.write(text);
+      if (chain.broken)
+        throw new ExitError(`the audit chain is broken at ${chain.broken.key}: ${chain.broken.why}`, 1);
+    });
+}

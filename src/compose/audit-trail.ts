@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import type { ApplyOutcome } from "../apply/apply-plan.ts";
+import { summaryOf } from "../apply/apply-plan.ts";
+import { type AuditEntry, appendAudit } from "../apply/audit.ts";
+import type { DesiredState, EnvironmentConfig, ReleaseFile } from "../manifest/index.ts";
+import { canonicalJson } from "../plan/compare.ts";
+import type { FreezeDecision } from "../plan/freeze.ts";
+import type { Plan } from "../plan/model.ts";
+import { printable } from "../plan/render/printable.ts";
+import type { ReleaseStore } from "../store/index.ts";
+import { actorOf } from "./freeze-gate.ts";
+import { runUrlOf } from "./notify.ts";
+
+/*
+ * The audit records of what egp does to an environment (apply/audit.ts keeps the chain). A record
+ * that can't be written is said loudly and never undoes the change: the instance already has it.
+ */
+
+export function instanceOf(
+  environment: Pick<EnvironmentConfig, "endpoint" | "instance">,
+): AuditEntry["instance"] {
+  const { endpoint } = environment;
+  const url = endpoint.kind === "http" ? endpoint.url : `embedded:${endpoint.seed}`;
+  return { url, name: environment.instance };
+}
+
+export const planSha256 = (plan: Plan) => createHash("sha256").update(canonicalJson(plan)).digest("hex");
+
+/** The fields every record has, from the process's environment and the clock. */
+export function auditBase(
+  action: AuditEntry["action"],
+  env: NodeJS.ProcessEnv = process.env,
+  now = new Date(),
+): Pick<AuditEntry, "action" | "at" | "actor" | "runUrl"> {
+  return { action, at: now.toISOString(), actor: actorOf(env), runUrl: runUrlOf(env) };
+}
+
+const releaseOf = (desired: DesiredState | undefined): AuditEntry["release"] =>
+  desired?.release
+    ? {
+        name: desired.release.name,
+        packages: desired.release.packages.map((p) => ({ name: p.name, sha256: p.sha256 })),
+      }
+    : null;
+
+const changesOf = (plan: Plan | undefined): AuditEntry["changes"] =>
+  (plan?.changes ?? []).map((c) => ({ kind: c.kind, name: c.key, action: c.action }));
+
+/** The record of an apply (or a rollback): what it changed, and whether it converged. */
+export function applyEntry(input: {
+  action: "apply" | "rollback";
+  environment: string;
+  desired?: DesiredState;
+  freeze?: FreezeDecision;
+  ended: { outcome: ApplyOutcome } | { error: unknown; refused: boolean };
+}): AuditEntry | undefined {
+  const { desired, ended } = input;
+  const plan = "outcome" in ended && "plan" in ended.outcome ? ended.outcome.plan : undefined;
+  const exception =
+    input.freeze?.state === "excepted"
+      ? {
+          file: input.freeze.exception.file,
+          reason: input.freeze.exception.reason,
+          until: input.freeze.exception.until,
+        }
+      : null;
+  const base = {
+    ...auditBase(input.action),
+    environment: input.environment,
+    instance: desired ? instanceOf(desired.environment) : null,
+    planSha256: plan ? planSha256(plan) : null,
+    release: releaseOf(desired),
+    changes: changesOf(plan),
+    exception,
+    reason: null,
+  };
+  if ("error" in ended) {
+    const message = ended.error instanceof Error ? ended.error.message : String(ended.error);
+    return {
+      ...base,
+      result: ended.refused ? "refused" : "failed",
+      failures: [printable(message.split("\n")[0] ?? "")],
+    };
+  }
+  const { outcome } = ended;
+  if (outcome.result !== "complete" && outcome.result !== "incomplete" && outcome.result !== "interrupted")
+    return undefined;
+  const summary = summaryOf(outcome.plan, outcome.run);
+  const failures = summary.failed.map((f) => `${f.step}: ${f.code}`);
+  const verified = outcome.result === "complete" && outcome.converged;
+  if (outcome.result === "interrupted") failures.push("interrupted");
+  else if (!outcome.converged) failures.push("did not converge");
+  return { ...base, result: verified ? "verified" : "failed", failures };
+}
+
+export async function writeAudit(
+  store: ReleaseStore | undefined,
+  entry: AuditEntry | undefined,
+  say: (line: string) => void,
+): Promise<void> {
+  if (!store || !entry) return;
+  try {
+    await appendAudit(store, entry);
+  } catch (error) {
+    say(
+      `WARNING: the audit record of this ${entry.action} could not be written to ${store.location}: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** The record of a release built and stored: its packages' sha256s, and where it was built. */
+export function releaseCreateEntry(
+  environment: Pick<EnvironmentConfig, "name" | "endpoint" | "instance">,
+  release: Pick<ReleaseFile, "name" | "packages">,
+): AuditEntry {
+  return {
+    ...auditBase("release-create"),
+    environment: environment.name,
+    instance: instanceOf(environment),
+    planSha256: null,
+    release: {
+      name: release.name,
+      packages: release.packages.map((p) => ({ name: p.name, sha256: p.sha256 })),
+    },
+    changes: release.packages.map((p) => ({ kind: "Package", name: p.name, action: "build" })),
+    result: "recorded",
+    failures: [],
+    exception: null,
+    reason: null,
+  };
+}

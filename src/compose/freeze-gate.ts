@@ -1,0 +1,64 @@
+import { userInfo } from "node:os";
+import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
+import type { EnvironmentConfig } from "../manifest/index.ts";
+import { PlanErrorCode } from "../plan/error-codes.ts";
+import { describeWindow, type FreezeDecision, freezeDecision } from "../plan/freeze.ts";
+
+/*
+ * Freeze windows are read from the environment file and exceptions from the repository at the
+ * moment of the apply, not of the plan: a plan saved on Thursday is refused on Friday evening.
+ */
+
+export class FrozenError extends Error {
+  readonly code = PlanErrorCode.Frozen;
+  readonly decision: Extract<FreezeDecision, { state: "frozen" }>;
+  constructor(environment: string, decision: Extract<FreezeDecision, { state: "frozen" }>) {
+    const declined = decision.declined.length > 0 ? `; ${decision.declined.join("; ")}` : "";
+    super(`${PlanErrorCode.Frozen} ${environment} is frozen: ${describeWindow(decision.window)}${declined}`);
+    this.name = "FrozenError";
+    this.decision = decision;
+  }
+}
+
+/** Who runs egp, as audit records and exceptions name them: EGP_ACTOR, else GITHUB_ACTOR, else the OS user. */
+export function actorOf(env: NodeJS.ProcessEnv = process.env): string {
+  const given = env.EGP_ACTOR?.trim() || env.GITHUB_ACTOR?.trim();
+  if (given) return given;
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
+  }
+}
+
+export interface FreezeCheck {
+  dir: string;
+  environment: Pick<EnvironmentConfig, "name" | "freeze">;
+  actor: string;
+  now: Date;
+}
+
+/** Whether the environment is frozen now, and the exception that lets the actor through, if any. */
+export async function freezeState(check: FreezeCheck): Promise<FreezeDecision> {
+  const windows = check.environment.freeze ?? [];
+  if (windows.length === 0) return { state: "open" };
+  const exceptions = await readFreezeExceptions(check.dir);
+  return freezeDecision(windows, exceptions, check.environment.name, check.actor, check.now);
+}
+
+/** Refuses an apply in a freeze window without an exception; what let it through otherwise. */
+export async function assertNotFrozen(check: FreezeCheck): Promise<FreezeDecision> {
+  const decision = await freezeState(check);
+  if (decision.state === "frozen") throw new FrozenError(check.environment.name, decision);
+  return decision;
+}
+
+/** The line `plan` prints when the environment is frozen now; undefined when it is open. */
+export async function freezeNotice(check: FreezeCheck): Promise<string | undefined> {
+  const decision = await freezeState(check);
+  if (decision.state === "open") return undefined;
+  const window = describeWindow(decision.window);
+  if (decision.state === "excepted")
+    return `Notice: ${check.environment.name} is frozen (${window}); ${decision.exception.file} lets ${check.actor} apply until ${decision.exception.until}.`;
+  return `Notice: ${check.environment.name} is frozen (${window}); egp apply is refused (${PlanErrorCode.Frozen}) until it ends, unless a freeze exception lets the actor through. egp rollback is not frozen.`;
+}

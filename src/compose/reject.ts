@@ -1,0 +1,63 @@
+import { type ReadRejection, rejectRelease } from "../apply/rejections.ts";
+import { readReleaseFile } from "../manifest/index.ts";
+import { PlanErrorCode } from "../plan/error-codes.ts";
+import { releaseKey } from "../store/keys.ts";
+import { auditBase, writeAudit } from "./audit-trail.ts";
+import { notifierFor } from "./notify.ts";
+import { openProjectStore } from "./project-store.ts";
+import { ReleaseGateError } from "./release-gate.ts";
+
+/**
+ * `egp release reject`: the release must be one egp built (its file or its store record); the
+ * rejection is recorded once, audited and notified. The first rejection of a release stands.
+ */
+export async function rejectReleaseNamed(input: {
+  dir: string;
+  name: string;
+  reason: string;
+  say: (line: string) => void;
+}): Promise<{ rejection: ReadRejection; already: boolean }> {
+  const { dir, name, reason, say } = input;
+  const store = await openProjectStore(dir);
+  const file = await readReleaseFile(dir, name).catch(() => undefined);
+  if (!file && (await store.getRecord(releaseKey(name))) === undefined)
+    throw new ReleaseGateError(
+      PlanErrorCode.ReleaseMismatch,
+      `no release ${name}: neither releases/${name}.yaml nor the store ${store.location} has it`,
+    );
+  const base = auditBase("reject");
+  const result = await rejectRelease(store, {
+    name,
+    reason,
+    at: base.at,
+    actor: base.actor,
+    runUrl: base.runUrl,
+  });
+  if (result.already) return result;
+  await writeAudit(
+    store,
+    {
+      ...base,
+      environment: null,
+      instance: null,
+      planSha256: null,
+      release: file
+        ? { name, packages: file.packages.map((p) => ({ name: p.name, sha256: p.sha256 })) }
+        : null,
+      changes: [],
+      result: "recorded",
+      failures: [],
+      exception: null,
+      reason,
+    },
+    say,
+  );
+  const notify = await notifierFor(dir, say);
+  await notify({
+    event: "rejected",
+    environment: "",
+    release: name,
+    summary: `release ${name} rejected: ${reason}`,
+  });
+  return result;
+}

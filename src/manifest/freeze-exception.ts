@@ -1,0 +1,69 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import { ManifestError, type ManifestIssue } from "./errors.ts";
+import { Instant } from "./freeze.ts";
+import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
+import { reporterFor } from "./report.ts";
+import { parsePrecise } from "./yaml-source.ts";
+import { reportZodIssues } from "./zod-issues.ts";
+
+/*
+ * A way through a freeze: `freeze-exceptions/<name>.yaml`, committed so that it was reviewed. It
+ * names one environment, the actors who may use it and when it ends; the gate refuses one that
+ * ends more than a day after it is used.
+ */
+
+export const FREEZE_EXCEPTIONS_DIR = "freeze-exceptions";
+
+export const FreezeExceptionDocument = z
+  .strictObject({
+    environment: z.string().regex(ENVIRONMENT_NAME, "expected an environment name (a file in environments/)"),
+    until: Instant.describe("When the exception ends; refused at use when more than 24 hours ahead."),
+    reason: z.string().min(1),
+    allowedBy: z
+      .array(z.string().min(1))
+      .min(1)
+      .describe("The actors (EGP_ACTOR, GITHUB_ACTOR or the OS user) who may use it."),
+  })
+  .describe("A reviewed exception to an environment's freeze windows.");
+
+export interface FreezeExceptionFile {
+  name: string;
+  /** Repository-relative path. */
+  file: string;
+  environment: string;
+  until: string;
+  reason: string;
+  allowedBy: readonly string[];
+}
+
+export function parseFreezeException(file: string, name: string, text: string): FreezeExceptionFile {
+  const parsed = parsePrecise(file, text);
+  const issues: ManifestIssue[] = [...parsed.issues];
+  const [document] = parsed.documents;
+  if (!document && issues.length === 0)
+    issues.push({ file, line: 0, column: 0, severity: "error", path: "", message: "is empty" });
+  if (document) {
+    const result = FreezeExceptionDocument.safeParse(document.value);
+    if (!result.success) reportZodIssues(result.error, reporterFor(document, [], issues));
+    if (result.success && issues.length === 0) return { name, file, ...result.data };
+  }
+  throw new ManifestError(issues);
+}
+
+/** Every exception of the repository; none when the folder is absent. A malformed one is an error. */
+export async function readFreezeExceptions(dir: string): Promise<FreezeExceptionFile[]> {
+  const names = await readdir(join(dir, FREEZE_EXCEPTIONS_DIR)).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return [];
+    throw error;
+  });
+  const files = names.filter((name) => /\.ya?ml$/.test(name)).sort();
+  const exceptions: FreezeExceptionFile[] = [];
+  for (const entry of files) {
+    const file = `${FREEZE_EXCEPTIONS_DIR}/${entry}`;
+    const text = await readFile(join(dir, file), "utf8");
+    exceptions.push(parseFreezeException(file, entry.replace(/\.ya?ml$/, ""), text));
+  }
+  return exceptions;
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { egp, exampleTree } from "../helpers/cli.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * Freeze windows over the example repository (embedded emulators): plan gives a notice, apply is
+ * refused before anything is written, and a reviewed exception lets its actors, and only them, through.
+ */
+
+const hour = 3600_000;
+const iso = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString().replace(/\.\d+Z$/, "Z");
+const PROD = "environments/local-prod.yaml";
+
+async function frozenRepository(exceptions: Record<string, string> = {}): Promise<string> {
+  const tree = exampleTree();
+  tree[PROD] =
+    `${tree[PROD]}\nfreeze:\n` +
+    `  - { from: ${iso(-hour)}, to: ${iso(48 * hour)}, reason: year-end close }\n` +
+    '  - { weekly: [friday], from: "16:00", to: "23:59", timeZone: Europe/Berlin, reason: weekend }\n';
+  for (const [name, text] of Object.entries(exceptions)) tree[`freeze-exceptions/${name}.yaml`] = text;
+  return testdir(tree);
+}
+
+const exception = (until: string, allowedBy = "[alice]") =>
+  `environment: local-prod\nuntil: ${until}\nreason: incident 4711 hotfix\nallowedBy: ${allowedBy}\n`;
+
+const apply = (dir: string, actor: string) =>
+  egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: { EGP_ACTOR: actor } });
+
+async function changesLeft(dir: string): Promise<string> {
+  const plan = await egp(["plan", "--env", "local-prod", "--dir", dir], { env: { EGP_ACTOR: "bob" } });
+  return plan.stdout.match(/^Plan: .*$/m)?.[0] ?? "No changes.";
+}
+
+describe("freeze windows", () => {
+  it("plan gives a notice; apply in a window is refused with EGP_FROZEN before any write", async () => {
+    const dir = await frozenRepository();
+    const before = await changesLeft(dir);
+    expect(before).toMatch(/^Plan: \d+ to add/);
+
+    const plan = await egp(["plan", "--env", "local-prod", "--dir", dir], { env: { EGP_ACTOR: "bob" } });
+    expect(plan.code).toBe(0);
+    expect(plan.stderr).toContain("Notice: local-prod is frozen (year-end close");
+
+    const refused = await apply(dir, "bob");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/EGP_FROZEN local-prod is frozen: year-end close \(\S+ to \S+\)/);
+    expect(refused.stderr).not.toContain("    at ");
+    expect(refused.stdout).not.toContain("Apply complete");
+    expect(await changesLeft(dir)).toBe(before);
+  });
+
+  it("an exception lets only its actors through, and only while it runs and within 24 hours", async () => {
+    const cases: [string, string, RegExp][] = [
+      ["mallory", exception(iso(2 * hour)), /does not allow mallory/],
+      ["alice", exception(iso(-hour / 2)), /expired at/],
+      ["alice", exception(iso(30 * hour)), /more than 24 hours ahead/],
+    ];
+    for (const [actor, text, reason] of cases) {
+      const dir = await frozenRepository({ hotfix: text });
+      const refused = await apply(dir, actor);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(reason);
+    }
+
+    const dir = await frozenRepository({ hotfix: exception(iso(2 * hour)) });
+    const applied = await apply(dir, "alice");
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain(
+      "alice goes through under freeze-exceptions/hotfix.yaml (incident 4711 hotfix)",
+    );
+    expect(await changesLeft(dir)).toBe("No changes.");
+  });
+
+  it("validate points at a malformed window and a malformed exception", async () => {
+    const tree = exampleTree();
+    tree[PROD] = `${tree[PROD]}\nfreeze:\n  - { weekly: [fryday], from: "16:00", to: "23:59", reason: x }\n`;
+    tree["freeze-exceptions/late.yaml"] =
+      "environment: local-prod\nuntil: tomorrow\nreason: r\nallowedBy: [alice]\n";
+    const dir = await testdir(tree);
+    const result = await egp(["validate", "--dir", dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/environments\/local-prod\.yaml:\d+:\d+/);
+    expect(result.stderr).toMatch(/freeze-exceptions\/late\.yaml:2:\d+.*until/);
+  });
+});

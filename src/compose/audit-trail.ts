@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ApplyOutcome } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
 import { type AuditEntry, appendAudit } from "../apply/audit.ts";
+import type { ApplyResult } from "../apply/executor.ts";
 import type { DesiredState, EnvironmentConfig, ReleaseFile } from "../manifest/index.ts";
 import { canonicalJson } from "../plan/compare.ts";
 import type { FreezeDecision } from "../plan/freeze.ts";
@@ -127,5 +128,32 @@ export function releaseCreateEntry(
     failures: [],
     exception: null,
     reason: null,
+  };
+}
+
+/** The record of a rollback that ran: the install it undid, and whether the snapshot reads back. */
+export function rollbackEntry(
+  desired: Pick<DesiredState, "environment">,
+  outcome: {
+    result: "interrupted" | "incomplete" | "complete";
+    run: ApplyResult;
+    rollback: { plan: Plan };
+    release: { id: string; release?: string | undefined };
+  },
+): AuditEntry {
+  const { plan } = outcome.rollback;
+  const failures = outcome.run.failed.map((f) => `${f.step}: ${f.code}`);
+  if (outcome.result === "interrupted") failures.push("interrupted");
+  return {
+    ...auditBase("rollback"),
+    environment: desired.environment.name,
+    instance: instanceOf(desired.environment),
+    planSha256: planSha256(plan),
+    release: outcome.release.release ? { name: outcome.release.release, packages: [] } : null,
+    changes: changesOf(plan),
+    result: outcome.result === "complete" ? "verified" : "failed",
+    failures,
+    exception: null,
+    reason: `install ${outcome.release.id}`,
   };
 }

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Lock, rollBack } from "../../apply/index.ts";
+import { rollbackEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
 import { printable, readPlanFile, writePlanFile } from "../../plan/index.ts";
@@ -69,11 +70,12 @@ export function registerRollbackCommand(program: Command): void {
         let lock: Lock | undefined;
         const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
         const again = `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
+        const store = await openProjectStore(dir);
         try {
           const outcome = await rollBack({
             env,
             stateDir,
-            store: await openProjectStore(dir),
+            store,
             desired,
             open: clientsOf(connections),
             to: flags.to,
@@ -109,6 +111,7 @@ export function registerRollbackCommand(program: Command): void {
             return;
           }
           if (outcome.result === "cancelled") throw new ExitError("rollback cancelled");
+          if ("run" in outcome) await writeAudit(store, rollbackEntry(desired, outcome), say);
           if (outcome.result === "interrupted") throw new ExitError(again, INTERRUPTED_EXIT_CODE);
           if (outcome.result === "incomplete") {
             const { failed, skipped } = outcome.run;
@@ -119,6 +122,10 @@ export function registerRollbackCommand(program: Command): void {
           say(`\nRollback complete: ${env} has the versions of release ${release.id}'s snapshot again.`);
           say(`Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`);
           for (const note of rollback.notes.slice(1)) say(`Not undone: ${printable(note)}.`);
+          if (release.release)
+            say(
+              `If release ${release.release} must never be promoted again: egp release reject ${release.release} --reason '…'`,
+            );
         } finally {
           interrupts.dispose();
         }

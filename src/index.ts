@@ -136,6 +136,7 @@ export { defineKind, reportRepeats, scoping, sourceOf } from "./manifest/kinds/k
 export type {
   Change,
   EnvironmentStatus,
+  InstallEntry,
   KindPlanner,
   LastInstall,
   PendingApply,
@@ -144,18 +145,23 @@ export type {
   PlanOptions,
   PlanProblem,
   ReadableStatus,
+  Runs,
   StatusReport,
   Step,
   UnreadableStatus,
+  Verification,
+  Wants,
 } from "./plan/index.ts";
 export {
   driftByKind,
   isDrifted,
   PlanError,
+  pipelineOrder,
   registerKindSteps,
   registerPlanner,
   statusExitCode,
   statusReport,
+  whatRuns,
 } from "./plan/index.ts";
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
 export { makeStep } from "./plan/kinds/steps.ts";

@@ -168,7 +168,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
       expect(lines(history.stdout)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^[0-9a-f]{12} {2}GRC Core release ${NAME}, installed \\S+; snapshot of .*Risk Register`,
+            `^install [0-9a-f]{12} of release ${NAME}, package "GRC Core", installed \\S+; snapshot of .*Risk Register`,
           ),
         ),
       ]);

@@ -1,81 +1,87 @@
 import { describe, expect, it } from "vitest";
-import { CREATED_AT, desired, live, packageObject } from "../../../test/builders/plan.ts";
 import type { DesiredRelease } from "../../manifest/index.ts";
-import { planChanges } from "../index.ts";
+import type { LivePackageSide } from "../../state/index.ts";
+import { planRelease } from "./package-release.ts";
 
-/* An environment that runs a release: compared with the release's recorded parts, installed from the store. */
+/* A release's plan names the parts it adds from the names the release file records. */
 
-const SHA = "a".repeat(64);
-const release: DesiredRelease = {
-  formatVersion: 1,
-  name: "2026-11-r1",
-  createdAt: CREATED_AT,
-  from: "dev",
-  file: "releases/2026-11-r1.yaml",
-  text: "",
-  packages: [
-    {
-      name: "GRC Core",
-      sha256: SHA,
-      size: 10,
-      inactivateUnusedFields: false,
-      prefixInactivatedFields: null,
-      snapshot: true,
-      objects: [
-        {
-          guid: "g-1",
-          type: "Application",
-          name: "Risk Register",
-          fingerprint: "new",
-          parts: { rule: "15" },
-          installMethod: 2,
-          installOption: 1,
-          translationOption: 0,
-        },
-      ],
+const GUID = "4caff78e-cce8-5f03-b80c-e75d0f6cf95c";
+
+function release(names: boolean): DesiredRelease {
+  const object = {
+    guid: "app-1",
+    type: "Application" as const,
+    name: "Controls",
+    fingerprint: "f-new",
+    parts: { "module:app-1": "m", [`field:${GUID}`]: "x" },
+    counts: { fields: 1 },
+    ...(names
+      ? {
+          names: {
+            "module:app-1": { name: "Controls" },
+            [`field:${GUID}`]: { name: "Last Tested", parent: "Control" },
+          },
+        }
+      : {}),
+    installMethod: 2,
+    installOption: 1,
+    translationOption: 1,
+  };
+  return {
+    formatVersion: 1,
+    name: "r1",
+    createdAt: "2026-11-20T00:00:00Z",
+    from: "dev",
+    packages: [
+      {
+        name: "GRC Core",
+        sha256: "a".repeat(64),
+        size: 1,
+        inactivateUnusedFields: false,
+        prefixInactivatedFields: null,
+        snapshot: true,
+        objects: [object],
+      },
+    ],
+    file: "releases/r1.yaml",
+    text: "",
+  };
+}
+
+const target: LivePackageSide = {
+  objects: {
+    "app-1": {
+      guid: "app-1",
+      type: "Application",
+      name: "Controls",
+      fingerprint: "f-old",
+      parts: {},
+      partFingerprints: { "module:app-1": "m" },
     },
-  ],
+  },
+  applicationsByName: {},
 };
-const target = (rule: string) =>
-  live({
-    packages: {
-      applicationsByName: {},
-      objects: { "g-1": packageObject("g-1", "Risk Register", rule, { rule }) },
-    },
-  });
-const plan = (rule: string) => planChanges(desired({ release }), target(rule), { createdAt: CREATED_AT });
 
-describe("a release's plan", () => {
-  it("installs the stored file on the target only, snapshot first, and verifies the recorded parts", () => {
-    const result = plan("20");
-    expect(result.changes.map((c) => c.id)).toEqual(["Package/GRC Core"]);
-    expect(result.steps.map((s) => `${s.op}@${s.environment}`)).toEqual([
-      "package.fetch@prod",
-      "package.snapshot@prod",
-      "package.snapshot-generate@prod",
-      "package.snapshot-download@prod",
-      "package.upload@prod",
-      "package.install@prod",
-      "package.verify@prod",
+const addedParts = (plan: ReturnType<typeof planRelease>) =>
+  plan.changes.flatMap((c) => c.fields.flatMap((f) => f.parts ?? []));
+
+describe("planRelease", () => {
+  it("names a part the release adds by its recorded name, the GUID beside it", () => {
+    expect(addedParts(planRelease(release(true), target, "test"))).toEqual([
+      {
+        part: "field",
+        guid: GUID,
+        name: "Last Tested",
+        parent: "Control",
+        status: "added",
+        severity: "normal",
+      },
     ]);
-    const step = (verb: string) => result.steps.find((s) => s.id === `Package/GRC Core#${verb}`);
-    expect(step("fetch")?.input).toEqual({ release: "2026-11-r1", sha256: SHA, size: 10 });
-    expect(step("snapshot")?.input).toEqual({
-      name: "GRC Core (egp snapshot)",
-      objects: [{ guid: "g-1", type: "Application", name: "Risk Register", fingerprint: "20" }],
-    });
-    expect(step("snapshot-download")?.input).toEqual({ objects: ["g-1"] });
-    expect(step("snapshot-download")?.dependsOn).toEqual(["Package/GRC Core#snapshot-generate"]);
-    expect(step("upload")?.dependsOn).toEqual([
-      "Package/GRC Core#fetch",
-      "Package/GRC Core#snapshot-download",
-    ]);
-    expect(step("install")?.input.release).toEqual({ from: "dev", created: [], release: "2026-11-r1" });
-    expect(step("verify")?.input).toMatchObject({ objects: [{ guid: "g-1", parts: { rule: "15" } }] });
-    expect(result.sourceEnvironment).toBeUndefined();
   });
 
-  it("has nothing to do when the target's parts are the release's", () => {
-    expect(plan("15").changes).toEqual([]);
+  it("names it by GUID from a release file written before names were recorded", () => {
+    expect(addedParts(planRelease(release(false), target, "test"))).toMatchObject([
+      { guid: GUID, name: GUID },
+    ]);
   });
 });

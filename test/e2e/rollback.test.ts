@@ -285,7 +285,7 @@ describe("kept files are checked by content before use", () => {
     const swapped = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(swapped.code).toBe(1);
     expect(swapped.stderr).toMatch(
-      /^egp: the snapshot of release [0-9a-f]{12} can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
+      /^egp: the snapshot of install [0-9a-f]{12} of package "GRC Core" from local-dev can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
     );
 
     // A record whose snapshot digest climbs out of the folder.
@@ -296,7 +296,7 @@ describe("kept files are checked by content before use", () => {
     const climbing = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(climbing.code).toBe(1);
     expect(climbing.stderr).toMatch(
-      /^egp: \S+ is not a release record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
+      /^egp: \S+ is not an install record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
     );
     expect(installs(prod)).toBe(installsBefore);
   }, 60_000);

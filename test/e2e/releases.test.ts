@@ -263,8 +263,12 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
     }
     const history = await run(dir, ["history", ...PROD]);
     expect(lines(history.stdout)).toEqual([
-      expect.stringMatching(/^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed \S+; snapshot of [^;]+$/),
-      expect.stringMatching(/^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed .*; rolled back \S+$/),
+      expect.stringMatching(
+        /^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed \S+; snapshot of [^;]+$/,
+      ),
+      expect.stringMatching(
+        /^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed .*; rolled back \S+$/,
+      ),
     ]);
 
     // A CI runner that did not promote: the repository and the store, an empty .egp/.

@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import { verifiedAtOf } from "../compose/release-list.ts";
-import { type EnvironmentConfig, environmentOf, type Repository } from "../manifest/index.ts";
+import { type EnvironmentConfig, environmentOf, pipelinePlaces, type Repository } from "../manifest/index.ts";
 import {
   driftByKind,
   type EnvironmentStatus,
@@ -122,19 +122,13 @@ async function readHistory(dir: string, env: string, logger: Logger, wanted: str
   }
 }
 
-/** Where the environment sits in the pipeline, from its file; nothing when the file does not load. */
-function placeOf(config: EnvironmentConfig | undefined): { upstream: string[]; wants: Wants } {
-  if (!config) return { upstream: [], wants: null };
-  const upstream = [
-    ...(config.packagesFrom ? [config.packagesFrom] : []),
-    ...(config.requiresVerifiedOn ?? []),
-  ];
-  const wants: Wants = config.release
-    ? { release: config.release }
-    : config.packagesFrom
-      ? { packagesFrom: config.packagesFrom }
-      : null;
-  return { upstream, wants };
+/** Where the environment sits in the pipeline: its file as written, what it wants as loaded where it loads. */
+function placeOf(context: StatusContext, env: string, config: EnvironmentConfig | undefined) {
+  const written = pipelinePlaces(context.repository).find((place) => place.name === env);
+  const release = config ? config.release : written?.release;
+  const packagesFrom = config ? config.packagesFrom : written?.packagesFrom;
+  const wants: Wants = release ? { release } : packagesFrom ? { packagesFrom } : null;
+  return { upstream: written?.upstream ?? [], wants };
 }
 
 export async function environmentStatus(context: StatusContext, env: string): Promise<EnvironmentStatus> {
@@ -147,7 +141,7 @@ export async function environmentStatus(context: StatusContext, env: string): Pr
   } catch (error) {
     unloadable = error;
   }
-  const place = placeOf(config);
+  const place = placeOf(context, env, config);
   const history = { ...place, ...(await readHistory(dir, env, logger, config?.release)) };
   try {
     if (!config) throw unloadable;

@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import {
-  environmentOf,
   ManifestError,
   parseReleaseFile,
+  pipelinePlaces,
   RELEASE_NAME,
   type Repository,
   releaseFilePath,
@@ -78,25 +78,9 @@ function samePackages(a: readonly PackageBytes[], b: readonly PackageBytes[]): b
   return a.length === b.length && a.every((p) => b.some((q) => q.name === p.name && q.sha256 === p.sha256));
 }
 
-/** Every environment of the repository in pipeline order; one whose file does not load has no edges. */
-export function environmentsInOrder(repository: Repository): string[] {
-  const bare = { ...repository, manifests: [] };
-  const environments = repository.environments.map((file) => {
-    const name = basename(file.path, ".yaml");
-    try {
-      const config = environmentOf(bare, name).state.environment;
-      return {
-        name,
-        upstream: [
-          ...(config.packagesFrom ? [config.packagesFrom] : []),
-          ...(config.requiresVerifiedOn ?? []),
-        ],
-      };
-    } catch {
-      return { name, upstream: [] };
-    }
-  });
-  return pipelineOrder(environments);
+/** Every environment of the repository in pipeline order, from the files as written. */
+export function environmentsInOrder(repository: Pick<Repository, "environments">): string[] {
+  return pipelineOrder(pipelinePlaces(repository));
 }
 
 async function committedNames(dir: string): Promise<string[]> {

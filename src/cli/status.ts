@@ -88,11 +88,6 @@ export async function installsOf(
   return { lastInstall: lastInstallOf(history[0]), runs: whatRuns(entries, verifications) };
 }
 
-/** The newest install, as `lastInstall` of a row reads it. */
-export async function lastInstall(dir: string, env: string): Promise<LastInstall | null> {
-  return (await installsOf(dir, env)).lastInstall;
-}
-
 /** The interrupted apply `egp apply --resume` would take up, or why its journal can't be read. */
 export function pendingApply(dir: string, env: string): EnvironmentStatus["pending"] {
   try {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
-import { verifiedAtOf } from "../compose/release-list.ts";
+import { environmentsInOrder, verifiedAtOf } from "../compose/release-list.ts";
 import { type EnvironmentConfig, environmentOf, pipelinePlaces, type Repository } from "../manifest/index.ts";
 import {
   driftByKind,
@@ -177,5 +177,5 @@ export async function readStatus(
   parallel: number,
 ): Promise<StatusReport> {
   const rows = await mapBounded(environments, parallel, (env) => environmentStatus(context, env));
-  return statusReport(rows, new Date().toISOString());
+  return statusReport(rows, new Date().toISOString(), environmentsInOrder(context.repository));
 }

@@ -143,6 +143,14 @@ describe("the pipeline's order", () => {
       { ...matching, environment: "dev", upstream: [] },
     ];
     expect(statusReport(rows, "now").environments.map((s) => s.environment)).toEqual(["dev", "test", "prod"]);
+    // prod comes after test, which is not shown: the whole pipeline's order keeps it after zdev.
+    const shown = [
+      { ...matching, environment: "prod", upstream: ["test"] },
+      { ...matching, environment: "zdev", upstream: [] },
+    ];
+    const names = (report: ReturnType<typeof statusReport>) => report.environments.map((s) => s.environment);
+    expect(names(statusReport(shown, "now"))).toEqual(["prod", "zdev"]);
+    expect(names(statusReport(shown, "now", ["zdev", "test", "prod"]))).toEqual(["zdev", "prod"]);
   });
 });
 

@@ -184,9 +184,22 @@ export function isDrifted(status: EnvironmentStatus): boolean {
   return status.reachable && status.driftTotal > 0;
 }
 
-/** The rows in pipeline order (`pipelineOrder`), and their counts. */
-export function statusReport(environments: readonly EnvironmentStatus[], createdAt: string): StatusReport {
-  const order = pipelineOrder(environments.map((s) => ({ name: s.environment, upstream: s.upstream ?? [] })));
+/**
+ * The rows in pipeline order, and their counts. `pipeline` is the order of every environment of the
+ * repository (so that rows keep it when the environments between them are not shown); without it,
+ * the rows' own `upstream` give it (`pipelineOrder`).
+ */
+export function statusReport(
+  environments: readonly EnvironmentStatus[],
+  createdAt: string,
+  pipeline?: readonly string[],
+): StatusReport {
+  const own = pipelineOrder(environments.map((s) => ({ name: s.environment, upstream: s.upstream ?? [] })));
+  const rank = (name: string) =>
+    pipeline?.includes(name) ? pipeline.indexOf(name) : Number.MAX_SAFE_INTEGER;
+  const order = pipeline
+    ? [...own].sort((a, b) => rank(a) - rank(b) || own.indexOf(a) - own.indexOf(b))
+    : own;
   const sorted = order.flatMap((name) => environments.filter((s) => s.environment === name));
   const unreadable = sorted.filter((s) => !s.reachable).length;
   const drifted = sorted.filter(isDrifted).length;

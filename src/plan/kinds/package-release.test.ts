@@ -1,73 +1,95 @@
 import { describe, expect, it } from "vitest";
+import { CREATED_AT, desired, live, packageObject } from "../../../test/builders/plan.ts";
 import type { DesiredRelease } from "../../manifest/index.ts";
-import type { LivePackageSide } from "../../state/index.ts";
-import { planRelease } from "./package-release.ts";
+import { planChanges } from "../index.ts";
 
-/* A release's plan names the parts it adds from the names the release file records. */
+/* An environment that runs a release: compared with the release's recorded parts, installed from the store. */
 
+const SHA = "a".repeat(64);
 const GUID = "4caff78e-cce8-5f03-b80c-e75d0f6cf95c";
-
-function release(names: boolean): DesiredRelease {
-  const object = {
-    guid: "app-1",
-    type: "Application" as const,
-    name: "Controls",
-    fingerprint: "f-new",
-    parts: { "module:app-1": "m", [`field:${GUID}`]: "x" },
-    counts: { fields: 1 },
-    ...(names
-      ? {
-          names: {
-            "module:app-1": { name: "Controls" },
-            [`field:${GUID}`]: { name: "Last Tested", parent: "Control" },
-          },
-        }
-      : {}),
-    installMethod: 2,
-    installOption: 1,
-    translationOption: 1,
-  };
-  return {
-    formatVersion: 1,
-    name: "r1",
-    createdAt: "2026-11-20T00:00:00Z",
-    from: "dev",
-    packages: [
-      {
-        name: "GRC Core",
-        sha256: "a".repeat(64),
-        size: 1,
-        inactivateUnusedFields: false,
-        prefixInactivatedFields: null,
-        snapshot: true,
-        objects: [object],
-      },
-    ],
-    file: "releases/r1.yaml",
-    text: "",
-  };
-}
-
-const target: LivePackageSide = {
-  objects: {
-    "app-1": {
-      guid: "app-1",
-      type: "Application",
-      name: "Controls",
-      fingerprint: "f-old",
-      parts: {},
-      partFingerprints: { "module:app-1": "m" },
+const addedParts = (result: ReturnType<typeof planChanges>) =>
+  result.changes.flatMap((c) => c.fields.flatMap((f) => f.parts ?? [])).filter((p) => p.status === "added");
+const release: DesiredRelease = {
+  formatVersion: 1,
+  name: "2026-11-r1",
+  createdAt: CREATED_AT,
+  from: "dev",
+  file: "releases/2026-11-r1.yaml",
+  text: "",
+  packages: [
+    {
+      name: "GRC Core",
+      sha256: SHA,
+      size: 10,
+      inactivateUnusedFields: false,
+      prefixInactivatedFields: null,
+      snapshot: true,
+      objects: [
+        {
+          guid: "g-1",
+          type: "Application",
+          name: "Risk Register",
+          fingerprint: "new",
+          parts: { rule: "15" },
+          installMethod: 2,
+          installOption: 1,
+          translationOption: 0,
+        },
+      ],
     },
-  },
-  applicationsByName: {},
+  ],
 };
+const target = (rule: string) =>
+  live({
+    packages: {
+      applicationsByName: {},
+      objects: { "g-1": packageObject("g-1", "Risk Register", rule, { rule }) },
+    },
+  });
+const plan = (rule: string) => planChanges(desired({ release }), target(rule), { createdAt: CREATED_AT });
 
-const addedParts = (plan: ReturnType<typeof planRelease>) =>
-  plan.changes.flatMap((c) => c.fields.flatMap((f) => f.parts ?? []));
+describe("a release's plan", () => {
+  it("installs the stored file on the target only, snapshot first, and verifies the recorded parts", () => {
+    const result = plan("20");
+    expect(result.changes.map((c) => c.id)).toEqual(["Package/GRC Core"]);
+    expect(result.steps.map((s) => `${s.op}@${s.environment}`)).toEqual([
+      "package.fetch@prod",
+      "package.snapshot@prod",
+      "package.snapshot-generate@prod",
+      "package.snapshot-download@prod",
+      "package.upload@prod",
+      "package.install@prod",
+      "package.verify@prod",
+    ]);
+    const step = (verb: string) => result.steps.find((s) => s.id === `Package/GRC Core#${verb}`);
+    expect(step("fetch")?.input).toEqual({ release: "2026-11-r1", sha256: SHA, size: 10 });
+    expect(step("snapshot")?.input).toEqual({
+      name: "GRC Core (egp snapshot)",
+      objects: [{ guid: "g-1", type: "Application", name: "Risk Register", fingerprint: "20" }],
+    });
+    expect(step("snapshot-download")?.input).toEqual({ objects: ["g-1"] });
+    expect(step("snapshot-download")?.dependsOn).toEqual(["Package/GRC Core#snapshot-generate"]);
+    expect(step("upload")?.dependsOn).toEqual([
+      "Package/GRC Core#fetch",
+      "Package/GRC Core#snapshot-download",
+    ]);
+    expect(step("install")?.input.release).toEqual({ from: "dev", created: [], release: "2026-11-r1" });
+    expect(step("verify")?.input).toMatchObject({ objects: [{ guid: "g-1", parts: { rule: "15" } }] });
+    expect(result.sourceEnvironment).toBeUndefined();
+  });
 
-describe("planRelease", () => {
-  it("names a part the release adds by its recorded name, the GUID beside it", () => {
-    expect(addedParts(planRelease(release(true), target, "test"))).toEqual([
+  it("has nothing to do when the target's parts are the release's", () => {
+    expect(plan("15").changes).toEqual([]);
+  });
+
+  it("names a part the release adds by the name it recorded, the GUID beside it", () => {
+    const named = structuredClone(release);
+    const [object] = named.packages[0]?.objects ?? [];
+    if (!object) throw new Error("the release has no object");
+    object.parts = { rule: "15", [`field:${GUID}`]: "x" };
+    object.names = { [`field:${GUID}`]: { name: "Last Tested", parent: "Control" } };
+    const planned = planChanges(desired({ release: named }), target("20"), { createdAt: CREATED_AT });
+    expect(addedParts(planned)).toEqual([
       {
         part: "field",
         guid: GUID,
@@ -77,11 +99,9 @@ describe("planRelease", () => {
         severity: "normal",
       },
     ]);
-  });
-
-  it("names it by GUID from a release file written before names were recorded", () => {
-    expect(addedParts(planRelease(release(false), target, "test"))).toMatchObject([
-      { guid: GUID, name: GUID },
-    ]);
+    // A file written before names were recorded still plans; its new parts are named by GUID.
+    delete object.names;
+    const unnamed = planChanges(desired({ release: named }), target("20"), { createdAt: CREATED_AT });
+    expect(addedParts(unnamed)).toMatchObject([{ guid: GUID, name: GUID, status: "added" }]);
   });
 });

@@ -137,6 +137,7 @@ export type {
   Change,
   ChangeAction,
   EnvironmentStatus,
+  InstallEntry,
   KindPlanner,
   LastInstall,
   PendingApply,
@@ -145,20 +146,25 @@ export type {
   PlanOptions,
   PlanProblem,
   ReadableStatus,
+  Runs,
   StatusReport,
   Step,
   UnreadableStatus,
+  Verification,
+  Wants,
 } from "./plan/index.ts";
 export {
   driftByKind,
   isDrifted,
   opsOf,
   PlanError,
+  pipelineOrder,
   readPlanFile,
   registerKindSteps,
   registerPlanner,
   statusExitCode,
   statusReport,
+  whatRuns,
   writePlanFile,
 } from "./plan/index.ts";
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";

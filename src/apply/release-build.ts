@@ -6,7 +6,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { PlatformError } from "../client/errors.ts";
 import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
-import { readPackageObjects } from "../state/index.ts";
+import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
 import { type ReleaseStore, releaseKey, StoreError, StoreErrorCode } from "../store/index.ts";
 import { artifactPath, artifactsDir, inspectPackage, store as keep } from "./artifacts.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
@@ -66,6 +66,14 @@ async function downloadWhenReady(options: BuildReleaseOptions, packageId: number
   }
 }
 
+/** Each part's name and parent, as the source's details give them: a release's plan names its parts. */
+function partNames(object: LivePackageObject): Record<string, PartName> {
+  const names: Record<string, PartName> = {};
+  for (const [key, detail] of Object.entries(object.details ?? {}))
+    names[key] = { name: detail.name, ...(detail.parent !== undefined ? { parent: detail.parent } : {}) };
+  return names;
+}
+
 async function buildPackage(
   options: BuildReleaseOptions,
   pkg: DesiredPackage,
@@ -85,7 +93,14 @@ async function buildPackage(
       guid,
       type: object.type,
       name: live?.name ?? `Global report ${guid}`,
-      ...(live ? { fingerprint: live.fingerprint, parts: live.partFingerprints, counts: live.parts } : {}),
+      ...(live
+        ? {
+            fingerprint: live.fingerprint,
+            parts: live.partFingerprints,
+            counts: live.parts,
+            names: partNames(live),
+          }
+        : {}),
       installMethod: object.install.InstallMethod,
       installOption: object.install.InstallOption,
       translationOption: object.install.TranslationOption,
@@ -153,17 +168,21 @@ export async function buildRelease(
       ApplyErrorCode.ApplyRefused,
       `no Package documents for ${desired.environment.name}: a release holds the packages they name`,
     );
-  const source = await readPackageObjects(options.client, (names) =>
-    desired.packages.flatMap((pkg) =>
-      pkg.objects.flatMap((object) => {
-        if (object.by === "guid")
-          return object.type === "GlobalReport" ? [] : [{ guid: object.guid, type: object.type }];
-        const guid = Object.hasOwn(names, object.name.toLowerCase())
-          ? names[object.name.toLowerCase()]
-          : undefined;
-        return guid ? [{ guid, type: object.type }] : [];
-      }),
-    ),
+  const source = await readPackageObjects(
+    options.client,
+    (names) =>
+      desired.packages.flatMap((pkg) =>
+        pkg.objects.flatMap((object) => {
+          if (object.by === "guid")
+            return object.type === "GlobalReport" ? [] : [{ guid: object.guid, type: object.type }];
+          const guid = Object.hasOwn(names, object.name.toLowerCase())
+            ? names[object.name.toLowerCase()]
+            : undefined;
+          return guid ? [{ guid, type: object.type }] : [];
+        }),
+      ),
+    // Every part's name goes into the release file, so the objects are described once read.
+    { keepDetails: () => true },
   );
   const packages: ReleaseFile["packages"] = [];
   for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source));

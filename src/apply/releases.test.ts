@@ -141,7 +141,7 @@ describe("release records (the local copy in .egp/releases)", () => {
     const file = join(releasesDir(dir, "prod"), "111111111111.json");
     writeFileSync(file, '{"formatVersion":1,"id":', { mode: 0o600 });
     expect(() => readRelease(dir, "prod", "111111111111")).toThrow(
-      `${file} is not a release record (not JSON)`,
+      `${file} is not an install record (not JSON)`,
     );
   });
 

@@ -96,7 +96,7 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
   const unusable = (why: string) =>
     new ReleaseError(
       ApplyErrorCode.ReleaseUnusable,
-      `${fileOf(stateDir, env, id)} is not a release record (${why})`,
+      `${fileOf(stateDir, env, id)} is not an install record (${why})`,
     );
   let json: unknown;
   try {
@@ -110,7 +110,7 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
     throw unusable(`${issue?.path.join(".") || "record"}: ${issue?.message}`);
   }
   if (parsed.data.id !== id || parsed.data.environment !== env)
-    throw unusable(`it names release ${parsed.data.id} of ${parsed.data.environment}`);
+    throw unusable(`it names install ${parsed.data.id} of ${parsed.data.environment}`);
   return parsed.data;
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { PlatformClient } from "../client/client.ts";
 import type { InstallCodeOverrides } from "../manifest/index.ts";
-import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan } from "../plan/index.ts";
+import { DEFAULT_ROLLBACK_PREFIX, installName, planRollback, type RollbackPlan } from "../plan/index.ts";
 import { readPackageParts } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { artifactPath, verifiedArtifact } from "./artifacts.ts";
@@ -33,17 +33,17 @@ export async function prepareRollback(
   await cacheInstall(store, stateDir, release);
   const snapshot = release.snapshot;
   if (!snapshot)
-    throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `release ${release.id} has no snapshot`);
+    throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `${installName(release)} has no snapshot`);
   const file = artifactPath(stateDir, snapshot.digest);
   if (!existsSync(file))
     throw new ReleaseError(
       ApplyErrorCode.ReleaseUnusable,
-      `the snapshot of release ${release.id}, ${file}, is gone; nothing to roll back to`,
+      `the snapshot of ${installName(release)}, ${file}, is gone; nothing to roll back to`,
     );
   await verifiedArtifact(stateDir, snapshot.digest).catch((error: Error) => {
     throw new ReleaseError(
       ApplyErrorCode.ReleaseUnusable,
-      `the snapshot of release ${release.id} can't be used: ${error.message}`,
+      `the snapshot of ${installName(release)} can't be used: ${error.message}`,
     );
   });
   const live = await readPackageParts(

@@ -1,15 +1,21 @@
 import type { Logger } from "pino";
-import { Journal, JournalUnreadableError, listHistory } from "../apply/index.ts";
+import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
-import { environmentOf, type Repository } from "../manifest/index.ts";
+import { environmentsInOrder, verifiedAtOf } from "../compose/release-list.ts";
+import { type EnvironmentConfig, environmentOf, pipelinePlaces, type Repository } from "../manifest/index.ts";
 import {
   driftByKind,
   type EnvironmentStatus,
   type LastInstall,
   printable,
+  type Runs,
   type StatusReport,
   statusReport,
+  type Verification,
+  type Wants,
+  whatRuns,
 } from "../plan/index.ts";
+import { type ReleaseStore, verifiedKey } from "../store/index.ts";
 import type { Connections } from "./connect.ts";
 import { issueLine } from "./issue-line.ts";
 import { planWith } from "./plan-environment.ts";
@@ -30,9 +36,7 @@ export interface StatusContext {
   warn: (line: string) => void;
 }
 
-/** The environment's latest install, from its history in the release store; the one place status reads it. */
-export async function lastInstall(dir: string, env: string): Promise<LastInstall | null> {
-  const [record] = await listHistory(await openProjectStore(dir), env);
+function lastInstallOf(record: ReleaseRecord | undefined): LastInstall | null {
   if (!record) return null;
   return {
     ...(record.release ? { release: record.release } : {}),
@@ -41,6 +45,47 @@ export async function lastInstall(dir: string, env: string): Promise<LastInstall
     at: record.installedAt ?? record.startedAt,
     done: record.installedAt !== null,
   };
+}
+
+/** The verifications on `env` of the releases its history installed and of the one its file names. */
+async function verificationsOf(
+  store: ReleaseStore,
+  env: string,
+  history: readonly ReleaseRecord[],
+  wanted: string | undefined,
+): Promise<Verification[]> {
+  const releases = new Set(history.flatMap((r) => (r.release ? [r.release] : [])));
+  if (wanted) releases.add(wanted);
+  const found = await Promise.all(
+    [...releases].map(async (release) => {
+      const at = verifiedAtOf(await store.getRecord(verifiedKey(release, env)), env);
+      return at === undefined ? [] : [{ release, verifiedAt: at }];
+    }),
+  );
+  return found.flat();
+}
+
+/**
+ * The environment's latest install and what it runs, from its history and verifications in the
+ * release store; the one place status reads them.
+ */
+export async function installsOf(
+  dir: string,
+  env: string,
+  wanted?: string,
+): Promise<{ lastInstall: LastInstall | null; runs: Runs | null }> {
+  const store = await openProjectStore(dir);
+  const history = await listHistory(store, env);
+  const verifications = await verificationsOf(store, env, history, wanted);
+  const entries = history.map((record) => ({
+    id: record.id,
+    ...(record.release ? { release: record.release } : {}),
+    package: record.package.name,
+    from: record.sourceEnvironment,
+    installedAt: record.installedAt,
+    rolledBackAt: record.rollbacks.at(-1)?.at ?? null,
+  }));
+  return { lastInstall: lastInstallOf(history[0]), runs: whatRuns(entries, verifications) };
 }
 
 /** The interrupted apply `egp apply --resume` would take up, or why its journal can't be read. */
@@ -63,21 +108,38 @@ function reasonOf(error: unknown): string {
   return printable(error instanceof Error ? error.message : String(error));
 }
 
-async function readHistory(dir: string, env: string, logger: Logger) {
+async function readHistory(dir: string, env: string, logger: Logger, wanted: string | undefined) {
   try {
-    return { lastInstall: await lastInstall(dir, env), pending: pendingApply(dir, env) };
+    return { ...(await installsOf(dir, env, wanted)), pending: pendingApply(dir, env) };
   } catch (error) {
     logger.warn({ env }, `${env}: history unreadable: ${reasonOf(error)}`);
-    return { lastInstall: null, pending: null };
+    return { lastInstall: null, runs: null, pending: null };
   }
+}
+
+/** Where the environment sits in the pipeline: its file as written, what it wants as loaded where it loads. */
+function placeOf(context: StatusContext, env: string, config: EnvironmentConfig | undefined) {
+  const written = pipelinePlaces(context.repository).find((place) => place.name === env);
+  const release = config ? config.release : written?.release;
+  const packagesFrom = config ? config.packagesFrom : written?.packagesFrom;
+  const wants: Wants = release ? { release } : packagesFrom ? { packagesFrom } : null;
+  return { upstream: written?.upstream ?? [], wants };
 }
 
 export async function environmentStatus(context: StatusContext, env: string): Promise<EnvironmentStatus> {
   const { dir, connections, logger } = context;
-  const history = await readHistory(dir, env, logger);
+  const bare = { ...context.repository, manifests: [] };
+  let config: EnvironmentConfig | undefined;
+  let unloadable: unknown;
   try {
-    const bare = { ...context.repository, manifests: [] };
-    const config = environmentOf(bare, env).state.environment;
+    config = environmentOf(bare, env).state.environment;
+  } catch (error) {
+    unloadable = error;
+  }
+  const place = placeOf(context, env, config);
+  const history = { ...place, ...(await readHistory(dir, env, logger, config?.release)) };
+  try {
+    if (!config) throw unloadable;
     const { client } = await connections.open(config);
     const { Version } = await client.metadata.version();
     const { plan, warnings } = await planWith({ dir, connections, logger }, env, {});
@@ -115,5 +177,5 @@ export async function readStatus(
   parallel: number,
 ): Promise<StatusReport> {
   const rows = await mapBounded(environments, parallel, (env) => environmentStatus(context, env));
-  return statusReport(rows, new Date().toISOString());
+  return statusReport(rows, new Date().toISOString(), environmentsInOrder(context.repository));
 }

@@ -22,3 +22,11 @@ export {
   unverifiedOn,
   withRelease,
 } from "./release-gate.ts";
+export {
+  environmentsInOrder,
+  listReleases,
+  type ReleaseListing,
+  type VerifiedRecord,
+  verificationsOfRelease,
+  verifiedAtOf,
+} from "./release-list.ts";

@@ -42,6 +42,8 @@ export {
   PACKAGE_OBJECT_TYPES,
   TRANSLATION_OPTION_CODES,
 } from "./kinds/package.ts";
+export type { PipelinePlace } from "./pipeline.ts";
+export { pipelinePlaces } from "./pipeline.ts";
 export { loadProject, PROJECT_FILE, type ProjectOptions, parseProject, type StoreSpec } from "./project.ts";
 /** A PrunePolicy's choice for users, and for security parameters. */
 export type UserPrune = import("./kinds/index.ts").PruneOptions["users"];

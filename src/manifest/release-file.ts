@@ -26,6 +26,11 @@ const ReleaseObject = z.strictObject({
   parts: z.record(z.string(), z.string()).optional(),
   /** Counts of the tree's parts, for the plan's one-line description. */
   counts: z.record(z.string(), z.number().int()).optional(),
+  /**
+   * Each part's name (and what it belongs to), by the keys of `parts`: a plan names the parts a
+   * release adds as a live promotion does. Absent in files written before names were recorded.
+   */
+  names: z.record(z.string(), z.strictObject({ name: z.string(), parent: z.string().optional() })).optional(),
   installMethod: z.number().int(),
   installOption: z.number().int(),
   translationOption: z.number().int(),

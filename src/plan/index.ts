@@ -13,6 +13,8 @@ export {
 } from "./compare-instances.ts";
 export { comparePlans, planConsistency, planDifferences } from "./compare-plans.ts";
 export { globMatcher } from "./glob.ts";
+export type { InstallIdentity } from "./install-name.ts";
+export { installName } from "./install-name.ts";
 export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
 export type {
   KindPlanner,
@@ -83,12 +85,23 @@ export { DEFAULT_ROLLBACK_PREFIX, planRollback, rollbackOfPlan } from "./rollbac
 export { sealSensitive, unsealStep } from "./sensitive.ts";
 export type {
   EnvironmentStatus,
+  InstallEntry,
   LastInstall,
   PendingApply,
   ReadableStatus,
+  Runs,
   StatusReport,
   UnreadableStatus,
+  Verification,
+  Wants,
 } from "./status.ts";
-export { driftByKind, isDrifted, statusExitCode, statusReport } from "./status.ts";
+export {
+  driftByKind,
+  isDrifted,
+  pipelineOrder,
+  statusExitCode,
+  statusReport,
+  whatRuns,
+} from "./status.ts";
 export type { Target } from "./targets.ts";
 export { keysToRead, narrowDesired, parseTargets, selects } from "./targets.ts";

@@ -1,4 +1,4 @@
-import type { LivePackageObject, PartDetail, PartValue } from "../state/live-state.ts";
+import type { LivePackageObject, PartDetail, PartName, PartValue } from "../state/live-state.ts";
 import type { MatchOptions } from "./kinds/package.ts";
 import type { FieldChange } from "./model.ts";
 
@@ -169,9 +169,14 @@ function byPartThenName(a: PartDifference, b: PartDifference): number {
   );
 }
 
+/** A part as its side names it: its details, else its recorded name (a release's). */
+function namedPart(side: LivePackageObject | undefined, key: string): PartName | undefined {
+  return side?.details?.[key] ?? side?.names?.[key];
+}
+
 function wholePart(
   key: string,
-  detail: PartDetail | undefined,
+  detail: PartName | undefined,
   status: Exclude<PartStatus, "changed">,
 ): PartDifference {
   const { part, guid } = split(key);
@@ -188,7 +193,8 @@ function wholePart(
 /**
  * Every part that differs between the source's object and the target's, sorted by kind of part,
  * then name. `kept` says which changed parts the install leaves as the target has them. Without
- * details (an object read without them), parts are named by GUID and changes carry no properties.
+ * details (an object read without them), parts are named by their recorded names (a release's), else
+ * by GUID, and changes carry no properties.
  */
 export function diffObject(
   source: LivePackageObject | undefined,
@@ -201,18 +207,20 @@ export function diffObject(
   for (const [key, fingerprint] of Object.entries(mine)) {
     const other = theirs[key];
     if (other === undefined) {
-      parts.push(wholePart(key, source?.details?.[key], "added"));
+      parts.push(wholePart(key, namedPart(source, key), "added"));
       continue;
     }
     if (other === fingerprint) continue;
     const { part, guid } = split(key);
     const [after, before] = [source?.details?.[key], target?.details?.[key]];
     const properties = after && before ? propertyDifferences(part, after, before) : [];
+    // The name the install gives it: the source's, else (no details) the target's.
+    const named = after ?? source?.names?.[key] ?? before ?? target?.names?.[key];
     parts.push({
       part,
       guid,
-      name: after?.name ?? before?.name ?? guid,
-      ...(after?.parent !== undefined ? { parent: after.parent } : {}),
+      name: named?.name ?? guid,
+      ...(named?.parent !== undefined ? { parent: named.parent } : {}),
       status: "changed",
       // A change whose properties can't be named (no details) is critical where any change is.
       severity: properties.length
@@ -223,7 +231,7 @@ export function diffObject(
     });
   }
   for (const key of Object.keys(theirs)) {
-    if (!(key in mine)) parts.push(wholePart(key, target?.details?.[key], "onlyOnTarget"));
+    if (!(key in mine)) parts.push(wholePart(key, namedPart(target, key), "onlyOnTarget"));
   }
   parts.sort(byPartThenName);
   return { parts, counts: countParts(parts) };

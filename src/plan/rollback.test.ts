@@ -18,6 +18,8 @@ const part = (
 function release(): RollbackRelease {
   return {
     id: "abc123def456",
+    release: "2026-11-r1",
+    sourceEnvironment: "dev",
     environment: "prod",
     package: { name: "GRC Core" },
     snapshot: {
@@ -72,7 +74,7 @@ describe("planRollback", () => {
       },
     ]);
     expect(notes).toEqual([
-      "rolls back release abc123def456 (promoted 2026-11-24T00:00:01.000Z) to the snapshot taken before it",
+      "rolls back install abc123def456 of release 2026-11-r1 (promoted 2026-11-24T00:00:01.000Z) to the snapshot taken before it",
       `created by the promotion; the interface can't delete them: Application "Findings"`,
       `added by the promotion, which an install can't remove: Controls: event rule "Ineffective control", level "Test"`,
       `added by the promotion, deactivated and renamed ROLLBACK_…: Controls: "Last Tested"`,

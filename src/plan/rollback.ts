@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { InstallCodeOverrides } from "../manifest/index.ts";
 import type { PackageObjectParts, PackageObjectType } from "../state/index.ts";
 import { canonicalJson } from "./compare.ts";
+import { installName } from "./install-name.ts";
 import { KIND } from "./kinds/package.ts";
 import { makeStep, STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
 import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
@@ -22,9 +23,12 @@ interface Packed {
   name: string;
 }
 
-/** What the planner needs of a release record (src/apply/releases.ts). */
+/** What the planner needs of an install record (src/apply/releases.ts). */
 export interface RollbackRelease {
   id: string;
+  /** The release the install installed; absent for a live promotion. */
+  release?: string;
+  sourceEnvironment?: string;
   environment: string;
   package: { name: string };
   snapshot: {
@@ -119,7 +123,7 @@ export function planRollback(input: RollbackInput): RollbackPlan {
   }
   const created = release.created.map((o) => `${o.type} "${o.name}"`);
   const notes = [
-    `rolls back release ${release.id} (promoted ${release.startedAt}) to the snapshot taken before it`,
+    `rolls back ${installName(release)} (promoted ${release.startedAt}) to the snapshot taken before it`,
     ...(created.length > 0
       ? [`created by the promotion; the interface can't delete them: ${created.join(", ")}`]
       : []),

@@ -12,6 +12,7 @@ export type {
   PackageObjectType,
   PackageReference,
   PartDetail,
+  PartName,
   PartValue,
 } from "./live-state.ts";
 export type { ObjectRequest, PackageObjectParts, PackagePart } from "./package-objects.ts";

@@ -37,6 +37,11 @@ export interface LivePackageObject {
    * instances), so that memory grows with the difference, not with the instance. Never in digests.
    */
   details?: Record<string, PartDetail>;
+  /**
+   * Only the parts' names, by the same keys, where no details can be read: a release records the
+   * names its source had, so that its plan names the parts it adds. `details` win where both exist.
+   */
+  names?: Record<string, PartName>;
   /** What the object's fields need outside it, for the plan's dependency check (package-objects.ts). */
   references?: PackageReference[];
   /** Its levels and fields by name and alias, for the plan's conflict check. */
@@ -68,6 +73,12 @@ export interface CatalogueIndex {
 
 /** A value of a part's property as the plan prints it: names instead of GUIDs, words instead of codes. */
 export type PartValue = string | number | boolean | null | string[];
+
+/** A part's name, and what it belongs to (a field's level, an action's rule), by name. */
+export interface PartName {
+  name: string;
+  parent?: string;
+}
 
 /** One part of an object's tree (module, level, field, layout, rule, action), described for people. */
 export interface PartDetail {

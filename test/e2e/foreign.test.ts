@@ -52,12 +52,14 @@ describe("egp against instances that are not its own emulator (profile foreign)"
 
     const history = await run(["releases", ...PROD]);
     expect(history.code, history.stderr).toBe(0);
-    expect(history.stdout).toMatch(/GRC Core from local-dev, installed .*; snapshot of Controls/);
+    expect(history.stdout).toMatch(
+      /of package "GRC Core" from local-dev, installed .*; snapshot of Controls/,
+    );
 
     const rollback = await run(["rollback", ...PROD, "--yes"]);
     expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
     expect(rollback.stdout).toMatch(
-      /Rollback complete: local-prod has the versions of release \w+'s snapshot again\./,
+      /Rollback complete: local-prod has the versions of the snapshot of install [0-9a-f]{12} of package "GRC Core" from local-dev again\./,
     );
     expect(rollback.stdout).toMatch(/Verified: every part the snapshot holds reads as it did on /);
     expect(rollback.stdout).toContain(

@@ -168,7 +168,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
       expect(lines(history.stdout)).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^[0-9a-f]{12} {2}GRC Core release ${NAME}, installed \\S+; snapshot of .*Risk Register`,
+            `^install [0-9a-f]{12} of release ${NAME}, package "GRC Core", installed \\S+; snapshot of .*Risk Register`,
           ),
         ),
       ]);
@@ -263,8 +263,12 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
     }
     const history = await run(dir, ["history", ...PROD]);
     expect(lines(history.stdout)).toEqual([
-      expect.stringMatching(/^[0-9a-f]{12} {2}GRC Core from local-dev, installed \S+; snapshot of [^;]+$/),
-      expect.stringMatching(/^[0-9a-f]{12} {2}GRC Core from local-dev, installed .*; rolled back \S+$/),
+      expect.stringMatching(
+        /^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed \S+; snapshot of [^;]+$/,
+      ),
+      expect.stringMatching(
+        /^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed .*; rolled back \S+$/,
+      ),
     ]);
 
     // A CI runner that did not promote: the repository and the store, an empty .egp/.

@@ -90,7 +90,7 @@ describe("egp rollback on the example (issue 16 acceptance)", () => {
     const releases = await egp(["releases", ...PROD, "--dir", dir]);
     expect(releases.code).toBe(0);
     expect(releases.stdout).toMatch(
-      /^[0-9a-f]{12} {2}GRC Core from local-dev, installed \S+; snapshot of .*Controls.*; created Findings; rolled back \S+\n$/,
+      /^install [0-9a-f]{12} of package "GRC Core" from local-dev, installed \S+; snapshot of .*Controls.*; created Findings; rolled back \S+\n$/,
     );
   }, 60_000);
 });
@@ -221,14 +221,14 @@ describe("snapshots over HTTP", () => {
     expect((await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV })).code).toBe(0);
     expect((await egp(["apply", ...PROD, "--yes", "--dir", dir], { env: ENV })).code).toBe(0);
     const listed = await egp(["releases", ...PROD, "--dir", dir], { env: ENV });
-    const ids = lines(listed.stdout).map((l) => l.slice(0, 12));
+    const ids = lines(listed.stdout).map((l) => /^install ([0-9a-f]{12}) /.exec(l)?.[1]);
     expect(ids).toHaveLength(2);
     expect(ids[1]).toBe(first);
     expect(lines(listed.stdout)[1]).toMatch(/; rolled back \S+$/);
 
     const newest = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(newest.code).toBe(0);
-    expect(newest.stdout).toContain(`rolls back release ${ids[0]}`);
+    expect(newest.stdout).toContain(`rolls back install ${ids[0]} of package "GRC Core" from local-dev`);
     // The newest release's snapshot has the deactivated fields already: they stay as they are.
     expect(controlsField(prod, "ROLLBACK_Last Tested")?.IsActive).toBe(false);
 
@@ -236,7 +236,7 @@ describe("snapshots over HTTP", () => {
       env: ENV,
     });
     expect(named.code).toBe(0);
-    expect(named.stdout).toContain(`rolls back release ${first}`);
+    expect(named.stdout).toContain(`rolls back install ${first} of package "GRC Core" from local-dev`);
 
     const unknown = await egp(["rollback", ...PROD, "--to", "000000000000", "--yes", "--dir", dir], {
       env: ENV,
@@ -285,7 +285,7 @@ describe("kept files are checked by content before use", () => {
     const swapped = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(swapped.code).toBe(1);
     expect(swapped.stderr).toMatch(
-      /^egp: the snapshot of release [0-9a-f]{12} can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
+      /^egp: the snapshot of install [0-9a-f]{12} of package "GRC Core" from local-dev can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
     );
 
     // A record whose snapshot digest climbs out of the folder.
@@ -296,7 +296,7 @@ describe("kept files are checked by content before use", () => {
     const climbing = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(climbing.code).toBe(1);
     expect(climbing.stderr).toMatch(
-      /^egp: \S+ is not a release record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
+      /^egp: \S+ is not an install record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
     );
     expect(installs(prod)).toBe(installsBefore);
   }, 60_000);

@@ -119,7 +119,7 @@ describe.skipIf(!present && !process.env.CI)("egp status --html in a browser", (
     await expect(row("down").isVisible()).resolves.toBe(true);
     expect(await row("dev").innerText()).toMatch(/^dev\s+matches\s+6\.14\.0\s+0\s/);
     expect(await row("dev").innerText()).toContain(
-      `${HOSTILE} from down, installed 2026-11-20T10:02:00.000Z`,
+      `${JSON.stringify(HOSTILE)} from down (install 0123456789ab, installed 2026-11-20T10:02:00.000Z)`,
     );
     expect(await row("down").locator("td.why").innerText()).toMatch(/^EGP_CONNECTION .*ECONNREFUSED/);
     const color = await row("down")

@@ -73,10 +73,10 @@ describe("egp status", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toBe("");
     const out = lines(run.stdout);
-    expect(out[0]).toMatch(/^environment\s+status\s+version\s+drift\s+last install\s+pending apply$/);
-    expect(out[1]).toMatch(/^dev\s+matches\s+6\.14\.0\s+0\s+-\s+-$/);
-    expect(out[2]).toMatch(/^down\s+unreachable\s+-\s+-\s+-\s+-$/);
-    expect(out[3]).toMatch(/^prod\s+drifted\s+6\.14\.0\s+1 \(User 1\)\s+-\s+-$/);
+    expect(out[0]).toMatch(/^environment\s+status\s+version\s+drift\s+wants\s+runs\s+pending apply$/);
+    expect(out[1]).toMatch(/^dev\s+matches\s+6\.14\.0\s+0\s+-\s+-\s+-$/);
+    expect(out[2]).toMatch(/^down\s+unreachable\s+-\s+-\s+-\s+-\s+-$/);
+    expect(out[3]).toMatch(/^prod\s+drifted\s+6\.14\.0\s+1 \(User 1\)\s+-\s+-\s+-$/);
     expect(out[4]).toMatch(/^down: EGP_CONNECTION .*ECONNREFUSED/);
     expect(out[5]).toBe("3 environments: 1 matching, 1 drifted, 1 unreachable");
     expect(out).toHaveLength(6);
@@ -108,7 +108,7 @@ describe("egp status", () => {
     expect(lines(run.stderr)).toEqual(["egp: --env: no environments/nope.yaml (known: dev, down, prod)"]);
   });
 
-  it("shows the last install from the history and a pending interrupted apply", async () => {
+  it("shows what runs from the history and a pending interrupted apply", async () => {
     const planned = await egp(["plan", "--env", "prod", "--out", "prod.plan.json"], { cwd: repo, env });
     expect(planned.code).toBe(0);
     const plan = readPlanFile(await readFile(join(repo, "prod.plan.json"), "utf8"));
@@ -138,6 +138,16 @@ describe("egp status", () => {
         version: "6.14.0",
         drift: { User: 1 },
         driftTotal: 1,
+        upstream: [],
+        wants: null,
+        runs: {
+          package: "egp-risk-register",
+          from: "dev",
+          install: "0123456789ab",
+          at: "2026-11-20T10:02:00.000Z",
+          verifiedAt: null,
+          rolledBackAt: null,
+        },
         lastInstall: {
           package: "egp-risk-register",
           from: "dev",
@@ -149,7 +159,7 @@ describe("egp status", () => {
     ]);
     const text = await egp(["status", "--env", "prod"], { cwd: repo, env });
     expect(lines(text.stdout)[1]).toContain(
-      `egp-risk-register from dev, installed 2026-11-20T10:02:00.000Z  plan ${plan.id}, 0 of ${plan.steps.length} steps done`,
+      `"egp-risk-register" from dev (install 0123456789ab, installed 2026-11-20T10:02:00.000Z)  plan ${plan.id}, 0 of ${plan.steps.length} steps done`,
     );
   }, 60_000);
 
@@ -181,12 +191,12 @@ describe("egp status", () => {
     expect(run.code).toBe(1);
     const out = lines(run.stdout);
     expect(out[0]).toBe("## egp status");
-    expect(out).toContain("| environment | status | version | drift | last install | pending apply | why |");
+    expect(out).toContain("| environment | status | version | drift | wants | runs | pending apply | why |");
     expect(out.find((line) => line.startsWith("| `down` | unreachable | - | - |"))).toMatch(
       /\| `EGP_CONNECTION .*ECONNREFUSED[^`]*` \|$/,
     );
     expect(out.find((line) => line.startsWith("| `dev` "))).toBe(
-      "| `dev` | matches | `6.14.0` | `0` | - | - |  |",
+      "| `dev` | matches | `6.14.0` | `0` | - | - | - |  |",
     );
   }, 60_000);
 });

@@ -6,7 +6,7 @@ import { notOffered, OutcomeUnknownError, PlatformError } from "../../client/err
 import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
-import type { StepInputOf } from "../../plan/index.ts";
+import { installName, type StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/kinds/package.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
 import { StoreError } from "../../store/index.ts";
@@ -505,7 +505,7 @@ const rollbackVerify: OpHandler = async (context) => {
   if (!release?.snapshot)
     throw new ApplyError(
       ApplyErrorCode.StepInputMissing,
-      `${context.step.id}: release ${id} has no snapshot`,
+      `${context.step.id}: ${release ? installName(release) : `install ${id}`} has no snapshot`,
     );
   const objects = release.snapshot.objects;
   await verifyUntilSame(

@@ -2,15 +2,40 @@ import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
 import { releaseCreateEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
+import { environmentsInOrder, listReleases, type ReleaseListing } from "../../compose/release-list.ts";
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
 import { guardDesired } from "../output-guard.ts";
 import { clientsOf } from "../plan-environment.ts";
-import { withEnvironments } from "../run.ts";
+import { type GlobalFlags, repositoryDir, withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 import { registerReleaseReject } from "./release-reject.ts";
+
+/** One row per release; below the table, what keeps a release from being promoted, if anything. */
+function releaseTable(releases: readonly ReleaseListing[], location: string): string {
+  if (releases.length === 0)
+    return `No releases: releases/ has no release file and the store ${location} has no release.\n`;
+  const headings = ["release", "created", "from", "packages", "verified on"];
+  const rows = releases.map((r) => [
+    r.name,
+    r.createdAt ?? "-",
+    r.from ?? "-",
+    r.packages.map((p) => p.name).join(", ") || "-",
+    r.verifiedOn.map((v) => v.environment).join(", ") || "-",
+  ]);
+  const table = [headings, ...rows].map((row) => row.map(printable));
+  const widths = headings.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length)));
+  const lines = table.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+  const problems = releases.flatMap((r) => (r.problem ? [printable(`${r.name}: ${r.problem}`)] : []));
+  return `${[...lines, ...(problems.length ? ["", ...problems] : [])].join("\n")}\n`;
+}
 
 interface ReleaseCreateFlags extends SelectionFlags {
   from: string;
@@ -26,6 +51,23 @@ export function registerReleaseCommand(program: Command): void {
     .command("release")
     .description("releases: packages built once, promoted as the same bytes");
   registerReleaseReject(release);
+  release
+    .command("list")
+    .description(
+      "list the releases (releases/*.yaml and the store), newest first, with where each is verified",
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<GlobalFlags>();
+      const dir = repositoryDir(flags.dir);
+      const repository = await readRepository(dir);
+      const store = await openProjectStore(dir);
+      const releases = await listReleases(dir, store, environmentsInOrder(repository));
+      if (flags.json) {
+        for (const listed of releases) process.stdout.write(`${JSON.stringify(listed)}\n`);
+        return;
+      }
+      process.stdout.write(releaseTable(releases, store.location));
+    });
   const create = release
     .command("create")
     .description(

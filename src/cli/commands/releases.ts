@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { listHistory, type ReleaseRecord } from "../../apply/index.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
-import { printable } from "../../plan/index.ts";
+import { installName, printable } from "../../plan/index.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
 interface HistoryFlags extends GlobalFlags {
@@ -30,8 +30,8 @@ function line(record: ReleaseRecord): string {
   const created = record.created.length ? `; created ${record.created.map((o) => o.name).join(", ")}` : "";
   const last = record.rollbacks.at(-1);
   const rolledBack = last ? `; rolled back ${last.at}` : "";
-  const what = record.release ? `release ${record.release}` : `from ${record.sourceEnvironment}`;
-  return `${record.id}  ${record.package.name} ${what}, ${status}; ${snapshot}${created}${rolledBack}`;
+  const what = record.release ? `, package ${JSON.stringify(record.package.name)}` : "";
+  return `${installName(record)}${what}, ${status}; ${snapshot}${created}${rolledBack}`;
 }
 
 /**
@@ -42,7 +42,9 @@ export function registerReleasesCommand(program: Command): void {
   program
     .command("history")
     .alias("releases")
-    .description("list what was installed on an environment, newest first, from the release store")
+    .description(
+      "list the installs of an environment (what was installed when, and rolled back), newest first, from the release store; `egp release list` lists the releases",
+    )
     .requiredOption("--env <name>", "environment (a file in environments/)")
     .action(async (_options: unknown, command: Command) => {
       const flags = command.optsWithGlobals<HistoryFlags>();

@@ -5,7 +5,7 @@ import { type Lock, rollBack } from "../../apply/index.ts";
 import { rollbackEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
-import { printable, readPlanFile, writePlanFile } from "../../plan/index.ts";
+import { installName, printable, readPlanFile, writePlanFile } from "../../plan/index.ts";
 import { applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
@@ -97,7 +97,7 @@ export function registerRollbackCommand(program: Command): void {
           const { release, rollback } = outcome;
           if (outcome.result === "nothing-to-do") {
             say(
-              `Nothing to roll back: ${env} already has the versions release ${release.id}'s snapshot holds.`,
+              `Nothing to roll back: ${env} already has the versions the snapshot of ${printable(installName(release))} holds.`,
             );
             for (const note of rollback.notes) say(`  # ${printable(note)}`);
             return;
@@ -119,7 +119,9 @@ export function registerRollbackCommand(program: Command): void {
             for (const failure of failed) say(`  ${printable(`${failure.step}: ${failure.error}`)}`);
             throw new ExitError("rollback finished with failed steps", 1);
           }
-          say(`\nRollback complete: ${env} has the versions of release ${release.id}'s snapshot again.`);
+          say(
+            `\nRollback complete: ${env} has the versions of the snapshot of ${printable(installName(release))} again.`,
+          );
           say(`Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`);
           for (const note of rollback.notes.slice(1)) say(`Not undone: ${printable(note)}.`);
           if (release.release)

@@ -3,6 +3,7 @@ import { basename, resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { readRepository } from "../../manifest/index.ts";
 import {
+  printable,
   renderStatusHtml,
   renderStatusJson,
   renderStatusMarkdown,
@@ -52,7 +53,9 @@ async function write(file: string, flag: string, text: string): Promise<void> {
 export function registerStatusCommand(program: Command): void {
   program
     .command("status")
-    .description("every environment: reachable, version, drift, last install, pending apply (exit 0/2/1)")
+    .description(
+      "every environment in pipeline order: reachable, version, drift, the release it wants and runs, pending apply (exit 0/2/1)",
+    )
     .option("--env <names...>", "these environments only (default: every file in environments/)")
     .addOption(
       new Option("--format <format>", "text, markdown, json or html")
@@ -83,10 +86,18 @@ export function registerStatusCommand(program: Command): void {
           environments,
           flags.parallel,
         );
-        if (flags.html) await write(flags.html, "--html", renderStatusHtml(report));
+        const { matching, drifted, unreadable } = report.summary;
+        const counts = `${report.environments.length} environment(s): ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;
+        if (flags.html) {
+          await write(flags.html, "--html", renderStatusHtml(report));
+          // On stderr: stdout holds the report in the chosen format (a job summary appends it).
+          process.stderr.write(`wrote ${printable(flags.html)}\n`);
+        }
         if (flags.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-        else if (flags.out) await write(flags.out, "--out", RENDER[flags.format](report));
-        else process.stdout.write(RENDER[flags.format](report));
+        else if (flags.out) {
+          await write(flags.out, "--out", RENDER[flags.format](report));
+          process.stdout.write(`wrote ${printable(flags.out)}: ${counts}\n`);
+        } else process.stdout.write(RENDER[flags.format](report));
         const code = statusExitCode(report);
         if (code !== 0) throw new ExitError("", code);
       });

@@ -6,6 +6,9 @@ import { planChanges, planConsistency, readPlanFile, writePlanFile } from "../in
 /* An environment that runs a release: compared with the release's recorded parts, installed from the store. */
 
 const SHA = "a".repeat(64);
+const GUID = "4caff78e-cce8-5f03-b80c-e75d0f6cf95c";
+const addedParts = (result: ReturnType<typeof planChanges>) =>
+  result.changes.flatMap((c) => c.fields.flatMap((f) => f.parts ?? [])).filter((p) => p.status === "added");
 const release: DesiredRelease = {
   formatVersion: 1,
   name: "2026-11-r1",
@@ -81,5 +84,28 @@ describe("a release's plan", () => {
 
   it("has nothing to do when the target's parts are the release's", () => {
     expect(plan("15").changes).toEqual([]);
+  });
+
+  it("names a part the release adds by the name it recorded, the GUID beside it", () => {
+    const named = structuredClone(release);
+    const [object] = named.packages[0]?.objects ?? [];
+    if (!object) throw new Error("the release has no object");
+    object.parts = { rule: "15", [`field:${GUID}`]: "x" };
+    object.names = { [`field:${GUID}`]: { name: "Last Tested", parent: "Control" } };
+    const planned = planChanges(desired({ release: named }), target("20"), { createdAt: CREATED_AT });
+    expect(addedParts(planned)).toEqual([
+      {
+        part: "field",
+        guid: GUID,
+        name: "Last Tested",
+        parent: "Control",
+        status: "added",
+        severity: "normal",
+      },
+    ]);
+    // A file written before names were recorded still plans; its new parts are named by GUID.
+    delete object.names;
+    const unnamed = planChanges(desired({ release: named }), target("20"), { createdAt: CREATED_AT });
+    expect(addedParts(unnamed)).toMatchObject([{ guid: GUID, name: GUID, status: "added" }]);
   });
 });

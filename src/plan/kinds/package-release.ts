@@ -26,6 +26,8 @@ function asLive(object: ReleaseObject): LivePackageObject {
     fingerprint: object.fingerprint ?? "",
     parts: object.counts ?? {},
     partFingerprints: object.parts ?? {},
+    // A file written before part names were recorded names its parts by GUID.
+    ...(object.names ? { names: object.names } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { EnvironmentStatus, LastInstall, PendingApply, StatusReport } from "../status.ts";
+import type { EnvironmentStatus, PendingApply, Runs, StatusReport, Wants } from "../status.ts";
 import { code, escapeHtml } from "./folds.ts";
 import { badge, htmlPage } from "./html-page.ts";
 import { printable } from "./printable.ts";
@@ -23,10 +23,22 @@ function driftText(status: EnvironmentStatus): string {
   return kinds.length === 0 ? "0" : `${status.driftTotal} (${kinds.join(", ")})`;
 }
 
-function installText(install: LastInstall | null): string {
-  if (!install) return "-";
-  const what = install.release ? `release ${install.release}` : `${install.package} from ${install.from}`;
-  return `${what}, ${install.done ? "installed" : "asked, not seen done"} ${install.at}`;
+function wantsText(wants: Wants | undefined): string {
+  if (!wants) return "-";
+  return "release" in wants ? `release ${wants.release}` : `packages from ${wants.packagesFrom}`;
+}
+
+/** `release 2026-11-r1 (install 9c01d2e7f3a4, verified …)`, with `rolled back …` when it was. */
+function runsText(runs: Runs | null | undefined): string {
+  if (!runs) return "-";
+  const what =
+    runs.release !== undefined
+      ? `release ${runs.release}`
+      : `${JSON.stringify(runs.package)} from ${runs.from}`;
+  if (runs.install === null) return `${what} (verified ${runs.verifiedAt}, no install needed)`;
+  const when = runs.verifiedAt !== null ? `verified ${runs.verifiedAt}` : `installed ${runs.at}`;
+  const back = runs.rolledBackAt !== null ? `, rolled back ${runs.rolledBackAt}` : "";
+  return `${what} (install ${runs.install}, ${when})${back}`;
 }
 
 function pendingText(pending: EnvironmentStatus["pending"]): string {
@@ -40,7 +52,7 @@ function versionText(status: EnvironmentStatus): string {
   return status.reachable ? status.version : "-";
 }
 
-const HEADINGS = ["environment", "status", "version", "drift", "last install", "pending apply"];
+const HEADINGS = ["environment", "status", "version", "drift", "wants", "runs", "pending apply"];
 
 function cells(status: EnvironmentStatus): string[] {
   return [
@@ -48,7 +60,8 @@ function cells(status: EnvironmentStatus): string[] {
     stateOf(status),
     versionText(status),
     driftText(status),
-    installText(status.lastInstall),
+    wantsText(status.wants),
+    runsText(status.runs),
     pendingText(status.pending),
   ];
 }
@@ -107,11 +120,14 @@ const STYLE = `
 .drifted { background: #fff1c2; color: #6b4500; }
 .unreachable { background: #cf222e; color: #fff; }
 tr.unreachable-row td { background: #fff5f5; }
+td.rolled-back { color: #cf222e; }
 `;
 
 function htmlRow(status: EnvironmentStatus): string {
   const state = stateOf(status);
-  const [env, , version, drift, install, pending] = cells(status).map((text) => escapeHtml(printable(text)));
+  const [env, , version, drift, wants, runs, pending] = cells(status).map((text) =>
+    escapeHtml(printable(text)),
+  );
   const why = status.reachable ? "" : escapeHtml(printable(status.reason));
   return [
     `<tr data-env="${escapeHtml(status.environment)}" data-status="${state}"${status.reachable ? "" : ' class="unreachable-row"'}>`,
@@ -119,7 +135,8 @@ function htmlRow(status: EnvironmentStatus): string {
     `<td>${badge(state, state)}</td>`,
     `<td>${version}</td>`,
     `<td class="drift">${drift}</td>`,
-    `<td>${install}</td>`,
+    `<td class="wants">${wants}</td>`,
+    `<td class="runs${status.runs?.rolledBackAt ? " rolled-back" : ""}">${runs}</td>`,
     `<td>${pending}</td>`,
     `<td class="why">${why}</td>`,
     "</tr>",

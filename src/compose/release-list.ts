@@ -1,0 +1,171 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  ManifestError,
+  parseReleaseFile,
+  pipelinePlaces,
+  RELEASE_NAME,
+  type Repository,
+  releaseFilePath,
+} from "../manifest/index.ts";
+import { pipelineOrder } from "../plan/index.ts";
+import { type ReleaseStore, releaseKey, verifiedKey } from "../store/index.ts";
+
+/*
+ * `egp release list`: every release the repository commits (`releases/*.yaml`) or the store holds
+ * (`releases/<name>`), with the environments it was verified on (`verified/<name>/<env>`, of the
+ * same bytes). A release is a name; an install (`egp history`) is one of its installs on one
+ * environment.
+ */
+
+interface PackageBytes {
+  name: string;
+  sha256: string;
+}
+
+/** A verification record's parts that the views read; the gate checks the same bytes (release-gate.ts). */
+export interface VerifiedRecord {
+  name: string;
+  environment: string;
+  verifiedAt: string;
+  packages: PackageBytes[];
+}
+
+export interface ReleaseListing {
+  name: string;
+  /** `releases/<name>.yaml` when committed; null when only the store has it. */
+  file: string | null;
+  /** Whether the store holds the release's record. */
+  stored: boolean;
+  createdAt: string | null;
+  /** The environment it was built on. */
+  from: string | null;
+  packages: PackageBytes[];
+  /** The environments with a verification of these bytes, in pipeline order. */
+  verifiedOn: Array<{ environment: string; verifiedAt: string }>;
+  /** Why it can't be promoted as it is (the file and the store disagree, or one is missing); null when fine. */
+  problem: string | null;
+}
+
+function isVerifiedRecord(value: unknown): value is VerifiedRecord {
+  const record = value as Partial<VerifiedRecord> | null | undefined;
+  return (
+    typeof record?.name === "string" &&
+    typeof record.environment === "string" &&
+    typeof record.verifiedAt === "string" &&
+    Array.isArray(record.packages)
+  );
+}
+
+/** When the record says its release was verified on `env`; undefined for none, or one of another environment. */
+export function verifiedAtOf(value: unknown, env: string): string | undefined {
+  return isVerifiedRecord(value) && value.environment === env ? value.verifiedAt : undefined;
+}
+
+/** The release's verifications in the store, one per environment. */
+export async function verificationsOfRelease(store: ReleaseStore, name: string): Promise<VerifiedRecord[]> {
+  const keys = await store.listRecords(`verified/${name}`);
+  const records = await Promise.all(keys.map(async (key) => ({ key, value: await store.getRecord(key) })));
+  // A record under another environment's key, or another release's, is not believed.
+  return records.flatMap(({ key, value }) =>
+    isVerifiedRecord(value) && value.name === name && verifiedKey(name, value.environment) === key
+      ? [value]
+      : [],
+  );
+}
+
+function samePackages(a: readonly PackageBytes[], b: readonly PackageBytes[]): boolean {
+  return a.length === b.length && a.every((p) => b.some((q) => q.name === p.name && q.sha256 === p.sha256));
+}
+
+/** Every environment of the repository in pipeline order, from the files as written. */
+export function environmentsInOrder(repository: Pick<Repository, "environments">): string[] {
+  return pipelineOrder(pipelinePlaces(repository));
+}
+
+async function committedNames(dir: string): Promise<string[]> {
+  const entries = await readdir(join(dir, "releases")).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return [] as string[];
+    throw error;
+  });
+  return entries.filter((n) => n.endsWith(".yaml")).map((n) => n.slice(0, -".yaml".length));
+}
+
+async function storedNames(store: ReleaseStore): Promise<string[]> {
+  return (await store.listRecords("releases")).map((key) => key.slice("releases/".length));
+}
+
+function asStored(
+  value: unknown,
+): { createdAt?: string; from?: string; packages: PackageBytes[] } | undefined {
+  const record = value as { createdAt?: unknown; from?: unknown; packages?: unknown } | undefined;
+  if (!record || !Array.isArray(record.packages)) return undefined;
+  return {
+    ...(typeof record.createdAt === "string" ? { createdAt: record.createdAt } : {}),
+    ...(typeof record.from === "string" ? { from: record.from } : {}),
+    packages: record.packages.flatMap((p: Partial<PackageBytes>) =>
+      typeof p?.name === "string" && typeof p.sha256 === "string" ? [{ name: p.name, sha256: p.sha256 }] : [],
+    ),
+  };
+}
+
+async function listing(
+  dir: string,
+  store: ReleaseStore,
+  name: string,
+  committed: boolean,
+  order: readonly string[],
+): Promise<ReleaseListing> {
+  const file = committed ? releaseFilePath(name) : null;
+  let problem: string | null = null;
+  let fromFile: ReturnType<typeof parseReleaseFile> | undefined;
+  if (file) {
+    try {
+      fromFile = parseReleaseFile(file, await readFile(join(dir, file), "utf8"), name);
+    } catch (error) {
+      if (!(error instanceof ManifestError)) throw error;
+      problem = error.message;
+    }
+  }
+  const stored = asStored(await store.getRecord(releaseKey(name)));
+  const packages = fromFile
+    ? fromFile.packages.map((p) => ({ name: p.name, sha256: p.sha256 }))
+    : (stored?.packages ?? []);
+  if (!problem && !stored) problem = `not in the release store ${store.location}`;
+  else if (!problem && !fromFile) problem = `no ${releaseFilePath(name)} in the repository`;
+  else if (!problem && stored && !samePackages(packages, stored.packages))
+    problem = `the store's record is not the committed file's packages`;
+  const verifiedOn = (await verificationsOfRelease(store, name))
+    .filter((v) => samePackages(v.packages, packages))
+    .map((v) => ({ environment: v.environment, verifiedAt: v.verifiedAt }));
+  const rank = (env: string) => (order.includes(env) ? order.indexOf(env) : order.length);
+  verifiedOn.sort(
+    (a, b) => rank(a.environment) - rank(b.environment) || (a.environment < b.environment ? -1 : 1),
+  );
+  return {
+    name,
+    file,
+    stored: stored !== undefined,
+    createdAt: fromFile?.createdAt ?? stored?.createdAt ?? null,
+    from: fromFile?.from ?? stored?.from ?? null,
+    packages,
+    verifiedOn,
+    problem,
+  };
+}
+
+/** The releases, newest first (by when they were built, then by name). */
+export async function listReleases(
+  dir: string,
+  store: ReleaseStore,
+  order: readonly string[] = [],
+): Promise<ReleaseListing[]> {
+  const [committed, kept] = await Promise.all([committedNames(dir), storedNames(store)]);
+  const names = [...new Set([...committed, ...kept])].filter((n) => RELEASE_NAME.test(n));
+  const listings = await Promise.all(
+    names.map((name) => listing(dir, store, name, committed.includes(name), order)),
+  );
+  return listings.sort(
+    (a, b) => (b.createdAt ?? "").localeCompare(a.createdAt ?? "") || (a.name < b.name ? -1 : 1),
+  );
+}

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { rejectionOf } from "../apply/rejections.ts";
 import {
   ManifestError,
   parseReleaseFile,
@@ -45,6 +46,8 @@ export interface ReleaseListing {
   verifiedOn: Array<{ environment: string; verifiedAt: string }>;
   /** Why it can't be promoted as it is (the file and the store disagree, or one is missing); null when fine. */
   problem: string | null;
+  /** `egp release reject`'s record: never to be promoted; null when not rejected. */
+  rejected: { by: string; at: string; reason: string; authenticated: boolean } | null;
 }
 
 function isVerifiedRecord(value: unknown): value is VerifiedRecord {
@@ -138,6 +141,7 @@ async function listing(
   const verifiedOn = (await verificationsOfRelease(store, name))
     .filter((v) => samePackages(v.packages, packages))
     .map((v) => ({ environment: v.environment, verifiedAt: v.verifiedAt }));
+  const rejection = await rejectionOf(store, name);
   const rank = (env: string) => (order.includes(env) ? order.indexOf(env) : order.length);
   verifiedOn.sort(
     (a, b) => rank(a.environment) - rank(b.environment) || (a.environment < b.environment ? -1 : 1),
@@ -151,6 +155,14 @@ async function listing(
     packages,
     verifiedOn,
     problem,
+    rejected: rejection
+      ? {
+          by: rejection.actor,
+          at: rejection.at,
+          reason: rejection.reason,
+          authenticated: !rejection.unauthenticated,
+        }
+      : null,
   };
 }
 

@@ -43,6 +43,9 @@ describe("egp release reject", () => {
         /^egp: release r1 was rejected by carol at \S+: breaks single sign-on; egp never promotes it: name another release in environments\/prod\.yaml$/m,
       );
     }
+    const listed = await run(["release", "list"]);
+    expect(listed.stdout).toMatch(/^r1 .*rejected$/m);
+    expect(listed.stdout).toMatch(/^r1: rejected by carol at \S+: breaks single sign-on$/m);
     const audit = await run(["audit"]);
     expect(audit.stdout).toMatch(/^#2 \S+ carol reject: recorded$/m);
     expect(audit.stdout).toContain("reason: breaks single sign-on");

@@ -17,13 +17,14 @@ import { registerReleaseReject } from "./release-reject.ts";
 function releaseTable(releases: readonly ReleaseListing[], location: string): string {
   if (releases.length === 0)
     return `No releases: releases/ has no release file and the store ${location} has no release.\n`;
-  const headings = ["release", "created", "from", "packages", "verified on"];
+  const headings = ["release", "created", "from", "packages", "verified on", ""];
   const rows = releases.map((r) => [
     r.name,
     r.createdAt ?? "-",
     r.from ?? "-",
     r.packages.map((p) => p.name).join(", ") || "-",
     r.verifiedOn.map((v) => v.environment).join(", ") || "-",
+    r.rejected ? "rejected" : "",
   ]);
   const table = [headings, ...rows].map((row) => row.map(printable));
   const widths = headings.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length)));
@@ -33,7 +34,12 @@ function releaseTable(releases: readonly ReleaseListing[], location: string): st
       .join("  ")
       .trimEnd(),
   );
-  const problems = releases.flatMap((r) => (r.problem ? [printable(`${r.name}: ${r.problem}`)] : []));
+  const problems = releases.flatMap((r) => [
+    ...(r.rejected
+      ? [printable(`${r.name}: rejected by ${r.rejected.by} at ${r.rejected.at}: ${r.rejected.reason}`)]
+      : []),
+    ...(r.problem ? [printable(`${r.name}: ${r.problem}`)] : []),
+  ]);
   return `${[...lines, ...(problems.length ? ["", ...problems] : [])].join("\n")}\n`;
 }
 

@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
-import { releaseCreateEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentsInOrder, listReleases, type ReleaseListing } from "../../compose/release-list.ts";
+import { releaseCreateEntry, writeAudit } from "../../govern/audit-trail.ts";
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";

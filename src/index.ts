@@ -170,8 +170,8 @@ export {
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
 export { makeStep } from "./plan/kinds/steps.ts";
 export { hash } from "./state/digest.ts";
-export type { LiveState, RegisteredLiveParts } from "./state/index.ts";
-export { registerLiveKind } from "./state/index.ts";
+export type { LiveState, RegisteredLiveParts, SharedReads } from "./state/index.ts";
+export { registerLiveKind, sharedReads } from "./state/index.ts";
 export type { LiveKind, ReadContext } from "./state/kinds/kind.ts";
 export { earlyRead, liveKind } from "./state/kinds/kind.ts";
 export type {

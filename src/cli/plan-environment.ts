@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
+import type { SharedReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 import { manifestCacheOf } from "./manifest-cache.ts";
 import { guardDesired } from "./output-guard.ts";
@@ -11,9 +12,12 @@ export function clientsOf(connections: Connections): OpenEnvironment {
   return async (config) => (await connections.open(config)).client;
 }
 
-/** `planEnvironment` as the commands call it: substituted values hidden from the output first. */
+/**
+ * `planEnvironment` as the commands call it: substituted values hidden from the output first.
+ * `context.shared`: package sources' reads kept across the plans of one read-only run.
+ */
 export async function planWith(
-  context: { dir: string; connections: Connections; logger: Logger },
+  context: { dir: string; connections: Connections; logger: Logger; shared?: SharedReads },
   env: string,
   options: PlanOptions,
 ): Promise<EnvironmentPlan> {
@@ -26,5 +30,6 @@ export async function planWith(
     onDesired: guardDesired,
     logger: context.logger,
     cache: manifestCacheOf(context.dir),
+    ...(context.shared ? { shared: context.shared } : {}),
   });
 }

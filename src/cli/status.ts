@@ -15,6 +15,7 @@ import {
   type Wants,
   whatRuns,
 } from "../plan/index.ts";
+import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
 import type { Connections } from "./connect.ts";
 import { issueLine } from "./issue-line.ts";
@@ -34,6 +35,8 @@ export interface StatusContext {
   logger: Logger;
   /** Manifest warnings, once each: every environment's plan loads the same manifests. */
   warn: (line: string) => void;
+  /** Package sources' reads kept for the run: a source many environments promote from is read once. */
+  shared?: SharedReads;
 }
 
 function lastInstallOf(record: ReleaseRecord | undefined): LastInstall | null {
@@ -142,7 +145,11 @@ export async function environmentStatus(context: StatusContext, env: string): Pr
     if (!config) throw unloadable;
     const { client } = await connections.open(config);
     const { Version } = await client.metadata.version();
-    const { plan, warnings } = await planWith({ dir, connections, logger }, env, {});
+    const { plan, warnings } = await planWith(
+      { dir, connections, logger, ...(context.shared ? { shared: context.shared } : {}) },
+      env,
+      {},
+    );
     for (const warning of warnings) context.warn(issueLine(warning));
     const drift = driftByKind(plan);
     const driftTotal = Object.values(drift).reduce((sum, n) => sum + n, 0);
@@ -176,6 +183,7 @@ export async function readStatus(
   environments: readonly string[],
   parallel: number,
 ): Promise<StatusReport> {
-  const rows = await mapBounded(environments, parallel, (env) => environmentStatus(context, env));
+  const run = { ...context, shared: context.shared ?? sharedReads() };
+  const rows = await mapBounded(environments, parallel, (env) => environmentStatus(run, env));
   return statusReport(rows, new Date().toISOString(), environmentsInOrder(context.repository));
 }

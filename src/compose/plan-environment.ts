@@ -25,6 +25,7 @@ import {
   type EarlyReads,
   type LiveState,
   readLiveState,
+  type SharedReads,
   startEarlyReads,
   startPackagesAhead,
 } from "../state/index.ts";
@@ -54,6 +55,11 @@ export interface PlanEnvironmentOptions {
   now?: () => Date;
   /** The release store, for an environment that runs a release (`release:`). */
   store?: ReleaseStore;
+  /**
+   * Package sources' reads kept across the environments of one run (`sharedReads()`), so that
+   * plans of several environments read a shared source once; only between reads, never across writes.
+   */
+  shared?: SharedReads;
 }
 
 export interface PlanContext {
@@ -113,6 +119,7 @@ async function readAhead(
   reading: Reading,
   open: OpenEnvironment,
   narrowed: boolean,
+  shared: SharedReads | undefined,
 ): Promise<ReadAhead | undefined> {
   const key = stateKeyFor(repository, env);
   const opened = await cache.openState(env, key);
@@ -122,7 +129,13 @@ async function readAhead(
   if (!narrowed && packagesFrom && !environment.release && opened.packages.length > 0)
     reads.set(
       "packages",
-      startPackagesAhead(open(environment), open(packagesFrom), opened.packages, packagesFrom.name),
+      startPackagesAhead(
+        open(environment),
+        open(packagesFrom),
+        opened.packages,
+        packagesFrom.name,
+        shared?.of(packagesFrom.name),
+      ),
     );
   return { key, state: opened.state, reads };
 }
@@ -163,6 +176,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     source,
     ...(reading ? { early: reading.early } : {}),
     ...(ahead ? { ahead: ahead.reads } : {}),
+    ...(input.shared ? { shared: input.shared } : {}),
   });
   return { desired, live, warnings };
 }
@@ -178,7 +192,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
   const reading = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
   const ahead =
     input.cache && reading
-      ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0)
+      ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0, input.shared)
       : undefined;
   const loaded = loadDesired(
     repository,

@@ -19,3 +19,5 @@ export type { ObjectRequest, PackageObjectParts, PackagePart } from "./package-o
 export { normalizeTree, objectFingerprint, readPackageObjects, readPackageParts } from "./package-objects.ts";
 export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
 export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";
+export type { InstanceReads, SharedReads } from "./shared-reads.ts";
+export { sharedReads } from "./shared-reads.ts";

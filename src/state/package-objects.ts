@@ -20,6 +20,7 @@ import type {
   PackageReference,
 } from "./live-state.ts";
 import { describeTree } from "./package-details.ts";
+import { type InstanceReads, readOnce } from "./shared-reads.ts";
 
 /*
  * Package objects as metadata trees with every instance id rewritten to a GUID, so that the same
@@ -303,6 +304,8 @@ export interface ReadObjectsOptions {
   deferDetails?: boolean;
   /** Hears which objects will be read, as soon as names are resolved (before any tree is read). */
   onRequests?: (requests: readonly ObjectRequest[]) => void;
+  /** The run's earlier reads of this instance, used and added to (shared-reads.ts). */
+  shared?: InstanceReads;
 }
 
 export interface PackageObjectsRead extends LivePackageSide {
@@ -343,8 +346,18 @@ export async function readPackageObjects(
     options.onRequests?.([]);
     return { ...side, requests: [], describe };
   }
-  catalogue = await readCatalogue(client);
+  const { shared } = options;
+  catalogue = await readOnce(shared, "catalogue", () => readCatalogue(client));
   const read = catalogue;
+  const treeOf = (module: Application, key: string) => {
+    if (!shared) return readModuleTree(client, module, read);
+    let tree = shared.trees.get(key);
+    if (!tree) {
+      tree = readModuleTree(client, module, read);
+      shared.trees.set(key, tree);
+    }
+    return tree;
+  };
   for (const module of read.modules) {
     if (module.Type === "Application")
       side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
@@ -367,7 +380,7 @@ export async function readPackageObjects(
     if (type === "GlobalReport") return [];
     const module = byGuid.get(key);
     if (!module) return [];
-    const tree = await readModuleTree(client, module, read);
+    const tree = await treeOf(module, key);
     const object = summarize(
       key,
       module.Type === "SubForm" ? "SubForm" : "Application",

@@ -1,5 +1,6 @@
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
+import type { SharedReads } from "../shared-reads.ts";
 
 export interface ReadLiveOptions {
   /** Client of the environment packages come from; needed when the manifests name packages. */
@@ -16,6 +17,8 @@ export interface ReadLiveOptions {
    * kind uses one only when it is for what the manifests ask, and reads anew otherwise.
    */
   ahead?: ReadonlyMap<string, unknown>;
+  /** Package sources' reads kept for the run (read-only commands), so that each is read once. */
+  shared?: SharedReads;
 }
 
 /**

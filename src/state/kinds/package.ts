@@ -5,6 +5,7 @@ import type { DesiredState, EnvironmentConfig } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
 import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
 import { type ObjectRequest, readPackageObjects } from "../package-objects.ts";
+import { type InstanceReads, readOnce } from "../shared-reads.ts";
 import { liveKind } from "./kind.ts";
 
 /** The packages part of the live state. */
@@ -105,12 +106,14 @@ async function readPackages(
   sourceClient: PlatformClient,
   packages: DesiredState["packages"],
   from: string,
+  shared?: InstanceReads,
 ): Promise<LivePackages> {
   const requests = Promise.withResolvers<readonly ObjectRequest[]>();
   const [source, target, sourceVersion, targetVersion] = await Promise.all([
     readPackageObjects(sourceClient, (names) => objectRequests(packages, names), {
       deferDetails: true,
       onRequests: requests.resolve,
+      ...(shared ? { shared } : {}),
     }),
     requests.promise.then((wanted) =>
       readPackageObjects(
@@ -119,7 +122,7 @@ async function readPackages(
         { deferDetails: true },
       ),
     ),
-    versionOf(sourceClient),
+    readOnce(shared, "version", () => versionOf(sourceClient)),
     versionOf(client),
   ]);
   source.describe((object) => differs(object, target.objects));
@@ -158,9 +161,10 @@ export function startPackagesAhead(
   source: Promise<PlatformClient>,
   packages: readonly unknown[],
   from: string,
+  shared?: InstanceReads,
 ): PackagesAhead {
   const reading = Promise.all([client, source]).then(([target, sourceClient]) =>
-    readPackages(target, sourceClient, packages as DesiredState["packages"], from),
+    readPackages(target, sourceClient, packages as DesiredState["packages"], from, shared),
   );
   // Unused when the manifests turn out to ask for others: its failure is then nobody's.
   reading.catch(() => undefined);
@@ -184,7 +188,8 @@ export const packageLive = liveKind({
     if (ahead) return ahead;
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom.name}`);
-    return readPackages(client, options.source, desired.packages, desired.packagesFrom.name);
+    const from = desired.packagesFrom.name;
+    return readPackages(client, options.source, desired.packages, from, options.shared?.of(from));
   },
   digest: (state) =>
     hash([withoutDetails(state.packages), state.packageSource ? withoutDetails(state.packageSource) : null]),

@@ -89,14 +89,25 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
+  everyKind: boolean,
 ): Promise<Reading | undefined> {
   const environments = validateRepository({ ...repository, manifests: [] }, { env });
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
-  const early = startEarlyReads(await open(files.environment), keys);
+  const mentioned = everyKind ? () => true : (kind: string) => mentions(repository, kind);
+  const early = startEarlyReads(await open(files.environment), keys, mentioned);
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return { early, files };
+}
+
+/**
+ * Whether a manifest's text may hold a document of `kind`: the word appears in it. It errs towards
+ * yes (a name or a comment with the word), so that it only ever saves a read no manifest needs.
+ */
+function mentions(repository: Repository, kind: string): boolean {
+  const word = new RegExp(`\\b${kind}\\b`);
+  return repository.manifests.some((file) => word.test(file.text));
 }
 
 interface ReadAhead {
@@ -177,6 +188,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     ...(reading ? { early: reading.early } : {}),
     ...(ahead ? { ahead: ahead.reads } : {}),
     ...(input.shared ? { shared: input.shared } : {}),
+    ...(options.allowDelete ? { everyKind: true } : {}),
   });
   return { desired, live, warnings };
 }
@@ -189,7 +201,8 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
 async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnType<typeof parseTargets>) {
   const { dir, env, open, options = {} } = input;
   const repository = selectManifests(await readRepository(dir), options.manifests);
-  const reading = await startReading(repository, env, open, (kind) => keysToRead(targets, kind));
+  const keys = (kind: string) => keysToRead(targets, kind);
+  const reading = await startReading(repository, env, open, keys, options.allowDelete === true);
   const ahead =
     input.cache && reading
       ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0, input.shared)

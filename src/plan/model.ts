@@ -123,6 +123,11 @@ export interface Plan {
   unmanaged: UnmanagedResource[];
   /** Unmanaged objects the PrunePolicy's `exclude` names: never pruned. */
   excluded: UnmanagedResource[];
+  /**
+   * What was not read (no document manages it, no PrunePolicy names it), by its label: its
+   * unmanaged objects are not counted, since nobody looked.
+   */
+  notRead?: string[];
   summary: PlanSummary;
   /** Step inputs that came from `${VAR}`; absent when none. */
   sensitive?: SensitiveInput[];

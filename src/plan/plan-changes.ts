@@ -131,6 +131,7 @@ export function planChanges(
     steps,
     unmanaged: parts.flatMap((part) => part.unmanaged),
     excluded: parts.flatMap((part) => part.excluded ?? []),
+    ...(live.notRead ? { notRead: [...live.notRead] } : {}),
     summary: summarize(changes),
     ...(sealed.sensitive.length > 0 ? { sensitive: sealed.sensitive } : {}),
   };

@@ -109,6 +109,7 @@ const PlanFile = z.object({
   unmanaged: z.array(z.object({ kind: oneOf<ChangeKind>(CHANGE_KINDS), key: z.string() })),
   // Absent in plan files written before exclusions existed.
   excluded: z.array(z.object({ kind: oneOf<ChangeKind>(CHANGE_KINDS), key: z.string() })).default([]),
+  notRead: z.array(z.string()).optional(),
   summary: z.object({
     add: z.number(),
     change: z.number(),

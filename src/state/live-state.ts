@@ -111,4 +111,6 @@ export type LiveState = { environment: string } & LiveParts & {
     digest: string;
     /** The same, per part, so that a stale plan can say what changed. */
     partDigests: PartDigests;
+    /** Labels of the parts not read: no manifest manages them and no PrunePolicy names them. */
+    notRead?: string[];
   };

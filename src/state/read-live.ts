@@ -25,10 +25,13 @@ export type { EarlyReads, ReadLiveOptions };
 export function startEarlyReads(
   client: PlatformClient,
   keys: (kind: string) => readonly string[] | undefined = () => undefined,
+  mentioned: (documentKind: string) => boolean = () => true,
 ): EarlyReads {
   const early = new Map<string, Promise<unknown>>();
   for (const kind of LIVE_KINDS) {
     if (!kind.early) continue;
+    // `mentioned`: whether some manifest may hold a document of that kind (a test of their text).
+    if (kind.needed && !kind.needed.kinds.some(mentioned)) continue;
     const read = kind.early.start(client, kind.early.narrowedBy ? keys(kind.early.narrowedBy) : undefined);
     read.catch(() => undefined);
     early.set(kind.part, read);
@@ -48,13 +51,23 @@ export async function readLiveState(
     early: options.early ?? startEarlyReads(client),
     all: options.scope === "all",
   };
-  const parts = await Promise.all(LIVE_KINDS.map((kind) => kind.read(context)));
+  const every = context.all || options.everyKind === true;
+  const skipped = LIVE_KINDS.filter((kind) => !every && kind.needed && !kind.needed.of(desired));
+  const parts = await Promise.all(
+    LIVE_KINDS.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : kind.read(context))),
+  );
   const state: Omit<LiveState, "digest" | "partDigests"> = Object.assign(
     { environment: desired.environment.name },
     ...parts,
   );
   const digests = partDigests(state);
-  return { ...state, digest: combine(state.environment, digests), partDigests: digests };
+  const notRead = skipped.map((kind) => kind.label);
+  return {
+    ...state,
+    digest: combine(state.environment, digests),
+    partDigests: digests,
+    ...(notRead.length > 0 ? { notRead } : {}),
+  };
 }
 
 function partDigests(state: LiveParts): LiveState["partDigests"] {
@@ -71,6 +84,6 @@ function combine(environment: string, parts: LiveState["partDigests"]): string {
  * Digest of what a plan depends on. Volatile fields that change without anyone changing the
  * configuration (last login) are left out, so a saved plan is not refused for them.
  */
-export function liveDigest(state: Omit<LiveState, "digest" | "partDigests">): string {
+export function liveDigest(state: Omit<LiveState, "digest" | "partDigests" | "notRead">): string {
   return combine(state.environment, partDigests(state));
 }

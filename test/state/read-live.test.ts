@@ -86,7 +86,8 @@ describe("readLiveState", () => {
   });
 
   it("skips contacts and memberships when no manifest manages them (each read returns every user)", async () => {
-    const managedOnly = await readLiveState(prodClient, desired, { source: devClient });
+    // No document manages users here: read as `--allow-delete` reads them, every kind.
+    const managedOnly = await readLiveState(prodClient, desired, { source: devClient, everyKind: true });
     expect(desired.users.some((u) => u.contacts || u.groups)).toBe(false);
     expect(managedOnly.groupsRead).toEqual([]);
     expect(managedOnly.users.every((u) => u.contacts.length === 0 && u.groups.length === 0)).toBe(true);

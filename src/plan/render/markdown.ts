@@ -7,6 +7,7 @@ import {
   fieldLines,
   formatValue,
   headline,
+  notReadLine,
   objectLine,
   objectTypeOf,
   partialLine,
@@ -100,6 +101,7 @@ export function renderMarkdown(
   const head = header(plan, options.view);
   const tail = [
     unmanagedLine(plan.unmanaged),
+    notReadLine(plan.notRead),
     excludedLine(plan.excluded ?? [], code),
     plan.changes.length ? summaryLine(plan.summary, options.view) : undefined,
     `<sub>plan ${/^[\w.-]+$/.test(plan.id) ? plan.id : code(plan.id)}</sub>`,

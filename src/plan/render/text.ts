@@ -4,6 +4,7 @@ import {
   excludedLine,
   fieldLines,
   headline,
+  notReadLine,
   objectLine,
   partialLine,
   type RenderOptions,
@@ -37,6 +38,8 @@ export function renderText(plan: Plan, options: RenderOptions = {}): string {
   }
   const unmanaged = unmanagedLine(plan.unmanaged);
   if (unmanaged) lines.push(unmanaged);
+  const notRead = notReadLine(plan.notRead);
+  if (notRead) lines.push(notRead);
   const excluded = excludedLine(plan.excluded ?? []);
   if (excluded) lines.push(excluded);
   if (plan.changes.length > 0) {

@@ -148,6 +148,12 @@ export function unmanagedLine(unmanaged: readonly { kind: string }[]): string | 
   return `Unmanaged, left alone (not in the manifests; see PrunePolicy): ${parts.join(", ")}.`;
 }
 
+/** The parts a plan did not read, so that no count of their unmanaged objects is taken for none. */
+export function notReadLine(notRead: readonly string[] | undefined): string | undefined {
+  if (!notRead || notRead.length === 0) return undefined;
+  return `Not read (no manifest manages them, no PrunePolicy names them): ${notRead.join(", ")}.`;
+}
+
 /** `name` shows a name from the manifests: quoted in text, in code in markdown. */
 export function excludedLine(
   excluded: readonly { kind: string; key: string }[],

@@ -1,4 +1,4 @@
-import type { EarlyRead, LiveKind, ReadContext } from "./kind.ts";
+import type { EarlyRead, LiveKind, Needed, ReadContext } from "./kind.ts";
 import { packageLive } from "./package.ts";
 import { securityParameterLive } from "./security-parameter.ts";
 import { userLive } from "./user.ts";
@@ -13,6 +13,7 @@ interface AnyLiveKind {
   part: string;
   label: string;
   early?: EarlyRead<unknown>;
+  needed?: Needed<unknown>;
   read(context: ReadContext): Promise<unknown>;
   // biome-ignore lint/suspicious/noExplicitAny: the state type differs per kind; each kind is typed where it is defined.
   digest(state: any): string;

@@ -17,6 +17,11 @@ export interface ReadLiveOptions {
    * kind uses one only when it is for what the manifests ask, and reads anew otherwise.
    */
   ahead?: ReadonlyMap<string, unknown>;
+  /**
+   * Read every kind, managed or not: a plan with `--allow-delete` prunes every kind it reads.
+   * By default a kind no document manages and no PrunePolicy names is not read (`LiveKind.needed`).
+   */
+  everyKind?: boolean;
   /** Package sources' reads kept for the run (read-only commands), so that each is read once. */
   shared?: SharedReads;
 }
@@ -53,6 +58,8 @@ export interface LiveKind<Part extends string, State, Early = unknown> {
   part: Part;
   label: string;
   early?: EarlyRead<Early>;
+  /** When the part is read only for manifests that need it; absent: always read. */
+  needed?: Needed<State>;
   read(context: ReadContext): Promise<State>;
   digest(state: State): string;
 }
@@ -72,4 +79,26 @@ export function earlyRead<T>(context: ReadContext, part: string, early: EarlyRea
   // Only `early.start` puts a promise under `part` (startEarlyReads): its type is T.
   const started = context.early.get(part) as Promise<T> | undefined;
   return started ?? early.start(context.client, undefined);
+}
+
+/**
+ * A part that only some manifests need: users, for instance, are 10,000 rows nobody asked about
+ * when the repository holds only a Package. Export and `--allow-delete` read it anyway.
+ */
+export interface Needed<State> {
+  /**
+   * The document kinds whose presence may need it: the early read starts only when a manifest's
+   * text names one of them (a cheap test before parsing; the decision is `of`, once loaded).
+   */
+  kinds: readonly string[];
+  of(desired: DesiredState): boolean;
+  /** The part when it is not read. */
+  empty: State;
+}
+
+/** Whether the repository's PrunePolicy names a prunable kind, by its plural: a choice or an exclusion. */
+export function pruneNames(desired: DesiredState, plural: "users" | "securityParameters"): boolean {
+  const { prune } = desired;
+  if (prune.source === null) return false;
+  return prune[plural] !== "ignore" || prune.exclude[plural].length > 0;
 }

@@ -1,6 +1,7 @@
 import type { SecurityParameter } from "../../wire/index.ts";
 import { hash } from "../digest.ts";
-import { type EarlyRead, earlyRead, liveKind } from "./kind.ts";
+import { type EarlyRead, earlyRead, liveKind, pruneNames } from "./kind.ts";
+import { managesUsers } from "./user.ts";
 
 const PART = "securityParameters";
 
@@ -14,6 +15,16 @@ export const securityParameterLive = liveKind({
   part: PART,
   label: "security parameters",
   early: parametersEarly,
+  // A user's plan checks its password against the parameters.
+  needed: {
+    kinds: ["SecurityParameter", "User", "PrunePolicy"],
+    of: (desired) =>
+      desired.securityParameters.length > 0 ||
+      desired.absent.some((document) => document.kind === "SecurityParameter") ||
+      pruneNames(desired, "securityParameters") ||
+      managesUsers(desired),
+    empty: { securityParameters: [] },
+  },
   async read(context): Promise<{ securityParameters: SecurityParameter[] }> {
     const all = await earlyRead(context, PART, parametersEarly);
     return { securityParameters: [...all].sort((a, b) => a.Id - b.Id) };

@@ -107,6 +107,9 @@ function ownAgent(options: ClientOptions, ca: string[] | undefined): Agent {
     },
     headersTimeout: timeouts.headersMs,
     bodyTimeout: timeouts.bodyMs,
+    // Every exchange holds one of `concurrency` slots (caller.ts): more connections would only be
+    // opened to sit idle, each costing a remote instance its handshakes.
+    connections: options.limits.concurrency,
   });
 }
 

@@ -24,8 +24,11 @@ import {
 import {
   type EarlyReads,
   type LiveState,
+  readCatalogue,
   readLiveState,
+  readOnce,
   type SharedReads,
+  sharedReads,
   startEarlyReads,
   startPackagesAhead,
 } from "../state/index.ts";
@@ -89,13 +92,24 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-  everyKind: boolean,
+  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads },
 ): Promise<Reading | undefined> {
   const environments = validateRepository({ ...repository, manifests: [] }, { env });
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
-  const mentioned = everyKind ? () => true : (kind: string) => mentions(repository, kind);
-  const early = startEarlyReads(await open(files.environment), keys, mentioned);
+  const mentioned = run.everyKind ? () => true : (kind: string) => mentions(repository, kind);
+  const { packagesFrom, environment } = files;
+  // The source's session and catalogue start with the target's: the catalogue needs no manifest.
+  const fromSource = packagesFrom && !environment.release && !run.narrowed && mentioned("Package");
+  const [target, source] = await Promise.all([
+    open(environment),
+    fromSource ? open(packagesFrom) : undefined,
+  ]);
+  if (source && packagesFrom)
+    readOnce(run.shared.of(packagesFrom.name), "catalogue", () => readCatalogue(source)).catch(
+      () => undefined,
+    );
+  const early = startEarlyReads(target, keys, mentioned);
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return { early, files };
@@ -174,7 +188,9 @@ function loadDesired(
 export async function readEnvironment(input: PlanEnvironmentOptions): Promise<PlanContext> {
   const { dir, env, open, options = {} } = input;
   const targets = parseTargets(options.targets);
-  const { reading, ahead, loaded } = await loadEnvironment(input, targets);
+  // Reads of the source are kept for the plan (or the caller's run): each is made once.
+  const shared = input.shared ?? sharedReads();
+  const { reading, ahead, loaded } = await loadEnvironment({ ...input, shared }, targets);
   const desired = await withRelease(dir, loaded.state, input.store);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
@@ -187,7 +203,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     source,
     ...(reading ? { early: reading.early } : {}),
     ...(ahead ? { ahead: ahead.reads } : {}),
-    ...(input.shared ? { shared: input.shared } : {}),
+    shared,
     ...(options.allowDelete ? { everyKind: true } : {}),
   });
   return { desired, live, warnings };
@@ -202,7 +218,11 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
   const { dir, env, open, options = {} } = input;
   const repository = selectManifests(await readRepository(dir), options.manifests);
   const keys = (kind: string) => keysToRead(targets, kind);
-  const reading = await startReading(repository, env, open, keys, options.allowDelete === true);
+  const reading = await startReading(repository, env, open, keys, {
+    everyKind: options.allowDelete === true,
+    narrowed: targets.length > 0,
+    shared: input.shared ?? sharedReads(),
+  });
   const ahead =
     input.cache && reading
       ? await readAhead(repository, env, input.cache, reading, open, targets.length > 0, input.shared)

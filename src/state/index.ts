@@ -16,8 +16,14 @@ export type {
   PartValue,
 } from "./live-state.ts";
 export type { ObjectRequest, PackageObjectParts, PackagePart } from "./package-objects.ts";
-export { normalizeTree, objectFingerprint, readPackageObjects, readPackageParts } from "./package-objects.ts";
+export {
+  normalizeTree,
+  objectFingerprint,
+  readCatalogue,
+  readPackageObjects,
+  readPackageParts,
+} from "./package-objects.ts";
 export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
 export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";
 export type { InstanceReads, SharedReads } from "./shared-reads.ts";
-export { sharedReads } from "./shared-reads.ts";
+export { readOnce, sharedReads } from "./shared-reads.ts";

@@ -66,7 +66,7 @@ function lower(guid: string): string {
 }
 
 /** Reads the modules and levels once: enough to map any module or level id to its GUID. */
-async function readCatalogue(client: PlatformClient): Promise<Catalogue> {
+export async function readCatalogue(client: PlatformClient): Promise<Catalogue> {
   const [modules, levels] = (await Promise.all([
     client.metadata.applications(),
     client.metadata.levels(),
@@ -306,6 +306,8 @@ export interface ReadObjectsOptions {
   onRequests?: (requests: readonly ObjectRequest[]) => void;
   /** The run's earlier reads of this instance, used and added to (shared-reads.ts). */
   shared?: InstanceReads;
+  /** The catalogue's read, started before (an early read), when `shared` holds none. */
+  catalogue?: Promise<Catalogue>;
 }
 
 export interface PackageObjectsRead extends LivePackageSide {
@@ -347,7 +349,7 @@ export async function readPackageObjects(
     return { ...side, requests: [], describe };
   }
   const { shared } = options;
-  catalogue = await readOnce(shared, "catalogue", () => readCatalogue(client));
+  catalogue = await readOnce(shared, "catalogue", () => options.catalogue ?? readCatalogue(client));
   const read = catalogue;
   const treeOf = (module: Application, key: string) => {
     if (!shared) return readModuleTree(client, module, read);

@@ -25,13 +25,14 @@ export type { EarlyReads, ReadLiveOptions };
 export function startEarlyReads(
   client: PlatformClient,
   keys: (kind: string) => readonly string[] | undefined = () => undefined,
-  mentioned: (documentKind: string) => boolean = () => true,
+  mentioned?: (documentKind: string) => boolean,
 ): EarlyReads {
   const early = new Map<string, Promise<unknown>>();
   for (const kind of LIVE_KINDS) {
     if (!kind.early) continue;
     // `mentioned`: whether some manifest may hold a document of that kind (a test of their text).
-    if (kind.needed && !kind.needed.kinds.some(mentioned)) continue;
+    if (kind.early.kinds && !(mentioned && kind.early.kinds.some(mentioned))) continue;
+    if (mentioned && kind.needed && !kind.needed.kinds.some(mentioned)) continue;
     const read = kind.early.start(client, kind.early.narrowedBy ? keys(kind.early.narrowedBy) : undefined);
     read.catch(() => undefined);
     early.set(kind.part, read);

@@ -36,6 +36,11 @@ export type EarlyReads = ReadonlyMap<string, Promise<unknown>>;
 export interface EarlyRead<T> {
   /** The plan kind whose targets narrow it (`--target User/jdoe`), when the interface can narrow it. */
   narrowedBy?: string;
+  /**
+   * Started only when a manifest's text names one of these document kinds (and never without
+   * manifests to test): a read only their documents need.
+   */
+  kinds?: readonly string[];
   /** Starts it; `keys`, when given, are the only objects (by exact key) the plan needs. */
   start(client: PlatformClient, keys: readonly string[] | undefined): Promise<T>;
 }

@@ -4,9 +4,9 @@ import { NotFoundError } from "../../client/errors.ts";
 import type { DesiredState, EnvironmentConfig } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
 import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
-import { type ObjectRequest, readPackageObjects } from "../package-objects.ts";
+import { type Catalogue, type ObjectRequest, readCatalogue, readPackageObjects } from "../package-objects.ts";
 import { type InstanceReads, readOnce } from "../shared-reads.ts";
-import { liveKind } from "./kind.ts";
+import { type EarlyRead, earlyRead, liveKind, type ReadContext } from "./kind.ts";
 
 /** The packages part of the live state. */
 export interface LivePackages {
@@ -107,8 +107,12 @@ async function readPackages(
   packages: DesiredState["packages"],
   from: string,
   shared?: InstanceReads,
+  targetCatalogue?: Promise<Catalogue>,
 ): Promise<LivePackages> {
   const requests = Promise.withResolvers<readonly ObjectRequest[]>();
+  // The target's catalogue needs no name from the source: it is read while the source's is.
+  const catalogue = targetCatalogue ?? readCatalogue(client);
+  catalogue.catch(() => undefined);
   const [source, target, sourceVersion, targetVersion] = await Promise.all([
     readPackageObjects(sourceClient, (names) => objectRequests(packages, names), {
       deferDetails: true,
@@ -119,7 +123,7 @@ async function readPackages(
       readPackageObjects(
         client,
         wanted.map(({ guid, type }) => ({ guid, type })),
-        { deferDetails: true },
+        { deferDetails: true, catalogue },
       ),
     ),
     readOnce(shared, "version", () => versionOf(sourceClient)),
@@ -177,11 +181,25 @@ function aheadFor(desired: DesiredState, ahead: unknown): Promise<LivePackages> 
   return isDeepStrictEqual(started.packages, desired.packages) ? started.reading : undefined;
 }
 
-/** Packages: the metadata trees of the objects the manifests name, on the source, then the target. */
+/** The target's catalogue, started with the other early reads when a manifest may hold a Package. */
+const catalogueEarly: EarlyRead<Catalogue> = {
+  kinds: ["Package"],
+  start: (client) => readCatalogue(client),
+};
+
+function catalogueOf(context: ReadContext): Promise<Catalogue> | undefined {
+  return context.early.has(PART) ? earlyRead(context, PART, catalogueEarly) : undefined;
+}
+
+const PART = "packages";
+
+/** Packages: the metadata trees of the objects the manifests name, on the source and the target. */
 export const packageLive = liveKind({
-  part: "packages",
+  part: PART,
   label: "package objects",
-  async read({ client, desired, options }): Promise<LivePackages> {
+  early: catalogueEarly,
+  async read(context): Promise<LivePackages> {
+    const { client, desired, options } = context;
     if (desired.release) return { packages: await releaseTargets(client, desired.release) };
     if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
     const ahead = aheadFor(desired, options.ahead?.get("packages"));
@@ -189,7 +207,8 @@ export const packageLive = liveKind({
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom.name}`);
     const from = desired.packagesFrom.name;
-    return readPackages(client, options.source, desired.packages, from, options.shared?.of(from));
+    const shared = options.shared?.of(from);
+    return readPackages(client, options.source, desired.packages, from, shared, catalogueOf(context));
   },
   digest: (state) =>
     hash([withoutDetails(state.packages), state.packageSource ? withoutDetails(state.packageSource) : null]),

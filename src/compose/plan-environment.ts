@@ -160,6 +160,7 @@ async function readAhead(
         opened.packages,
         packagesFrom.name,
         shared?.of(packagesFrom.name),
+        reading.early,
       ),
     );
   return { key, state: opened.state, reads };

@@ -6,7 +6,9 @@ import { hash } from "../digest.ts";
 import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
 import { type Catalogue, type ObjectRequest, readCatalogue, readPackageObjects } from "../package-objects.ts";
 import { type InstanceReads, readOnce } from "../shared-reads.ts";
-import { type EarlyRead, earlyRead, liveKind, type ReadContext } from "./kind.ts";
+import { type EarlyRead, type EarlyReads, earlyRead, liveKind, type ReadContext } from "./kind.ts";
+
+const PART = "packages";
 
 /** The packages part of the live state. */
 export interface LivePackages {
@@ -166,9 +168,11 @@ export function startPackagesAhead(
   packages: readonly unknown[],
   from: string,
   shared?: InstanceReads,
+  early?: EarlyReads,
 ): PackagesAhead {
+  const catalogue = early?.get(PART) as Promise<Catalogue> | undefined;
   const reading = Promise.all([client, source]).then(([target, sourceClient]) =>
-    readPackages(target, sourceClient, packages as DesiredState["packages"], from, shared),
+    readPackages(target, sourceClient, packages as DesiredState["packages"], from, shared, catalogue),
   );
   // Unused when the manifests turn out to ask for others: its failure is then nobody's.
   reading.catch(() => undefined);
@@ -191,7 +195,6 @@ function catalogueOf(context: ReadContext): Promise<Catalogue> | undefined {
   return context.early.has(PART) ? earlyRead(context, PART, catalogueEarly) : undefined;
 }
 
-const PART = "packages";
 
 /** Packages: the metadata trees of the objects the manifests name, on the source and the target. */
 export const packageLive = liveKind({

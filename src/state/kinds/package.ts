@@ -195,7 +195,6 @@ function catalogueOf(context: ReadContext): Promise<Catalogue> | undefined {
   return context.early.has(PART) ? earlyRead(context, PART, catalogueEarly) : undefined;
 }
 
-
 /** Packages: the metadata trees of the objects the manifests name, on the source and the target. */
 export const packageLive = liveKind({
   part: PART,

@@ -9,7 +9,7 @@ import { printable, readPlanFile } from "../../plan/index.ts";
 import { type ApplyOutput, applyOutput } from "../apply-output.ts";
 import { ExitError } from "../errors.ts";
 import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
-import { clientsOf, planWith } from "../plan-environment.ts";
+import { applyReplan, clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { runSteps } from "../run-steps.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
@@ -118,7 +118,7 @@ export function registerApplyCommand(program: Command): void {
           env,
           stateDir,
           store,
-          replan: (options) => planWith({ dir, connections, logger }, env, options),
+          replan: applyReplan({ dir, connections, logger }, env),
           open: clientsOf(connections),
           logger,
           options: {

@@ -33,7 +33,10 @@ export function startEarlyReads(
     // `mentioned`: whether some manifest may hold a document of that kind (a test of their text).
     if (kind.early.kinds && !(mentioned && kind.early.kinds.some(mentioned))) continue;
     if (mentioned && kind.needed && !kind.needed.kinds.some(mentioned)) continue;
-    const read = kind.early.start(client, kind.early.narrowedBy ? keys(kind.early.narrowedBy) : undefined);
+    const narrowed = kind.early.narrowedBy ? keys(kind.early.narrowedBy) : undefined;
+    // A read only documents need, for a plan whose targets name none of them.
+    if (kind.early.kinds && narrowed?.length === 0) continue;
+    const read = kind.early.start(client, narrowed);
     read.catch(() => undefined);
     early.set(kind.part, read);
   }

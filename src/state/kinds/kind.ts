@@ -107,3 +107,8 @@ export function pruneNames(desired: DesiredState, plural: "users" | "securityPar
   if (prune.source === null) return false;
   return prune[plural] !== "ignore" || prune.exclude[plural].length > 0;
 }
+
+/** Whether a document manages `kind`: one of its documents, or one saying `ensure: absent` of it. */
+export function managesKind(desired: DesiredState, kind: string, documents: readonly unknown[]): boolean {
+  return documents.length > 0 || desired.absent.some((document) => document.kind === kind);
+}

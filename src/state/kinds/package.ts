@@ -188,6 +188,7 @@ function aheadFor(desired: DesiredState, ahead: unknown): Promise<LivePackages> 
 /** The target's catalogue, started with the other early reads when a manifest may hold a Package. */
 const catalogueEarly: EarlyRead<Catalogue> = {
   kinds: ["Package"],
+  narrowedBy: "Package",
   start: (client) => readCatalogue(client),
 };
 
@@ -203,7 +204,11 @@ export const packageLive = liveKind({
   async read(context): Promise<LivePackages> {
     const { client, desired, options } = context;
     if (desired.release) return { packages: await releaseTargets(client, desired.release) };
-    if (!needsSource(desired)) return { packages: { objects: {}, applicationsByName: {} } };
+    if (!needsSource(desired)) {
+      // Started for a Package of another environment: answered before the run ends, not cut off.
+      await context.early.get(PART)?.catch(() => undefined);
+      return { packages: { objects: {}, applicationsByName: {} } };
+    }
     const ahead = aheadFor(desired, options.ahead?.get("packages"));
     if (ahead) return ahead;
     if (!options.source)

@@ -1,7 +1,6 @@
 import type { SecurityParameter } from "../../wire/index.ts";
 import { hash } from "../digest.ts";
-import { type EarlyRead, earlyRead, liveKind, pruneNames } from "./kind.ts";
-import { managesUsers } from "./user.ts";
+import { type EarlyRead, earlyRead, liveKind, managesKind, pruneNames } from "./kind.ts";
 
 const PART = "securityParameters";
 
@@ -19,10 +18,9 @@ export const securityParameterLive = liveKind({
   needed: {
     kinds: ["SecurityParameter", "User", "PrunePolicy"],
     of: (desired) =>
-      desired.securityParameters.length > 0 ||
-      desired.absent.some((document) => document.kind === "SecurityParameter") ||
+      managesKind(desired, "SecurityParameter", desired.securityParameters) ||
       pruneNames(desired, "securityParameters") ||
-      managesUsers(desired),
+      managesKind(desired, "User", desired.users),
     empty: { securityParameters: [] },
   },
   async read(context): Promise<{ securityParameters: SecurityParameter[] }> {

@@ -4,7 +4,7 @@ import { notOffered } from "../../client/errors.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { Contact, User } from "../../wire/index.ts";
 import type { LiveUser } from "../live-state.ts";
-import { type EarlyRead, earlyRead, liveKind, pruneNames } from "./kind.ts";
+import { type EarlyRead, earlyRead, liveKind, managesKind, pruneNames } from "./kind.ts";
 
 /** The users part of the live state. */
 export interface LiveUsers {
@@ -144,11 +144,6 @@ function usersDigest(
 
 const PART = "users";
 
-/** A document manages users, or one says `ensure: absent` of one. */
-export function managesUsers(desired: DesiredState): boolean {
-  return desired.users.length > 0 || desired.absent.some((document) => document.kind === "User");
-}
-
 /**
  * Every user, or (a plan targeting users by exact name, `--target User/jdoe`) only those: one list
  * read with an OData `UserName eq` filter, which the platform matches case-insensitively; the names
@@ -179,7 +174,9 @@ export const userLive = liveKind({
   needed: {
     kinds: ["User", "PrunePolicy"],
     of: (desired) =>
-      managesUsers(desired) || pruneNames(desired, "users") || desired.prune.securityParameters === "delete",
+      managesKind(desired, "User", desired.users) ||
+      pruneNames(desired, "users") ||
+      desired.prune.securityParameters === "delete",
     empty: { users: [], groupsRead: [] },
   },
   async read(context): Promise<LiveUsers> {

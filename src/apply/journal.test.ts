@@ -138,6 +138,7 @@ describe("Journal: a failed step", () => {
     expect(failed).toEqual([
       {
         type: "failed",
+        seal: expect.stringMatching(/^[0-9a-f]{64}$/),
         at: expect.any(String),
         step: "User/b#create",
         error: {

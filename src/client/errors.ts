@@ -265,7 +265,7 @@ export function retryAfterTooLong(
 
 const DEADLINE = ErrorCode.RequestDeadline;
 
-/** The abort reason of a try that passed `timeouts.requestMs`; connectionErrorOf makes it EGP_TIMEOUT. */
+/** The abort reason of a try that passed its deadline (`timeouts.request`); connectionErrorOf makes it EGP_TIMEOUT. */
 export function requestDeadline(ms: number, request: { method: string; path: string }): Error {
   return Object.assign(
     new Error(`${request.method} ${request.path}: no complete answer within ${ms / 1000} s`),
@@ -374,7 +374,7 @@ export function connectionErrorOf(
       ...base,
       code: ErrorCode.Timeout,
       sent: true,
-      message: `${request.method} ${request.path}: no complete answer within ${ms / 1000} s (timeouts.requestMs)`,
+      message: `${request.method} ${request.path}: no complete answer within ${ms / 1000} s (timeouts.request of the environment file)`,
     });
   }
   if (low === "UND_ERR_CONNECT_TIMEOUT") {

@@ -81,9 +81,7 @@ export function connections(options: ConnectOptions): Connections {
     const client = createClient({
       ...clientOptionsOf(config),
       url,
-      ...(emulator
-        ? { scheme: "Platform", limits: { concurrency: config.limits.concurrency, requestsPerSecond: 0 } }
-        : {}),
+      ...(emulator ? { scheme: "Platform", limits: { ...config.limits, requestsPerSecond: 0 } } : {}),
       logger: options.logger,
       ...(options.waitNoticeMs ? { waitNoticeMs: options.waitNoticeMs } : {}),
       // A warning, so that it shows at the default log level, on stderr (stdout stays the output).

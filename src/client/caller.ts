@@ -115,6 +115,11 @@ export class Caller {
     this.limitOf = (status) => (status >= 200 && status < 300 ? maxBytes : ERROR_BODY_LIMIT);
   }
 
+  /** Largest package file a download of this client writes (`limits.packageBytes`). */
+  get packageBytes(): number {
+    return this.deps.options.limits.packageBytes;
+  }
+
   /** The client's own undici Agent sends requests: upload buffers may be reused, download chunks freed. */
   get ownsTransport(): boolean {
     return this.deps.options.dispatcher === undefined;

@@ -78,6 +78,9 @@ export class ConnectionError extends PlatformError {
 /** A JSON answer larger than `limits.maxResponseBytes`: reading stopped there. Not retried. */
 export class ResponseTooLargeError extends PlatformError {}
 
+/** A package download past its bound (`limits.packageBytes`): stopped, the partial file removed. Not retried. */
+export class PackageTooLargeError extends PlatformError {}
+
 /** The server asked (Retry-After) for a longer wait than `retry.maxRetryAfterMs`: not waited for. */
 export class RetryAfterTooLongError extends PlatformError {
   readonly retryAfterMs: number;

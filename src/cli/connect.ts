@@ -6,7 +6,6 @@ import { clientOptionsOf } from "../compose/index.ts";
 import type { Emulator } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
-import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
@@ -74,7 +73,6 @@ export function connections(options: ConnectOptions): Connections {
   };
 
   const openOne = async (config: EnvironmentConfig): Promise<OpenEnvironment> => {
-    guardOutput((config.sensitive ?? []).map((value) => value.reveal()));
     const emulator =
       config.endpoint.kind === "embedded" ? await embedded(config, config.endpoint) : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";

@@ -249,7 +249,7 @@ async function refuseEnvelope(response: RawResponse, context: DecodeContext): Pr
 function mapped(error: unknown, context: DecodeContext): Error {
   const code = String((error as { code?: unknown })?.code ?? "");
   if (code.startsWith("UND_ERR") || code === "ECONNRESET") {
-    return connectionErrorOf(error, context, context.scrub);
+    return connectionErrorOf(error, context);
   }
   return diskFailure(error);
 }

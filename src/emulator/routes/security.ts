@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Envelope } from "../../wire/index.ts";
 import { bind } from "../bind.ts";
 import { failed, ok } from "../envelope.ts";
 import { forbidden, message } from "../failure.ts";
@@ -41,9 +42,43 @@ function registerFailedLogin(store: Store, record: UserRecord): void {
   store.changed(`users/${record.user.Id}`);
 }
 
-// Bad credentials answer HTTP 200 with IsSuccessful false, as real instances do.
+/** A refused login answers HTTP 200, IsSuccessful false and a null RequestedObject, as real instances do. */
+const refused = (key: string, text: string): Envelope<null> => ({
+  ...failed([message(key, text)]),
+  RequestedObject: null,
+});
+
 const invalidCredentials = () =>
-  failed([message("InvalidCredentials", "The instance name, user name, domain or password is not valid.")]);
+  refused(
+    "ValidationMessageTemplates:LoginNotValid",
+    "The instance name, user name, domain or password is not valid.",
+  );
+
+/** English, the base language: a user of another language has the interface translated. */
+const BASE_LANGUAGE = 1;
+
+/** The login answer of real instances: the token, and the user's context that web clients read. */
+function loginAnswer(store: Store, record: UserRecord, token: string) {
+  const user = record.user;
+  const languageId = user.LanguageId ?? BASE_LANGUAGE;
+  const timeZone = user.TimeZoneId ?? "UTC";
+  return ok({
+    SessionToken: token,
+    InstanceName: store.data.instance,
+    UserId: user.Id,
+    ContextType: 0,
+    UserConfig: {
+      TimeZoneId: timeZone,
+      TimeZoneIdNET: timeZone,
+      LocaleId: user.Locale ?? "en-US",
+      LanguageId: languageId,
+      DefaultHomeDashboardId: user.DefaultHomeDashboardId ?? -1,
+      DefaultHomeWorkspaceId: user.DefaultHomeWorkspaceId ?? -1,
+    },
+    Translate: languageId !== BASE_LANGUAGE,
+    RequestLanguageId: languageId,
+  });
+}
 
 export function registerSecurity(routes: Routes, options: SecurityOptions): void {
   routes.post(
@@ -55,20 +90,20 @@ export function registerSecurity(routes: Routes, options: SecurityOptions): void
       if (!record) return invalidCredentials();
       releaseLockout(store, record);
       if (record.user.AccountStatus === 3) {
-        return failed([message("AccountLocked", "The user account is locked.")]);
+        return refused("AccountLocked", "The user account is locked.");
       }
       if (!store.passwordMatches(record, login.Password)) {
         registerFailedLogin(store, record);
         return invalidCredentials();
       }
       if (record.user.AccountStatus !== 1) {
-        return failed([message("AccountInactive", "The user account is inactive.")]);
+        return refused("AccountInactive", "The user account is inactive.");
       }
       record.failedLogins = 0;
       record.user.LastLoginDate = store.isoNow();
       store.changed(`users/${record.user.Id}`);
       const session = store.openSession(record.user.Id);
-      return ok({ SessionToken: session.token, UserId: record.user.Id, InstanceName: store.data.instance });
+      return loginAnswer(store, record, session.token);
     },
     { auth: false },
   );

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "../../src/emulator/index.ts";
+import { egp, exampleOnEmulators } from "../helpers/cli.ts";
+import { emulatorsPerTest, Raw } from "../helpers/raw.ts";
+
+/*
+ * egp's main job needs only the calls of docs/apply.md's table: a promotion is planned, applied and
+ * verified between two instances that answer 404 to every surface integrations use beyond the
+ * interface description (the emulator's `integrations: false`).
+ */
+
+const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const PROD = ["--env", "local-prod"];
+const startOne = emulatorsPerTest();
+
+const bare = (seed: string): Promise<Emulator> =>
+  startOne({ seed, integrations: false, jobs: { generateMs: 20, installMs: 20 } });
+
+/** Every surface beyond the description that the emulator serves with integrations on. */
+async function beyondTheDescription(e: Emulator): Promise<number[]> {
+  const raw = new Raw(e.url);
+  const token = await raw.token();
+  const root = { prefix: "", token };
+  return Promise.all([
+    raw.call("/contentapi/", root),
+    raw.call("/contentapi/Control", root),
+    raw.call("/api/V2/internal/LookUp?node=root", root),
+    raw.call("/", { prefix: "" }),
+    new Raw(e.url, "/api").login(),
+    raw.read("/core/system/user", token, { prefix: "/api" }),
+    raw.call("/core/system/WorkflowAction", {
+      method: "POST",
+      token,
+      prefix: "/api",
+      body: { ContentId: 1002, CompletionCode: 1, WorkflowNodeId: "202" },
+    }),
+  ]).then((answers) => answers.map((answer) => answer.status));
+}
+
+describe("egp's main job without the surfaces beyond the interface description", () => {
+  it("plans, promotes and verifies while every one of them answers 404", async () => {
+    const [dev, prod] = await Promise.all([bare("demo-dev"), bare("demo-prod")]);
+    for (const e of [dev, prod])
+      expect(await beyondTheDescription(e)).toEqual([404, 404, 404, 404, 404, 404, 404]);
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
+
+    const plan = await run(["plan", ...PROD, "--detailed-exitcode"]);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(2);
+    expect(plan.stdout).toContain('# Package "GRC Core" will be promoted');
+
+    const applied = await run(["apply", ...PROD, "--yes"]);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    expect(applied.stdout).toContain("Apply complete: 2 added, 3 changed, 0 destroyed, 1 promoted.");
+    expect(applied.stdout).toContain("Verified: local-prod matches the manifests.");
+
+    const after = await run(["plan", ...PROD, "--detailed-exitcode"]);
+    expect(after.code, after.stdout + after.stderr).toBe(0);
+    expect(after.stdout).toContain("No changes.");
+  });
+});

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { postInput } from "../../src/emulator/content/bodies.ts";
+import { createRecord } from "../../src/emulator/content/write-record.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { DEMO_PASSWORD } from "../../src/emulator/seeds/demo-users.ts";
 import { type Json, Raw, useEmulator } from "../helpers/raw.ts";
@@ -287,6 +289,34 @@ describe("surfaces integrations use", () => {
       expect(response.body.RequestedObject).toBeNull();
       expect(response.body.ValidationMessages[0].MessageKey).toBe("ValidationMessageTemplates:LoginNotValid");
     });
+  });
+});
+
+describe("Content API paging", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev" });
+
+  it("answers at most 1000 records without $top, naming the next page", async () => {
+    const store = emulator().store;
+    const name = catalogueOf(store).byGuid("fields", demoGuid("policies/section/title"));
+    if (!name) throw new Error("no section title field");
+    // Made in-process: 1,001 POSTs would only slow the test down.
+    for (let i = 0; i < 1001; i++) {
+      const body = { LevelId: name.LevelId, FieldContents: { [name.Id]: { Type: 1, Value: `S${i}` } } };
+      createRecord(store, 1, postInput(body));
+    }
+    const token = await raw().token();
+    const first = await raw().call("/contentapi/Policy_Section?$select=Policy_Section_Id", {
+      ...root,
+      token,
+    });
+    expect(first.body.value).toHaveLength(1000);
+    const next: string = first.body["@odata.nextLink"];
+    expect(next).toBe(`${emulator().url}/contentapi/Policy_Section?$select=Policy_Section_Id&$skip=1000`);
+    const second = await raw().call(next.slice(emulator().url.length), { ...root, token });
+    expect(second.body.value).toHaveLength(3);
+    expect(second.body["@odata.nextLink"]).toBeUndefined();
+    const top = await raw().call("/contentapi/Policy_Section?$top=1000", { ...root, token });
+    expect(top.body["@odata.nextLink"]).toBeUndefined();
   });
 });
 

@@ -15,6 +15,8 @@ import type { RouteContext, Routes } from "../router.ts";
  */
 
 const OPTION_NAMES = ["filter", "select", "top", "skip", "orderby"];
+/** Records per answer when the caller gives no `$top`, as real instances serve them. */
+const PAGE_SIZE = 1000;
 
 /** `Risk(1002)` → set `Risk`, key 1002; `Risk` → no key. */
 function parseEntityPath(text: string): { set: string; key?: number } {
@@ -91,8 +93,24 @@ function entities(ctx: RouteContext): undefined {
   const rows = allRecords(contentOf(ctx.store)).filter(
     (record) => record.LevelId === level.Id && canRead(ctx.store, userId, record),
   );
-  const value = applyODataQuery(rows, query, view.fieldOf).map((record) => view.present(record, query));
-  return send(ctx, { "@odata.context": context, value });
+  // Without `$top` the service pages itself, as OData services do: a full page names the next one.
+  const paged = query.top === undefined ? { ...query, top: PAGE_SIZE + 1 } : query;
+  const found = applyODataQuery(rows, paged, view.fieldOf);
+  const more = query.top === undefined && found.length > PAGE_SIZE;
+  const value = found.slice(0, more ? PAGE_SIZE : undefined).map((record) => view.present(record, query));
+  const next = more ? { "@odata.nextLink": nextLink(ctx, level.Alias, options, query.skip + PAGE_SIZE) } : {};
+  return send(ctx, { "@odata.context": context, value, ...next });
+}
+
+/** The address of the next page: the same options, `$skip` moved on. */
+function nextLink(ctx: RouteContext, set: string, options: RouteContext["query"], skip: number): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(options)) {
+    if (key.toLowerCase() === "$skip" || value === undefined) continue;
+    for (const item of [value].flat()) params.append(key, item);
+  }
+  params.set("$skip", String(skip));
+  return `${serviceUrl(ctx)}/${set}?${params.toString().replace(/%24/g, "$")}`;
 }
 
 function byKey(

@@ -21,6 +21,8 @@ import { rootRoute } from "../route.ts";
  */
 
 const ENTITY_SET = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The most records one answer holds on real instances (and the emulator's `$top` cap). */
+const PAGE_SIZE = 1000;
 
 function setName(name: string): string {
   if (!ENTITY_SET.test(name))
@@ -55,6 +57,22 @@ export function contentApiResource(caller: Caller) {
     async records(entitySet: string, query?: ODataQuery): Promise<ContentApiEntity[]> {
       const at = rootRoute`/contentapi/${setName(entitySet)}`;
       return (await read(at, odata(ContentApiCollection), odataParams(query))).value;
+    },
+
+    /**
+     * Every matching record, read in pages of 1000 (`$top`/`$skip`, the most one answer holds),
+     * until a page comes back short.
+     */
+    async allRecords(
+      entitySet: string,
+      query?: Omit<ODataQuery, "top" | "skip">,
+    ): Promise<ContentApiEntity[]> {
+      const out: ContentApiEntity[] = [];
+      for (;;) {
+        const page = await this.records(entitySet, { ...query, top: PAGE_SIZE, skip: out.length });
+        out.push(...page);
+        if (page.length < PAGE_SIZE) return out;
+      }
     },
 
     /** One record by its content id; NotFoundError when the level has no such record. */

@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
-import { egp, exampleOnEmulators } from "../helpers/cli.ts";
+import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest, Raw } from "../helpers/raw.ts";
 
 /*
@@ -57,5 +59,35 @@ describe("egp's main job without the surfaces beyond the interface description",
     const after = await run(["plan", ...PROD, "--detailed-exitcode"]);
     expect(after.code, after.stdout + after.stderr).toBe(0);
     expect(after.stdout).toContain("No changes.");
+  });
+});
+
+describe("egp emulator --no-integrations", () => {
+  it("answers 404 where the default answers", async () => {
+    const status = async (flags: string[]) => {
+      const child = spawn(process.execPath, [join(ROOT, "bin/egp.js"), "emulator", "--port", "0", ...flags], {
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { PATH: process.env.PATH ?? "" },
+      });
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = "";
+          child.stdout.on("data", (chunk: Buffer) => {
+            out += chunk.toString();
+            const match = /listening on (http:\/\/\S+)/.exec(out);
+            if (match?.[1]) resolve(match[1]);
+          });
+          child.once("exit", (code) => reject(new Error(`the emulator exited (${code}): ${out}`)));
+        });
+        const raw = new Raw(url, "");
+        return [(await raw.call("/contentapi/")).status, (await raw.call("/")).status];
+      } finally {
+        child.kill("SIGTERM");
+        await exited;
+      }
+    };
+    expect(await status(["--seed", "empty"])).toEqual([401, 200]);
+    expect(await status(["--seed", "empty", "--no-integrations"])).toEqual([404, 404]);
   });
 });

@@ -67,6 +67,10 @@ describe("surfaces integrations use", () => {
       expect(next.body.value).toEqual([{ Risk_Id: 1008 }]);
       const byValue = await contentApi(`/Risk?$filter=${encodeURIComponent("Category eq 'Compliance'")}`);
       expect(byValue.body.value.map((r: Json) => r.Risk_Id)).toEqual([1008]);
+      const sorted = await contentApi(
+        `/Risk?$orderby=${encodeURIComponent("Risk_Name desc")}&$select=Risk_Id`,
+      );
+      expect(sorted.body.value).toEqual([{ Risk_Id: 1008 }, { Risk_Id: 1002 }]);
     });
 
     it("takes the options without `$` as well, as public clients send them", async () => {

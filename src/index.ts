@@ -196,6 +196,9 @@ export type {
   UserGroupRequest,
   UserRoleRequest,
   ValidationMessage,
+  ValuesListNode,
+  ValuesListNodeData,
+  ValuesListTree,
   ValuesListValueRead,
 } from "./wire/index.ts";
 export {

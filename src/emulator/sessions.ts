@@ -67,17 +67,25 @@ export function authenticator(scheme: string) {
     if (!token) {
       throw unauthorized("MissingSessionToken", `Send Authorization: ${scheme} session-id="<token>".`);
     }
-    const session = store.sessions.get(token);
-    if (!session) throw unauthorized("InvalidSessionToken", "The session token is invalid or has ended.");
-    const record = store.user(session.userId);
-    const now = store.now();
-    if (record?.user.AccountStatus !== 1 || sessionExpired(session, store.parameterFor(record), now)) {
-      store.sessions.delete(token);
-      throw unauthorized("SessionExpired", "The session has expired; log in again.");
-    }
-    session.lastSeen = now;
-    return session;
+    return liveSession(store, token);
   };
+}
+
+/**
+ * The live session of a token, or a 401 failure; touching it restarts its idle timer. The web
+ * services, which carry the token in the body, check it here too.
+ */
+export function liveSession(store: Store, token: string): Session {
+  const session = store.sessions.get(token);
+  if (!session) throw unauthorized("InvalidSessionToken", "The session token is invalid or has ended.");
+  const record = store.user(session.userId);
+  const now = store.now();
+  if (record?.user.AccountStatus !== 1 || sessionExpired(session, store.parameterFor(record), now)) {
+    store.sessions.delete(token);
+    throw unauthorized("SessionExpired", "The session has expired; log in again.");
+  }
+  session.lastSeen = now;
+  return session;
 }
 
 export function isAdministrator(record: UserRecord | undefined): boolean {

@@ -130,6 +130,41 @@ export const ValuesListValueRead = z.object({
 });
 export type ValuesListValueRead = z.infer<typeof ValuesListValueRead>;
 
+/**
+ * One value in `valueslistvalue/valueslist/<id>`, the hierarchical read of a values list. Public
+ * answers of real instances show `Id`, `Name` and `IsSelectable`; the emulator adds the flat read's
+ * other fields, which a client must not count on.
+ */
+export const ValuesListNodeData = z.object({
+  Id: int,
+  Name: z.string(),
+  /** A value a record may hold; a value that only groups others is not selectable. */
+  IsSelectable: z.boolean(),
+  Guid: z.string().optional(),
+  ValuesListId: int.optional(),
+  SortOrder: int.optional(),
+  ParentId: int.nullable().optional(),
+});
+export type ValuesListNodeData = z.infer<typeof ValuesListNodeData>;
+
+/** A value with the values below it; `Depth` is 0 for a top-level value. */
+export interface ValuesListNode {
+  Data: ValuesListNodeData;
+  Children: ValuesListNode[];
+  Depth: number;
+}
+export const ValuesListNode: z.ZodType<ValuesListNode> = z.object({
+  Data: ValuesListNodeData,
+  get Children() {
+    return z.array(ValuesListNode);
+  },
+  Depth: int,
+});
+
+/** `valueslistvalue/valueslist/<id>`: the list's top-level values, each with its children. */
+export const ValuesListTree = z.object({ Children: z.array(ValuesListNode) });
+export type ValuesListTree = z.infer<typeof ValuesListTree>;
+
 /** `fielddefinition` reads (an emulator extra that real instances also serve). */
 export const FieldDefinition = z.object({
   Id: int,

@@ -325,7 +325,7 @@ describe("Content API paging", () => {
 });
 
 describe("the same surfaces turned off (integrations: false)", () => {
-  const { raw } = useEmulator({ seed: "demo-dev", integrations: false });
+  const { raw, emulator } = useEmulator({ seed: "demo-dev", integrations: false });
 
   it("answer 404, and the interface description's calls still answer", async () => {
     const token = await raw().token();
@@ -333,6 +333,18 @@ describe("the same surfaces turned off (integrations: false)", () => {
     expect((await raw().call("/contentapi/Risk(1002)", { ...root, token })).status).toBe(404);
     expect((await raw().call("/api/V2/internal/LookUp?node=root", { ...root, token })).status).toBe(404);
     expect((await raw().call("/", root)).status).toBe(404);
+    const list = catalogueOf(emulator().store).byGuid("fields", demoGuid("risks/risk/category"))?.Id;
+    expect((await raw().read(`/core/system/valueslistvalue/valueslist/${list}`, token)).status).toBe(404);
+    expect((await raw().read(`/core/system/valueslistvalue/flat/valueslist/${list}`, token)).status).toBe(
+      200,
+    );
+    const soap = await raw().call("/ws/general.asmx/CreateUserSessionFromInstance", {
+      method: "POST",
+      prefix: "",
+      rawBody: "userName=sysadmin&instanceName=Default&password=Password1%21",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(soap.status).toBe(404);
     expect((await new Raw(raw().url, "/api").login()).status).toBe(404);
     const workflow = await raw().call("/core/system/WorkflowAction", {
       method: "POST",

@@ -4,6 +4,7 @@ import {
   FieldType,
   type Level,
   type Questionnaire,
+  type ValuesListTree,
   type ValuesListValueRead,
 } from "../../wire/index.ts";
 import type { Catalogue, FieldRecord, LevelRecord, ModuleRecord } from "./model.ts";
@@ -80,4 +81,18 @@ export function presentValuesListValues(field: FieldRecord): ValuesListValueRead
     SortOrder: index + 1,
     ParentId: null,
   }));
+}
+
+/**
+ * The hierarchical read of the same values: the emulator's lists are flat, so every value is a
+ * selectable top-level node (`Depth` 0, no children), in the flat read's order and with its fields.
+ */
+export function presentValuesListTree(field: FieldRecord): ValuesListTree {
+  return {
+    Children: presentValuesListValues(field).map(({ Id, Name, ...rest }) => ({
+      Data: { Id, Name, IsSelectable: true, ...rest },
+      Children: [],
+      Depth: 0,
+    })),
+  };
 }

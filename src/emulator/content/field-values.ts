@@ -102,21 +102,57 @@ function date(value: unknown): Checked {
   return { value };
 }
 
+/**
+ * A value of the field's list named by id, or by name as clients that know only names send it (an
+ * exact name first, then one that differs only in case or surrounding space, as SQL Server
+ * compares). An id wins over a name that looks like one.
+ */
+function valueIdOf(field: FieldRecord, item: unknown): number | string {
+  const id = toId(item);
+  if (id !== undefined) return id;
+  if (typeof item !== "string" || item.trim() === "") return "is not a value id or name";
+  const exact = field.ValuesListValues.filter((v) => v.Name === item);
+  const loose = field.ValuesListValues.filter(
+    (v) => v.Name.trim().toLowerCase() === item.trim().toLowerCase(),
+  );
+  const found = exact.length > 0 ? exact : loose;
+  if (found.length === 1) return (found[0] as { Id: number }).Id;
+  const shown = item.length > 100 ? `${item.slice(0, 100)}…` : item;
+  return found.length === 0
+    ? `'${shown}' is not a value of this field's list`
+    : `'${shown}' names several values`;
+}
+
+/** `ValuesListIds` (ids or names), or the value itself given as a name, an id or a list of them. */
+function chosenValues(value: unknown): { items: unknown[]; other: unknown } | undefined {
+  if (value === "") return { items: [], other: null };
+  if (typeof value === "string" || typeof value === "number") return { items: [value], other: null };
+  if (Array.isArray(value)) return { items: value, other: null };
+  if (!isObject(value)) return undefined;
+  const raw = keyed(value, "ValuesListIds");
+  const other = keyed(value, "OtherText") ?? null;
+  if (raw === undefined || raw === null) return { items: [], other };
+  return Array.isArray(raw) ? { items: raw, other } : undefined;
+}
+
 function valuesList(field: FieldRecord, value: unknown): Checked {
-  if (!isObject(value)) return problem("must be an object with ValuesListIds and OtherText");
-  const rawIds = keyed(value, "ValuesListIds");
-  const list = rawIds === undefined || rawIds === null ? { ids: [] } : idList(rawIds);
-  if (!list) return problem("ValuesListIds must be an array of value ids");
-  if ("bad" in list) return problem(`ValuesListIds.${list.bad} is not a value id`);
+  const chosen = chosenValues(value);
+  if (!chosen) return problem("must be an object with ValuesListIds (value ids or names) and OtherText");
+  const ids: number[] = [];
+  for (const [index, item] of chosen.items.entries()) {
+    const id = valueIdOf(field, item);
+    if (typeof id === "string") return problem(`ValuesListIds.${index} ${id}`);
+    if (!ids.includes(id)) ids.push(id);
+  }
   const known = new Set(field.ValuesListValues.map((v) => v.Id));
-  const unknown = list.ids.filter((id) => !known.has(id));
+  const unknown = ids.filter((id) => !known.has(id));
   if (unknown.length > 0) {
     return problem(`ValuesListIds ${unknown.join(", ")} are not values of this field's list`);
   }
-  const other = keyed(value, "OtherText") ?? null;
+  const other = chosen.other;
   if (other !== null && typeof other !== "string") return problem("OtherText must be a string or null");
-  if (list.ids.length === 0 && (other === null || other === "")) return CLEARED;
-  return { value: { ValuesListIds: list.ids, OtherText: other } };
+  if (ids.length === 0 && (other === null || other === "")) return CLEARED;
+  return { value: { ValuesListIds: ids, OtherText: other } };
 }
 
 function externalLinks(value: unknown): Checked {

@@ -15,6 +15,7 @@ import { registerUsers } from "./users.ts";
 import { registerValuesLists } from "./values-lists.ts";
 import { registerVersion } from "./version.ts";
 import { registerWeb } from "./web.ts";
+import { registerWebServices } from "./web-services.ts";
 import { registerWorkflow } from "./workflow.ts";
 
 export interface SegmentContext {
@@ -41,4 +42,7 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes) => registerWorkflow(routes),
   (routes) => registerContentApi(routes),
   (routes) => registerWeb(routes),
+  (_routes, { app, store, options }) => {
+    if (options.integrations) registerWebServices(app, store);
+  },
 ];

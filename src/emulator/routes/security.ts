@@ -4,8 +4,9 @@ import { bind } from "../bind.ts";
 import { failed, ok } from "../envelope.ts";
 import { forbidden, message } from "../failure.ts";
 import type { Routes } from "../router.ts";
-import { isAdministrator, periodMs, tokenFrom } from "../sessions.ts";
+import { isAdministrator, tokenFrom } from "../sessions.ts";
 import type { Store, UserRecord } from "../store.ts";
+import { logIn } from "../users/login.ts";
 
 const Login = z.object({
   InstanceName: z.string(),
@@ -18,28 +19,6 @@ const Logout = z.object({ Value: z.string() });
 
 export interface SecurityOptions {
   scheme: string;
-}
-
-/** Unlocks an account whose lockout period has passed. */
-function releaseLockout(store: Store, record: UserRecord): void {
-  if (record.user.AccountStatus === 3 && record.lockedUntil !== null && store.now() >= record.lockedUntil) {
-    record.user.AccountStatus = 1;
-    record.lockedUntil = null;
-    record.failedLogins = 0;
-    store.changed(`users/${record.user.Id}`);
-  }
-}
-
-function registerFailedLogin(store: Store, record: UserRecord): void {
-  record.failedLogins += 1;
-  const parameter = store.parameterFor(record);
-  const max = parameter?.MaximumFailedLoginAttempts ?? 0;
-  if (max > 0 && record.failedLogins >= max) {
-    record.user.AccountStatus = 3;
-    record.lockedUntil = store.now() + periodMs(parameter?.LockoutPeriod, parameter?.LockoutPeriodType);
-    store.endSessionsOf(record.user.Id);
-  }
-  store.changed(`users/${record.user.Id}`);
 }
 
 /** A refused login answers HTTP 200, IsSuccessful false and a null RequestedObject, as real instances do. */
@@ -85,25 +64,20 @@ export function registerSecurity(routes: Routes, options: SecurityOptions): void
     "/core/security/login",
     ({ body, store }) => {
       const login = bind(Login, body, "login");
-      if (login.InstanceName.toLowerCase() !== store.data.instance.toLowerCase()) return invalidCredentials();
-      const record = store.userByName(login.Username);
-      if (!record) return invalidCredentials();
-      releaseLockout(store, record);
-      if (record.user.AccountStatus === 3) {
-        return refused("AccountLocked", "The user account is locked.");
-      }
-      if (!store.passwordMatches(record, login.Password)) {
-        registerFailedLogin(store, record);
+      const outcome = logIn(store, {
+        instance: login.InstanceName,
+        userName: login.Username,
+        password: login.Password,
+      });
+      if ("refused" in outcome) {
+        if (outcome.refused === "AccountLocked")
+          return refused("AccountLocked", "The user account is locked.");
+        if (outcome.refused === "AccountInactive") {
+          return refused("AccountInactive", "The user account is inactive.");
+        }
         return invalidCredentials();
       }
-      if (record.user.AccountStatus !== 1) {
-        return refused("AccountInactive", "The user account is inactive.");
-      }
-      record.failedLogins = 0;
-      record.user.LastLoginDate = store.isoNow();
-      store.changed(`users/${record.user.Id}`);
-      const session = store.openSession(record.user.Id);
-      return loginAnswer(store, record, session.token);
+      return loginAnswer(store, outcome.record, outcome.session.token);
     },
     { auth: false },
   );

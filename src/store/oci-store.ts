@@ -72,6 +72,11 @@ export interface OciStoreOptions {
   pageSize?: number;
   /** Waits before a retry; tests record instead of sleeping. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How long a create-once write waits before it reads its tag back (default 1500 ms): longer than
+   * a rival's check-to-write window, which egp bounds to half of it.
+   */
+  settleMs?: number;
 }
 
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
@@ -162,6 +167,7 @@ export class OciStore implements ReleaseStore {
   readonly #credentials: OciCredentials | undefined;
   readonly #pageSize: number;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #settleMs: number;
   // Errors of the connection itself (refused, reset, timed out), which a retry may get past.
   readonly #unreachable = new WeakSet<Error>();
   #authorization: string | undefined;
@@ -184,6 +190,7 @@ export class OciStore implements ReleaseStore {
     this.#credentials = options.credentials;
     this.#pageSize = options.pageSize ?? 1000;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#settleMs = options.settleMs ?? 1500;
     this.location = `oci://${reference.host}/${reference.repository}`;
   }
 
@@ -505,9 +512,44 @@ export class OciStore implements ReleaseStore {
   async putRecord(key: string, value: unknown, options: PutRecordOptions = {}): Promise<void> {
     checkKey(key);
     const tag = tagOfKey(key);
-    if (options.createOnly && (await this.#hasManifest(tag))) {
-      throw new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
+    const body = await this.#recordManifest(key, value, options.blobs ?? []);
+    if (options.createOnly) return this.#createOnce(key, tag, body);
+    await this.#putManifest(key, tag, body);
+  }
+
+  /**
+   * A registry has no conditional write, so a record created once is checked, written, and read back
+   * after a settle time: of two runs that both found the tag free, the later write stands and the
+   * earlier writer reads another manifest and refuses. A run whose own check-to-write window passed
+   * half the settle time can't be sure no rival read its tag back in between, and says so.
+   */
+  async #createOnce(key: string, tag: string, body: Buffer): Promise<void> {
+    const checked = Date.now();
+    if (await this.#hasManifest(tag)) throw this.#exists(key);
+    await this.#putManifest(key, tag, body, { once: true });
+    const window = Date.now() - checked;
+    await this.#sleep(this.#settleMs);
+    const now = await this.#manifestDigest(tag);
+    if (now !== `sha256:${sha256(body)}`) {
+      throw new StoreError(
+        StoreErrorCode.Exists,
+        `${key} was created by another run at the same time in the store ${this.location}; that one stands, this one is not kept`,
+      );
     }
+    if (window * 2 > this.#settleMs) {
+      throw new StoreError(
+        StoreErrorCode.Unavailable,
+        `creating ${key} in the store ${this.location} took ${window} ms from check to write, too long to be sure no other run created it at the same time; read it back before using it`,
+      );
+    }
+  }
+
+  #exists(key: string): StoreError {
+    return new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
+  }
+
+  /** The record's JSON and the blobs it names, pushed; returns the manifest's bytes. */
+  async #recordManifest(key: string, value: unknown, blobs: readonly string[]): Promise<Buffer> {
     const record = Buffer.from(`${JSON.stringify(value, null, 2)}\n`);
     const recordDigest = await this.#putBytes(record);
     if (!this.#emptyPushed) {
@@ -515,7 +557,7 @@ export class OciStore implements ReleaseStore {
       this.#emptyPushed = true;
     }
     const files = [];
-    for (const digest of new Set(options.blobs ?? [])) {
+    for (const digest of new Set(blobs)) {
       const size = await this.#blobSize(digest);
       if (size === undefined) {
         throw new StoreError(
@@ -538,13 +580,38 @@ export class OciStore implements ReleaseStore {
       layers: [{ mediaType: RECORD_TYPE, digest: `sha256:${recordDigest}`, size: record.length }, ...files],
       annotations: { [KEY_ANNOTATION]: key },
     };
-    const body = Buffer.from(JSON.stringify(manifest));
-    const response = await this.#send("PUT", this.#path(`manifests/${tag}`), {
+    return Buffer.from(JSON.stringify(manifest));
+  }
+
+  async #putManifest(
+    key: string,
+    tag: string,
+    body: Buffer,
+    options: { once?: boolean } = {},
+  ): Promise<void> {
+    const send = {
       headers: { "content-type": MANIFEST_TYPE, "content-length": String(body.length) },
       body: () => body,
-    });
+    };
+    // A create-once write is sent once: a retry after a wait would widen the window a rival can't see.
+    const response = options.once
+      ? await this.#once("PUT", this.#path(`manifests/${tag}`), send)
+      : await this.#send("PUT", this.#path(`manifests/${tag}`), send);
     if (response.statusCode !== 201) throw await this.#failure(response, `can't store ${key}`);
     await drain(response);
+  }
+
+  /** The digest of the manifest a tag names now, or undefined when there is none. */
+  async #manifestDigest(tag: string): Promise<string | undefined> {
+    const response = await this.#send("GET", this.#path(`manifests/${tag}`), {
+      headers: { accept: MANIFEST_TYPE },
+    });
+    if (response.statusCode === 404) {
+      await drain(response);
+      return undefined;
+    }
+    if (response.statusCode !== 200) throw await this.#failure(response, `can't read the tag ${tag}`);
+    return `sha256:${sha256(await bytesOf(response, MAX_RECORD_BYTES))}`;
   }
 
   async #hasManifest(tag: string): Promise<boolean> {

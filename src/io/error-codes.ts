@@ -3,6 +3,8 @@ export const IoErrorCode = {
   LockUnreadable: "EGP_LOCK_UNREADABLE",
   /** A folder or file under `.egp/` is a symbolic link, another user's, or not what it should be. */
   StateUnsafe: "EGP_STATE_UNSAFE",
+  /** The per-user local key is unusable: a link, another user's, open to others, or too short. */
+  LocalKeyUnusable: "EGP_LOCAL_KEY_UNUSABLE",
 } as const;
 
 export type IoErrorCode = (typeof IoErrorCode)[keyof typeof IoErrorCode];

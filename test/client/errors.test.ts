@@ -52,6 +52,7 @@ const ENVIRONMENT_VARIABLES = new Set([
   "EGP_INTERRUPT_GRACE_SECONDS",
   "EGP_STORE_USERNAME",
   "EGP_STORE_PASSWORD",
+  "EGP_STATE_KEY",
 ]);
 
 describe("the error code registry", () => {

@@ -84,6 +84,26 @@ export async function historyToRollBack(
 }
 
 /**
+ * The snapshot a new install of `digest` must record: the one taken before the first install of the
+ * same package bytes, while the environment's newest install of that package is of those bytes and
+ * was never rolled back. A run that retried after a crash during the install takes its snapshot of a
+ * target the first install may already have changed; rollback must still go back before it.
+ */
+export function firstSnapshot(
+  history: readonly ReleaseRecord[],
+  packageName: string,
+  digest: string,
+): ReleaseRecord["snapshot"] | undefined {
+  let first: ReleaseRecord | undefined;
+  for (const record of history) {
+    if (record.package.name !== packageName) continue;
+    if (record.package.digest !== digest || record.rollbacks.length > 0) break;
+    first = record;
+  }
+  return first?.snapshot ?? undefined;
+}
+
+/**
  * Brings an install's record and snapshot into the local cache (a machine that never promoted):
  * the snapshot is fetched from the store, which checks its sha256.
  */

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FolderStore, historyKey } from "../store/index.ts";
-import { historyToRollBack, listHistory, publishInstall } from "./history.ts";
+import { firstSnapshot, historyToRollBack, listHistory, publishInstall } from "./history.ts";
 import { markRolledBack, type ReleaseRecord, readRelease, releasesDir, writeRelease } from "./releases.ts";
+import { startedInstall } from "./started-install.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -152,5 +153,43 @@ describe("release records (the local copy in .egp/releases)", () => {
     expect(readRelease(dir, "prod", "111111111111")?.rollbacks).toEqual([
       { plan: "q".repeat(16), at: "2026-11-05T00:00:00.000Z" },
     ]);
+  });
+});
+
+describe("the snapshot a retried install records", () => {
+  const at = (day: number) => `2026-11-0${day}T00:00:00.000Z`;
+  const withSnapshot = (id: string, day: number, snapshot: string, digest = "a".repeat(64)) => {
+    const r = record(id, at(day));
+    return {
+      ...r,
+      package: { ...r.package, digest },
+      snapshot: r.snapshot ? { ...r.snapshot, digest: snapshot.repeat(64) } : null,
+    };
+  };
+
+  it("is the one taken before the first install of the same bytes, whatever retries followed", () => {
+    const history = [withSnapshot("333333333333", 3, "e"), withSnapshot("222222222222", 2, "d")];
+    expect(firstSnapshot(history, "GRC Core", "a".repeat(64))?.digest).toBe("d".repeat(64));
+  });
+
+  it("is the new one once the release was rolled back or superseded by other bytes", () => {
+    const rolledBack = { ...withSnapshot("222222222222", 2, "d"), rollbacks: [{ plan: "x", at: at(3) }] };
+    expect(firstSnapshot([rolledBack], "GRC Core", "a".repeat(64))).toBeUndefined();
+    const superseded = [
+      withSnapshot("333333333333", 3, "e", "f".repeat(64)),
+      withSnapshot("222222222222", 2, "d"),
+    ];
+    expect(firstSnapshot(superseded, "GRC Core", "a".repeat(64))).toBeUndefined();
+    expect(firstSnapshot([withSnapshot("222222222222", 2, "d")], "Other", "a".repeat(64))).toBeUndefined();
+  });
+
+  it("counts an install asked for within the job time and never seen done as possibly running", () => {
+    const started = record("111111111111", "2026-11-01T00:00:00.000Z");
+    const t0 = Date.parse(started.startedAt);
+    expect(startedInstall([started], 60_000, t0 + 1_000)?.id).toBe("111111111111");
+    expect(startedInstall([started], 60_000, t0 + 61_000)).toBeUndefined();
+    expect(
+      startedInstall([{ ...started, installedAt: started.startedAt }], 60_000, t0 + 1_000),
+    ).toBeUndefined();
   });
 });

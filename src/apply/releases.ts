@@ -40,6 +40,8 @@ export const ReleaseRecord = z.object({
       objects: z.array(Packed.extend({ parts: z.record(z.string(), z.string()) })),
     })
     .nullable(),
+  /** The package uploaded to the target whose install this is: a later run waits for its job. */
+  packageId: z.number().int().optional(),
   /** Objects the install creates on the target: no install can remove them again. */
   created: z.array(Packed),
   /** When the install was asked for, and when its job was seen done (null until then). */

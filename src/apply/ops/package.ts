@@ -20,7 +20,7 @@ import {
 } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
-import { publishInstall } from "../history.ts";
+import { firstSnapshot, listHistory, publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
@@ -355,6 +355,7 @@ const SnapshotObjects = ReleaseRecord.shape.snapshot.unwrap().shape.objects;
 async function recordRelease(
   context: OpContext,
   release: NonNullable<StepInputOf<"package.install">["release"]>,
+  packageId: number,
 ): Promise<ReleaseRecord> {
   const id = releaseId(context);
   const earlier = readRelease(context.stateDir, context.step.environment, id);
@@ -363,7 +364,10 @@ async function recordRelease(
     return earlier;
   }
   const digest = artifactOf(context);
+  const name = change(context).split("/").slice(1).join("/");
   const taken = context.outputOf(`${change(context)}#snapshot-download`);
+  const history = context.store ? await listHistory(context.store, context.step.environment) : [];
+  const kept = firstSnapshot(history, name, String(digest));
   const record: ReleaseRecord = {
     formatVersion: 1,
     id,
@@ -371,14 +375,17 @@ async function recordRelease(
     sourceEnvironment: release.from,
     ...(release.release ? { release: release.release } : {}),
     plan: context.planId,
-    package: { name: change(context).split("/").slice(1).join("/"), digest: String(digest) },
-    snapshot: taken
-      ? {
-          digest: String(taken.artifact),
-          takenAt: String(taken.takenAt),
-          objects: SnapshotObjects.parse(taken.objects),
-        }
-      : null,
+    package: { name, digest: String(digest) },
+    snapshot: kept
+      ? kept
+      : taken
+        ? {
+            digest: String(taken.artifact),
+            takenAt: String(taken.takenAt),
+            objects: SnapshotObjects.parse(taken.objects),
+          }
+        : null,
+    packageId,
     created: release.created,
     startedAt: new Date().toISOString(),
     installedAt: null,
@@ -392,7 +399,7 @@ async function recordRelease(
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
-  const release = input.release ? await recordRelease(context, input.release) : undefined;
+  const release = input.release ? await recordRelease(context, input.release, packageId) : undefined;
   // An install that may have been asked for already is never asked for twice: its job is waited for.
   const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
   if (!earlier || earlier.Status === "Failed")

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FolderStore, historyKey } from "../store/index.ts";
+import { localKey } from "../io/local-key.ts";
+import { FolderStore, historyKey, Keyring, SignedStore } from "../store/index.ts";
 import { firstSnapshot, historyToRollBack, listHistory, publishInstall } from "./history.ts";
 import { markRolledBack, type ReleaseRecord, readRelease, releasesDir, writeRelease } from "./releases.ts";
 import { startedInstall } from "./started-install.ts";
@@ -40,8 +41,10 @@ function record(id: string, startedAt: string, snapshot = true): ReleaseRecord {
   };
 }
 
-async function storeWith(...records: ReleaseRecord[]): Promise<FolderStore> {
-  const store = new FolderStore(join(tempDir(), "store"));
+const keyring = new Keyring({ localKey: () => localKey({ EGP_STATE_KEY: "k".repeat(40) }) });
+
+async function storeWith(...records: ReleaseRecord[]): Promise<SignedStore> {
+  const store = new SignedStore(new FolderStore(join(tempDir(), "store")), keyring);
   for (const r of records) await store.putRecord(historyKey(r.environment, r.id), r);
   return store;
 }
@@ -89,7 +92,7 @@ describe("the install history in the store", () => {
 
   it("says which entry is not a record, rather than skipping it", async () => {
     const root = join(tempDir(), "store");
-    const store = new FolderStore(root);
+    const store = new SignedStore(new FolderStore(root), keyring);
     await store.putRecord(
       historyKey("prod", "111111111111"),
       record("111111111111", "2026-11-01T00:00:00.000Z"),
@@ -132,6 +135,46 @@ describe("the install history in the store", () => {
     expect((await listHistory(store, "prod"))[0]?.rollbacks).toEqual([
       { plan: "q".repeat(16), at: "2026-11-05T00:00:00.000Z" },
     ]);
+  });
+});
+
+describe("install records that rollback believes", () => {
+  it("refuses a newer record nobody signed, or one whose content changed after it was signed", async () => {
+    const store = await storeWith(record("111111111111", "2026-11-01T00:00:00.000Z"));
+    const forged = { ...record("222222222222", "2026-11-09T00:00:00.000Z"), snapshot: null };
+    await store.inner.putRecord(historyKey("prod", "222222222222"), {
+      ...forged,
+      snapshot: { digest: "c".repeat(64), takenAt: forged.startedAt, objects: [] },
+    });
+    await expect(historyToRollBack(store, "prod")).rejects.toThrow(
+      expect.objectContaining({
+        code: "EGP_RECORD_UNTRUSTED",
+        message: expect.stringMatching(
+          /^install 222222222222 of prod in the store .* is not used: it is not signed;/,
+        ),
+      }),
+    );
+    expect((await listHistory(store, "prod")).map((r) => r.id)).toEqual(["111111111111"]);
+
+    const signed = (await store.getRecord(historyKey("prod", "111111111111"))) as Record<string, unknown>;
+    await store.inner.putRecord(historyKey("prod", "111111111111"), {
+      ...signed,
+      startedAt: "2026-11-10T00:00:00.000Z",
+    });
+    await expect(historyToRollBack(store, "prod")).rejects.toThrow(
+      /its signature does not match its content/,
+    );
+  });
+
+  it("does not believe a record signed with another user's local key, and says a shared store needs a key", async () => {
+    const store = await storeWith(record("111111111111", "2026-11-01T00:00:00.000Z"));
+    const elsewhere = new SignedStore(
+      store.inner,
+      new Keyring({ localKey: () => localKey({ EGP_STATE_KEY: "o".repeat(40) }) }),
+    );
+    await expect(historyToRollBack(elsewhere, "prod")).rejects.toThrow(
+      /signed with another machine's local key \(a shared store needs EGP_SIGNING_KEY and releases.trustedKeys\)/,
+    );
   });
 });
 

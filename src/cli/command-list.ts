@@ -20,6 +20,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   export: async () => (await import("./commands/export.ts")).registerExportCommand,
   compare: async () => (await import("./commands/compare.ts")).registerCompareCommand,
   status: async () => (await import("./commands/status.ts")).registerStatusCommand,
+  keys: async () => (await import("./commands/keys.ts")).registerKeysCommand,
 };
 
 /** Other names of a command, as its module registers them. */

@@ -8,7 +8,7 @@ import { testdir } from "../helpers/testdir.ts";
 describe("openStore: the store egp.yaml names", () => {
   it("is a folder at .egp/store in the repository when egp.yaml names none", () => {
     const store = openStore({}, "/repo");
-    expect(store).toBeInstanceOf(FolderStore);
+    expect(store.inner).toBeInstanceOf(FolderStore);
     expect(store.location).toBe(join("/repo", ".egp", "store"));
   });
 
@@ -23,12 +23,13 @@ describe("openStore: the store egp.yaml names", () => {
       EGP_STORE_USERNAME: "ci",
       EGP_STORE_PASSWORD: "ghp_secret",
     });
-    expect(store).toBeInstanceOf(OciStore);
-    expect((store as OciStore).endpoint).toBe("https://ghcr.io");
+    expect(store.inner).toBeInstanceOf(OciStore);
+    expect((store.inner as OciStore).endpoint).toBe("https://ghcr.io");
     expect(store.location).toBe("oci://ghcr.io/acme/egp-releases");
     expect(JSON.stringify(store)).not.toContain("ghp_secret");
     expect(
-      (openStore({ store: "oci://registry.lan:5000/egp", plainHttp: true }, "/repo") as OciStore).endpoint,
+      (openStore({ store: "oci://registry.lan:5000/egp", plainHttp: true }, "/repo").inner as OciStore)
+        .endpoint,
     ).toBe("http://registry.lan:5000");
   });
 

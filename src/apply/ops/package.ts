@@ -156,6 +156,7 @@ async function poll<T>(
   what: string,
   limit: "job" | "verify",
   attempt: () => Promise<T | undefined>,
+  capMs = Number.POSITIVE_INFINITY,
 ): Promise<T> {
   // The client reports the wait as it goes, so that a long job is never silent.
   const endWait = context.client.waiting(what);
@@ -163,7 +164,7 @@ async function poll<T>(
     return await pollUntil(
       {
         what,
-        limitMs: limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs,
+        limitMs: Math.min(capMs, limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs),
         limitName: `timeouts.${limit} of ${context.step.environment}`,
         firstPauseMs: context.timeouts.pollMs,
         sleep: context.sleep,
@@ -454,16 +455,28 @@ async function verifyUntilSame(
   what: string,
   differingNow: () => Promise<string[]>,
   failure: (differing: string[]) => string,
+  capMs = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   let differing: string[] = [];
+  const limitMs = Math.min(capMs, context.timeouts.verifyMs);
   try {
-    await poll(context, what, "verify", async () => {
-      differing = await differingNow();
-      return differing.length === 0 ? true : undefined;
-    });
+    await poll(
+      context,
+      what,
+      "verify",
+      async () => {
+        differing = await differingNow();
+        return differing.length === 0 ? true : undefined;
+      },
+      capMs,
+    );
   } catch (error) {
     if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
-    const waited = `checked for ${Math.round(context.timeouts.verifyMs / 1000)} s, timeouts.verify of ${context.step.environment}`;
+    const limit =
+      limitMs < context.timeouts.verifyMs
+        ? "the rollback check's bound"
+        : `timeouts.verify of ${context.step.environment}`;
+    const waited = `checked for ${Math.round(limitMs / 1000)} s, ${limit}`;
     throw new ApplyError(ApplyErrorCode.VerifyFailed, `${failure(differing)} (${waited})`, { cause: error });
   }
 }
@@ -502,6 +515,12 @@ const verify: OpHandler = async (context) => {
 };
 
 /**
+ * A rollback's install was waited for already, so its objects read as the snapshot at once or never
+ * (a snapshot file that does not hold what its record says): the check stops well before an hour.
+ */
+export const ROLLBACK_VERIFY_MS = 300_000;
+
+/**
  * After a rollback's install: every part of the snapshot's objects reads as it did when the
  * snapshot was taken. Parts only on the target (what the promotion added) don't count: an install
  * can't remove them, and the rollback's plan named them.
@@ -530,6 +549,7 @@ const rollbackVerify: OpHandler = async (context) => {
       );
     },
     (differing) => `after the rollback, these parts still differ from the snapshot: ${differing.join(", ")}`,
+    ROLLBACK_VERIFY_MS,
   );
   return { verified: objects.map((o) => o.name) };
 };

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { Journal, JournalUnreadableError, listHistory } from "../apply/index.ts";
+import { Journal, JournalUnreadableError, readHistory as readInstalls } from "../apply/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import { environmentOf, type Repository } from "../manifest/index.ts";
 import {
@@ -30,10 +30,14 @@ export interface StatusContext {
   warn: (line: string) => void;
 }
 
-/** The environment's latest install, from its history in the release store; the one place status reads it. */
+/**
+ * The environment's latest install, from its history in the release store; the one place status
+ * reads it. Shown whether signed or not: `egp history` says which records rollback believes.
+ */
 export async function lastInstall(dir: string, env: string): Promise<LastInstall | null> {
-  const [record] = await listHistory(await openProjectStore(dir), env);
-  if (!record) return null;
+  const [entry] = await readInstalls(await openProjectStore(dir), env);
+  if (!entry) return null;
+  const { record } = entry;
   return {
     ...(record.release ? { release: record.release } : {}),
     package: record.package.name,

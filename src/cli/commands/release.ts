@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
-import { openProjectStore } from "../../compose/project-store.ts";
+import { openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
@@ -45,12 +45,13 @@ export function registerReleaseCommand(program: Command): void {
       guardDesired(state);
       const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
+      const store = await openProjectStore(dir);
       const { file, release: built } = await buildRelease({
         dir,
         name: flags.name,
         desired,
         client: await clientsOf(connections)(desired.environment),
-        store: await openProjectStore(dir),
+        store,
         stateDir: ensureStateDir(stateDirOf(dir)),
         say,
       });
@@ -66,6 +67,8 @@ export function registerReleaseCommand(program: Command): void {
       process.stdout.write(
         `Commit ${file}, then set 'release: ${built.name}' in the environments that run it.\n`,
       );
+      const notice = sharedWithoutKey(store);
+      if (notice) say(notice);
     });
   });
 }

@@ -246,6 +246,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
   if (
     !resuming &&
     options.store &&
+    (fresh.desired.packages.length > 0 || fresh.desired.release) &&
     (await waitForStartedInstall({
       store: options.store,
       stateDir,

@@ -73,8 +73,8 @@ export interface OciStoreOptions {
   /** Waits before a retry; tests record instead of sleeping. */
   sleep?: (ms: number) => Promise<void>;
   /**
-   * How long a create-once write waits before it reads its tag back (default 1500 ms): longer than
-   * a rival's check-to-write window, which egp bounds to half of it.
+   * How long a create-once write waits before it reads its tag back (default 1500 ms): a run whose
+   * own check-to-write window is shorter can't have overwritten a rival that already read back.
    */
   settleMs?: number;
 }
@@ -520,8 +520,8 @@ export class OciStore implements ReleaseStore {
   /**
    * A registry has no conditional write, so a record created once is checked, written, and read back
    * after a settle time: of two runs that both found the tag free, the later write stands and the
-   * earlier writer reads another manifest and refuses. A run whose own check-to-write window passed
-   * half the settle time can't be sure no rival read its tag back in between, and says so.
+   * earlier writer reads another manifest and refuses. A run whose own check-to-write window reached
+   * the settle time can't be sure no rival read its tag back in between, and says so.
    */
   async #createOnce(key: string, tag: string, body: Buffer): Promise<void> {
     const checked = Date.now();
@@ -536,7 +536,7 @@ export class OciStore implements ReleaseStore {
         `${key} was created by another run at the same time in the store ${this.location}; that one stands, this one is not kept`,
       );
     }
-    if (window * 2 > this.#settleMs) {
+    if (window >= this.#settleMs) {
       throw new StoreError(
         StoreErrorCode.Unavailable,
         `creating ${key} in the store ${this.location} took ${window} ms from check to write, too long to be sure no other run created it at the same time; read it back before using it`,

@@ -95,7 +95,6 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     code === EmulatorErrorCode.DataUnreadable ||
     code === IoErrorCode.LockUnreadable ||
     code === IoErrorCode.StateUnsafe ||
-    code === IoErrorCode.LocalKeyUnusable ||
     code === ExportErrorCode.Merge
   ) {
     return { lines: [(error as Error).message], exitCode: 1 };

@@ -1,5 +1,5 @@
 import { loadProject } from "../manifest/project.ts";
-import { checkStoreSpec, openStore } from "../store/open-store.ts";
+import { checkStoreSpec, openSignedStore } from "../store/open-store.ts";
 import { SignedStore } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 
@@ -12,7 +12,7 @@ export async function openProjectStore(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<ReleaseStore> {
   const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
-  return openStore(releases, root, env);
+  return openSignedStore(releases, root, env);
 }
 
 /**

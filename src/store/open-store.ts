@@ -39,19 +39,10 @@ export function checkStoreSpec(spec: StoreSpec): string | undefined {
 }
 
 /**
- * The store egp.yaml's `releases` names, from the repository at `root`, signing the records it
- * writes (signing.ts): with EGP_SIGNING_KEY when set, else with the user's local key. An OCI
- * registry's user and password come from EGP_STORE_USERNAME and EGP_STORE_PASSWORD, never from a file.
+ * The store egp.yaml's `releases` names, from the repository at `root`. An OCI registry's user and
+ * password come from EGP_STORE_USERNAME and EGP_STORE_PASSWORD, never from a file.
  */
-export function openStore(spec: StoreSpec, root: string, env: Environment = process.env): SignedStore {
-  const keyring = new Keyring({
-    ...(spec.trustedKeys ? { trustedKeys: spec.trustedKeys } : {}),
-    ...(env.EGP_SIGNING_KEY ? { signingKey: env.EGP_SIGNING_KEY } : {}),
-  });
-  return new SignedStore(openUnsigned(spec, root, env), keyring);
-}
-
-function openUnsigned(spec: StoreSpec, root: string, env: Environment): ReleaseStore {
+export function openStore(spec: StoreSpec, root: string, env: Environment = process.env): ReleaseStore {
   const problem = checkStoreSpec(spec);
   if (problem) {
     throw new StoreError(
@@ -74,4 +65,16 @@ function openUnsigned(spec: StoreSpec, root: string, env: Environment): ReleaseS
     ...(spec.plainHttp === undefined ? {} : { plainHttp: spec.plainHttp }),
     ...(username && password ? { credentials: { username, password } } : {}),
   });
+}
+
+/**
+ * `openStore`, signing the records it writes (signing.ts): with EGP_SIGNING_KEY when set, else with
+ * the user's local key; it says whether a record read back was signed by a key `trustedKeys` lists.
+ */
+export function openSignedStore(spec: StoreSpec, root: string, env: Environment = process.env): SignedStore {
+  const keyring = new Keyring({
+    ...(spec.trustedKeys ? { trustedKeys: spec.trustedKeys } : {}),
+    ...(env.EGP_SIGNING_KEY ? { signingKey: env.EGP_SIGNING_KEY } : {}),
+  });
+  return new SignedStore(openStore(spec, root, env), keyring);
 }

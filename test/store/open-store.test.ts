@@ -2,13 +2,20 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openProjectStore } from "../../src/compose/index.ts";
 import { parseProject } from "../../src/manifest/index.ts";
-import { checkStoreSpec, FolderStore, OciStore, openStore } from "../../src/store/index.ts";
+import {
+  checkStoreSpec,
+  FolderStore,
+  generateSigningKey,
+  OciStore,
+  openSignedStore,
+  openStore,
+} from "../../src/store/index.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 describe("openStore: the store egp.yaml names", () => {
   it("is a folder at .egp/store in the repository when egp.yaml names none", () => {
     const store = openStore({}, "/repo");
-    expect(store.inner).toBeInstanceOf(FolderStore);
+    expect(store).toBeInstanceOf(FolderStore);
     expect(store.location).toBe(join("/repo", ".egp", "store"));
   });
 
@@ -23,13 +30,12 @@ describe("openStore: the store egp.yaml names", () => {
       EGP_STORE_USERNAME: "ci",
       EGP_STORE_PASSWORD: "ghp_secret",
     });
-    expect(store.inner).toBeInstanceOf(OciStore);
-    expect((store.inner as OciStore).endpoint).toBe("https://ghcr.io");
+    expect(store).toBeInstanceOf(OciStore);
+    expect((store as OciStore).endpoint).toBe("https://ghcr.io");
     expect(store.location).toBe("oci://ghcr.io/acme/egp-releases");
     expect(JSON.stringify(store)).not.toContain("ghp_secret");
     expect(
-      (openStore({ store: "oci://registry.lan:5000/egp", plainHttp: true }, "/repo").inner as OciStore)
-        .endpoint,
+      (openStore({ store: "oci://registry.lan:5000/egp", plainHttp: true }, "/repo") as OciStore).endpoint,
     ).toBe("http://registry.lan:5000");
   });
 
@@ -83,5 +89,21 @@ describe("egp.yaml", () => {
       /^egp\.yaml:3:3 releases\.plainHttp: applies to an oci:\/\/ store only/,
     );
     expect(() => parseProject("releases:\n  store: 5\n")).toThrow(/^egp\.yaml:2:10 releases\.store:/);
+  });
+});
+
+describe("openSignedStore", () => {
+  it("signs what the store egp.yaml names keeps, with the key EGP_SIGNING_KEY holds and trusting the listed ones", () => {
+    const { privateKey, publicKey } = generateSigningKey();
+    const store = openSignedStore({ store: "./store", trustedKeys: [publicKey] }, "/repo", {
+      EGP_SIGNING_KEY: privateKey,
+    });
+    expect(store.inner).toBeInstanceOf(FolderStore);
+    expect(store.location).toBe("/repo/store");
+    expect(store.keyring.signsWith).toBe("configured");
+    expect(store.keyring.trusted.has(publicKey)).toBe(true);
+    expect(() => openSignedStore({}, "/repo", { EGP_SIGNING_KEY: "x" })).toThrow(
+      /not an Ed25519 private key/,
+    );
   });
 });

@@ -47,6 +47,8 @@ export const ReleaseRecord = z.object({
   /** When the install was asked for, and when its job was seen done (null until then). */
   startedAt: z.string(),
   installedAt: z.string().nullable(),
+  /** When the install was refused or its job failed: no job of it runs, so no later apply waits for it. */
+  failedAt: z.string().optional(),
   /** Each rollback that installed this record's snapshot. */
   rollbacks: z.array(z.object({ plan: z.string(), at: z.string() })).default([]),
 });

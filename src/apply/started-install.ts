@@ -35,7 +35,8 @@ export function startedInstall(
   now: number,
 ): ReleaseRecord | undefined {
   const newest = history[0];
-  if (!newest || newest.installedAt !== null || newest.rollbacks.length > 0) return undefined;
+  if (!newest || newest.installedAt !== null || newest.failedAt || newest.rollbacks.length > 0)
+    return undefined;
   const age = now - Date.parse(newest.startedAt);
   return age >= 0 && age < jobMs ? newest : undefined;
 }

@@ -397,52 +397,79 @@ async function recordRelease(
   return record;
 }
 
+/** Writes the record here and to the store, where every machine's history reads it. */
+async function saveRecord(context: OpContext, record: ReleaseRecord): Promise<void> {
+  writeRelease(context.stateDir, record);
+  if (context.store) await publishInstall(context.store, context.stateDir, record);
+}
+
+/** A refusal of the install request, or a failed job: nothing of that install runs any more. */
+function installEnded(error: unknown): boolean {
+  if (error instanceof ApplyError) return error.code === ApplyErrorCode.InstallFailed;
+  return (
+    error instanceof PlatformError &&
+    !(error instanceof OutcomeUnknownError) &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500
+  );
+}
+
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
-  const release = input.release ? await recordRelease(context, input.release, packageId) : undefined;
-  // An install that may have been asked for already is never asked for twice: its job is waited for.
-  const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
-  if (!earlier || earlier.Status === "Failed")
-    await context.client.packages.install({
-      PackageId: packageId,
-      InactivateUnusedFields: input.inactivateUnusedFields,
-      PrefixInactivatedFields: input.prefixInactivatedFields,
-      InstallOptions: input.objects.map((o) => ({
-        Guid: o.guid,
-        Name: o.name,
-        Type: o.type,
-        TranslationOption: o.translationOption,
-        InstallMethod: o.installMethod,
-        InstallOption: o.installOption,
-      })),
-    });
-  // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
-  const job = await poll(context, "the install job", "job", async () => {
-    const installs = await lastInstall(context, packageId);
-    if (!installs) return "unknown";
-    const latest = installs.job;
-    if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
-    if (latest.Status === "Failed") {
-      const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
-      throw new ApplyError(
-        ApplyErrorCode.InstallFailed,
-        `install of package ${packageId} failed: ${why || "no reason given"}`,
-        {
-          messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
-            Boolean(k),
-          ),
-        },
-      );
+  let release = input.release ? await recordRelease(context, input.release, packageId) : undefined;
+  try {
+    // An install that may have been asked for already is never asked for twice: its job is waited for.
+    const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
+    if (!earlier || earlier.Status === "Failed") {
+      if (release?.failedAt) {
+        const { failedAt: _ended, ...asked } = release;
+        release = asked;
+        await saveRecord(context, release);
+      }
+      await context.client.packages.install({
+        PackageId: packageId,
+        InactivateUnusedFields: input.inactivateUnusedFields,
+        PrefixInactivatedFields: input.prefixInactivatedFields,
+        InstallOptions: input.objects.map((o) => ({
+          Guid: o.guid,
+          Name: o.name,
+          Type: o.type,
+          TranslationOption: o.translationOption,
+          InstallMethod: o.installMethod,
+          InstallOption: o.installOption,
+        })),
+      });
     }
-    return latest.Status;
-  });
-  if (release && release.installedAt === null) {
-    const installed = { ...release, installedAt: new Date().toISOString() };
-    writeRelease(context.stateDir, installed);
-    if (context.store) await publishInstall(context.store, context.stateDir, installed);
+    // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
+    const job = await poll(context, "the install job", "job", async () => {
+      const installs = await lastInstall(context, packageId);
+      if (!installs) return "unknown";
+      const latest = installs.job;
+      if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
+      if (latest.Status === "Failed") {
+        const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
+        throw new ApplyError(
+          ApplyErrorCode.InstallFailed,
+          `install of package ${packageId} failed: ${why || "no reason given"}`,
+          {
+            messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
+              Boolean(k),
+            ),
+          },
+        );
+      }
+      return latest.Status;
+    });
+    if (release && release.installedAt === null)
+      await saveRecord(context, { ...release, installedAt: new Date().toISOString() });
+    return { packageId, job, ...(release ? { release: release.id } : {}) };
+  } catch (error) {
+    if (release && installEnded(error))
+      await saveRecord(context, { ...release, failedAt: new Date().toISOString() });
+    throw error;
   }
-  return { packageId, job, ...(release ? { release: release.id } : {}) };
 };
 
 /**

@@ -26,7 +26,9 @@ function summary({ record, trust }: HistoryEntry) {
 function line({ record, trust }: HistoryEntry): string {
   const status = record.installedAt
     ? `installed ${record.installedAt}`
-    : `install asked ${record.startedAt}, not seen done`;
+    : record.failedAt
+      ? `install asked ${record.startedAt}, refused or failed ${record.failedAt}`
+      : `install asked ${record.startedAt}, not seen done`;
   const snapshot = record.snapshot
     ? `snapshot of ${record.snapshot.objects.map((o) => o.name).join(", ")}`
     : "no snapshot";

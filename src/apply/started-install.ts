@@ -41,7 +41,10 @@ export function startedInstall(
   return age >= 0 && age < jobMs ? newest : undefined;
 }
 
-/** The job's end ("Succeeded", "Failed"…), undefined while it runs, or null without job status. */
+/**
+ * The job's end ("Succeeded", "Failed"…; "none" when the package has no install job), undefined while
+ * it runs, or null where the instance gives no job status.
+ */
 async function jobEnd(client: PlatformClient, packageId: number): Promise<string | undefined | null> {
   try {
     const job = (await client.packages.get(packageId)).Installs?.at(-1);
@@ -103,12 +106,21 @@ export async function waitForStartedInstall(options: StartedInstallOptions): Pro
     );
     return undefined;
   });
+  if (end === undefined) return true;
   if (end === "Succeeded") {
     // Seen done: later applies need not wait for it again, and rollback knows it ran.
-    const installed = { ...record, installedAt: new Date(now()).toISOString() };
-    writeRelease(options.stateDir, installed);
-    await publishInstall(options.store, options.stateDir, installed);
+    await save(options, { ...record, installedAt: new Date(now()).toISOString() });
     say(`The install ${record.id} is done; planning from the live state.`);
-  } else if (end !== undefined) say(`The install ${record.id} ended ${end}; planning from the live state.`);
+  } else if (end === "none") {
+    say(`The install ${record.id} was never started on ${environment.name}; planning from the live state.`);
+  } else {
+    await save(options, { ...record, failedAt: new Date(now()).toISOString() });
+    say(`The install ${record.id} ended ${end}; planning from the live state.`);
+  }
   return true;
+}
+
+async function save(options: StartedInstallOptions, record: ReleaseRecord): Promise<void> {
+  writeRelease(options.stateDir, record);
+  await publishInstall(options.store, options.stateDir, record);
 }

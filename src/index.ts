@@ -31,6 +31,7 @@ export {
   LoginRefusedError,
   NotFoundError,
   OutcomeUnknownError,
+  PackageTooLargeError,
   PlatformError,
   RateLimitError,
   ResponseShapeError,

@@ -11,7 +11,7 @@ export {
   compareInstances,
   comparisonDiffers,
 } from "./compare-instances.ts";
-export { comparePlans, planConsistency } from "./compare-plans.ts";
+export { comparePlans, compareResumed, planConsistency } from "./compare-plans.ts";
 export { globMatcher } from "./glob.ts";
 export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
 export type {

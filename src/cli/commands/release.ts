@@ -4,7 +4,6 @@ import { openProjectStore, sharedWithoutKey } from "../../compose/project-store.
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
-import { guardDesired } from "../output-guard.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
@@ -42,7 +41,6 @@ export function registerReleaseCommand(program: Command): void {
       const selection = selectionOf(flags);
       const repository = selectManifests(await readRepository(dir), selection.manifests);
       const { state } = environmentOf(repository, flags.from, { buildPackages: true });
-      guardDesired(state);
       const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
       const store = await openProjectStore(dir);

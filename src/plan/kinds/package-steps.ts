@@ -76,4 +76,6 @@ export const packageSteps = {
     /** The release whose snapshot a rollback installs; its parts must read as they did then. */
     "package.rollback-verify": z.object({ release: z.string() }),
   },
+  /** A release's bytes are checked before the apply writes anything: a corrupt blob writes nothing. */
+  first: ["package.fetch"],
 } as const;

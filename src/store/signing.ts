@@ -90,6 +90,15 @@ function signedBytes(storeKey: string, value: Record<string, unknown>): Buffer {
 
 const HMAC_PURPOSE = "store record";
 
+/** Whether `value` is an Ed25519 signature of `bytes` by `publicKey`; a key that is no point is not. */
+function verified(bytes: Buffer, publicKey: string, value: string): boolean {
+  try {
+    return verifyBytes(null, bytes, publicKeyOf(publicKey), Buffer.from(value, "base64"));
+  } catch {
+    return false;
+  }
+}
+
 export interface KeyringOptions {
   /** Public keys egp.yaml trusts (`ed25519:…`). */
   trustedKeys?: readonly string[];
@@ -151,8 +160,9 @@ export class Keyring {
     if (signature.alg === "ed25519" && isPublicKey(by)) {
       if (!this.trusted.has(by) && by !== this.#signingPublic)
         return { trusted: false, why: "untrusted-key", by };
-      const ok = verifyBytes(null, bytes, publicKeyOf(by), Buffer.from(signature.value, "base64"));
-      return ok ? { trusted: true, by } : { trusted: false, why: "bad-signature", by };
+      return verified(bytes, by, signature.value)
+        ? { trusted: true, by }
+        : { trusted: false, why: "bad-signature", by };
     }
     if (signature.alg === "hmac-sha256" && by.startsWith("local:")) {
       const local = this.#local();

@@ -152,6 +152,56 @@ describe("rollback believes no history record it can't check", () => {
   }, 120_000);
 });
 
+describe("a store shared between machines", () => {
+  it("believes another machine's verification only when signed with a key egp.yaml trusts", async () => {
+    const [dev, test, prod] = await Promise.all([
+      emulator("demo-dev"),
+      emulator("demo-prod"),
+      emulator("demo-prod"),
+    ]);
+    const store = join(await tempDir(), "store");
+    const files = {
+      "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
+      "environments/dev.yaml": environmentFile(dev.url),
+      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`]),
+      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+    };
+    // Two machines: each its own home (its own local key), both the same store.
+    const machine = async (egpYaml: string, more: Record<string, string> = {}) => ({
+      dir: await testdir({ ...files, ...more, "egp.yaml": egpYaml }),
+      env: { ...ENV, XDG_CONFIG_HOME: await tempDir() },
+    });
+    const storeLine = `releases:\n  store: ${JSON.stringify(store)}\n`;
+    const one = await machine(storeLine);
+    const on = (m: { dir: string; env: Record<string, string> }, args: string[], extra = {}) =>
+      egp([...args, "--dir", m.dir], { env: { ...m.env, ...extra } });
+    expect((await on(one, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
+    const releaseFile = await readFile(join(one.dir, `releases/${NAME}.yaml`), "utf8");
+
+    // Signed with machine one's local key: machine two can't check it, and says what to do.
+    expect((await on(one, ["apply", "--env", "test", "--yes"])).code).toBe(0);
+    const two = await machine(storeLine, { [`releases/${NAME}.yaml`]: releaseFile });
+    const refused = await on(two, ["plan", "--env", "prod"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      "it is signed with another machine's local key (a shared store needs EGP_SIGNING_KEY and releases.trustedKeys)",
+    );
+
+    // With a configured key, listed in egp.yaml: machine two believes machine one's verification.
+    const keys = await egp(["keys"]);
+    const publicKey = /^Public key: (\S+)$/m.exec(keys.stdout)?.[1] ?? "";
+    const privateKey = lines(keys.stdout).at(-1) ?? "";
+    const trusting = `${storeLine}  trustedKeys: ["${publicKey}"]\n`;
+    await writeFile(join(one.dir, "egp.yaml"), trusting);
+    await writeFile(join(two.dir, "egp.yaml"), trusting);
+    const verified = await on(one, ["apply", "--env", "test", "--yes"], { EGP_SIGNING_KEY: privateKey });
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const planned = await on(two, ["plan", "--env", "prod"]);
+    expect(planned.stderr).toBe("");
+    expect(planned.code).toBe(0);
+  }, 180_000);
+});
+
 describe("egp keys", () => {
   it("makes a key pair: the private key in a new 0600 file (never overwritten), the public key as egp.yaml lists it", async () => {
     const dir = await tempDir();

@@ -6,9 +6,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { isPublicKey, Keyring } from "../../src/store/index.ts";
+import { isPublicKey, Keyring, OciStore } from "../../src/store/index.ts";
 import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -200,6 +201,52 @@ describe("a store shared between machines", () => {
     expect(planned.stderr).toBe("");
     expect(planned.code).toBe(0);
   }, 180_000);
+});
+
+describe("release create on a registry, twice at once", () => {
+  let registry: Registry | undefined;
+  afterAll(() => registry?.stop());
+
+  it("lets one run win: the other exits 1 and writes no release file, and the store keeps the winner's", async () => {
+    registry = await startRegistry();
+    const dev = await emulator("demo-dev");
+    const reference = `oci://${registry.host}/egp-race`;
+    const files = {
+      "egp.yaml": `releases:\n  store: ${JSON.stringify(reference)}\n`,
+      "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
+      "environments/dev.yaml": environmentFile(dev.url),
+    };
+    const store = new OciStore({ reference });
+    try {
+      for (const name of ["race1", "race2"]) {
+        const dirs = [await testdir(files), await testdir(files)];
+        const runs = await Promise.all(
+          dirs.map((dir) => run(dir, ["release", "create", "--from", "dev", "--name", name])),
+        );
+        const winners = runs.flatMap((r, i) => (r.code === 0 ? [i] : []));
+        expect(winners, runs.map((r) => r.stderr).join("\n")).toHaveLength(1);
+        const winner = winners[0] as number;
+        const loser = runs[1 - winner];
+        expect(loser?.code).toBe(1);
+        // Progress lines come first; the refusal is the one error line.
+        expect(lines(loser?.stderr ?? "").filter((l) => l.startsWith("egp: "))).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^egp: (release ${name}|releases/${name}) (already exists|was created by another run at the same time)`,
+            ),
+          ),
+        ]);
+        await expect(readFile(join(dirs[1 - winner] as string, `releases/${name}.yaml`))).rejects.toThrow(
+          /ENOENT/,
+        );
+        const file = await readFile(join(dirs[winner] as string, `releases/${name}.yaml`), "utf8");
+        const record = (await store.getRecord(`releases/${name}`)) as { packages: { sha256: string }[] };
+        expect(file).toContain(`sha256: ${record.packages[0]?.sha256}`);
+      }
+    } finally {
+      await store.close();
+    }
+  }, 120_000);
 });
 
 describe("egp keys", () => {

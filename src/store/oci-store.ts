@@ -80,6 +80,7 @@ export interface OciStoreOptions {
 }
 
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const BLOB_RACE_MS = 200;
 const MAX_ATTEMPTS = 4;
 const MAX_WAIT_MS = 30_000;
 
@@ -526,10 +527,15 @@ export class OciStore implements ReleaseStore {
   async #createOnce(key: string, tag: string, body: Buffer): Promise<void> {
     const checked = Date.now();
     if (await this.#hasManifest(tag)) throw this.#exists(key);
-    await this.#putManifest(key, tag, body, { once: true });
+    const refused = await this.#putManifest(key, tag, body, { once: true }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     const window = Date.now() - checked;
     await this.#sleep(this.#settleMs);
     const now = await this.#manifestDigest(tag);
+    // A rival pushing the same blobs at the same moment can make the registry refuse this manifest.
+    if (refused !== undefined && (now === undefined || now === `sha256:${sha256(body)}`)) throw refused;
     if (now !== `sha256:${sha256(body)}`) {
       throw new StoreError(
         StoreErrorCode.Exists,
@@ -593,10 +599,19 @@ export class OciStore implements ReleaseStore {
       headers: { "content-type": MANIFEST_TYPE, "content-length": String(body.length) },
       body: () => body,
     };
-    // A create-once write is sent once: a retry after a wait would widen the window a rival can't see.
-    const response = options.once
-      ? await this.#once("PUT", this.#path(`manifests/${tag}`), send)
-      : await this.#send("PUT", this.#path(`manifests/${tag}`), send);
+    const put = () =>
+      // A create-once write is not retried on 5xx: a retry after a wait would widen its window.
+      options.once
+        ? this.#once("PUT", this.#path(`manifests/${tag}`), send)
+        : this.#send("PUT", this.#path(`manifests/${tag}`), send);
+    let response = await put();
+    if (response.statusCode === 400) {
+      const failure = await this.#failure(response, `can't store ${key}`);
+      // Another writer pushing one of its blobs at the same moment: the blob is there a moment later.
+      if (!failure.registryCodes.includes("MANIFEST_BLOB_UNKNOWN")) throw failure;
+      await this.#sleep(BLOB_RACE_MS);
+      response = await put();
+    }
     if (response.statusCode !== 201) throw await this.#failure(response, `can't store ${key}`);
     await drain(response);
   }

@@ -65,7 +65,11 @@ function replaceWhole(text: string, secret: string): string {
   for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
     const before = text[at - 1];
     const after = text[at + secret.length];
-    const whole = (before === undefined || !WORD.test(before)) && (after === undefined || !WORD.test(after));
+    // A full stop or colon that ends a sentence or a clause is no part of the secret before it.
+    const next = text[at + secret.length + 1];
+    const ends = (after === "." || after === ":") && (next === undefined || /\s/.test(next));
+    const whole =
+      (before === undefined || !WORD.test(before)) && (after === undefined || ends || !WORD.test(after));
     if (!whole || at < from) continue;
     out += text.slice(from, at) + REDACTED;
     from = at + secret.length;

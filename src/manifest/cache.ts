@@ -189,8 +189,9 @@ const SEAL_PURPOSE = "egp manifest cache";
 const sealOf = (key: LocalKey, digest: Buffer) => Buffer.from(key.seal(digest, SEAL_PURPOSE), "hex");
 
 /** What a sealed entry holds, or undefined when its mark or its seal is not right. */
-function unsealed(bytes: Buffer, magic: Buffer, key: LocalKey): Buffer | undefined {
+function unsealed(bytes: Buffer, magic: Buffer, key: LocalKey | undefined): Buffer | undefined {
   const start = magic.length + SEAL_BYTES;
+  if (!key) return undefined;
   if (bytes.length < start || !bytes.subarray(0, magic.length).equals(magic)) return undefined;
   const body = bytes.subarray(start);
   const digest = createHash("sha256").update(body).digest();
@@ -295,9 +296,19 @@ export class ManifestCache {
     this.keyGiven = options.key;
   }
 
-  /** Taken when first needed: a run that finds no entry and writes none never makes the key. */
-  private get key(): LocalKey {
-    return this.keyGiven ?? localKey();
+  /**
+   * Taken when first needed: a run that finds no entry and writes none never makes the key. A key
+   * that can't be made (a home folder egp may not write) leaves the cache cold, as an unwritable
+   * `.egp/` does; an unsafe key file is refused (`EGP_LOCAL_KEY_UNUSABLE`).
+   */
+  private get key(): LocalKey | undefined {
+    if (this.keyGiven) return this.keyGiven;
+    try {
+      return localKey();
+    } catch (error) {
+      if (typeof (error as NodeJS.ErrnoException).syscall === "string") return undefined;
+      throw error;
+    }
   }
 
   private fileOf(path: string): string {
@@ -455,6 +466,8 @@ export class ManifestCache {
   /** One entry, whole or not at all; false when the folder can't be written (the cache stays cold). */
   private write(target: string, magic: Buffer, parts: Iterable<Buffer>): boolean {
     const temporary = `${target}.${process.pid}.tmp`;
+    const key = this.key;
+    if (!key) return false;
     try {
       assertPrivateFile(target);
       // Written part by part as the parts are made, never joined: an entry is megabytes, and holding
@@ -468,7 +481,7 @@ export class ManifestCache {
           seal.update(part);
           writeAll(fd, part);
         }
-        writeAll(fd, sealOf(this.key, seal.digest()), magic.length);
+        writeAll(fd, sealOf(key, seal.digest()), magic.length);
       } finally {
         closeSync(fd);
       }

@@ -174,6 +174,16 @@ describe("no oracle: text egp composes is never cut by a secret's value", () => 
     );
   });
 
+  it("a secret the platform quotes is removed where it stands whole, at the end of a sentence too", () => {
+    const scrubber = new Scrubber(["abc123"]);
+    expect(scrubber.scrub("Password abc123. was used; abc123: again; (abc123)")).toBe(
+      "Password [redacted]. was used; [redacted]: again; ([redacted])",
+    );
+    expect(scrubber.scrub("https://abc123.example.com/abc1234 xabc123")).toBe(
+      "https://abc123.example.com/abc1234 xabc123",
+    );
+  });
+
   it("a name that equals a secret is shown as written where egp composed it", () => {
     const scrubber = new Scrubber(["hunter2"]);
     const failed = errorFromResponse({

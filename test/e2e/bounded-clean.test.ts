@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -45,6 +45,30 @@ describe("package downloads", () => {
       ),
     ]);
     expect(readdirSync(join(dir, ".egp", "artifacts"))).toEqual([]);
+  });
+});
+
+describe("a release whose stored file is corrupt, with no copy kept on this machine", () => {
+  it("writes nothing: users wait for the fetch, which fails, and stay unwritten", async () => {
+    const dir = await releaseRepository("url: embedded:demo-dev\n");
+    const run = (...args: string[]) => egp([...args, "--dir", dir], { env: KEYED });
+    expect((await run("release", "create", "--from", "dev", "--name", "r1")).code).toBe(0);
+    writeFileSync(
+      join(dir, "environments", "test.yaml"),
+      "url: embedded:demo-prod?data=.egp/test.json\nrelease: r1\n",
+    );
+    writeFileSync(
+      join(dir, "manifests", "users.yaml"),
+      "kind: User\nuserName: newbie\nfirstName: New\nlastName: Bie\nenvironments: [test]\n",
+    );
+    const blobs = join(dir, ".egp", "store", "blobs", "sha256");
+    for (const blob of readdirSync(blobs)) writeFileSync(join(blobs, blob), "not the package");
+    rmSync(join(dir, ".egp", "artifacts"), { recursive: true });
+    const applied = await run("apply", "--env", "test", "--yes");
+    expect(applied.code).toBe(1);
+    expect(applied.stdout).toContain("Package/GRC Core#fetch (test): FAILED: EGP_RELEASE_UNUSABLE");
+    expect(applied.stdout).toContain("User/newbie#create (test): skipped");
+    expect((await run("plan", "--env", "test")).stdout).toContain('User "newbie" will be created');
   });
 });
 

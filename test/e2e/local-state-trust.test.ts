@@ -131,3 +131,14 @@ describe("an apply journal egp did not write as it stands", () => {
     expect(after.stdout).toContain("No changes");
   });
 });
+
+describe("a home folder egp can't write its key into", () => {
+  it("leaves the manifest cache cold: the plan is made as without it", async () => {
+    const dir = await testdir({ "environments/dev.yaml": ENVIRONMENT, "manifests/p.yaml": parameter(12) });
+    // A config folder under a file: the key can't be made there.
+    const blocked = join(dir, "manifests", "p.yaml", "config");
+    const run = await egp(["plan", "--env", "dev", "--dir", dir], { env: { XDG_CONFIG_HOME: blocked } });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("minPasswordLength: 12");
+  });
+});

@@ -9,9 +9,11 @@ export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
 export {
   cacheInstall,
+  type HistoryEntry,
   historyToRollBack,
   listHistory,
   publishInstall,
+  readHistory,
 } from "./history.ts";
 export type { JournalEntry, JournalState } from "./journal.ts";
 export { Journal, JournalUnreadableError } from "./journal.ts";

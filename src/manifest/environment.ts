@@ -196,6 +196,8 @@ export interface EnvironmentConfig {
   source: SourceLocation;
   endpoint: Endpoint;
   instance: string;
+  /** The hash of `url` and `instance` as the file writes them (instance-identity.ts). */
+  instanceId?: string;
   auth: { username: string; domain: string; password: Secret; scheme: string };
   /** `caFile` is absolute. */
   tls: { caFile?: string; insecure: boolean };

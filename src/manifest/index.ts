@@ -15,6 +15,7 @@ export {
 } from "./environment.ts";
 export type { FieldSource, ManifestIssue, Severity, SourceLocation } from "./errors.ts";
 export { formatManifestError, ManifestError } from "./errors.ts";
+export { instanceIdentity, instanceIdentityOf } from "./instance-identity.ts";
 export type { SchemaFile } from "./json-schema.ts";
 export { manifestDocumentSchema, schemaFiles } from "./json-schema.ts";
 export type {

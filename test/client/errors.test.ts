@@ -53,6 +53,7 @@ const ENVIRONMENT_VARIABLES = new Set([
   "EGP_STORE_USERNAME",
   "EGP_STORE_PASSWORD",
   "EGP_STATE_KEY",
+  "EGP_SIGNING_KEY",
 ]);
 
 describe("the error code registry", () => {

@@ -1,5 +1,5 @@
 import { loadProject } from "../manifest/project.ts";
-import { checkStoreSpec, openStore } from "../store/open-store.ts";
+import { checkStoreSpec, DEFAULT_STORE, openStore } from "../store/open-store.ts";
 import type { ReleaseStore } from "../store/store.ts";
 
 /**
@@ -12,4 +12,14 @@ export async function openProjectStore(
 ): Promise<ReleaseStore> {
   const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
   return openStore(releases, root, env);
+}
+
+/**
+ * What to tell whoever created a release in the default store, `.egp/store`: only this machine has
+ * its bytes (as Terraform's local backend keeps state on one machine). Undefined for a store egp.yaml names.
+ */
+export async function localStoreNote(root: string): Promise<string | undefined> {
+  const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
+  if (releases.store !== undefined) return undefined;
+  return `Note: the release's files are in ${DEFAULT_STORE}, on this machine only: no other machine (a CI runner, a colleague) can fetch them. For a shared store, add to egp.yaml:\n  releases: { store: oci://registry.example.com/grc/egp }   # or a folder every machine mounts`;
 }

@@ -442,6 +442,11 @@ function installCodesOf(doc: EnvironmentDocument, report: Reporter): InstallCode
 
 /** `release` and `requiresVerifiedOn`: a release replaces a live source, and names known environments. */
 function releaseOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
+  if (doc.release !== undefined && !options.fileExists(join(options.dir, "releases", `${doc.release}.yaml`)))
+    report.error(
+      ["release"],
+      `no such release file releases/${doc.release}.yaml; build it with egp release create --from ENV --name ${doc.release} and commit it`,
+    );
   if (doc.release !== undefined && doc.packagesFrom !== undefined)
     report.error(
       ["release"],

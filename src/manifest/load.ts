@@ -267,7 +267,7 @@ function scanManifests(
         cached.data[position] = prepared.data;
         changed = true;
       }
-      const valid = substitution.length === 0 && !report.failed();
+      const valid = !substitution.some((issue) => issue.severity === "error") && !report.failed();
       entries.push({ kind, document, prefix, scope, prepared: valid ? prepared : null });
     }
     if (cache && cached && changed) cache.remember(file, cached);
@@ -315,7 +315,7 @@ function loadEnvironmentFile(
   );
   if (config && instanceId) config.instanceId = instanceId;
   return {
-    config: substitution.length === 0 && extra.length === 0 ? config : null,
+    config: !substitution.some((issue) => issue.severity === "error") && extra.length === 0 ? config : null,
     document,
     sensitive: sensitiveValuesOf(document, report, undefined),
   };

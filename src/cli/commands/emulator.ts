@@ -27,6 +27,13 @@ function portOf(text: string): number {
   return port;
 }
 
+/** Where sysadmin's password comes from; a password the user chose is never printed. */
+function passwordSource(flags: EmulatorFlags): string {
+  if (flags.adminPassword !== undefined) return "as given by --admin-password";
+  if (process.env.EGP_EMULATOR_PASSWORD) return "from EGP_EMULATOR_PASSWORD";
+  return "Password1! (the default; set another with --admin-password or EGP_EMULATOR_PASSWORD)";
+}
+
 export function registerEmulatorCommand(program: Command): void {
   program
     .command("emulator")
@@ -68,8 +75,9 @@ export function registerEmulatorCommand(program: Command): void {
       });
       process.stdout.write(`listening on ${emulator.url}\n`);
       process.stdout.write(
-        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}, profile ${emulator.options.profile}; log in as sysadmin\n`,
+        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}, profile ${emulator.options.profile}\n`,
       );
+      process.stdout.write(`log in as sysadmin, password ${passwordSource(flags)}\n`);
       const stop = () => {
         emulator.close().then(() => process.exit(0));
       };

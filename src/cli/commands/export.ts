@@ -13,6 +13,17 @@ import { type SelectionFlags, withSelection } from "../selection.ts";
 interface ExportFlags extends SelectionFlags {
   env: string;
   out: string;
+  force?: boolean;
+  includeLoginUser?: boolean;
+}
+
+/** What the files held that the export would replace: refused unless --force, so no edit is lost. */
+function refuseOverwrites(files: readonly ExportedFile[], shown: string): void {
+  const lost = files.flatMap((f) => (f.overwrites ?? []).map((what) => `${join(shown, f.file)}: ${what}`));
+  if (lost.length === 0) return;
+  throw new ExitError(
+    `export: the files hold what the instance does not, which this export would overwrite (${lost.join("; ")}); plan to see the difference, or pass --force to overwrite`,
+  );
 }
 
 /** The files as they will be written: each merged with the file an earlier export left there. */
@@ -57,7 +68,9 @@ export function registerExportCommand(program: Command): void {
     .command("export")
     .description("write manifests (security parameters, users) from the live state of an environment")
     .requiredOption("--env <name>", "environment (a file in environments/)")
-    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into");
+    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into")
+    .option("--force", "overwrite documents of the folder that differ from the instance")
+    .option("--include-login-user", "also write the account egp logs in with (left out by default)");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
       const repository = selectManifests(await readRepository(dir), flags.manifests);
@@ -77,23 +90,27 @@ export function registerExportCommand(program: Command): void {
       const exported = exportManifests({
         environment: desired.environment,
         live,
+        ...(flags.includeLoginUser ? { includeLoginUser: true } : {}),
         ...(targets.length > 0
           ? { selects: (kind: string, key: string) => selects(targets, kind, key) }
           : {}),
       });
       const out = resolve(flags.out);
-      const files = await mergedFiles(out, exported.files, (file, existing) =>
-        mergeExportedFile(
+      const files = await mergedFiles(out, exported.files, (file, existing) => {
+        const leftOut = new Set(file.leftOut.map((key) => key.toLowerCase()));
+        return mergeExportedFile(
           file,
           existing,
           flags.env,
-          targets.length > 0 ? (key) => selects(targets, file.kind, key) : undefined,
-        ),
-      );
+          (key) =>
+            !leftOut.has(key.toLowerCase()) && (targets.length === 0 || selects(targets, file.kind, key)),
+        );
+      });
+      const shown = relative(process.cwd(), out) || ".";
+      if (!flags.force) refuseOverwrites(files, shown);
       await writeFiles(out, files);
       logger.info({ env: flags.env, out }, "exported");
       for (const warning of exported.warnings) process.stderr.write(`warning: ${printable(warning)}\n`);
-      const shown = relative(process.cwd(), out) || ".";
       // A merged file holds the other environments' documents too: say so, not only what was read.
       const inFile = (i: number) => files[i]?.documents.length ?? 0;
       const summary = exported.files.map((f, i) => ({
@@ -109,8 +126,12 @@ export function registerExportCommand(program: Command): void {
       exported.files.forEach((file, i) => {
         const merged = inFile(i) !== file.count ? ` (merged: ${inFile(i)} documents in the file)` : "";
         process.stdout.write(
-          `wrote ${printable(join(shown, file.file))}: ${file.count} ${file.noun}${merged}\n`,
+          `wrote ${printable(join(shown, file.file))}: ${file.count} ${file.count === 1 ? file.noun.replace(/s$/, "") : file.noun}${merged}\n`,
         );
+        for (const key of file.leftOut)
+          process.stdout.write(
+            `${printable(`  left out ${file.kind} ${key}: the account egp logs in with, so that no edit locks egp out (--include-login-user writes it)`)}\n`,
+          );
       });
     });
   });

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
-import { openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
+import { localStoreNote, openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
 import { environmentsInOrder, listReleases, type ReleaseListing } from "../../compose/release-list.ts";
 import { releaseCreateEntry, writeAudit } from "../../govern/audit-trail.ts";
 import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
@@ -119,6 +119,8 @@ export function registerReleaseCommand(program: Command): void {
       );
       const notice = sharedWithoutKey(store);
       if (notice) say(notice);
+      const note = await localStoreNote(dir);
+      if (note) process.stdout.write(`${note}\n`);
     });
   });
 }

@@ -305,6 +305,11 @@ class Collector implements Dispatcher.DispatchHandler {
     this.fail(reason);
   }
 
+  /** The dispatch threw before undici started the exchange, so there is no controller to abort. */
+  notStarted(error: unknown): void {
+    this.fail(error);
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.reason) controller.abort(this.reason);
@@ -383,7 +388,7 @@ function dispatchCollect(
       handler,
     );
   } catch (error) {
-    handler.onResponseError(undefined as never, error as Error);
+    handler.notStarted(error);
   }
   return { answer, abort: (reason) => handler.abort(reason) };
 }

@@ -345,3 +345,97 @@ describe("one contract per kind and per stage", () => {
     expect(neverCasts()).toEqual([]);
   });
 });
+
+/** Each folder's import graph among its own modules (type imports too: a circle of types is still one). */
+function roomGraphs(): Map<string, Map<string, string[]>> {
+  const rooms = new Map<string, Map<string, string[]>>();
+  for (const { file, specifier } of shippedModules()) {
+    const room = file.includes("/") ? (file.split("/")[0] as string) : "";
+    if (!room || !specifier.startsWith(".")) continue;
+    const target = relative(SRC, resolve(dirname(join(SRC, file)), specifier))
+      .split("\\")
+      .join("/");
+    if (target.split("/")[0] !== room || !target.endsWith(".ts")) continue;
+    const graph = rooms.get(room) ?? new Map<string, string[]>();
+    rooms.set(room, graph);
+    graph.set(file, [...(graph.get(file) ?? []), target]);
+  }
+  return rooms;
+}
+
+/** The circles of a graph: its strongly connected parts of more than one module (Tarjan), sorted. */
+function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node) as number);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node) as number, low.get(next) as number));
+      } else if (onStack.has(next))
+        low.set(node, Math.min(low.get(node) as number, index.get(next) as number));
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const part: string[] = [];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      onStack.delete(top);
+      part.push(top);
+      if (top === node) break;
+    }
+    if (part.length > 1) found.push(part.sort());
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
+}
+
+/**
+ * Circles kept for now, each with why. Each entry is a circle exactly as found; one that is gone
+ * fails the last test, so the list only shrinks.
+ */
+const KNOWN_CIRCLES: ReadonlyArray<{ modules: readonly string[]; why: string }> = [
+  {
+    modules: ["emulator/content/model.ts", "emulator/content/upgrade.ts"],
+    why: "the records' model and their upgrade of old stores; not yet split",
+  },
+  {
+    modules: ["emulator/routes/attachments.ts", "emulator/routes/index.ts", "emulator/routes/packages.ts"],
+    why: "route modules take shared helpers from the module that registers them; not yet split",
+  },
+  {
+    modules: ["manifest/cache.ts", "manifest/file-bytes.ts", "manifest/load.ts"],
+    why: "the manifest cache keeps what the loader builds and the loader asks the cache; not yet split",
+  },
+];
+
+describe("no import circles inside a folder", () => {
+  it("the circle finder finds a circle and its members, and nothing in a chain", () => {
+    const graph = new Map([
+      ["a.ts", ["b.ts"]],
+      ["b.ts", ["c.ts"]],
+      ["c.ts", ["a.ts", "d.ts"]],
+      ["d.ts", []],
+    ]);
+    expect(circlesOf(graph)).toEqual([["a.ts", "b.ts", "c.ts"]]);
+    expect(circlesOf(new Map([["a.ts", ["b.ts"]]]))).toEqual([]);
+  });
+
+  it("no circle but the known ones", () => {
+    const known = new Set(KNOWN_CIRCLES.map((circle) => circle.modules.join(" ")));
+    const circles = [...roomGraphs().values()].flatMap(circlesOf).map((circle) => circle.join(" "));
+    expect(circles.filter((circle) => !known.has(circle))).toEqual([]);
+  });
+
+  it("every known circle is still there (remove it from the list once broken)", () => {
+    const circles = new Set([...roomGraphs().values()].flatMap(circlesOf).map((circle) => circle.join(" ")));
+    expect(KNOWN_CIRCLES.map((circle) => circle.modules.join(" ")).filter((c) => !circles.has(c))).toEqual(
+      [],
+    );
+  });
+});

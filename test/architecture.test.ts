@@ -439,3 +439,21 @@ describe("no import circles inside a folder", () => {
     );
   });
 });
+
+describe("the CLI wires", () => {
+  const commands = readdirSync(join(SRC, "cli/commands"))
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts"))
+    .map((file) => ({ file, source: readFileSync(join(SRC, "cli/commands", file), "utf8") }));
+
+  it("each command module stays short: what is longer decides something, and belongs to its stage", () => {
+    const long = commands
+      .map(({ file, source }) => ({ file, lines: source.trimEnd().split("\n").length }))
+      .filter(({ lines }) => lines > 120);
+    expect(long).toEqual([]);
+  });
+
+  it("no command decides what a run's outcome means: apply/verdict.ts says it, the CLI maps it to an exit", () => {
+    const deciding = commands.filter(({ source }) => /\boutcome\.result\b/.test(codeOnly(source)));
+    expect(deciding.map(({ file }) => file)).toEqual([]);
+  });
+});

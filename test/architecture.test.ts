@@ -457,3 +457,36 @@ describe("the CLI wires", () => {
     expect(deciding.map(({ file }) => file)).toEqual([]);
   });
 });
+
+describe("no narratives", () => {
+  const ROOT = new URL("../", import.meta.url).pathname;
+  /** A line that tells the story of an issue or of a working session instead of saying why. */
+  const NARRATIVE = /\b[Ii]ssues? #?\d+|\bthe issue's\b|\bthis (?:session|turn)\b/;
+
+  function linesOf(folder: string, ends: readonly string[]): string[] {
+    return (
+      readdirSync(join(ROOT, folder), { recursive: true, encoding: "utf8" })
+        .map((file) => file.split("\\").join("/"))
+        // This file names the stories it looks for.
+        .filter((file) => ends.some((end) => file.endsWith(end)) && !file.endsWith("architecture.test.ts"))
+        .flatMap((file) =>
+          readFileSync(join(ROOT, folder, file), "utf8")
+            .split("\n")
+            .flatMap((line, index) => (NARRATIVE.test(line) ? [`${folder}/${file}:${index + 1}`] : [])),
+        )
+    );
+  }
+
+  it("the finder knows a story from a reason", () => {
+    expect(NARRATIVE.test("/* Issue 17: deleting one object on purpose */")).toBe(true);
+    expect(NARRATIVE.test("which this session did not have")).toBe(true);
+    expect(NARRATIVE.test("// the next check closes the issue, with a comment saying why")).toBe(false);
+  });
+
+  it("no test, doc or test module tells one", () => {
+    const found = [...linesOf("test", [".ts"]), ...linesOf("docs", [".md"]), ...linesOf("src", [".test.ts"])];
+    expect(
+      found.concat(NARRATIVE.test(readFileSync(join(ROOT, "README.md"), "utf8")) ? ["README.md"] : []),
+    ).toEqual([]);
+  });
+});

@@ -31,6 +31,7 @@ export {
   LoginRefusedError,
   NotFoundError,
   OutcomeUnknownError,
+  PackageTooLargeError,
   PlatformError,
   RateLimitError,
   ResponseShapeError,
@@ -57,6 +58,7 @@ export type { OnProgress, Progress } from "./client/progress.ts";
 export type { PromoteOptions, PromoteResult } from "./client/promote.ts";
 export { promotePackage } from "./client/promote.ts";
 export type { MultipartAttachment } from "./client/resources/attachments.ts";
+export type { ContentApiResource } from "./client/resources/content-api.ts";
 export type {
   ApplicationRead,
   EventActionRead,
@@ -179,6 +181,8 @@ export type {
   ChangePasswordRequest,
   Contact,
   ContactsByUser,
+  ContentApiEntity,
+  ContentApiEntitySet,
   CreateUserRequest,
   EventAction,
   EventRule,

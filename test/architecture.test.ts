@@ -24,6 +24,7 @@ type Stage =
   | "apply"
   | "export"
   | "compose"
+  | "govern"
   | "cli"
   | "index.ts";
 
@@ -51,6 +52,7 @@ const ABOVE_CLI: readonly Stage[] = [
   "apply",
   "export",
   "compose",
+  "govern",
 ];
 
 /** DESIGN §1's "may import" column. */
@@ -88,6 +90,10 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
   // It never starts an emulator: that is the CLI's, for embedded environments.
   compose: { runtime: ["manifest", "state", "plan", "client", "store"] },
+  // Amended: what surrounds an apply for a compliance team (the freeze gate's use, the audit
+  // record, the notification, a rejection) needs the apply's outcome and the composer's reads, so
+  // it is a stage of its own between them and the CLI.
+  govern: { runtime: ["manifest", "plan", "apply", "compose", "store", "io"] },
   cli: { runtime: ABOVE_CLI },
   // The library's public API; like everything else, it never imports cli.
   "index.ts": { runtime: ABOVE_CLI },

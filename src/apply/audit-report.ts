@@ -1,7 +1,7 @@
 import { escapeHtml } from "../plan/render/folds.ts";
 import { htmlPage } from "../plan/render/html-page.ts";
 import { printable } from "../plan/render/printable.ts";
-import type { AuditChain, AuditRecord } from "./audit.ts";
+import type { AuditChain, AuditRecord } from "../store/audit.ts";
 
 /*
  * `egp audit` as a person or a spreadsheet reads it. The HTML page is what an auditor is handed:

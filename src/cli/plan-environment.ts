@@ -4,7 +4,6 @@ import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
 import type { Connections } from "./connect.ts";
 import { manifestCacheOf } from "./manifest-cache.ts";
-import { guardDesired } from "./output-guard.ts";
 
 /** The clients of one run's connections, as the composer opens environments. */
 export function clientsOf(connections: Connections): OpenEnvironment {
@@ -23,7 +22,6 @@ export async function planWith(
     env,
     options,
     open: clientsOf(context.connections),
-    onDesired: guardDesired,
     logger: context.logger,
     cache: manifestCacheOf(context.dir),
   });

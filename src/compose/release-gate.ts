@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { rejectionOf } from "../apply/rejections.ts";
 import { type DesiredRelease, type DesiredState, readReleaseFile } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey, verifiedKey } from "../store/keys.ts";
+import { rejectionOf } from "../store/rejections.ts";
 
 /*
  * Before an environment that runs a release is planned: its committed release file is read, the

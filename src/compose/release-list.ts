@@ -1,6 +1,5 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { rejectionOf } from "../apply/rejections.ts";
 import {
   ManifestError,
   parseReleaseFile,
@@ -11,6 +10,7 @@ import {
 } from "../manifest/index.ts";
 import { pipelineOrder } from "../plan/index.ts";
 import { type ReleaseStore, releaseKey, verifiedKey } from "../store/index.ts";
+import { rejectionOf } from "../store/rejections.ts";
 
 /*
  * `egp release list`: every release the repository commits (`releases/*.yaml`) or the store holds

@@ -117,6 +117,14 @@ export const EnvironmentDocument = z
           .max(1000)
           .optional()
           .describe("Request rate cap (default 10); 0: no cap, for an instance that needs no protection."),
+        packageBytes: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            "Largest package file downloaded from this instance, in bytes (default 2 GiB = 2147483648); a larger answer is refused and nothing of it kept.",
+          ),
       })
       .optional(),
     timeouts: z
@@ -203,7 +211,7 @@ export interface EnvironmentConfig {
   requiresVerifiedOn?: readonly string[];
   /** Periods in which apply is refused. */
   freeze?: readonly FreezeWindow[];
-  limits: { concurrency: number; requestsPerSecond: number };
+  limits: { concurrency: number; requestsPerSecond: number; packageBytes: number };
   /** In milliseconds, with the defaults filled in. */
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
   /** How long a step on this instance waits for a package job, and for an install's objects to match; in ms. */
@@ -229,7 +237,7 @@ export interface EnvironmentContextOptions {
 /** The emulator's administrator, used when an embedded environment gives no auth (DESIGN §4.3). */
 export const EMBEDDED_USERNAME = "sysadmin";
 export const EMBEDDED_DEFAULT_PASSWORD = "Password1!";
-export const DEFAULT_LIMITS = { concurrency: 4, requestsPerSecond: 10 } as const;
+export const DEFAULT_LIMITS = { concurrency: 4, requestsPerSecond: 10, packageBytes: 2 * 1024 ** 3 } as const;
 export const DEFAULT_TIMEOUTS = {
   connectMs: 10_000,
   headersMs: 30_000,

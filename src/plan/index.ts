@@ -11,7 +11,7 @@ export {
   compareInstances,
   comparisonDiffers,
 } from "./compare-instances.ts";
-export { comparePlans, planConsistency, planDifferences } from "./compare-plans.ts";
+export { comparePlans, compareResumed, planConsistency, planDifferences } from "./compare-plans.ts";
 export { globMatcher } from "./glob.ts";
 export type { InstallIdentity } from "./install-name.ts";
 export { installName } from "./install-name.ts";

@@ -479,7 +479,7 @@ export class OciStore implements ReleaseStore {
             yield chunk;
           }
         },
-        createWriteStream(temp),
+        createWriteStream(temp, { mode: 0o600 }),
       ).catch((error: NodeJS.ErrnoException) => {
         // The file system's own errors (ENOSPC…) are the machine's, not the store's.
         if (error.syscall) throw error;

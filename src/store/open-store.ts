@@ -48,7 +48,12 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
     );
   }
   const value = spec.store ?? DEFAULT_STORE;
-  if (!value.startsWith("oci://")) return new FolderStore(isAbsolute(value) ? value : resolve(root, value));
+  // The default store is this machine's, as the rest of `.egp/` is; a folder named in egp.yaml is
+  // shared on purpose (a mounted share), and keeps the umask's modes.
+  if (!value.startsWith("oci://"))
+    return new FolderStore(isAbsolute(value) ? value : resolve(root, value), {
+      private: spec.store === undefined,
+    });
   const username = env.EGP_STORE_USERNAME || undefined;
   const password = env.EGP_STORE_PASSWORD || undefined;
   if ((username === undefined) !== (password === undefined)) {

@@ -103,6 +103,7 @@ describe("egp release list", () => {
         { environment: "prod", verifiedAt: "2026-11-20T11:00:00.000Z" },
       ],
       problem: null,
+      rejected: null,
     });
   });
 });

@@ -153,7 +153,14 @@ describe("behaviours of real instances the seed does not state", () => {
         [4, "Auditors"],
       ]);
       for (const group of requested(all)) {
-        expect(Object.keys(group).sort()).toEqual(["Description", "Guid", "Id", "Name", "UpdateInformation"]);
+        expect(Object.keys(group).sort()).toEqual([
+          "Description",
+          "DisplayName",
+          "Guid",
+          "Id",
+          "Name",
+          "UpdateInformation",
+        ]);
         expect(group.Guid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       }
       const one = await raw().read("/core/system/group/3", token);

@@ -7,8 +7,8 @@ import {
   type Lock,
   unreadableJournal,
 } from "../../apply/index.ts";
-import { governApply } from "../../compose/govern-apply.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
+import { governApply } from "../../govern/govern-apply.ts";
 import { applyOutput } from "../apply-output.ts";
 import { confirm, graceMs } from "../confirm.ts";
 import { ExitError, exitOf } from "../errors.ts";

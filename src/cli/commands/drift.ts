@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { driftNotice, notifierFor } from "../../compose/notify.ts";
+import { driftNotice, notifierFor } from "../../govern/notify.ts";
 
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";

@@ -12,6 +12,7 @@ interface EmulatorFlags {
   scheme: string;
   adminPassword?: string;
   profile: string;
+  integrations: boolean;
 }
 
 function profileOf(text: string): "default" | "foreign" {
@@ -44,11 +45,16 @@ export function registerEmulatorCommand(program: Command): void {
       "default, or foreign: behave like an instance egp has never seen (package files of its own layout, no package list, HTML 404 pages)",
       "default",
     )
+    .option(
+      "--no-integrations",
+      "answer 404 to what integrations of real instances use beyond the interface description (Content API, SOAP, CSRF lookup, /api paths from 6.5)",
+    )
     .action(async (flags: EmulatorFlags) => {
       const { startEmulator } = await import("../../emulator/index.ts");
       const emulator = await startEmulator({
         port: portOf(flags.port),
         profile: profileOf(flags.profile),
+        integrations: flags.integrations,
         host: flags.host,
         seed: flags.seed,
         release: flags.release,

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { rejectReleaseNamed } from "../../compose/reject.ts";
+import { rejectReleaseNamed } from "../../govern/reject.ts";
 import { RELEASE_NAME } from "../../manifest/index.ts";
 import { printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";

@@ -1,12 +1,11 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
-import { releaseCreateEntry, writeAudit } from "../../compose/audit-trail.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentsInOrder, listReleases } from "../../compose/release-list.ts";
+import { releaseCreateEntry, writeAudit } from "../../govern/audit-trail.ts";
 import { environmentOf, readRepository, releaseNameProblem, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
-import { guardDesired } from "../output-guard.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { releaseTable } from "../release-table.ts";
 import { type GlobalFlags, repositoryDir, withEnvironments } from "../run.ts";
@@ -62,7 +61,6 @@ export function registerReleaseCommand(program: Command): void {
       const selection = selectionOf(flags);
       const repository = selectManifests(await readRepository(dir), selection.manifests);
       const { state } = environmentOf(repository, flags.from, { buildPackages: true });
-      guardDesired(state);
       const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
       const store = await openProjectStore(dir);

@@ -1,12 +1,12 @@
 import type { ApplyOutcome } from "../apply/apply-plan.ts";
+import { actorOf, assertNotFrozen, FrozenError } from "../compose/freeze-gate.ts";
+import { ReleaseGateError } from "../compose/release-gate.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import type { FreezeDecision } from "../plan/freeze.ts";
 import { describeWindow } from "../plan/freeze.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { applyEntry, writeAudit } from "./audit-trail.ts";
-import { actorOf, assertNotFrozen, FrozenError } from "./freeze-gate.ts";
 import { applyNotice, notifierFor } from "./notify.ts";
-import { ReleaseGateError } from "./release-gate.ts";
 
 /*
  * What surrounds an apply for a compliance team: the freeze gate before anything is written, and,

@@ -1,11 +1,11 @@
 import { request } from "undici";
 import type { ApplyOutcome, ApplySummary } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
+import { actorOf, FrozenError } from "../compose/freeze-gate.ts";
+import { ReleaseGateError } from "../compose/release-gate.ts";
 import { loadProject, type NotifyEvent, type NotifySpec, type Project } from "../manifest/project.ts";
 import { expandString } from "../manifest/substitute.ts";
 import type { Plan } from "../plan/model.ts";
-import { actorOf, FrozenError } from "./freeze-gate.ts";
-import { ReleaseGateError } from "./release-gate.ts";
 
 /*
  * Webhooks of egp.yaml's `notify:`. A notification reports; it never decides: a failed one is said

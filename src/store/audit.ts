@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { type LocalKey, localKey } from "../io/local-key.ts";
-import { type ReleaseStore, StoreError } from "../store/index.ts";
+import { StoreError } from "./error-codes.ts";
 import { canonical, Seal, sealProblem, sealRecord } from "./record-seal.ts";
+import type { ReleaseStore } from "./store.ts";
 
 /*
  * The audit trail: one record per change egp makes or refuses to make on an auditor's behalf

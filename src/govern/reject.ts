@@ -1,11 +1,11 @@
-import { type ReadRejection, rejectRelease } from "../apply/rejections.ts";
+import { openProjectStore } from "../compose/project-store.ts";
+import { ReleaseGateError } from "../compose/release-gate.ts";
 import { readReleaseFile } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
 import { releaseKey } from "../store/keys.ts";
+import { type ReadRejection, rejectRelease } from "../store/rejections.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
-import { openProjectStore } from "./project-store.ts";
-import { ReleaseGateError } from "./release-gate.ts";
 
 /**
  * `egp release reject`: the release must be one egp built (its file or its store record); the

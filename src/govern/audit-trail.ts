@@ -1,15 +1,15 @@
 import { createHash } from "node:crypto";
 import type { ApplyOutcome } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
-import { type AuditEntry, appendAudit } from "../apply/audit.ts";
 import type { ApplyResult } from "../apply/executor.ts";
+import { actorOf } from "../compose/freeze-gate.ts";
 import type { DesiredState, EnvironmentConfig, ReleaseFile } from "../manifest/index.ts";
 import { canonicalJson } from "../plan/compare.ts";
 import type { FreezeDecision } from "../plan/freeze.ts";
 import type { Plan } from "../plan/model.ts";
 import { printable } from "../plan/render/printable.ts";
+import { type AuditEntry, appendAudit } from "../store/audit.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { actorOf } from "./freeze-gate.ts";
 import { runUrlOf } from "./notify.ts";
 
 /*

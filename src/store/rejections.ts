@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { type LocalKey, localKey } from "../io/local-key.ts";
-import { type ReleaseStore, StoreError } from "../store/index.ts";
+import { StoreError } from "./error-codes.ts";
 import { Seal, sealProblem, sealRecord } from "./record-seal.ts";
+import type { ReleaseStore } from "./store.ts";
 
 /*
  * A rejected release: `rejected/<name>` in the store, written by `egp release reject`. The release

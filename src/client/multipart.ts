@@ -49,9 +49,13 @@ function formOf(parts: readonly Part[]): MultipartSend {
   // The socket sees the form, not the file: its framing (a few hundred bytes) counts as the file's.
   const total = counted.size;
   let sent = 0;
+  let told = -1;
   send.onBodySent = (bytes) => {
     sent += bytes;
-    report({ bytes: Math.min(sent, total), total });
+    const counted = Math.min(sent, total);
+    if (counted === told) return;
+    told = counted;
+    report({ bytes: counted, total });
   };
   return send;
 }

@@ -169,8 +169,8 @@ export {
   whatRuns,
   writePlanFile,
 } from "./plan/index.ts";
+export { makeStep } from "./plan/kinds/make-step.ts";
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
-export { makeStep } from "./plan/kinds/steps.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, RegisteredLiveParts } from "./state/index.ts";
 export { registerLiveKind } from "./state/index.ts";

@@ -33,4 +33,13 @@ export type { PreparedRollback } from "./rollback.ts";
 export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
 export { SensitiveChangedError, unsealSaved } from "./sealed.ts";
 export { assertFresh, assertSamePlan, PlanMismatchError, StalePlanError } from "./stale.ts";
+export type { RunFailure, Verdict } from "./verdict.ts";
+export {
+  applyFailure,
+  interruptedApply,
+  resumeHint,
+  rollbackAgain,
+  rollbackVerdict,
+  unreadableJournal,
+} from "./verdict.ts";
 export { recordVerified } from "./verified.ts";

@@ -68,8 +68,8 @@ describe("acquireLock, lock files that name no holder", () => {
 });
 
 /*
- * The race of the issue: two processes call acquireLock at the same instant, 500 times, with and
- * without a stale lock in place. Exactly one of them must get it every time.
+ * The race two runs of egp can meet (two CI jobs at once): two processes call acquireLock at the
+ * same instant, 500 times, with and without a stale lock in place. Exactly one of them must get it every time.
  */
 describe("acquireLock, two processes at once", () => {
   const takers: ChildProcess[] = [];

@@ -376,9 +376,14 @@ export class Caller {
     if (call.override) headers["x-http-method-override"] = "GET";
     const url = this.origin + path + queryString(call.query);
     if (call.multipart) {
-      headers["content-type"] = call.multipart.contentType;
-      headers["content-length"] = String(call.multipart.length);
-      return { method: call.method, url, headers, body: call.multipart.open() };
+      const { headers: framing, body, onBodySent } = call.multipart.open();
+      return {
+        method: call.method,
+        url,
+        headers: { ...headers, ...framing },
+        body,
+        ...(onBodySent ? { onBodySent } : {}),
+      };
     }
     if (call.json !== undefined) {
       headers["content-type"] = "application/json";

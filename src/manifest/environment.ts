@@ -1,15 +1,15 @@
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
+import { ENVIRONMENT_NAME } from "./environment-name.ts";
 import type { SourceLocation } from "./errors.ts";
 import { type FreezeWindow, FreezeWindowDocument, normalizeFreezeWindow } from "./freeze.ts";
-import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
 import {
   INSTALL_METHOD_CODES,
   INSTALL_OPTION_CODES,
   type InstallCodeOverrides,
   type InstallWords,
   TRANSLATION_OPTION_CODES,
-} from "./kinds/package.ts";
+} from "./install-codes.ts";
 import type { Reporter } from "./report.ts";
 import { Secret } from "./secret.ts";
 import type { Variables } from "./substitute.ts";

@@ -70,6 +70,7 @@ export {
   ReleaseFile,
   readReleaseFile,
   releaseFilePath,
+  releaseNameProblem,
 } from "./release-file.ts";
 export { Secret } from "./secret.ts";
 export type { SensitiveValue } from "./sensitive.ts";

@@ -5,8 +5,7 @@ import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { type Json, Raw, useEmulator } from "../helpers/raw.ts";
 
 /*
- * What real instances do where the seed is silent, and public clients rely on (issue 20,
- * docs/emulator.md "Groups, field definitions and values lists" and the Content section), over
+ * What real instances do where the seed is silent, and public clients rely on (docs/emulator.md "Groups, field definitions and values lists" and the Content section), over
  * real HTTP on the demo-dev seed. Ids are looked up by GUID, as they differ per instance.
  */
 

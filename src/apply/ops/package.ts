@@ -7,7 +7,7 @@ import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
 import { installName, type StepInputOf } from "../../plan/index.ts";
-import { objectMatches } from "../../plan/kinds/package.ts";
+import { objectMatches } from "../../plan/package-diff.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
 import { StoreError } from "../../store/index.ts";
 import {

@@ -1,11 +1,9 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import type { ExportedFile } from "../../export/index.ts";
 import { environmentOf, readRepository, selectManifests } from "../../manifest/index.ts";
 import { keysToRead, parseTargets, printable, selects } from "../../plan/index.ts";
 import { readLiveState, startEarlyReads } from "../../state/index.ts";
-import { ExitError } from "../errors.ts";
+import { mergedFiles, refuseOverwrites, writeFiles } from "../export-files.ts";
 import { issueLine } from "../issue-line.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, withSelection } from "../selection.ts";
@@ -15,48 +13,6 @@ interface ExportFlags extends SelectionFlags {
   out: string;
   force?: boolean;
   includeLoginUser?: boolean;
-}
-
-/** What the files held that the export would replace: refused unless --force, so no edit is lost. */
-function refuseOverwrites(files: readonly ExportedFile[], shown: string): void {
-  const lost = files.flatMap((f) => (f.overwrites ?? []).map((what) => `${join(shown, f.file)}: ${what}`));
-  if (lost.length === 0) return;
-  throw new ExitError(
-    `export: the files hold what the instance does not, which this export would overwrite (${lost.join("; ")}); plan to see the difference, or pass --force to overwrite`,
-  );
-}
-
-/** The files as they will be written: each merged with the file an earlier export left there. */
-async function mergedFiles(
-  out: string,
-  files: readonly ExportedFile[],
-  merge: (file: ExportedFile, existing: { path: string; text: string }) => ExportedFile,
-): Promise<ExportedFile[]> {
-  const shown = relative(process.cwd(), out) || ".";
-  return Promise.all(
-    files.map(async (file) => {
-      const path = join(out, file.file);
-      const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-        // Nothing there yet (or no folder: writing it says why).
-        if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
-        throw new ExitError(`--out: cannot read ${path} (${error.code ?? error.message})`, 1, {
-          cause: error,
-        });
-      });
-      return text === undefined ? file : merge(file, { path: join(shown, file.file), text });
-    }),
-  );
-}
-
-async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<void> {
-  const fail = (error: NodeJS.ErrnoException, path: string) => {
-    throw new ExitError(`--out: cannot write ${path} (${error.code ?? error.message})`, 1, { cause: error });
-  };
-  await mkdir(out, { recursive: true }).catch((error) => fail(error, out));
-  for (const file of files) {
-    const path = join(out, file.file);
-    await writeFile(path, file.text).catch((error) => fail(error, path));
-  }
 }
 
 /**

@@ -102,16 +102,8 @@ export function packagesResource(caller: Caller) {
 
     /** Uploads a package zip, streamed from the source; returns the package id on the target. */
     async upload(source: UploadSource, options: UploadOptions = {}): Promise<number> {
-      const file = fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
-      const body = multipartBody([
-        {
-          name: "file",
-          fileName: file.fileName,
-          contentType: "application/zip",
-          size: file.size,
-          open: file.open,
-        },
-      ]);
+      const file = await fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
+      const body = multipartBody([{ name: "file", contentType: "application/zip", file }]);
       return write({
         method: "POST",
         route: apiCoreRoute`/core/package/upload`,

@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { ChangeAction } from "../actions.ts";
-import type { Step } from "../model.ts";
 import { packageSteps } from "./package-steps.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { userSteps } from "./user-steps.ts";
@@ -131,15 +130,4 @@ export function opsOf(kind: string, action: ChangeAction): readonly string[] {
 /** The input schema of an op, or undefined for an op no kind registered. */
 export function stepInputSchema(op: string): z.ZodType | undefined {
   return kinds.find((kind) => Object.hasOwn(kind.ops, op))?.ops[op];
-}
-
-/** A step of a change, its input typed by its op. */
-export function makeStep<O extends StepOp>(
-  change: { id: string },
-  op: O,
-  environment: string,
-  input: StepInputIn<O>,
-  dependsOn: string[] = [],
-): Step {
-  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn, input };
 }

@@ -3,7 +3,7 @@ import type { PlatformClient } from "../../client/client.ts";
 import { NotFoundError } from "../../client/errors.ts";
 import type { DesiredState, EnvironmentConfig } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
-import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
+import type { LivePackageObject, LivePackageSide } from "../live-objects.ts";
 import { type ObjectRequest, readPackageObjects } from "../package-objects.ts";
 import { liveKind } from "./kind.ts";
 

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
-import { clientOptionsOf } from "../compose/index.ts";
+import { clientOptionsOf } from "../compose/connections.ts";
 import type { Emulator } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";

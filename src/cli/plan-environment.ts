@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/index.ts";
+import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
 import type { Connections } from "./connect.ts";

@@ -44,7 +44,7 @@ export interface ParsedFile {
 // would add to every command's start-up.
 const require = createRequire(import.meta.url);
 let library: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => {
+export const yaml = (): typeof Yaml => {
   library ??= require("yaml") as typeof Yaml;
   return library;
 };

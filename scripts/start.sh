@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/ensure-node.sh
+. scripts/ensure-deps.sh
 node --max-semi-space-size=8 bin/egp.js apply --env local-prod --yes
 echo
 echo "Drift check:"

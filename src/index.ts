@@ -31,6 +31,7 @@ export {
   LoginRefusedError,
   NotFoundError,
   OutcomeUnknownError,
+  PackageTooLargeError,
   PlatformError,
   RateLimitError,
   ResponseShapeError,
@@ -57,6 +58,7 @@ export type { OnProgress, Progress } from "./client/progress.ts";
 export type { PromoteOptions, PromoteResult } from "./client/promote.ts";
 export { promotePackage } from "./client/promote.ts";
 export type { MultipartAttachment } from "./client/resources/attachments.ts";
+export type { ContentApiResource } from "./client/resources/content-api.ts";
 export type {
   ApplicationRead,
   EventActionRead,
@@ -167,8 +169,8 @@ export {
   whatRuns,
   writePlanFile,
 } from "./plan/index.ts";
+export { makeStep } from "./plan/kinds/make-step.ts";
 export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
-export { makeStep } from "./plan/kinds/steps.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, RegisteredLiveParts, SharedReads } from "./state/index.ts";
 export { registerLiveKind, sharedReads } from "./state/index.ts";
@@ -179,6 +181,8 @@ export type {
   ChangePasswordRequest,
   Contact,
   ContactsByUser,
+  ContentApiEntity,
+  ContentApiEntitySet,
   CreateUserRequest,
   EventAction,
   EventRule,

@@ -56,9 +56,9 @@ describe("one home for zip safety", () => {
 });
 
 describe("one home for a promotion's snapshot", () => {
-  it("the snapshot's steps are made in src/plan/kinds/package.ts only (snapshotSteps), for a promotion and a release", () => {
+  it("the snapshot's steps are made in src/plan/kinds/package-snapshot.ts only (snapshotSteps), for a promotion and a release", () => {
     const rule = /\(egp snapshot\)|makeStep\(\s*\w+,\s*"package\.snapshot"/;
-    expect(elsewhere(rule, (file) => file === "plan/kinds/package.ts")).toEqual([]);
+    expect(elsewhere(rule, (file) => file === "plan/kinds/package-snapshot.ts")).toEqual([]);
   });
 });
 

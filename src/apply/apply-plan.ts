@@ -11,6 +11,7 @@ import { acquireLock, type Lock } from "./lock.ts";
 import { assertResumable, type Carried, carryOver } from "./resume.ts";
 import { unsealSaved } from "./sealed.ts";
 import { assertFresh, assertSamePlan } from "./stale.ts";
+import { waitForStartedInstall } from "./started-install.ts";
 import { recordVerified } from "./verified.ts";
 
 /*
@@ -251,8 +252,22 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       ? resuming.state.plan.options
       : (options.options ?? {});
   const replan = () => planPatiently(options.replan, planOptions, say, options.planTries, options.planDelay);
-  const fresh = await replan();
+  let fresh = await replan();
   await options.gate?.(fresh.desired);
+  // An install a killed run left running is waited for before the plan that decides what to do.
+  if (
+    !resuming &&
+    options.store &&
+    (fresh.desired.packages.length > 0 || fresh.desired.release) &&
+    (await waitForStartedInstall({
+      store: options.store,
+      stateDir,
+      environment: fresh.desired.environment,
+      open: options.open,
+      say,
+    }))
+  )
+    fresh = await replan();
   let plan = fresh.plan;
   let previous: Carried | undefined;
   if (resuming) {

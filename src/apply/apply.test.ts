@@ -238,7 +238,7 @@ describe("executePlan", () => {
     expect(calls.filter((c) => c.startsWith("users."))).toEqual([]);
   });
 
-  describe("the delete guard and issue 17's deletes", () => {
+  describe("the delete guard and deletes on purpose", () => {
     const gone = {
       kind: "User",
       ensure: "absent" as const,

@@ -35,6 +35,8 @@ export const ApplyErrorCode = {
   NoRelease: "EGP_NO_RELEASE",
   /** A release record that can't be rolled back to: no snapshot, its file gone, or not a record. */
   ReleaseUnusable: "EGP_RELEASE_UNUSABLE",
+  /** An install record in the store is unsigned, or not signed by a trusted key: rollback does not use it. */
+  RecordUntrusted: "EGP_RECORD_UNTRUSTED",
 } as const;
 
 export type ApplyErrorCode = (typeof ApplyErrorCode)[keyof typeof ApplyErrorCode];

@@ -1,5 +1,14 @@
 import { existsSync } from "node:fs";
-import { historyKey, historyPrefix, type ReleaseStore, StoreError } from "../store/index.ts";
+import {
+  distrust,
+  historyKey,
+  historyPrefix,
+  type ReleaseStore,
+  StoreError,
+  type Trust,
+  trustOf,
+  withoutSignature,
+} from "../store/index.ts";
 import { artifactPath } from "./artifacts.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { ReleaseError, ReleaseRecord, readRelease, writeRelease } from "./releases.ts";
@@ -44,30 +53,52 @@ function parsed(key: string, value: unknown, env: string): ReleaseRecord {
   return result.data;
 }
 
-/** The environment's installs, newest first (by when the install was asked for). */
-export async function listHistory(store: ReleaseStore, env: string): Promise<ReleaseRecord[]> {
-  const keys = await store.listRecords(historyPrefix(env));
-  const records = await Promise.all(
-    keys.map(async (key) => {
-      const value = await store.getRecord(key);
-      return value === undefined ? undefined : parsed(key, value, env);
-    }),
-  );
-  return records
-    .filter((r): r is ReleaseRecord => r !== undefined)
-    .sort((a, b) => (a.startedAt < b.startedAt ? 1 : a.startedAt > b.startedAt ? -1 : 0));
+/** One install in the store, and whether its signature is one this run believes. */
+export interface HistoryEntry {
+  record: ReleaseRecord;
+  trust: Trust;
 }
 
-/** The install `egp rollback` undoes, from the store: the one named, or the newest; it must have a snapshot. */
+/** Every install of the environment in the store, signed or not, newest first (by when it was asked for). */
+export async function readHistory(store: ReleaseStore, env: string): Promise<HistoryEntry[]> {
+  const keys = await store.listRecords(historyPrefix(env));
+  const entries = await Promise.all(
+    keys.map(async (key) => {
+      const value = await store.getRecord(key);
+      if (value === undefined) return undefined;
+      return { record: parsed(key, withoutSignature(value), env), trust: trustOf(store, key, value) };
+    }),
+  );
+  return entries
+    .filter((e): e is HistoryEntry => e !== undefined)
+    .sort((a, b) =>
+      a.record.startedAt < b.record.startedAt ? 1 : a.record.startedAt > b.record.startedAt ? -1 : 0,
+    );
+}
+
+/**
+ * The environment's installs signed by a key this run trusts, newest first: what a new install's
+ * snapshot and the wait for a started install go by. A record anyone with write access to the store
+ * could have made is never one of them.
+ */
+export async function listHistory(store: ReleaseStore, env: string): Promise<ReleaseRecord[]> {
+  return (await readHistory(store, env)).filter((e) => e.trust.trusted).map((e) => e.record);
+}
+
+/**
+ * The install `egp rollback` undoes, from the store: the one named, or the newest; it must be signed
+ * by a trusted key and have a snapshot. A newest record that is not signed is refused, not skipped:
+ * skipping it could roll back to an older install than the one on the target.
+ */
 export async function historyToRollBack(
   store: ReleaseStore,
   env: string,
   id?: string,
 ): Promise<ReleaseRecord> {
-  const history = await listHistory(store, env);
-  const release = id === undefined ? history[0] : history.find((r) => r.id === id);
-  if (!release) {
-    const known = history.map((r) => r.id).join(", ");
+  const history = await readHistory(store, env);
+  const entry = id === undefined ? history[0] : history.find((e) => e.record.id === id);
+  if (!entry) {
+    const known = history.map((e) => e.record.id).join(", ");
     throw new ReleaseError(
       ApplyErrorCode.NoRelease,
       id === undefined
@@ -75,12 +106,38 @@ export async function historyToRollBack(
         : `no install ${id} of ${env}${known ? ` (known: ${known})` : ""}; see 'egp history --env ${env}'`,
     );
   }
+  const { record: release, trust } = entry;
+  if (!trust.trusted)
+    throw new ReleaseError(
+      ApplyErrorCode.RecordUntrusted,
+      `install ${release.id} of ${env} in the store ${store.location} is not used: ${distrust(trust)}; see 'egp history --env ${env}'`,
+    );
   if (!release.snapshot)
     throw new ReleaseError(
       ApplyErrorCode.ReleaseUnusable,
       `install ${release.id} of ${env} has no snapshot (it was off, or none of its objects existed on ${env} before), so there is nothing to roll back to`,
     );
   return release;
+}
+
+/**
+ * The snapshot a new install of `digest` must record: the one taken before the first install of the
+ * same package bytes, while the environment's newest install of that package is of those bytes and
+ * was never rolled back. A run that retried after a crash during the install takes its snapshot of a
+ * target the first install may already have changed; rollback must still go back before it.
+ */
+export function firstSnapshot(
+  history: readonly ReleaseRecord[],
+  packageName: string,
+  digest: string,
+): ReleaseRecord["snapshot"] | undefined {
+  let first: ReleaseRecord | undefined;
+  for (const record of history) {
+    if (record.package.name !== packageName) continue;
+    if (record.package.digest !== digest || record.rollbacks.length > 0) break;
+    first = record;
+  }
+  return first?.snapshot ?? undefined;
 }
 
 /**

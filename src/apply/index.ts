@@ -9,9 +9,11 @@ export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";
 export { executePlan, isPassing } from "./executor.ts";
 export {
   cacheInstall,
+  type HistoryEntry,
   historyToRollBack,
   listHistory,
   publishInstall,
+  readHistory,
 } from "./history.ts";
 export type { JournalEntry, JournalState } from "./journal.ts";
 export { Journal, JournalUnreadableError } from "./journal.ts";
@@ -31,4 +33,13 @@ export type { PreparedRollback } from "./rollback.ts";
 export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
 export { SensitiveChangedError, unsealSaved } from "./sealed.ts";
 export { assertFresh, assertSamePlan, PlanMismatchError, StalePlanError } from "./stale.ts";
+export type { RunFailure, Verdict } from "./verdict.ts";
+export {
+  applyFailure,
+  interruptedApply,
+  resumeHint,
+  rollbackAgain,
+  rollbackVerdict,
+  unreadableJournal,
+} from "./verdict.ts";
 export { recordVerified } from "./verified.ts";

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { ErrorCode } from "../client/error-codes.ts";
 import { ValidationError } from "../client/errors.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
-import { Journal, type JournalEntry } from "./journal.ts";
+import { appendRaw, Journal, type JournalEntry, JournalUnreadableError } from "./journal.ts";
 import type { OpRegistry } from "./ops/types.ts";
 
 const plan = () =>
@@ -138,6 +139,7 @@ describe("Journal: a failed step", () => {
     expect(failed).toEqual([
       {
         type: "failed",
+        seal: expect.stringMatching(/^[0-9a-f]{64}$/),
         at: expect.any(String),
         step: "User/b#create",
         error: {
@@ -180,5 +182,35 @@ describe("Journal.open: runs of a plan", () => {
     expect(second.read()?.done.size).toBe(0);
     second.append({ type: "complete", at: CREATED_AT, ok: true });
     expect(Journal.open(stateDir, saved).run).toBe(`${saved.id}.3`);
+  });
+});
+
+describe("Journal: one egp did not write here", () => {
+  const started = (dir: string) => {
+    const journal = Journal.open(join(dir, ".egp"), plan());
+    journal.append({ type: "start", at: CREATED_AT, step: "User/b#create" });
+    return journal;
+  };
+
+  it("refuses a line without this user's seal, and reads one closed here as nothing to resume", () => {
+    const dir = mkdtempSync(join(tmpdir(), "egp-journal-"));
+    const journal = started(dir);
+    appendRaw(
+      journal.file,
+      `${JSON.stringify({ type: "done", at: CREATED_AT, step: "User/b#create", output: {} })}\n`,
+    );
+    expect(() => Journal.unfinished(join(dir, ".egp"), "prod")).toThrow(JournalUnreadableError);
+    expect(() => Journal.unfinished(join(dir, ".egp"), "prod")).toThrow(/not written by egp for this user/);
+    journal.close("discarded");
+    expect(Journal.unfinished(join(dir, ".egp"), "prod")).toBeUndefined();
+  });
+
+  it("refuses a journal git tracks, whatever its seals", () => {
+    const dir = mkdtempSync(join(tmpdir(), "egp-journal-"));
+    const journal = started(dir);
+    const git = (...args: string[]) => execFileSync("git", ["-C", dir, ...args], { stdio: "ignore" });
+    git("init", "-q");
+    git("add", "-f", journal.file);
+    expect(() => Journal.unfinished(join(dir, ".egp"), "prod")).toThrow(/git tracks it/);
   });
 });

@@ -10,7 +10,9 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, join } from "node:path";
+import { type LocalKey, localKey } from "../io/local-key.ts";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
+import { isTracked } from "../io/tracked.ts";
 import { type Plan, PlanFileError, readPlanFile, writePlanFile } from "../plan/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import type { StepFailure } from "./errors.ts";
@@ -57,6 +59,34 @@ export class JournalUnreadableError extends Error {
   }
 }
 
+/*
+ * Every line ends with an HMAC, under the user's local key (docs/security.md), of the line before
+ * it and of the run it belongs to: a journal that came with the repository, was written by hand or
+ * on another machine, or had a line moved from another run, fails the check and is refused whole,
+ * never resumed. One that git tracks is refused whatever its seals.
+ */
+const SEAL = /,"seal":"([0-9a-f]{64})"\}$/;
+const SEAL_PURPOSE = "egp journal";
+
+/** A journal line: the entry's JSON with its seal as the last field. */
+export function sealedLine(entry: object, run: string, key: LocalKey = localKey()): string {
+  const json = JSON.stringify(entry);
+  const seal = key.seal(json, `${SEAL_PURPOSE}\0${run}`);
+  return `${json.slice(0, -1)},"seal":"${seal}"}`;
+}
+
+/** The entry's JSON of a sealed line, when its seal is this user's for this run. */
+function unsealedLine(line: string, run: string, key: LocalKey): string | undefined {
+  const match = SEAL.exec(line);
+  if (!match?.[1]) return undefined;
+  const json = `${line.slice(0, match.index)}}`;
+  return key.check(json, match[1], `${SEAL_PURPOSE}\0${run}`) ? json : undefined;
+}
+
+const NOT_OURS =
+  "it was not written by egp for this user on this machine (its seals do not match the local key; see docs/security.md)";
+const TRACKED = "git tracks it: egp resumes only the journals it wrote here; remove it from the repository";
+
 /** Appends, creating the file 0600, and never through a link (O_NOFOLLOW where the system has it). */
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 
@@ -76,9 +106,13 @@ export class Journal {
   /** The fsync that will start after it, covering every line written until it starts. */
   private next: Promise<void> | undefined;
 
-  private constructor(file: string, syncFile: SyncFile = fsyncFile) {
+  /** The state folder the journal is in, to ask git whether it tracks the file. */
+  private readonly stateDir: string | undefined;
+
+  private constructor(file: string, syncFile: SyncFile = fsyncFile, stateDir?: string) {
     this.file = file;
     this.syncFile = syncFile;
+    this.stateDir = stateDir;
   }
 
   static folder(stateDir: string, env: string): string {
@@ -92,7 +126,8 @@ export class Journal {
   static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile; folder?: string } = {}): Journal {
     const folder = options.folder ?? Journal.folder(stateDir, plan.environment);
     privateDir(stateDir, folder);
-    const journal = new Journal(join(folder, `${Journal.runOf(folder, plan.id)}.jsonl`), options.syncFile);
+    const run = Journal.runOf(stateDir, folder, plan.id);
+    const journal = new Journal(join(folder, `${run}.jsonl`), options.syncFile, stateDir);
     assertPrivateFile(journal.file);
     const fd = openSync(journal.file, APPEND, PRIVATE_FILE_MODE);
     closeSync(fd);
@@ -111,7 +146,7 @@ export class Journal {
    * (`<plan-id>.<n>`). The same plan applied again after it completed (a promotion, a rollback,
    * the promotion again) is another run, with a journal and install records of its own.
    */
-  private static runOf(folder: string, planId: string): string {
+  private static runOf(stateDir: string, folder: string, planId: string): string {
     let latest = 0;
     for (const name of readdirSync(folder)) {
       if (name === `${planId}.jsonl`) latest = Math.max(latest, 1);
@@ -120,7 +155,7 @@ export class Journal {
     }
     if (latest === 0) return planId;
     const name = latest === 1 ? planId : `${planId}.${latest}`;
-    const state = new Journal(join(folder, `${name}.jsonl`)).read();
+    const state = new Journal(join(folder, `${name}.jsonl`), undefined, stateDir).read();
     if (state === undefined || !state.complete) return name;
     return `${planId}.${latest + 1}`;
   }
@@ -148,7 +183,7 @@ export class Journal {
       return undefined;
     }
     const candidates = files
-      .map((name) => new Journal(join(folder, name)))
+      .map((name) => new Journal(join(folder, name), undefined, stateDir))
       .map((journal) => ({ journal, state: journal.read() }))
       .filter(
         (entry): entry is { journal: Journal; state: JournalState } =>
@@ -172,16 +207,23 @@ export class Journal {
     }
     const discarded: string[] = [];
     for (const name of files) {
-      const journal = new Journal(join(folder, name));
+      const journal = new Journal(join(folder, name), undefined, stateDir);
       try {
         journal.read();
       } catch (error) {
         if (!(error instanceof JournalUnreadableError)) throw error;
+        // A tracked journal stays refused however it is closed: only removing it from git helps.
+        if (journal.tracked()) continue;
         journal.close("discarded");
         discarded.push(journal.file);
       }
     }
     return discarded;
+  }
+
+  /** Whether git tracks the file: it came with the repository. */
+  tracked(): boolean {
+    return this.stateDir !== undefined && isTracked(this.stateDir, this.file);
   }
 
   /** Ends an interrupted run that will not be resumed, so that no later apply offers it again. */
@@ -231,7 +273,7 @@ export class Journal {
   /** Appends one line; returns the descriptor. */
   private write(entry: JournalEntry): number {
     this.fd ??= openSync(this.file, APPEND, PRIVATE_FILE_MODE);
-    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+    writeSync(this.fd, `${sealedLine(entry, this.run)}\n`);
     return this.fd;
   }
 
@@ -248,6 +290,9 @@ export class Journal {
     } catch {
       return undefined;
     }
+    if (this.tracked()) throw new JournalUnreadableError(this.file, TRACKED);
+    const key = localKey();
+    let foreign = false;
     let planned: { plan: unknown; at: string } | undefined;
     const done = new Map<string, Record<string, unknown>>();
     const started = new Set<string>();
@@ -261,6 +306,12 @@ export class Journal {
       } catch {
         continue;
       }
+      const json = unsealedLine(line, this.run, key);
+      if (json === undefined) {
+        foreign = true;
+        continue;
+      }
+      entry = JSON.parse(json) as JournalEntry;
       if (typeof entry !== "object" || entry === null) continue;
       if (entry.type === "plan") planned = entry;
       else if (entry.type === "start") {
@@ -273,6 +324,8 @@ export class Journal {
       } else if (entry.type === "failed") started.delete(entry.step);
       else if (entry.type === "complete" || entry.type === "closed") complete = true;
     }
+    // Closed by egp here (a discarded forgery): nothing to resume, whatever else it holds.
+    if (foreign && !complete) throw new JournalUnreadableError(this.file, NOT_OURS);
     if (!planned) return undefined;
     let plan: Plan;
     try {
@@ -286,7 +339,7 @@ export class Journal {
   }
 }
 
-/** Appends without reading, for tests that simulate a torn write. */
+/** Appends without reading, for tests that simulate a torn write or a hand-written line. */
 export function appendRaw(file: string, text: string): void {
   appendFileSync(file, text);
 }

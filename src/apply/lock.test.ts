@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -19,6 +19,17 @@ function writeLock(dir: string, text: string): string {
   writeFileSync(file, text);
   return file;
 }
+
+describe("acquireLock, a lock whose process is gone", () => {
+  it("is taken over, and the take-over mutex it leaves is private (0600), as all of .egp/ is", () => {
+    const dir = stateDir();
+    const file = writeLock(dir, JSON.stringify(DEAD));
+    const lock = acquireLock(dir, "prod", "test");
+    expect(lock.tookOver?.pid).toBe(DEAD.pid);
+    lock.release();
+    expect(statSync(`${file}.takeover`).mode & 0o777).toBe(0o600);
+  });
+});
 
 describe("acquireLock, lock files that name no holder", () => {
   it.each([
@@ -57,8 +68,8 @@ describe("acquireLock, lock files that name no holder", () => {
 });
 
 /*
- * The race of the issue: two processes call acquireLock at the same instant, 500 times, with and
- * without a stale lock in place. Exactly one of them must get it every time.
+ * The race two runs of egp can meet (two CI jobs at once): two processes call acquireLock at the
+ * same instant, 500 times, with and without a stale lock in place. Exactly one of them must get it every time.
  */
 describe("acquireLock, two processes at once", () => {
   const takers: ChildProcess[] = [];

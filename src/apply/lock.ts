@@ -3,6 +3,7 @@ import { backoff, LOCK_RETRY_POLICY } from "../client/retry.ts";
 import {
   holderOfThisProcess,
   isStale,
+  LOCK_STALE_AFTER_MS,
   LockFileUnreadableError,
   type LockHolder,
   releaseLockFile,
@@ -62,7 +63,7 @@ function sleepSync(ms: number): void {
 }
 
 export function acquireLock(stateDir: string, env: string, command: string, options: LockOptions = {}): Lock {
-  const { staleAfterMs = 6 * 3_600_000, sleep = sleepSync, random = Math.random } = options;
+  const { staleAfterMs = LOCK_STALE_AFTER_MS, sleep = sleepSync, random = Math.random } = options;
   const folder = join(stateDir, "locks");
   privateDir(stateDir, folder);
   const file = join(folder, `${env}.lock`);

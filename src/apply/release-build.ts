@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -116,10 +117,14 @@ async function buildPackage(
   await options.client.packages.generate(packageId);
   const sha256 = await downloadWhenReady(options, packageId);
   const file = artifactPath(options.stateDir, sha256);
+  // Bytes that are not the package asked for are not kept: no release, and no file left behind.
   await inspectPackage(
     file,
     objects.filter((o) => o.type !== "GlobalReport").map((o) => o.guid),
-  );
+  ).catch((error: unknown) => {
+    rmSync(file, { force: true });
+    throw error;
+  });
   const stored = await options.store.putFile(file);
   options.say?.(`Stored "${pkg.name}": sha256 ${stored.digest}, ${stored.size} bytes.`);
   return {

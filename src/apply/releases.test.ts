@@ -2,9 +2,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FolderStore, historyKey } from "../store/index.ts";
-import { historyToRollBack, listHistory, publishInstall } from "./history.ts";
+import { localKey } from "../io/local-key.ts";
+import { FolderStore, historyKey, Keyring, SignedStore } from "../store/index.ts";
+import { firstSnapshot, historyToRollBack, listHistory, publishInstall } from "./history.ts";
 import { markRolledBack, type ReleaseRecord, readRelease, releasesDir, writeRelease } from "./releases.ts";
+import { startedInstall } from "./started-install.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -39,8 +41,10 @@ function record(id: string, startedAt: string, snapshot = true): ReleaseRecord {
   };
 }
 
-async function storeWith(...records: ReleaseRecord[]): Promise<FolderStore> {
-  const store = new FolderStore(join(tempDir(), "store"));
+const keyring = new Keyring({ localKey: () => localKey({ EGP_STATE_KEY: "k".repeat(40) }) });
+
+async function storeWith(...records: ReleaseRecord[]): Promise<SignedStore> {
+  const store = new SignedStore(new FolderStore(join(tempDir(), "store")), keyring);
   for (const r of records) await store.putRecord(historyKey(r.environment, r.id), r);
   return store;
 }
@@ -88,7 +92,7 @@ describe("the install history in the store", () => {
 
   it("says which entry is not a record, rather than skipping it", async () => {
     const root = join(tempDir(), "store");
-    const store = new FolderStore(root);
+    const store = new SignedStore(new FolderStore(root), keyring);
     await store.putRecord(
       historyKey("prod", "111111111111"),
       record("111111111111", "2026-11-01T00:00:00.000Z"),
@@ -134,6 +138,46 @@ describe("the install history in the store", () => {
   });
 });
 
+describe("install records that rollback believes", () => {
+  it("refuses a newer record nobody signed, or one whose content changed after it was signed", async () => {
+    const store = await storeWith(record("111111111111", "2026-11-01T00:00:00.000Z"));
+    const forged = { ...record("222222222222", "2026-11-09T00:00:00.000Z"), snapshot: null };
+    await store.inner.putRecord(historyKey("prod", "222222222222"), {
+      ...forged,
+      snapshot: { digest: "c".repeat(64), takenAt: forged.startedAt, objects: [] },
+    });
+    await expect(historyToRollBack(store, "prod")).rejects.toThrow(
+      expect.objectContaining({
+        code: "EGP_RECORD_UNTRUSTED",
+        message: expect.stringMatching(
+          /^install 222222222222 of prod in the store .* is not used: it is not signed;/,
+        ),
+      }),
+    );
+    expect((await listHistory(store, "prod")).map((r) => r.id)).toEqual(["111111111111"]);
+
+    const signed = (await store.getRecord(historyKey("prod", "111111111111"))) as Record<string, unknown>;
+    await store.inner.putRecord(historyKey("prod", "111111111111"), {
+      ...signed,
+      startedAt: "2026-11-10T00:00:00.000Z",
+    });
+    await expect(historyToRollBack(store, "prod")).rejects.toThrow(
+      /its signature does not match its content/,
+    );
+  });
+
+  it("does not believe a record signed with another user's local key, and says a shared store needs a key", async () => {
+    const store = await storeWith(record("111111111111", "2026-11-01T00:00:00.000Z"));
+    const elsewhere = new SignedStore(
+      store.inner,
+      new Keyring({ localKey: () => localKey({ EGP_STATE_KEY: "o".repeat(40) }) }),
+    );
+    await expect(historyToRollBack(elsewhere, "prod")).rejects.toThrow(
+      /signed with another machine's local key \(a shared store needs EGP_SIGNING_KEY and releases.trustedKeys\)/,
+    );
+  });
+});
+
 describe("release records (the local copy in .egp/releases)", () => {
   it("say which file is not a record, rather than reading past it", () => {
     const dir = tempDir();
@@ -152,5 +196,43 @@ describe("release records (the local copy in .egp/releases)", () => {
     expect(readRelease(dir, "prod", "111111111111")?.rollbacks).toEqual([
       { plan: "q".repeat(16), at: "2026-11-05T00:00:00.000Z" },
     ]);
+  });
+});
+
+describe("the snapshot a retried install records", () => {
+  const at = (day: number) => `2026-11-0${day}T00:00:00.000Z`;
+  const withSnapshot = (id: string, day: number, snapshot: string, digest = "a".repeat(64)) => {
+    const r = record(id, at(day));
+    return {
+      ...r,
+      package: { ...r.package, digest },
+      snapshot: r.snapshot ? { ...r.snapshot, digest: snapshot.repeat(64) } : null,
+    };
+  };
+
+  it("is the one taken before the first install of the same bytes, whatever retries followed", () => {
+    const history = [withSnapshot("333333333333", 3, "e"), withSnapshot("222222222222", 2, "d")];
+    expect(firstSnapshot(history, "GRC Core", "a".repeat(64))?.digest).toBe("d".repeat(64));
+  });
+
+  it("is the new one once the release was rolled back or superseded by other bytes", () => {
+    const rolledBack = { ...withSnapshot("222222222222", 2, "d"), rollbacks: [{ plan: "x", at: at(3) }] };
+    expect(firstSnapshot([rolledBack], "GRC Core", "a".repeat(64))).toBeUndefined();
+    const superseded = [
+      withSnapshot("333333333333", 3, "e", "f".repeat(64)),
+      withSnapshot("222222222222", 2, "d"),
+    ];
+    expect(firstSnapshot(superseded, "GRC Core", "a".repeat(64))).toBeUndefined();
+    expect(firstSnapshot([withSnapshot("222222222222", 2, "d")], "Other", "a".repeat(64))).toBeUndefined();
+  });
+
+  it("counts an install asked for within the job time and never seen done as possibly running", () => {
+    const started = record("111111111111", "2026-11-01T00:00:00.000Z");
+    const t0 = Date.parse(started.startedAt);
+    expect(startedInstall([started], 60_000, t0 + 1_000)?.id).toBe("111111111111");
+    expect(startedInstall([started], 60_000, t0 + 61_000)).toBeUndefined();
+    expect(
+      startedInstall([{ ...started, installedAt: started.startedAt }], 60_000, t0 + 1_000),
+    ).toBeUndefined();
   });
 });

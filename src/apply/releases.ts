@@ -40,11 +40,15 @@ export const ReleaseRecord = z.object({
       objects: z.array(Packed.extend({ parts: z.record(z.string(), z.string()) })),
     })
     .nullable(),
+  /** The package uploaded to the target whose install this is: a later run waits for its job. */
+  packageId: z.number().int().optional(),
   /** Objects the install creates on the target: no install can remove them again. */
   created: z.array(Packed),
   /** When the install was asked for, and when its job was seen done (null until then). */
   startedAt: z.string(),
   installedAt: z.string().nullable(),
+  /** When the install was refused or its job failed: no job of it runs, so no later apply waits for it. */
+  failedAt: z.string().optional(),
   /** Each rollback that installed this record's snapshot. */
   rollbacks: z.array(z.object({ plan: z.string(), at: z.string() })).default([]),
 });

@@ -1,7 +1,7 @@
-import { type Plan, type Step, canonicalJson as stringify } from "../plan/index.ts";
+import { compareResumed, type Plan, type Step, canonicalJson as stringify } from "../plan/index.ts";
 import type { JournalState } from "./journal.ts";
 import { OUTLIVE_PLAN } from "./ops/index.ts";
-import { StalePlanError } from "./stale.ts";
+import { PlanMismatchError, StalePlanError } from "./stale.ts";
 
 /*
  * An interrupted apply is resumed only when the same plan is applied again (DESIGN §3). Any other
@@ -73,9 +73,28 @@ export function assertResumable(state: JournalState, fresh: Plan): void {
   }
   if (differing.length > 0)
     reasons.push(`the live state of ${saved.environment} changed (${differing.join("; ")})`);
-  if (reasons.length === 0) return;
-  throw new StalePlanError(
-    `the interrupted plan ${saved.id} is stale: ${reasons.join("; ")} since it was made. ` +
-      `Run 'egp apply --env ${saved.environment}' to plan afresh (it discards the interrupted run).`,
+  if (reasons.length > 0)
+    throw new StalePlanError(
+      `the interrupted plan ${saved.id} is stale: ${reasons.join("; ")} since it was made. ` +
+        `Run 'egp apply --env ${saved.environment}' to plan afresh (it discards the interrupted run).`,
+    );
+  assertResumedSamePlan(state, fresh);
+}
+
+/**
+ * What is left of an interrupted plan runs only if it is what today's manifests and live state
+ * give, as a saved plan runs only if it is (`assertSamePlan`): a journal whose plan was edited (a
+ * step's input, a change's fields) is refused before anything is written.
+ */
+function assertResumedSamePlan(state: JournalState, fresh: Plan): void {
+  const found = compareResumed(state.plan, fresh, {
+    done: new Set(state.done.keys()),
+    interrupted: state.interrupted,
+  });
+  if (found.length === 0) return;
+  const shown = found.slice(0, 5).join("; ") + (found.length > 5 ? `; and ${found.length - 5} more` : "");
+  throw new PlanMismatchError(
+    `the interrupted plan ${state.plan.id} is not what the manifests and the live state give for what is left to run (${shown}). ` +
+      `Run 'egp apply --env ${state.plan.environment}' to plan afresh (it discards the interrupted run).`,
   );
 }

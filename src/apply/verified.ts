@@ -6,7 +6,8 @@ import { type ReleaseStore, verifiedKey } from "../store/index.ts";
  * `verified/<release>/<env>`: the environment runs the release, every package's parts reading as
  * the release records them. Written by an apply whose final check found no package to install
  * (the install ran and verified, or the environment already matched), and read by the
- * `requiresVerifiedOn` gate of the environments after it.
+ * `requiresVerifiedOn` gate of the environments after it. It names the instance it was made on (a
+ * hash of the environment file's url and instance) and is signed by the store as it is written.
  */
 
 export async function recordVerified(
@@ -19,6 +20,7 @@ export async function recordVerified(
   await store.putRecord(verifiedKey(release.name, desired.environment.name), {
     name: release.name,
     environment: desired.environment.name,
+    instance: desired.environment.instanceId ?? null,
     verifiedAt: new Date().toISOString(),
     plan: check.id,
     packages: release.packages.map((p) => ({ name: p.name, sha256: p.sha256 })),

@@ -21,6 +21,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   compare: async () => (await import("./commands/compare.ts")).registerCompareCommand,
   status: async () => (await import("./commands/status.ts")).registerStatusCommand,
   audit: async () => (await import("./commands/audit.ts")).registerAuditCommand,
+  keys: async () => (await import("./commands/keys.ts")).registerKeysCommand,
 };
 
 /** Other names of a command, as its module registers them. */

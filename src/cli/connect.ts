@@ -2,11 +2,10 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
-import { clientOptionsOf } from "../compose/index.ts";
+import { clientOptionsOf } from "../compose/connections.ts";
 import type { Emulator } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
-import { guardOutput } from "./output-guard.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
@@ -74,16 +73,13 @@ export function connections(options: ConnectOptions): Connections {
   };
 
   const openOne = async (config: EnvironmentConfig): Promise<OpenEnvironment> => {
-    guardOutput((config.sensitive ?? []).map((value) => value.reveal()));
     const emulator =
       config.endpoint.kind === "embedded" ? await embedded(config, config.endpoint) : undefined;
     const url = emulator ? emulator.url : config.endpoint.kind === "http" ? config.endpoint.url : "";
     const client = createClient({
       ...clientOptionsOf(config),
       url,
-      ...(emulator
-        ? { scheme: "Platform", limits: { concurrency: config.limits.concurrency, requestsPerSecond: 0 } }
-        : {}),
+      ...(emulator ? { scheme: "Platform", limits: { ...config.limits, requestsPerSecond: 0 } } : {}),
       logger: options.logger,
       ...(options.waitNoticeMs ? { waitNoticeMs: options.waitNoticeMs } : {}),
       // A warning, so that it shows at the default log level, on stderr (stdout stays the output).

@@ -1,11 +1,10 @@
 import type { Logger } from "pino";
-import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/index.ts";
+import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 import { manifestCacheOf } from "./manifest-cache.ts";
-import { guardDesired } from "./output-guard.ts";
 
 /** The clients of one run's connections, as the composer opens environments. */
 export function clientsOf(connections: Connections): OpenEnvironment {
@@ -27,7 +26,6 @@ export async function planWith(
     env,
     options,
     open: clientsOf(context.connections),
-    onDesired: guardDesired,
     logger: context.logger,
     cache: manifestCacheOf(context.dir),
     ...(context.shared ? { shared: context.shared } : {}),

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
+import { LoginRefusedError } from "../client/errors.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import { environmentsInOrder, verifiedAtOf } from "../compose/release-list.ts";
 import { type EnvironmentConfig, environmentOf, pipelinePlaces, type Repository } from "../manifest/index.ts";
@@ -156,7 +157,14 @@ export async function environmentStatus(context: StatusContext, env: string): Pr
     return { environment: env, ...history, reachable: true, version: Version, drift, driftTotal };
   } catch (error) {
     logger.debug({ env, err: error }, "environment unreadable");
-    return { environment: env, ...history, reachable: false, reason: reasonOf(error) };
+    const loginRefused = error instanceof LoginRefusedError;
+    return {
+      environment: env,
+      ...history,
+      reachable: false,
+      reason: reasonOf(error),
+      ...(loginRefused ? { loginRefused } : {}),
+    };
   }
 }
 

@@ -7,7 +7,7 @@ import {
   SensitiveChangedError,
 } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
-import { LoginRefusedError, PlatformError, ResponseShapeError } from "../client/errors.ts";
+import { LoginRefusedError, PlatformError, ResponseShapeError, TransferError } from "../client/errors.ts";
 import { FrozenError } from "../compose/freeze-gate.ts";
 import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
@@ -88,6 +88,11 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
   }
   const fileSystem = fileSystemError(error);
   if (fileSystem) return { lines: [fileSystem], exitCode: 1 };
+  // A download or upload whose local side failed (a full disk): the disk's words when it has them.
+  if (error instanceof TransferError) {
+    const disk = fileSystemError(error.cause);
+    return { lines: [disk ? `${error.code} ${disk}` : `${error.code} ${error.message}`], exitCode: 1 };
+  }
   if (error instanceof ResponseShapeError) return { lines: [`${error.code}: ${error.message}`], exitCode: 1 };
   // Another process kept an embedded environment's data file, or it is not one; a lock file
   // naming no holder.
@@ -97,6 +102,7 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     code === EmulatorErrorCode.DataUnreadable ||
     code === IoErrorCode.LockUnreadable ||
     code === IoErrorCode.StateUnsafe ||
+    code === IoErrorCode.LocalKeyUnusable ||
     code === ExportErrorCode.Merge
   ) {
     return { lines: [(error as Error).message], exitCode: 1 };

@@ -23,7 +23,7 @@ import type { ClientLog } from "./logger.ts";
 import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
-import type { Scrub, Scrubber } from "./redact.ts";
+import { type Scrub, type Scrubber, scrubPatterns } from "./redact.ts";
 import { delayFor, outcomeOf, type RetryPolicy, shouldRetry } from "./retry.ts";
 import { currentRetryBudget } from "./retry-budget.ts";
 import type { Route } from "./route.ts";
@@ -113,6 +113,11 @@ export class Caller {
     this.policy = deps.options.retry;
     const maxBytes = deps.options.limits.maxResponseBytes;
     this.limitOf = (status) => (status >= 200 && status < 300 ? maxBytes : ERROR_BODY_LIMIT);
+  }
+
+  /** Largest package file a download of this client writes (`limits.packageBytes`). */
+  get packageBytes(): number {
+    return this.deps.options.limits.packageBytes;
   }
 
   /** The client's own undici Agent sends requests: upload buffers may be reused, download chunks freed. */
@@ -205,7 +210,7 @@ export class Caller {
     let until: number | undefined;
     const sending = (): number => {
       endWait ??= this.deps.waits.start(
-        call.what ?? (() => `${call.method} ${this.deps.scrubber.scrub(prefix + call.route.path)}`),
+        call.what ?? (() => `${call.method} ${scrubPatterns(prefix + call.route.path)}`),
       );
       until ??= Date.now() + this.deps.options.timeouts.requestMs;
       return until;
@@ -266,9 +271,10 @@ export class Caller {
     const { log, scrubber, limiter, semaphore } = this.deps;
     const path = prefix + call.route.path;
     const target = path + queryString(call.query);
-    // Scrubbed when something shows it (a notice, a log line, an error), not for every request.
+    // The path is egp's own text (names, never a secret): only secret-shaped patterns leave it,
+    // when something shows it (a notice, a log line, an error), not for every request.
     let shown: string | undefined;
-    const context = lazyContext(call, scrubber.scrub, () => (shown ??= scrubber.scrub(target)));
+    const context = lazyContext(call, scrubber.scrub, () => (shown ??= scrubPatterns(target)));
     const spaced = limiter.acquire();
     if (spaced) await spaced;
     const release = semaphore.tryAcquire() ?? (await semaphore.acquire());
@@ -322,16 +328,11 @@ export class Caller {
     exchange: Exchange,
     context: DecodeContext,
   ): Promise<RawResponse> {
-    const { transport, scrubber } = this.deps;
+    const { transport } = this.deps;
     const sent = exchange.sink ? transport.getInto(exchange, exchange.sink) : transport.send(exchange);
     return sent.catch((error: unknown) => {
       if (isSinkError(error)) throw error;
-      throw connectionErrorOf(
-        error,
-        { method: call.method, path: context.path },
-        scrubber.scrub,
-        this.target,
-      );
+      throw connectionErrorOf(error, { method: call.method, path: context.path }, this.target);
     });
   }
 
@@ -345,7 +346,7 @@ export class Caller {
     until: number,
     context: DecodeContext,
   ): Promise<Collected> {
-    const { transport, scrubber } = this.deps;
+    const { transport } = this.deps;
     const collecting = transport.collect(exchange, this.limitOf);
     const ms = this.deps.options.timeouts.requestMs;
     const clear = this.deadlines.add(until, () =>
@@ -354,12 +355,7 @@ export class Caller {
     try {
       return await collecting.answer;
     } catch (error) {
-      throw connectionErrorOf(
-        error,
-        { method: call.method, path: context.path },
-        scrubber.scrub,
-        this.target,
-      );
+      throw connectionErrorOf(error, { method: call.method, path: context.path }, this.target);
     } finally {
       clear();
     }
@@ -370,7 +366,7 @@ export class Caller {
     // A body cut short still tells us the status; the messages are a bonus.
     if (status < 200 || status >= 300) throw refusal(context, textOf(answer.chunks), answer.headers);
     if (cut?.over) throw tooLarge(context, this.deps.options.limits.maxResponseBytes);
-    if (cut) throw connectionErrorOf(cut.error, context, context.scrub, this.target);
+    if (cut) throw connectionErrorOf(cut.error, context, this.target);
     return decodeText(call, textOf(answer.chunks), context);
   }
 
@@ -380,9 +376,14 @@ export class Caller {
     if (call.override) headers["x-http-method-override"] = "GET";
     const url = this.origin + path + queryString(call.query);
     if (call.multipart) {
-      headers["content-type"] = call.multipart.contentType;
-      headers["content-length"] = String(call.multipart.length);
-      return { method: call.method, url, headers, body: call.multipart.open() };
+      const { headers: framing, body, onBodySent } = call.multipart.open();
+      return {
+        method: call.method,
+        url,
+        headers: { ...headers, ...framing },
+        body,
+        ...(onBodySent ? { onBodySent } : {}),
+      };
     }
     if (call.json !== undefined) {
       headers["content-type"] = "application/json";
@@ -443,7 +444,7 @@ async function readJsonText(response: RawResponse, limit: number, context: Decod
   try {
     over = await collect(response, limit, chunks);
   } catch (error) {
-    throw connectionErrorOf(error, context, context.scrub);
+    throw connectionErrorOf(error, context);
   }
   if (over) {
     response.body.destroy();

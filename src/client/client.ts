@@ -6,6 +6,7 @@ import { type BasePath, Paths } from "./paths.ts";
 import { Scrubber } from "./redact.ts";
 import { type AttachmentsResource, attachmentsResource } from "./resources/attachments.ts";
 import { type ContentResource, contentResource } from "./resources/content.ts";
+import { type ContentApiResource, contentApiResource } from "./resources/content-api.ts";
 import { type GroupsResource, groupsResource } from "./resources/groups.ts";
 import { type MetadataResource, metadataResource } from "./resources/metadata.ts";
 import { type PackagesResource, packagesResource } from "./resources/packages.ts";
@@ -33,6 +34,8 @@ export interface PlatformClient {
   readonly workflow: WorkflowResource;
   readonly groups: GroupsResource;
   readonly valuesLists: ValuesListsResource;
+  /** The Content API (OData), beyond the interface description; egp's own jobs do not use it. */
+  readonly contentApi: ContentApiResource;
   /** Request counts so far (a copy). */
   stats(): ClientStats;
   /** The prefixes discovered so far; undefined until the first call settles them. */
@@ -101,6 +104,7 @@ export function createClient(input: ClientOptionsInput): PlatformClient {
     workflow: workflowResource(caller),
     groups: groupsResource(caller),
     valuesLists: valuesListsResource(caller),
+    contentApi: contentApiResource(caller),
     stats: () => stats.snapshot(),
     waiting: (what: string) => waits.start(what),
     paths: () => ({ base: paths.basePath, apiCore: paths.apiCorePath }),

@@ -22,6 +22,8 @@ export const ErrorCode = {
   ResponseShape: "EGP_RESPONSE_SHAPE",
   Transfer: "EGP_TRANSFER",
   ResponseTooLarge: "EGP_RESPONSE_TOO_LARGE",
+  /** A package download past `limits.packageBytes`: stopped, and nothing kept. */
+  PackageTooLarge: "EGP_PACKAGE_TOO_LARGE",
   RetryAfterTooLong: "EGP_RETRY_AFTER_TOO_LONG",
   /** The abort reason of a try past its deadline; never reaches callers, who see EGP_TIMEOUT. */
   RequestDeadline: "EGP_REQUEST_DEADLINE",

@@ -78,6 +78,9 @@ export class ConnectionError extends PlatformError {
 /** A JSON answer larger than `limits.maxResponseBytes`: reading stopped there. Not retried. */
 export class ResponseTooLargeError extends PlatformError {}
 
+/** A package download past its bound (`limits.packageBytes`): stopped, the partial file removed. Not retried. */
+export class PackageTooLargeError extends PlatformError {}
+
 /** The server asked (Retry-After) for a longer wait than `retry.maxRetryAfterMs`: not waited for. */
 export class RetryAfterTooLongError extends PlatformError {
   readonly retryAfterMs: number;
@@ -110,12 +113,14 @@ export class ResponseShapeError extends Error {
       .slice(0, 5)
       .map((issue) => `${issue.path.join(".") || "(body)"}: ${issue.message}`)
       .join("; ");
-    super(scrub(`${init.method} ${init.path}: unexpected response shape: ${summary}`), {
+    // The path is egp's own (patterns only, redact.ts); the issues may quote the answer.
+    const path = scrubPatterns(init.path);
+    super(`${init.method} ${path}: unexpected response shape: ${scrub(summary)}`, {
       cause: init.cause,
     });
     this.name = "ResponseShapeError";
     this.method = init.method;
-    this.path = scrub(init.path);
+    this.path = path;
     this.status = init.status;
     this.issues = init.issues;
   }
@@ -169,15 +174,18 @@ const TRANSIENT = new Set([500, 502, 503, 504]);
 /** Maps a failed response (an error status, or `IsSuccessful: false`) to its error class. */
 export function errorFromResponse(failure: ResponseFailure): PlatformError {
   const { status } = failure;
+  // The platform's words may quote what was sent (a password): scrubbed by value. The method and
+  // path are egp's own (scrubbed by pattern only, redact.ts).
+  const messages = (failure.messages ?? []).map((m) => scrubMessage(m, failure.scrub ?? scrubPatterns));
   const init = (code: ErrorCode, what: string): PlatformErrorInit => ({
     code,
-    message: describe(failure, what),
+    message: describe({ ...failure, messages }, what),
     status,
     method: failure.method,
     path: failure.path,
-    validationMessages: failure.messages,
+    validationMessages: messages,
     headers: failure.headers,
-    scrub: failure.scrub,
+    scrub: scrubPatterns,
   });
   // A 401 to the login itself is a refusal too (some releases answer so); never a stale session.
   if (failure.login && (status < 400 || status === 401))
@@ -265,7 +273,7 @@ export function retryAfterTooLong(
 
 const DEADLINE = ErrorCode.RequestDeadline;
 
-/** The abort reason of a try that passed `timeouts.requestMs`; connectionErrorOf makes it EGP_TIMEOUT. */
+/** The abort reason of a try that passed its deadline (`timeouts.request`); connectionErrorOf makes it EGP_TIMEOUT. */
 export function requestDeadline(ms: number, request: { method: string; path: string }): Error {
   return Object.assign(
     new Error(`${request.method} ${request.path}: no complete answer within ${ms / 1000} s`),
@@ -345,11 +353,12 @@ function caHint(target: ConnectionTarget | undefined): string {
 export function connectionErrorOf(
   error: unknown,
   request: { method: string; path: string },
-  scrub?: Scrub,
   target?: ConnectionTarget,
 ): ConnectionError {
   const low = codeOf(error) ?? "UNKNOWN";
-  const base = { method: request.method, path: request.path, cause: error, scrub };
+  // Addresses, paths and the network's own words hold no secret: a value equal to one is left as
+  // it is (redact.ts), so patterns only.
+  const base = { method: request.method, path: request.path, cause: error, scrub: scrubPatterns };
   const reason = (error as Error)?.message ?? String(error);
   const where = targetOf(target);
   if (NOT_TLS.has(low) || (low.startsWith("ERR_SSL") && NOT_TLS_TEXT.test(reason))) {
@@ -374,7 +383,7 @@ export function connectionErrorOf(
       ...base,
       code: ErrorCode.Timeout,
       sent: true,
-      message: `${request.method} ${request.path}: no complete answer within ${ms / 1000} s (timeouts.requestMs)`,
+      message: `${request.method} ${request.path}: no complete answer within ${ms / 1000} s (timeouts.request of the environment file)`,
     });
   }
   if (low === "UND_ERR_CONNECT_TIMEOUT") {

@@ -12,6 +12,10 @@ export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" |
    * chunk once it is on disk (a pipelined promotion), and owns the chunk's release from then on.
    */
   tee?: (total: number | undefined) => ChunkPipe | undefined;
+  /** Most bytes a try may write: an answer that announces more, or sends more, is refused. */
+  maxBytes?: number;
+  /** The error a try past `maxBytes` fails with, given the bytes it announced or reached. */
+  tooLarge?: (bytes: number) => Error;
 }
 
 /**
@@ -56,6 +60,8 @@ export class FileBodySink implements BodySink {
     this.io = new InlineIo(this.options.io);
     const length = Number(headers["content-length"]);
     this.total = Number.isFinite(length) ? length : undefined;
+    // Refused before a byte is written: the file is empty, and the caller removes it.
+    if (this.total !== undefined) this.bound(this.total);
     // A try that starts again ends the previous try's pipe (its upload fails with it).
     this.pipe?.fail(new Error("the download started again"));
     this.pipe = this.options.tee?.(this.total);
@@ -64,12 +70,20 @@ export class FileBodySink implements BodySink {
   }
 
   onData(chunk: Buffer): undefined | Promise<void> {
+    this.bound(this.written + chunk.byteLength);
     const fd = this.fd as number;
     if (!this.io.pooled) {
       this.io.inline(() => writeAllSync(fd, [chunk]));
       return this.wrote(chunk);
     }
     return this.io.inPool(() => writeFdAll(fd, chunk)).then(() => this.wrote(chunk));
+  }
+
+  /** Throws when `bytes` would pass `maxBytes`: a body that never ends never fills the disk. */
+  private bound(bytes: number): void {
+    const { maxBytes, tooLarge } = this.options;
+    if (maxBytes === undefined || bytes <= maxBytes) return;
+    throw tooLarge?.(bytes) ?? new RangeError(`the answer is larger than ${maxBytes} bytes`);
   }
 
   /** Writes made on the main thread and in the thread pool by the current try. */

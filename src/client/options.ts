@@ -73,6 +73,12 @@ export const ClientOptionsSchema = z
           .default(256 * 1024 * 1024),
         /** 0 means no limit. */
         requestsPerSecond: z.number().min(0).default(10),
+        /** Largest package file downloaded; larger fails with EGP_PACKAGE_TOO_LARGE and keeps nothing. */
+        packageBytes: z
+          .number()
+          .int()
+          .positive()
+          .default(2 * 1024 ** 3),
       })
       .strict()
       .prefault({}),

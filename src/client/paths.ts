@@ -32,6 +32,7 @@ export class Paths {
 
   /** Prefixes to try, in order; one when the answer is known. */
   candidates(family: Family): string[] {
+    if (family === "root") return [""];
     if (family === "platform") return this.base ? [this.base] : [...BASE_CANDIDATES];
     if (this.apiCore) return [this.apiCore];
     return [...new Set(["/api", this.base ?? "/platformapi"])];
@@ -39,11 +40,13 @@ export class Paths {
 
   /** Records the prefix that answered. */
   settle(family: Family, prefix: string): void {
+    if (family === "root") return;
     if (family === "platform") this.base = prefix as BasePath;
     else this.apiCore = prefix;
   }
 
   isSettled(family: Family): boolean {
+    if (family === "root") return true;
     return family === "platform" ? this.base !== undefined : this.apiCore !== undefined;
   }
 }

@@ -2,6 +2,13 @@
  * Secrets are removed at the source: every string the client logs or puts in an error goes through
  * a scrubber that knows the configured password, every session token it has seen, and passwords
  * it has sent on a caller's behalf. Patterns catch tokens the scrubber was never told about.
+ *
+ * A known value is removed only where it stands whole, between characters that can't be part of a
+ * name, an address or a token: a password of `1` never turns `https://127.0.0.1:4010` into
+ * `https://[redacted]27.0.0.[redacted]:[redacted]`, which would tell the reader the password. The
+ * text egp composes itself (the url, the method, the path, names from manifests) holds no secret
+ * and is not scrubbed by value (caller.ts): redacting a name because it equals a secret would
+ * answer "is this the password?" to whoever chose the name.
  */
 
 export const REDACTED = "[redacted]";
@@ -37,7 +44,7 @@ export class Scrubber {
   readonly scrub: Scrub = (text) => {
     let out = text.replace(SESSION_ID, `$1"${REDACTED}"`).replace(SECRET_PROPERTY, `$1"${REDACTED}"`);
     for (const secret of this.ordered) {
-      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+      if (out.includes(secret)) out = replaceWhole(out, secret);
     }
     return out;
   };
@@ -46,6 +53,28 @@ export class Scrubber {
   scrubDeep<T>(value: T): T {
     return scrubValue(value, this.scrub, 0) as T;
   }
+}
+
+/** Characters of a name, an address or a token: a secret next to one is part of something else. */
+const WORD = /[\p{L}\p{N}._~:/@%+-]/u;
+
+/** `text` with every whole occurrence of `secret` replaced by REDACTED. */
+function replaceWhole(text: string, secret: string): string {
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
+    const before = text[at - 1];
+    const after = text[at + secret.length];
+    // A full stop or colon that ends a sentence or a clause is no part of the secret before it.
+    const next = text[at + secret.length + 1];
+    const ends = (after === "." || after === ":") && (next === undefined || /\s/.test(next));
+    const whole =
+      (before === undefined || !WORD.test(before)) && (after === undefined || ends || !WORD.test(after));
+    if (!whole || at < from) continue;
+    out += text.slice(from, at) + REDACTED;
+    from = at + secret.length;
+  }
+  return out + text.slice(from);
 }
 
 /** Where a string of `length` goes in a list sorted longest first (after those of equal length). */

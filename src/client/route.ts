@@ -4,8 +4,11 @@
  * counting, so that counts can be compared across objects.
  */
 
-/** `api-core`: the calls the seed writes under `/api/core/` (package, history, content delete, workflow). */
-export type Family = "platform" | "api-core";
+/**
+ * `api-core`: the calls the seed writes under `/api/core/` (package, history, content delete,
+ * workflow); `root`: services outside the REST base path (the Content API), at the path as written.
+ */
+export type Family = "platform" | "api-core" | "root";
 
 export interface Route {
   /** Relative to the base prefix, e.g. `/core/system/user/12`. */
@@ -34,4 +37,9 @@ export function route(strings: TemplateStringsArray, ...values: Array<string | n
 /** A route the seed writes under `/api/core/`; its prefix is discovered per instance. */
 export function apiCoreRoute(strings: TemplateStringsArray, ...values: Array<string | number>): Route {
   return build("api-core", strings, values);
+}
+
+/** A route outside the REST base path (`/contentapi/...`), sent at the path as written. */
+export function rootRoute(strings: TemplateStringsArray, ...values: Array<string | number>): Route {
+  return build("root", strings, values);
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import { rootCertificates } from "node:tls";
-import type { Dispatcher } from "undici";
+import type { Dispatcher, FormData } from "undici";
 import { ClientOptionsError } from "./errors.ts";
 import type { Chunks } from "./file-source.ts";
 import type { ClientOptions } from "./options.ts";
@@ -18,7 +18,10 @@ export interface Exchange {
   method: "GET" | "POST" | "PUT" | "DELETE";
   url: string;
   headers: Record<string, string>;
-  body?: string | Chunks;
+  /** A FormData is encoded by undici at each send, with its Content-Length. */
+  body?: string | Chunks | FormData;
+  /** Told of each piece of the body written to the socket (an upload's progress). */
+  onBodySent?: (bytes: number) => void;
   /** A GET whose successful body goes to a sink as it arrives (getInto). */
   sink?: BodySink;
   /** Aborts the exchange, its body included (the caller's overall deadline of a JSON call). */
@@ -122,6 +125,31 @@ function bufferedBody(bytes: Buffer): RawResponse["body"] {
   }) as unknown as RawResponse["body"];
 }
 
+/**
+ * The dispatcher, telling `onBodySent` of each piece of a request body written to the socket (the
+ * request API has no such hook of its own; undici's dispatch handlers do).
+ */
+function counting(dispatcher: Dispatcher, onBodySent: ((bytes: number) => void) | undefined): Dispatcher {
+  if (!onBodySent) return dispatcher;
+  return dispatcher.compose(
+    (dispatch) => (options, handler) =>
+      dispatch(options, {
+        onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+        onRequestUpgrade: (controller, status, headers, socket) =>
+          handler.onRequestUpgrade?.(controller, status, headers, socket),
+        onResponseStart: (controller, status, headers, message) =>
+          handler.onResponseStart?.(controller, status, headers, message),
+        onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+        onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+        onResponseError: (controller, error) => handler.onResponseError?.(controller, error),
+        onBodySent: (chunk) => {
+          onBodySent(chunk.length);
+          handler.onBodySent?.(chunk);
+        },
+      }),
+  );
+}
+
 export function createTransport(options: ClientOptions): Transport {
   if (options.dispatcher && (options.tls.caFile || options.tls.insecure)) {
     throw new ClientOptionsError([
@@ -135,11 +163,11 @@ export function createTransport(options: ClientOptions): Transport {
     getInto: (exchange, sink) => dispatchInto(dispatcher, exchange, sink, options.timeouts),
     collect: (exchange, limitOf) => dispatchCollect(dispatcher, exchange, limitOf, options.timeouts),
     send: (exchange) =>
-      request(dispatcher, exchange.url, {
+      request(counting(dispatcher, exchange.onBodySent), exchange.url, {
         method: exchange.method,
         headers: exchange.headers,
         // undici sends an async iterable chunk by chunk (its types list streams only).
-        body: exchange.body as string | Readable | undefined,
+        body: exchange.body as string | Readable | FormData | undefined,
         // Per request as well, so that an injected dispatcher honours the client's timeouts. After
         // the last byte of a streamed upload (a package) the server may take long to store and
         // check it: that wait is bound by the stall timeout, as the upload itself is.
@@ -308,6 +336,11 @@ class Collector implements Dispatcher.DispatchHandler {
     this.fail(reason);
   }
 
+  /** The dispatch threw before undici started the exchange, so there is no controller to abort. */
+  notStarted(error: unknown): void {
+    this.fail(error);
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.reason) controller.abort(this.reason);
@@ -386,7 +419,7 @@ function dispatchCollect(
       handler,
     );
   } catch (error) {
-    handler.onResponseError(undefined as never, error as Error);
+    handler.notStarted(error);
   }
   return { answer, abort: (reason) => handler.abort(reason) };
 }

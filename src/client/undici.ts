@@ -1,10 +1,10 @@
 import { createRequire } from "node:module";
-import type { Dispatcher, Agent as UndiciAgent } from "undici";
+import type { Dispatcher, Agent as UndiciAgent, FormData as UndiciFormData } from "undici";
 
 /*
- * The two parts of undici the client uses, its Agent and its request API, loaded from their own
- * files. undici's index loads all of undici (fetch, WebSocket, caches, mocks, proxies: ~110 files),
- * about half of the CPU that `egp plan` spends starting; these two need about 40. undici has no
+ * The parts of undici the client uses (its Agent, its request API, its FormData) loaded from their
+ * own files. undici's index loads all of undici (fetch, WebSocket, caches, mocks, proxies: ~110
+ * files), about half of the CPU that `egp plan` spends starting; the first two need about 40. undici has no
  * `exports` map, so the files are reachable, and test/client/undici.test.ts checks that they are the
  * very objects undici's index exports: an upgrade that moves them fails there (and at start), not
  * silently.
@@ -28,4 +28,12 @@ export function request(
 ): Promise<Dispatcher.ResponseData> {
   const { origin, pathname, search } = new URL(url);
   return requestApi.call(dispatcher, { ...options, origin, path: pathname + search });
+}
+
+/**
+ * undici's FormData, loaded on the first upload only (it brings undici's web platform files). The
+ * request API accepts a FormData of this very undici only, and encodes it at each send.
+ */
+export function formDataClass(): typeof UndiciFormData {
+  return (require("undici/lib/web/fetch/formdata.js") as { FormData: typeof UndiciFormData }).FormData;
 }

@@ -1,5 +1,6 @@
 import { loadProject } from "../manifest/project.ts";
-import { checkStoreSpec, openStore } from "../store/open-store.ts";
+import { checkStoreSpec, DEFAULT_STORE, openSignedStore } from "../store/open-store.ts";
+import { SignedStore } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 
 /**
@@ -11,5 +12,25 @@ export async function openProjectStore(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<ReleaseStore> {
   const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
-  return openStore(releases, root, env);
+  return openSignedStore(releases, root, env);
+}
+
+/**
+ * What to tell a user whose records go to a registry, shared by nature, signed with this machine's
+ * local key: no other machine can check them (docs/promotion.md, "Signed records").
+ */
+export function sharedWithoutKey(store: ReleaseStore): string | undefined {
+  if (!(store instanceof SignedStore) || store.keyring.signsWith !== "local") return undefined;
+  if (!store.location.startsWith("oci://")) return undefined;
+  return `Note: the store's records are signed with this machine's local key, which no other machine can check; for a shared store run 'egp keys', set EGP_SIGNING_KEY and list the public key under releases.trustedKeys in egp.yaml.`;
+}
+
+/**
+ * What to tell whoever created a release in the default store, `.egp/store`: only this machine has
+ * its bytes (as Terraform's local backend keeps state on one machine). Undefined for a store egp.yaml names.
+ */
+export async function localStoreNote(root: string): Promise<string | undefined> {
+  const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
+  if (releases.store !== undefined) return undefined;
+  return `Note: the release's files are in ${DEFAULT_STORE}, on this machine only: no other machine (a CI runner, a colleague) can fetch them. For a shared store, add to egp.yaml:\n  releases: { store: oci://registry.example.com/grc/egp }   # or a folder every machine mounts`;
 }

@@ -1,15 +1,22 @@
 import { createHash } from "node:crypto";
-import { type DesiredRelease, type DesiredState, readReleaseFile } from "../manifest/index.ts";
+import {
+  type DesiredRelease,
+  type DesiredState,
+  instanceIdentityOf,
+  readReleaseFile,
+} from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey, verifiedKey } from "../store/keys.ts";
 import { rejectionOf } from "../store/rejections.ts";
+import { distrust, trustOf } from "../store/signing.ts";
 
 /*
  * Before an environment that runs a release is planned: its committed release file is read, the
  * store's record of the release must agree with it package by package (the committed sha256s are
  * the truth), and every environment `requiresVerifiedOn` names must have a verification of the
- * same bytes in the store.
+ * same bytes in the store, signed by a trusted key, made on the instance that environment's file
+ * names now.
  */
 
 export class ReleaseGateError extends Error {
@@ -59,16 +66,42 @@ async function assertStored(store: ReleaseStore, release: DesiredRelease): Promi
     );
 }
 
-/** The environments of `requiresVerifiedOn` that have no verification of these bytes in the store. */
+/** An environment of `requiresVerifiedOn` without a verification the gate believes, and why. */
+export interface Unverified {
+  env: string;
+  /** Why a verification in the store does not count; undefined when there is none. */
+  why?: string;
+}
+
+/**
+ * The environments of `requiresVerifiedOn` that have no verification of these bytes in the store
+ * that is signed by a trusted key and names the instance their file under `dir` names.
+ */
 export async function unverifiedOn(
   store: ReleaseStore,
   release: DesiredRelease,
   environments: readonly string[],
-): Promise<string[]> {
-  const missing: string[] = [];
+  dir: string,
+): Promise<Unverified[]> {
+  const missing: Unverified[] = [];
   for (const env of environments) {
-    const record = await store.getRecord(verifiedKey(release.name, env));
-    if (record === undefined || sameBytes(record, release)) missing.push(env);
+    const key = verifiedKey(release.name, env);
+    const record = await store.getRecord(key);
+    if (record === undefined || sameBytes(record, release)) {
+      missing.push({ env });
+      continue;
+    }
+    const trust = trustOf(store, key, record);
+    if (!trust.trusted) {
+      missing.push({ env, why: `the store's verification of ${env} is not used: ${distrust(trust)}` });
+      continue;
+    }
+    const instance = await instanceIdentityOf(dir, env);
+    if (!instance || (record as { instance?: unknown }).instance !== instance)
+      missing.push({
+        env,
+        why: `the store's verification of ${env} was made on another instance than environments/${env}.yaml names`,
+      });
   }
   return missing;
 }
@@ -105,12 +138,14 @@ export async function withRelease(
     );
   await assertStored(store, release);
   await assertNotRejected(store, release.name, environment.file);
-  const missing = await unverifiedOn(store, release, environment.requiresVerifiedOn ?? []);
-  if (missing.length > 0)
+  const missing = await unverifiedOn(store, release, environment.requiresVerifiedOn ?? [], dir);
+  if (missing.length > 0) {
+    const whys = missing.flatMap((m) => (m.why ? [m.why] : []));
     throw new ReleaseGateError(
       PlanErrorCode.ReleaseNotVerified,
-      `release ${release.name} has not been verified on ${missing.join(", ")} (requiresVerifiedOn in ${environment.file})`,
+      `release ${release.name} has not been verified on ${missing.map((m) => m.env).join(", ")}${whys.length ? `: ${whys.join("; ")}` : ""} (requiresVerifiedOn in ${environment.file})`,
     );
+  }
   const digest = createHash("sha256")
     .update(`${desired.digest}\0${release.file}\0${release.text}`)
     .digest("hex");

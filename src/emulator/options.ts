@@ -19,6 +19,12 @@ export const EmulatorOptionsSchema = z
      * no package list or read (so no job status), HTML 404 pages for unknown paths.
      */
     profile: z.enum(["default", "foreign"]).default("default"),
+    /**
+     * Serve the surfaces beyond the interface description that integrations of real instances use
+     * (the Content API, the CSRF lookup, `/api` paths from 6.5, the base path, the workflow action
+     * POST, SOAP); false answers them 404, to show that egp's own job needs none of them.
+     */
+    integrations: z.boolean().default(true),
     adminPassword: z.string().min(1).default("Password1!"),
     /** The scheme word of the Authorization header; real instances use their own word. */
     scheme: z.string().regex(/^\S+$/).default("Platform"),

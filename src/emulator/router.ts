@@ -10,7 +10,12 @@ import type { Session, Store } from "./store.ts";
  * (`/core/system/user`), then mounted under the prefixes the release serves:
  * - release >= 6.5: `/platformapi` for every route; routes of the `api-core` family (package,
  *   history, content delete, workflow action) also under `/api`, where the seed writes them;
- * - release < 6.5: `/api` only.
+ * - release < 6.5: `/api` only;
+ * - `root` routes (the Content API, the web application's lookups, the base path) at the path
+ *   itself, outside the REST base path.
+ * With integrations on (the default), a release >= 6.5 serves every route under `/api` as well, as
+ * current releases do; routes declared `integration` are mounted only then (docs/emulator.md,
+ * "Beyond the interface description").
  *
  * Verb override: a POST carrying `X-Http-Method-Override: <VERB>` is dispatched as that verb. A
  * POST without it, on a path that only reads, is answered 405 with an envelope.
@@ -20,7 +25,7 @@ import type { Session, Store } from "./store.ts";
  */
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE" | "PATCH";
-export type Family = "platform" | "api-core";
+export type Family = "platform" | "api-core" | "root";
 
 export interface RouteContext {
   req: FastifyRequest;
@@ -49,6 +54,10 @@ export interface RouteOptions {
    * so that no option is ever silently ignored.
    */
   odata?: boolean;
+  /** Served only with integrations on: a surface beyond the description that integrations use. */
+  integration?: boolean;
+  /** The session may also come from the session cookie, as the web application's calls send it. */
+  cookie?: boolean;
 }
 
 interface Declared {
@@ -61,7 +70,12 @@ interface Declared {
 /** A row's field by name: list items are plain objects of wire resources. */
 const fieldOf = (row: object, name: string): unknown => (row as Record<string, unknown>)[name];
 
-export type Authenticate = (req: FastifyRequest, store: Store) => Session;
+export type Authenticate = (req: FastifyRequest, store: Store, cookie: boolean) => Session;
+
+export interface MountOptions {
+  /** Serve the routes declared `integration`, and every route under `/api` from 6.5. */
+  integrations: boolean;
+}
 
 export class Routes {
   private readonly declared: Declared[] = [];
@@ -71,7 +85,14 @@ export class Routes {
       method,
       path,
       handler,
-      options: { family: "platform", auth: true, odata: false, ...options },
+      options: {
+        family: "platform",
+        auth: true,
+        odata: false,
+        integration: false,
+        cookie: false,
+        ...options,
+      },
     });
   }
 
@@ -107,10 +128,17 @@ export class Routes {
     this.add("DELETE", path, handler, options);
   }
 
-  mount(app: FastifyInstance, release: string, store: Store, authenticate: Authenticate): void {
+  mount(
+    app: FastifyInstance,
+    release: string,
+    store: Store,
+    authenticate: Authenticate,
+    { integrations }: MountOptions,
+  ): void {
     const byPath = new Map<string, Map<Method, Declared>>();
     for (const route of this.declared) {
-      for (const prefix of prefixesFor(release, route.options.family)) {
+      if (route.options.integration && !integrations) continue;
+      for (const prefix of prefixesFor(release, route.options.family, integrations)) {
         const url = `${prefix}${route.path}`;
         const methods = byPath.get(url) ?? new Map<Method, Declared>();
         if (methods.has(route.method)) throw new Error(`Route declared twice: ${route.method} ${url}`);
@@ -135,9 +163,10 @@ export function releaseAtLeast(release: string, major: number, minor: number): b
   return a > major || (a === major && b >= minor);
 }
 
-export function prefixesFor(release: string, family: Family): string[] {
+export function prefixesFor(release: string, family: Family, integrations = false): string[] {
+  if (family === "root") return [""];
   if (!releaseAtLeast(release, 6, 5)) return ["/api"];
-  return family === "api-core" ? ["/platformapi", "/api"] : ["/platformapi"];
+  return family === "api-core" || integrations ? ["/platformapi", "/api"] : ["/platformapi"];
 }
 
 function hasBody(req: FastifyRequest): boolean {
@@ -184,7 +213,7 @@ async function dispatch(
       { allow: [...methods.keys()].join(", ") },
     );
   }
-  const session = route.options.auth ? authenticate(req, store) : undefined;
+  const session = route.options.auth ? authenticate(req, store, route.options.cookie) : undefined;
   const query = (req.query ?? {}) as Record<string, string | string[] | undefined>;
   if (!route.options.odata) parseODataQuery(query, [], { allow: [] });
   let statusCode = 200;

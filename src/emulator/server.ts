@@ -278,7 +278,9 @@ export async function buildEmulator(
   const routes = new Routes();
   const context = { app, options, faults, store, workDir };
   for (const register of segments) await register(routes, context);
-  routes.mount(app, store.data.release, store, authenticator(options.scheme));
+  routes.mount(app, store.data.release, store, authenticator(options.scheme), {
+    integrations: options.integrations,
+  });
   app.addHook("onClose", async () => {
     await store.close();
     if (!options.workDir) rmSync(workDir, { recursive: true, force: true });

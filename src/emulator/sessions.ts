@@ -19,6 +19,26 @@ export function tokenFrom(header: string | undefined, scheme: string): string | 
   return match[2] || undefined;
 }
 
+/**
+ * The session cookie of the web application, `__<Scheme>SessionCookie__`, as public clients of real
+ * instances send it to the Content API and the web application's own calls.
+ */
+export function sessionCookieName(scheme: string): string {
+  return `__${scheme}SessionCookie__`;
+}
+
+/** The session cookie's value from a Cookie header (names compare exactly, as cookies do). */
+export function tokenFromCookie(header: string | undefined, scheme: string): string | undefined {
+  if (!header) return undefined;
+  const name = sessionCookieName(scheme);
+  for (const part of header.split(";")) {
+    const equals = part.indexOf("=");
+    if (equals > 0 && part.slice(0, equals).trim() === name)
+      return part.slice(equals + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
 function unauthorized(key: string, description: string): HttpFailure {
   return new HttpFailure(401, message(key, description, { reason: "Unauthorized" }));
 }
@@ -35,10 +55,15 @@ export function sessionExpired(
   return absolute > 0 && now - session.createdAt > absolute;
 }
 
-/** Finds the caller's live session, or throws 401. Touching it restarts its idle timer. */
+/**
+ * Finds the caller's live session, or throws 401. Touching it restarts its idle timer. With
+ * `cookie`, the session cookie stands in for a missing Authorization header.
+ */
 export function authenticator(scheme: string) {
-  return (req: FastifyRequest, store: Store): Session => {
-    const token = tokenFrom(req.headers.authorization, scheme);
+  return (req: FastifyRequest, store: Store, cookie = false): Session => {
+    const token =
+      tokenFrom(req.headers.authorization, scheme) ??
+      (cookie ? tokenFromCookie(req.headers.cookie, scheme) : undefined);
     if (!token) {
       throw unauthorized("MissingSessionToken", `Send Authorization: ${scheme} session-id="<token>".`);
     }

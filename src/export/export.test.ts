@@ -37,13 +37,24 @@ function load(manifests: Repository["manifests"] = []): DesiredState {
 /** Exports `state`, loads the result, and plans it against the same state. */
 function roundTrip(state: LiveState) {
   const environment = load().environment;
-  const exported = exportManifests({ environment, live: state });
+  // The account egp logs in with is left out by default; these round trips keep every user.
+  const exported = exportManifests({ environment, live: state, includeLoginUser: true });
   const desired = load(exported.files.map((f) => ({ path: `manifests/exported/${f.file}`, text: f.text })));
   const plan = planChanges(desired, state, { createdAt: "2026-01-01T00:00:00Z" });
   return { exported, desired, plan };
 }
 
 describe("exportManifests", () => {
+  it("leaves out the account egp logs in with, unless asked, and says which", () => {
+    const { environment } = load();
+    const state = live({ users: [liveUser(1, environment.auth.username), liveUser(2, "dpatel")] });
+    const [, users] = exportManifests({ environment, live: state }).files;
+    expect(users?.documents.map((d) => d.userName)).toEqual(["dpatel"]);
+    expect(users?.leftOut).toEqual([environment.auth.username]);
+    const [, all] = exportManifests({ environment, live: state, includeLoginUser: true }).files;
+    expect(all?.documents.map((d) => d.userName)).toEqual([environment.auth.username, "dpatel"].sort());
+  });
+
   it("writes what a following plan finds unchanged", () => {
     const state = live({
       securityParameters: [
@@ -114,7 +125,11 @@ describe("exportManifests", () => {
 
   it("writes the YAML of the example manifests: flow lists, scoped to the environment", () => {
     const state = live({ users: [liveUser(1, "jdoe", {}, { groups: [1] })] });
-    const [, users] = exportManifests({ environment: load().environment, live: state }).files;
+    const [, users] = exportManifests({
+      environment: load().environment,
+      live: state,
+      includeLoginUser: true,
+    }).files;
     expect(users?.text.split("\n").filter((line) => !line.startsWith("#"))).toEqual([
       "kind: User",
       "environments: [prod]",
@@ -180,7 +195,11 @@ describe("exportManifests", () => {
 
   it("omits groups when the environment maps none, as their membership was not read", () => {
     const state = live({ users: [liveUser(1, "jdoe")], groupsRead: [] });
-    const [, users] = exportManifests({ environment: load().environment, live: state }).files;
+    const [, users] = exportManifests({
+      environment: load().environment,
+      live: state,
+      includeLoginUser: true,
+    }).files;
     expect(users?.text).not.toContain("groups:");
   });
 });
@@ -201,5 +220,32 @@ describe("security parameter fields", () => {
     expect(warnings).toEqual([]);
     expect(doc).not.toHaveProperty("disallowedDays");
     expect(doc).not.toHaveProperty("disallowedDates");
+  });
+});
+
+describe("an export into a folder with an earlier export", () => {
+  const file = [
+    "kind: User\nenvironments: [prod]\nuserName: bdoe\ntitle: Editor\n",
+    "kind: User\nenvironments: [prod]\nuserName: adoe\n",
+    "kind: User\nenvironments: [prod]\nuserName: gone\n",
+  ].join("---\n");
+  const fresh = [
+    { kind: "User", environments: ["prod"], userName: "adoe" },
+    { kind: "User", environments: ["prod"], userName: "bdoe", title: "Chief Editor" },
+    { kind: "User", environments: ["prod"], userName: "cdoe" },
+  ];
+
+  it("says what it would overwrite or remove, and keeps the documents sorted by name", async () => {
+    const { mergeExported } = await import("./merge.ts");
+    const merged = mergeExported({
+      file: "users.yaml",
+      text: file,
+      kind: "User",
+      key: "userName",
+      environment: "prod",
+      documents: fresh,
+    });
+    expect(merged.overwrites).toEqual(["User bdoe: title", "User gone: not on the instance, removed"]);
+    expect(merged.documents.map((d) => d.userName)).toEqual(["adoe", "bdoe", "cdoe"]);
   });
 });

@@ -27,6 +27,10 @@ export interface ExportedFile {
   /** The field holding a document's key, and the documents written, for a merge with an earlier export. */
   key: string;
   documents: ExportedDocument[];
+  /** Keys of live objects not written on purpose: an earlier export's documents of them stay. */
+  leftOut: string[];
+  /** After a merge: what the file held for this environment that the export replaces or removes. */
+  overwrites?: string[];
 }
 
 function headerFor(environments: readonly string[]): string[] {
@@ -48,7 +52,7 @@ export function mergeExportedFile(
   environment: string,
   owns?: (key: string) => boolean,
 ): ExportedFile {
-  const documents = mergeExported({
+  const { documents, overwrites } = mergeExported({
     file: existing.path,
     text: existing.text,
     kind: file.kind,
@@ -63,6 +67,7 @@ export function mergeExportedFile(
   return {
     ...file,
     documents,
+    overwrites,
     count: file.documents.length,
     text: manifestFile(headerFor(environments.length > 0 ? environments : [environment]), documents),
   };
@@ -93,6 +98,7 @@ export function exportManifests(
       text: manifestFile(header, result.documents),
       key: exporter.key,
       documents: result.documents,
+      leftOut: result.leftOut ?? [],
     });
   }
   return { files, warnings };

@@ -7,6 +7,8 @@ export interface ExportContext {
   live: LiveState;
   /** `--target`: whether to write the object of `kind` with this key; absent: write everything. */
   selects?: (kind: string, key: string) => boolean;
+  /** Write the account egp logs in with too (left out by default: one edit could lock egp out). */
+  includeLoginUser?: boolean;
 }
 
 /** A manifest document as plain data, keys in the order they are written. */
@@ -16,6 +18,8 @@ export interface KindExport {
   documents: ExportedDocument[];
   /** Live values that no manifest can express, left out (and so unmanaged); one line each. */
   warnings: string[];
+  /** Keys of live objects deliberately not written, which an earlier export's file keeps as they are. */
+  leftOut?: string[];
 }
 
 /** One manifest kind written from live state. Adding a kind to export is adding one of these. */

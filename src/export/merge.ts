@@ -88,14 +88,32 @@ function existingDocuments(input: MergeInput): ExportedDocument[] {
   return documents;
 }
 
-/** The file's documents with this export's merged in; a document unchanged keeps its place. */
-export function mergeExported(input: MergeInput): ExportedDocument[] {
+/** The top-level fields two documents of one key disagree on, the environments left aside. */
+function fieldsDiffering(a: ExportedDocument, b: ExportedDocument): string[] {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== "environments");
+  return keys.filter((k) => stringify(a[k]) !== stringify(b[k])).sort();
+}
+
+/**
+ * The file's documents with this export's merged in, sorted by key, and what the file held for this
+ * environment that the export replaces (a field the instance does not have) or drops (an object the
+ * instance does not have): a local edit the export would lose.
+ */
+export function mergeExported(input: MergeInput): { documents: ExportedDocument[]; overwrites: string[] } {
   const env = input.environment;
   const keyOf = (doc: ExportedDocument) => String(doc[input.key]).toLowerCase();
   const owns = (doc: ExportedDocument) => input.owns?.(String(doc[input.key])) ?? true;
   const same = (a: ExportedDocument, b: ExportedDocument) =>
     keyOf(a) === keyOf(b) && contentOf(a) === contentOf(b);
   const fresh = [...input.documents];
+  const overwrites: string[] = [];
+  const lost = (doc: ExportedDocument) => {
+    const name = `${input.kind} ${String(doc[input.key])}`;
+    const other = input.documents.find((d) => keyOf(d) === keyOf(doc));
+    overwrites.push(
+      other ? `${name}: ${fieldsDiffering(doc, other).join(", ")}` : `${name}: not on the instance, removed`,
+    );
+  };
   // What an earlier export of this environment wrote stays where this one writes the same; the rest
   // of it is this environment's no longer.
   const kept = existingDocuments(input).flatMap((doc) => {
@@ -105,6 +123,7 @@ export function mergeExported(input: MergeInput): ExportedDocument[] {
       fresh.splice(again, 1);
       return [doc];
     }
+    lost(doc);
     const others = environmentsOf(doc).filter((e) => e !== env);
     return others.length > 0 ? [scoped(doc, others)] : [];
   });
@@ -115,5 +134,7 @@ export function mergeExported(input: MergeInput): ExportedDocument[] {
     if (found) kept[twin] = scoped(found, [...environmentsOf(found), env]);
     else added.push(doc);
   }
-  return [...kept, ...added];
+  // Sorted by key (docs/manifests.md), a key's documents in the order they were: stable.
+  const documents = [...kept, ...added].sort((a, b) => keyOf(a).localeCompare(keyOf(b), "en"));
+  return { documents, overwrites };
 }

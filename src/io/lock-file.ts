@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  linkSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { IoErrorCode } from "./error-codes.ts";
@@ -55,6 +65,9 @@ function alive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+/** How long a lock taken on another host is believed (its process can't be asked). */
+export const LOCK_STALE_AFTER_MS = 6 * 3_600_000;
 
 export function isStale(holder: LockHolder, now: number, staleAfterMs: number): boolean {
   if (holder.host === hostname()) return !alive(holder.pid);
@@ -119,6 +132,9 @@ export function readLockFile(file: string): Read {
 /** Runs `fn` while holding `<file>.takeover` exclusively (across processes; freed if we die). */
 function withTakeoverMutex<T>(file: string, fn: () => T): T {
   const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite");
+  // SQLite makes its file with the umask's mode (0644): made 0600 first, as all of `.egp/` is.
+  closeSync(openSync(`${file}.takeover`, "a", 0o600));
+  chmodSync(`${file}.takeover`, 0o600);
   const db = new DatabaseSync(`${file}.takeover`, { timeout: 10_000 });
   try {
     db.exec("BEGIN EXCLUSIVE");

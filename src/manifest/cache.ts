@@ -4,7 +4,9 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deserialize, serialize } from "node:v8";
+import { type LocalKey, localKey } from "../io/local-key.ts";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
+import { isTracked } from "../io/tracked.ts";
 import type { ManifestIssue } from "./errors.ts";
 import { bytesOf } from "./file-bytes.ts";
 import type { RepositoryFile } from "./load.ts";
@@ -30,7 +32,7 @@ import type { StoredDocument } from "./yaml-events.ts";
  * A warm plan of an unchanged repository then reads one file instead of parsing and normalizing.
  */
 
-const MAGIC = Buffer.from("egp manifest cache 2\n");
+const MAGIC = Buffer.from("egp manifest cache 3\n");
 
 /** What the cache holds of one file. `data[i]`: the validated form of `documents[i]`, when kept. */
 export interface CachedFile {
@@ -93,7 +95,7 @@ export interface StateRead {
   state: Promise<CachedState | undefined>;
 }
 
-const STATE_MAGIC = Buffer.from("egp state cache 2\n");
+const STATE_MAGIC = Buffer.from("egp state cache 3\n");
 /** Documents per slice: a slice is read in about 15 ms, between which the process answers its reads. */
 const STATE_SLICE = 1000;
 
@@ -175,19 +177,26 @@ function missing(error: unknown): undefined {
 }
 
 /*
- * Every entry is sealed: its mark, the sha256 of what follows, then that. A byte changed anywhere
- * (a disk, a cache restored half-way, a hand) fails the check, and the entry is not used: v8's
- * deserializer would otherwise give back a changed string as if it were the one written.
+ * Every entry is sealed: its mark, an HMAC under the user's local key (docs/security.md) of the
+ * sha256 of what follows, then that. A byte changed anywhere (a disk, a cache restored half-way, a
+ * hand) fails the check, and so does an entry sealed anywhere else (a repository's tree, another
+ * user's machine): the entry is not used. A plain hash would let whoever can put a file in `.egp/`
+ * decide what a plan believes the manifests say.
  */
 const SEAL_BYTES = 32;
+const SEAL_PURPOSE = "egp manifest cache";
+
+const sealOf = (key: LocalKey, digest: Buffer) => Buffer.from(key.seal(digest, SEAL_PURPOSE), "hex");
 
 /** What a sealed entry holds, or undefined when its mark or its seal is not right. */
-function unsealed(bytes: Buffer, magic: Buffer): Buffer | undefined {
+function unsealed(bytes: Buffer, magic: Buffer, key: LocalKey | undefined): Buffer | undefined {
   const start = magic.length + SEAL_BYTES;
+  if (!key) return undefined;
   if (bytes.length < start || !bytes.subarray(0, magic.length).equals(magic)) return undefined;
   const body = bytes.subarray(start);
-  const seal = createHash("sha256").update(body).digest();
-  return seal.equals(bytes.subarray(magic.length, start)) ? body : undefined;
+  const digest = createHash("sha256").update(body).digest();
+  const seal = bytes.subarray(magic.length, start).toString("hex");
+  return key.check(digest, seal, SEAL_PURPOSE) ? body : undefined;
 }
 
 /** The frames of a state entry's body (a 4-byte length, then that many bytes), or undefined when cut short. */
@@ -252,6 +261,8 @@ export interface ManifestCacheOptions {
   prepare?: (stateDir: string) => void;
   /** Plays another egp (tests); `codeFingerprint()` by default. */
   fingerprint?: string;
+  /** The key entries are sealed with; the user's local key by default. */
+  key?: LocalKey;
 }
 
 export class ManifestCache {
@@ -271,6 +282,7 @@ export class ManifestCache {
   };
   private readonly fingerprint: string;
   private readonly prepare: ((stateDir: string) => void) | undefined;
+  private readonly keyGiven: LocalKey | undefined;
   private readonly pending = new Map<string, Entry>();
   private readonly pendingStates = new Map<string, StateEntry>();
 
@@ -281,6 +293,22 @@ export class ManifestCache {
     this.statesFolder = join(stateDir, "cache", "states");
     this.fingerprint = options.fingerprint ?? codeFingerprint();
     this.prepare = options.prepare;
+    this.keyGiven = options.key;
+  }
+
+  /**
+   * Taken when first needed: a run that finds no entry and writes none never makes the key. A key
+   * that can't be made (a home folder egp may not write) leaves the cache cold, as an unwritable
+   * `.egp/` does; an unsafe key file is refused (`EGP_LOCAL_KEY_UNUSABLE`).
+   */
+  private get key(): LocalKey | undefined {
+    if (this.keyGiven) return this.keyGiven;
+    try {
+      return localKey();
+    } catch (error) {
+      if (typeof (error as NodeJS.ErrnoException).syscall === "string") return undefined;
+      throw error;
+    }
   }
 
   private fileOf(path: string): string {
@@ -332,6 +360,7 @@ export class ManifestCache {
     } catch (error) {
       bytes = missing(error);
     }
+    if (bytes && this.isTracked(path)) bytes = this.rejectState();
     const opened = this.stateHeader(bytes, env, key);
     if (!opened) return undefined;
     const read = async (): Promise<CachedState | undefined> => {
@@ -352,7 +381,7 @@ export class ManifestCache {
     key: string,
   ): { header: StateHeader; slices: Buffer[] } | undefined {
     if (!bytes) return undefined;
-    const body = unsealed(bytes, STATE_MAGIC);
+    const body = unsealed(bytes, STATE_MAGIC, this.key);
     const frames = body && framesOf(body);
     const header = deserializeOr(frames?.[0]);
     if (!frames || !isStateHeader(header) || header.slices !== frames.length - 1) return this.rejectState();
@@ -370,19 +399,28 @@ export class ManifestCache {
     this.pendingStates.set(env, { fingerprint: this.fingerprint, env, key, ...state });
   }
 
+  /** An entry git tracks was committed by someone, not written here: it is ignored, whatever its seal. */
+  private isTracked(path: string): boolean {
+    return isTracked(this.stateDir, path);
+  }
+
   private readBytes(path: string): Buffer | undefined {
+    let bytes: Buffer | undefined;
     try {
       assertPrivateFile(path);
-      return readFileSync(path);
+      bytes = readFileSync(path);
     } catch (error) {
       return missing(error);
     }
+    if (!this.isTracked(path)) return bytes;
+    this.stats.rejected += 1;
+    return undefined;
   }
 
   private read<T>(path: string, valid: (value: unknown) => value is T): T | undefined {
     const bytes = this.readBytes(path);
     if (!bytes) return undefined;
-    const value = deserializeOr(unsealed(bytes, MAGIC));
+    const value = deserializeOr(unsealed(bytes, MAGIC, this.key));
     if (valid(value)) return value;
     this.stats.rejected += 1;
     return undefined;
@@ -428,6 +466,8 @@ export class ManifestCache {
   /** One entry, whole or not at all; false when the folder can't be written (the cache stays cold). */
   private write(target: string, magic: Buffer, parts: Iterable<Buffer>): boolean {
     const temporary = `${target}.${process.pid}.tmp`;
+    const key = this.key;
+    if (!key) return false;
     try {
       assertPrivateFile(target);
       // Written part by part as the parts are made, never joined: an entry is megabytes, and holding
@@ -441,7 +481,7 @@ export class ManifestCache {
           seal.update(part);
           writeAll(fd, part);
         }
-        writeAll(fd, seal.digest(), magic.length);
+        writeAll(fd, sealOf(key, seal.digest()), magic.length);
       } finally {
         closeSync(fd);
       }

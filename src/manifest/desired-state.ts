@@ -27,7 +27,7 @@ export type DesiredState = DesiredLists & {
   files: readonly string[];
   /**
    * Every value `${VAR}` substitution filled in, in the environment files and in the documents:
-   * plans show their references, never them, and the CLI's output scrubber removes them.
+   * plans show their references, never them (docs/security.md: output is never scrubbed by value).
    */
   sensitive?: readonly SensitiveValue[];
 };

@@ -1,15 +1,15 @@
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
+import { ENVIRONMENT_NAME } from "./environment-name.ts";
 import type { SourceLocation } from "./errors.ts";
 import { type FreezeWindow, FreezeWindowDocument, normalizeFreezeWindow } from "./freeze.ts";
-import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
 import {
   INSTALL_METHOD_CODES,
   INSTALL_OPTION_CODES,
   type InstallCodeOverrides,
   type InstallWords,
   TRANSLATION_OPTION_CODES,
-} from "./kinds/package.ts";
+} from "./install-codes.ts";
 import type { Reporter } from "./report.ts";
 import { Secret } from "./secret.ts";
 import type { Variables } from "./substitute.ts";
@@ -117,6 +117,14 @@ export const EnvironmentDocument = z
           .max(1000)
           .optional()
           .describe("Request rate cap (default 10); 0: no cap, for an instance that needs no protection."),
+        packageBytes: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(
+            "Largest package file downloaded from this instance, in bytes (default 2 GiB = 2147483648); a larger answer is refused and nothing of it kept.",
+          ),
       })
       .optional(),
     timeouts: z
@@ -188,6 +196,8 @@ export interface EnvironmentConfig {
   source: SourceLocation;
   endpoint: Endpoint;
   instance: string;
+  /** The hash of `url` and `instance` as the file writes them (instance-identity.ts). */
+  instanceId?: string;
   auth: { username: string; domain: string; password: Secret; scheme: string };
   /** `caFile` is absolute. */
   tls: { caFile?: string; insecure: boolean };
@@ -203,7 +213,7 @@ export interface EnvironmentConfig {
   requiresVerifiedOn?: readonly string[];
   /** Periods in which apply is refused. */
   freeze?: readonly FreezeWindow[];
-  limits: { concurrency: number; requestsPerSecond: number };
+  limits: { concurrency: number; requestsPerSecond: number; packageBytes: number };
   /** In milliseconds, with the defaults filled in. */
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
   /** How long a step on this instance waits for a package job, and for an install's objects to match; in ms. */
@@ -229,7 +239,7 @@ export interface EnvironmentContextOptions {
 /** The emulator's administrator, used when an embedded environment gives no auth (DESIGN §4.3). */
 export const EMBEDDED_USERNAME = "sysadmin";
 export const EMBEDDED_DEFAULT_PASSWORD = "Password1!";
-export const DEFAULT_LIMITS = { concurrency: 4, requestsPerSecond: 10 } as const;
+export const DEFAULT_LIMITS = { concurrency: 4, requestsPerSecond: 10, packageBytes: 2 * 1024 ** 3 } as const;
 export const DEFAULT_TIMEOUTS = {
   connectMs: 10_000,
   headersMs: 30_000,
@@ -432,6 +442,11 @@ function installCodesOf(doc: EnvironmentDocument, report: Reporter): InstallCode
 
 /** `release` and `requiresVerifiedOn`: a release replaces a live source, and names known environments. */
 function releaseOf(doc: EnvironmentDocument, options: EnvironmentContextOptions, report: Reporter) {
+  if (doc.release !== undefined && !options.fileExists(join(options.dir, "releases", `${doc.release}.yaml`)))
+    report.error(
+      ["release"],
+      `no such release file releases/${doc.release}.yaml; build it with egp release create --from ENV --name ${doc.release} and commit it`,
+    );
   if (doc.release !== undefined && doc.packagesFrom !== undefined)
     report.error(
       ["release"],

@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { ENVIRONMENT_NAME } from "./environment-name.ts";
 import { ManifestError, type ManifestIssue } from "./errors.ts";
 import { Instant } from "./freeze.ts";
-import { ENVIRONMENT_NAME } from "./kinds/kind.ts";
 import { reporterFor } from "./report.ts";
 import { parsePrecise } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";

@@ -15,6 +15,7 @@ export {
 } from "./environment.ts";
 export type { FieldSource, ManifestIssue, Severity, SourceLocation } from "./errors.ts";
 export { formatManifestError, ManifestError } from "./errors.ts";
+export { instanceIdentity, instanceIdentityOf } from "./instance-identity.ts";
 export type { SchemaFile } from "./json-schema.ts";
 export { manifestDocumentSchema, schemaFiles } from "./json-schema.ts";
 export type {
@@ -69,6 +70,7 @@ export {
   ReleaseFile,
   readReleaseFile,
   releaseFilePath,
+  releaseNameProblem,
 } from "./release-file.ts";
 export { Secret } from "./secret.ts";
 export type { SensitiveValue } from "./sensitive.ts";

@@ -7,6 +7,7 @@ import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } from "./errors.ts";
 import { bytesOf, fileRead } from "./file-bytes.ts";
+import { instanceIdentityOfDocument } from "./instance-identity.ts";
 import {
   type DesiredDocument,
   type DesiredLists,
@@ -266,7 +267,7 @@ function scanManifests(
         cached.data[position] = prepared.data;
         changed = true;
       }
-      const valid = substitution.length === 0 && !report.failed();
+      const valid = !substitution.some((issue) => issue.severity === "error") && !report.failed();
       entries.push({ kind, document, prefix, scope, prepared: valid ? prepared : null });
     }
     if (cache && cached && changed) cache.remember(file, cached);
@@ -299,6 +300,7 @@ function loadEnvironmentFile(
   }
   const report = reporterFor(document, [], issues);
   for (const more of extra) reporterFor(more, [], issues).error([], "an environment file holds one document");
+  const instanceId = instanceIdentityOfDocument(document.value);
   const substitution = substituteDocument(document, options.variables, [], options.unsetVariables);
   issues.push(...substitution);
   const parsedDoc = EnvironmentDocument.safeParse(document.value);
@@ -311,8 +313,9 @@ function loadEnvironmentFile(
     { name, dir: repository.dir, knownEnvironments: known, ...options },
     report,
   );
+  if (config && instanceId) config.instanceId = instanceId;
   return {
-    config: substitution.length === 0 && extra.length === 0 ? config : null,
+    config: !substitution.some((issue) => issue.severity === "error") && extra.length === 0 ? config : null,
     document,
     sensitive: sensitiveValuesOf(document, report, undefined),
   };

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
-import { parse } from "yaml";
 import type { Repository } from "./load.ts";
+import { yaml } from "./yaml-source.ts";
 
 /*
  * Where each environment sits in the pipeline, read from its file as written: `packagesFrom`,
@@ -21,7 +21,7 @@ export interface PipelinePlace {
 function placeOf(name: string, text: string): PipelinePlace {
   let document: unknown;
   try {
-    document = parse(text);
+    document = yaml().parse(text);
   } catch {
     document = undefined;
   }

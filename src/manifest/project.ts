@@ -48,6 +48,19 @@ export const ProjectDocument = z.strictObject({
         .boolean()
         .optional()
         .describe("Talk HTTP, not HTTPS, to an oci:// store (always so for localhost and 127.0.0.1)."),
+      trustedKeys: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^ed25519:[A-Za-z0-9+/]{43}=$/,
+              "expected ed25519:<base64 public key>, as 'egp keys' prints it",
+            ),
+        )
+        .optional()
+        .describe(
+          "Public keys whose signatures on the store's records (releases, verifications, install history) egp believes; 'egp keys' makes a pair, and EGP_SIGNING_KEY holds the private one.",
+        ),
     })
     .optional(),
 });
@@ -70,6 +83,8 @@ export interface StoreSpec {
   /** A folder path or an `oci://` address; undefined for the default. */
   store?: string;
   plainHttp?: boolean;
+  /** Public keys (`ed25519:…`) whose signatures on records egp believes. */
+  trustedKeys?: string[];
 }
 
 export interface ProjectOptions {

@@ -15,6 +15,12 @@ import { reportZodIssues } from "./zod-issues.ts";
 
 /** A release name: one store key segment. */
 export const RELEASE_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+
+/** Why `name` can't name a release, or undefined when it can. */
+export function releaseNameProblem(name: string): string | undefined {
+  if (RELEASE_NAME.test(name)) return undefined;
+  return `${JSON.stringify(name)} is not a release name (lower-case letters, digits, '.', '_' or '-', starting with a letter or digit)`;
+}
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/, "expected a sha256: 64 lower-case hex characters");
 
 const ReleaseObject = z.strictObject({

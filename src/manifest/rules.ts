@@ -1,11 +1,21 @@
+import type { DesiredDocument } from "./kinds/index.ts";
 import { KINDS, kindNamed } from "./kinds/index.ts";
-import { type EnvironmentRule, isAbsent, keyOf, type PlacedDocument, whereIs } from "./kinds/kind.ts";
+import {
+  type EnvironmentRule,
+  isAbsent,
+  keyOf,
+  type PlacedDocument as Placed,
+  whereIs,
+} from "./kinds/kind.ts";
 
-export type { EnvironmentRule, EnvironmentRuleContext, PlacedDocument } from "./kinds/kind.ts";
+export type { EnvironmentRule, EnvironmentRuleContext } from "./kinds/kind.ts";
+
+/** A document of any listed or registered kind, placed in its environment. */
+export type PlacedDocument = Placed<DesiredDocument>;
 
 /** Two documents of a kind with the same key: an error at the second, naming the first. */
 const keysAreUnique: EnvironmentRule = ({ environment, documents }) => {
-  const first = new Map<string, PlacedDocument>();
+  const first = new Map<string, Placed>();
   for (const placed of documents) {
     const key = `${placed.desired.kind}\u0000${keyOf(placed.kind, placed.desired)}`;
     const earlier = first.get(key);

@@ -7,8 +7,8 @@ import type { SourceDocument } from "./yaml-source.ts";
 
 /**
  * A value that `${VAR}` substitution put in a document. It is sensitive wherever it lands, as
- * Terraform propagates `sensitive`: plans show `reference`, never the value; the CLI's output
- * scrubber knows the value.
+ * Terraform propagates `sensitive`: plans show `reference`, never the value. Nothing scrubs the
+ * output by value afterwards: that would tell a manifest's author which of their strings equals it.
  */
 export interface SensitiveValue {
   /** Where the object that holds it is declared (its desired object's `source`); absent for an environment file. */

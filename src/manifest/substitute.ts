@@ -142,12 +142,15 @@ export function substituteDocument(
     document.substituted.set(formatPath(path), { path: [...path], written: text, values: expanded.values });
     const secret = hidesNames(path, text);
     for (const failure of expanded.failures) {
-      if (failure.kind === "missing" && unset === "keep") continue;
+      // Kept: said where it is written, as a warning, so that a run without the variable is not a surprise.
+      const kept = failure.kind === "missing" && unset === "keep";
       issues.push({
         ...document.locate(path),
-        severity: "error",
+        severity: kept ? "warning" : "error",
         path: formatPath([...pathPrefix, ...path]),
-        message: messageOf(failure, secret),
+        message: kept
+          ? `${messageOf(failure, secret)} here; plan and apply of this environment need it`
+          : messageOf(failure, secret),
       });
     }
   });

@@ -44,7 +44,7 @@ export interface ParsedFile {
 // would add to every command's start-up.
 const require = createRequire(import.meta.url);
 let library: typeof Yaml | undefined;
-const yaml = (): typeof Yaml => {
+export const yaml = (): typeof Yaml => {
   library ??= require("yaml") as typeof Yaml;
   return library;
 };
@@ -216,6 +216,8 @@ class FastSource implements SourceDocument {
  * library, whose messages users see.
  */
 export function parseYamlFile(file: string, text: string): ParsedFile {
+  const unreadable = unreadableCharacter(file, text);
+  if (unreadable) return { file, documents: [], issues: [unreadable] };
   const fast = parseFast(file, text);
   if (fast) {
     const kept = fast.filter((parsed) => parsed.value !== null && parsed.value !== undefined);
@@ -227,6 +229,29 @@ export function parseYamlFile(file: string, text: string): ParsedFile {
     };
   }
   return parsePrecise(file, text);
+}
+
+/**
+ * Characters YAML does not allow in a stream (C0 controls but tab and line breaks, NUL included, DEL
+ * and C1 but NEL), and U+FFFD, what a byte that is not UTF-8 decodes to (a file saved as Latin-1):
+ * a parser would keep them in a name, which then reaches the platform as written.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+const UNREADABLE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffd]/;
+
+/** The first character of the file YAML can't hold, as an issue at its line and column. */
+function unreadableCharacter(file: string, text: string): ManifestIssue | undefined {
+  const match = UNREADABLE.exec(text);
+  if (!match) return undefined;
+  const before = text.slice(0, match.index);
+  const line = before.split("\n").length;
+  const column = match.index - before.lastIndexOf("\n");
+  const character = match[0];
+  const message =
+    character === "\ufffd"
+      ? "is not UTF-8 (a byte here decodes to U+FFFD): save the file as UTF-8"
+      : `holds the control character U+${character.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}, which YAML does not allow`;
+  return { file, line, column, severity: "error", path: "", message };
 }
 
 /** A plain file's documents from the manifest cache, given the same text they were parsed from. */

@@ -12,7 +12,7 @@ import type { Plan } from "./model.ts";
 import { planChanges } from "./plan-changes.ts";
 import { readPlanFile, writePlanFile } from "./plan-file.ts";
 
-/* A saved plan against the plan derived again from the same inputs (issue 21, item 1). */
+/* A saved plan against the plan derived again from the same inputs: apply runs the reviewed plan and nothing else. */
 
 function derive(createdAt = CREATED_AT): Plan {
   return planChanges(

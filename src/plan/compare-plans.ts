@@ -167,3 +167,50 @@ export function comparePlans(saved: Plan, derived: Plan): string[] {
     ...planDifferences(saved, derived),
   ];
 }
+
+/**
+ * How the plan of an interrupted run differs from one derived now, for what is left to run: each
+ * step not done must be the fresh plan's step, under the fresh plan's change when the run did not
+ * touch it. Steps done changed the live state, so a change the run touched may have left the fresh plan: what is left
+ * of it (a verify after an install, a step whose outcome the run never learnt, which is checked
+ * before it writes) is the journal's, which the local key authenticates. Empty when it may resume.
+ */
+export function compareResumed(
+  saved: Plan,
+  derived: Plan,
+  progress: { done: ReadonlySet<string>; interrupted: ReadonlySet<string> },
+): string[] {
+  const changes = byId(derived.changes);
+  const steps = byId(derived.steps);
+  const savedChanges = byId(saved.changes);
+  const touched = new Set(
+    saved.steps
+      .filter((step) => progress.done.has(step.id) || progress.interrupted.has(step.id))
+      .map((step) => step.change),
+  );
+  const lines = planConsistency(saved).map((problem) => `${SAVED}: ${problem}`);
+  // The source is named only while something is left to promote; each step names its own.
+  lines.push(...valueDifferences("plan.environment", saved.environment, derived.environment));
+  const compared = new Set<string>();
+  for (const step of saved.steps) {
+    if (progress.done.has(step.id)) continue;
+    const fresh = steps.get(step.id);
+    const change = savedChanges.get(step.change);
+    const freshChange = changes.get(step.change);
+    if (!fresh) {
+      if (!(touched.has(step.change) && !freshChange))
+        lines.push(`step ${step.id} (${step.op}) is left to run in ${SAVED} but not in ${FRESH}`);
+      continue;
+    }
+    // A dependency the run finished may have left the fresh plan with its change.
+    const left = { ...step, dependsOn: step.dependsOn.filter((id) => !progress.done.has(id)) };
+    const now = { ...fresh, dependsOn: fresh.dependsOn.filter((id) => !progress.done.has(id)) };
+    lines.push(...valueDifferences(`step ${step.id}`, stepShape(left), stepShape(now)));
+    // A change the run touched reads differently now by what it did; its steps still must agree.
+    if (change && freshChange && !touched.has(change.id) && !compared.has(change.id)) {
+      compared.add(change.id);
+      lines.push(...valueDifferences(`change ${change.id}`, change, freshChange));
+    }
+  }
+  return lines;
+}

@@ -11,7 +11,7 @@ export {
   compareInstances,
   comparisonDiffers,
 } from "./compare-instances.ts";
-export { comparePlans, planConsistency, planDifferences } from "./compare-plans.ts";
+export { comparePlans, compareResumed, planConsistency, planDifferences } from "./compare-plans.ts";
 export { globMatcher } from "./glob.ts";
 export type { InstallIdentity } from "./install-name.ts";
 export { installName } from "./install-name.ts";
@@ -25,6 +25,7 @@ export type {
   PlanProblem,
 } from "./kinds/kind.ts";
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
+export { makeStep } from "./kinds/make-step.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
 export type {
   BuiltInStepOp,
@@ -34,7 +35,7 @@ export type {
   StepInputOf,
   StepInputs,
 } from "./kinds/steps.ts";
-export { makeStep, opsOf, registerKindSteps, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
+export { opsOf, registerKindSteps, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
 export type {
   Change,
   ChangeAction,

@@ -2,7 +2,7 @@ import type { SourceLocation } from "../manifest/index.ts";
 import { Secret } from "../wire/secret.ts";
 import type { ChangeAction } from "./actions.ts";
 import type { ChangeKind, StepOp } from "./kinds/steps.ts";
-import type { PartDifference } from "./package-diff.ts";
+import type { PartDifference } from "./part-difference.ts";
 
 /** Version of the plan file format (docs/plan-format.md). */
 export const PLAN_FORMAT_VERSION = 1;

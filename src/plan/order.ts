@@ -1,4 +1,5 @@
 import { RESOURCE_DEPENDENCY } from "./kinds/kind.ts";
+import { FIRST_OPS } from "./kinds/steps.ts";
 import type { Change, Step } from "./model.ts";
 
 /**
@@ -6,6 +7,8 @@ import type { Change, Step } from "./model.ts";
  * - `resource:<change id>` becomes a dependency on that change's last step, or is dropped when the
  *   plan does not change that resource;
  * - every destructive step waits for every non-destructive one (deletes come last);
+ * - every step waits for the steps that fetch and check what the apply needs (`FIRST_OPS`: a
+ *   release's package file), so that a file that fails its check leaves the target untouched;
  * - the result is a topological order, stable for equal inputs (kind order, then plan order).
  */
 export function orderSteps(changes: readonly Change[], steps: readonly Step[]): Step[] {
@@ -13,6 +16,7 @@ export function orderSteps(changes: readonly Change[], steps: readonly Step[]): 
   const lastStepOf = new Map<string, string>();
   for (const step of steps) lastStepOf.set(step.change, step.id);
   const constructive = steps.filter((s) => !destructive.has(s.change)).map((s) => s.id);
+  const first = steps.filter((s) => FIRST_OPS.has(s.op)).map((s) => s.id);
 
   const resolved = steps.map((step) => {
     const dependsOn = new Set<string>();
@@ -25,6 +29,7 @@ export function orderSteps(changes: readonly Change[], steps: readonly Step[]): 
       if (target && target !== step.id) dependsOn.add(target);
     }
     if (destructive.has(step.change)) for (const id of constructive) dependsOn.add(id);
+    if (!FIRST_OPS.has(step.op)) for (const id of first) dependsOn.add(id);
     return { ...step, dependsOn: [...dependsOn] };
   });
   return topological(resolved);

@@ -1,6 +1,13 @@
 import type { LivePackageObject, PartDetail, PartName, PartValue } from "../state/live-state.ts";
-import type { MatchOptions } from "./kinds/package.ts";
 import type { FieldChange } from "./model.ts";
+import {
+  PART_TYPES,
+  type PartDifference,
+  type PartStatus,
+  type PartType,
+  type PropertyDifference,
+  type Severity,
+} from "./part-difference.ts";
 
 /*
  * Part-by-part difference of one package object between a source and a target: every part (level,
@@ -9,39 +16,14 @@ import type { FieldChange } from "./model.ts";
  * (source → target of a promotion) and `egp compare` (instance A → instance B).
  */
 
-export type Severity = "critical" | "normal";
-
-/** `added`: on the source only (an install adds it); `onlyOnTarget`: on the target only. */
-export type PartStatus = "added" | "changed" | "onlyOnTarget";
-
-/** The kinds of part, as the part keys of the live state name them (`field:<guid>`). */
-export const PART_TYPES = ["module", "level", "field", "layout", "rule", "action"] as const;
-export type PartType = (typeof PART_TYPES)[number];
-
-export interface PropertyDifference {
-  /** `required`, `type`, `section "Testing"`, `value "Ineffective"`… */
-  property: string;
-  /** Absent: the property (a section, a value) is added. */
-  before?: PartValue;
-  /** Absent: the property is removed. */
-  after?: PartValue;
-  severity: Severity;
-}
-
-export interface PartDifference {
-  part: PartType;
-  /** Lower case. */
-  guid: string;
-  name: string;
-  /** The level (or, for an action, the rule) it belongs to, by name. */
-  parent?: string;
-  status: PartStatus;
-  severity: Severity;
-  /** For a changed part: the properties that differ. */
-  properties?: PropertyDifference[];
-  /** The install leaves it as the target has it (layouts under `layout: keep`, existing parts under `createNew`). */
-  keptByInstall?: boolean;
-}
+export type {
+  PartDifference,
+  PartStatus,
+  PartType,
+  PropertyDifference,
+  Severity,
+} from "./part-difference.ts";
+export { PART_TYPES } from "./part-difference.ts";
 
 export interface DiffCounts {
   added: number;
@@ -285,4 +267,35 @@ export function describeDifference(
     verifiable: true,
     parts,
   };
+}
+
+/** The install options that decide which differences an install would resolve. */
+export interface MatchOptions {
+  /** 1: create new only (existing parts are left as they are); 2: create and update. */
+  installMethod: number;
+  /** 1: keep the target's layouts; 2: override them. */
+  installOption: number;
+}
+
+/**
+ * Whether the target already has what installing the source's object would give it: every part of
+ * the source is on the target, alike, except the parts the install options leave alone (existing
+ * parts under "create new only", existing layouts under "keep layout"). Parts only on the target
+ * don't count: an install keeps them (or deactivates them, with InactivateUnusedFields).
+ */
+export function objectMatches(
+  source: LivePackageObject,
+  target: LivePackageObject | undefined,
+  options: MatchOptions,
+): boolean {
+  if (!target) return false;
+  for (const [part, fingerprint] of Object.entries(source.partFingerprints)) {
+    const other = target.partFingerprints[part];
+    if (other === undefined) return false;
+    if (other === fingerprint) continue;
+    if (options.installMethod === 1) continue;
+    if (part.startsWith("layout:") && options.installOption === 1) continue;
+    return false;
+  }
+  return true;
 }

@@ -3,8 +3,9 @@ import type { InstallCodeOverrides } from "../manifest/index.ts";
 import type { PackageObjectParts, PackageObjectType } from "../state/index.ts";
 import { canonicalJson } from "./compare.ts";
 import { installName } from "./install-name.ts";
+import { makeStep } from "./kinds/make-step.ts";
 import { KIND } from "./kinds/package.ts";
-import { makeStep, STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
+import { STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
 import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { summarize } from "./plan-changes.ts";
 

@@ -13,6 +13,11 @@ import {
  * propagation): a field that holds one shows its reference, never the value nor the live value it
  * replaces, and a step input that holds one is sealed (the input says `(sensitive)`, the value stays
  * in memory). Each change sees the values of its own document only, matched by where it is declared.
+ *
+ * Where a value landed is told by its place, never by its text: the field its manifest key becomes
+ * (`firstName` → `FirstName`, `contacts[0].value` → `Contacts`). Sealing every field whose text
+ * holds the value would seal `lastName: "letmein | hunter2"` when the variable is `hunter2`: a
+ * preview that answers "is this the secret?" for any string a pull request writes.
  */
 
 type Path = (string | number)[];
@@ -34,8 +39,22 @@ function referencesIn(value: unknown, values: readonly SensitiveValue[]): string
   return [...found];
 }
 
+/** The manifest key a value was substituted into (`users[2].contacts[0].value` → `contacts`), lower-cased. */
+function keyOf(value: SensitiveValue): string {
+  const inDocument = value.path.replace(/^[^.[]*\[\d+\]\.?/, "");
+  return (inDocument.split(/[.[]/, 1)[0] ?? "").toLowerCase();
+}
+
+/** The references of the values substituted into the manifest key that `name` (a field, an input key) comes from. */
+function referencesAt(names: readonly (string | number)[], values: readonly SensitiveValue[]): string[] {
+  const keys = new Set(
+    names.filter((name): name is string => typeof name === "string").map((n) => n.toLowerCase()),
+  );
+  return [...new Set(values.filter((value) => keys.has(keyOf(value))).map((value) => value.reference))];
+}
+
 function sealField(field: FieldChange, values: readonly SensitiveValue[]): FieldChange {
-  const references = referencesIn(field.after, values);
+  const references = referencesAt([field.field], values);
   if (references.length === 0) return field;
   return { field: field.field, verifiable: field.verifiable, sensitive: references };
 }
@@ -48,7 +67,7 @@ function sealInput(
   const sealed: SensitiveInput[] = [];
   const visit = (item: unknown, path: Path): unknown => {
     if (typeof item === "string") {
-      const references = referencesIn(item, values);
+      const references = referencesAt(path, values);
       if (references.length === 0) return item;
       sealed.push({ step: step.id, path, reference: references.join(" "), value: new SealedValue(item) });
       return SENSITIVE;

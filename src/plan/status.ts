@@ -162,6 +162,8 @@ export interface UnreadableStatus extends Common {
   reachable: false;
   /** Why, in one line. */
   reason: string;
+  /** The instance answered, and refused the login: its credentials, not its reach, are wrong. */
+  loginRefused?: boolean;
 }
 
 export type EnvironmentStatus = ReadableStatus | UnreadableStatus;

@@ -17,7 +17,7 @@ import { renderMarkdown } from "./render/markdown.ts";
 import { renderText } from "./render/text.ts";
 import { keysToRead, narrowDesired, parseTargets } from "./targets.ts";
 
-/* Issue 17 in the pure planner: ensure: absent, PrunePolicy exclude, and --target. */
+/* Deletes on purpose and subsets in the pure planner: ensure: absent, PrunePolicy exclude, and --target. */
 
 const plan = (d: ReturnType<typeof desired>, l = live(), options: { targets?: string[] } = {}) =>
   planChanges(d, l, { createdAt: CREATED_AT, ...options });

@@ -1,7 +1,7 @@
 import type { DesiredState } from "../manifest/index.ts";
 import { globMatcher, isGlob } from "./glob.ts";
 import { KIND_PLANNERS } from "./kinds/index.ts";
-import { type KindPlanner, PlanError } from "./kinds/kind.ts";
+import { documentsWhere, type KindPlanner, PlanError } from "./kinds/kind.ts";
 import { CHANGE_KINDS, type ChangeKind } from "./kinds/steps.ts";
 
 /*
@@ -84,9 +84,8 @@ export function narrowDesired(
   const narrowed: Record<string, unknown> = { ...desired };
   for (const planner of planners) {
     if (!planner.documents || whole.has(planner.kind)) continue;
-    const { plural, keyOf } = planner.documents;
-    const documents: readonly unknown[] = desired[plural] ?? [];
-    narrowed[plural] = documents.filter((doc) => selects(targets, planner.kind, keyOf(doc as never)));
+    const { documents, kind } = planner;
+    narrowed[documents.plural] = documentsWhere(documents, desired, (key) => selects(targets, kind, key));
   }
   narrowed.absent = desired.absent.filter((a) => whole.has(a.kind) || selects(targets, a.kind, a.name));
   return narrowed as DesiredState;

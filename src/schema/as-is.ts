@@ -98,15 +98,19 @@ function knownDef(def: Def): boolean {
   return (def.checks ?? []).every(({ _zod }) => Object.keys(_zod.def).every((key) => CHECK_KEYS.has(key)));
 }
 
-type Test = (value: never) => boolean;
-const safeInteger: Test = (value: number) => Number.isSafeInteger(value);
+/** A check on a value already known to be of the checked type (a string, an array or a number). */
+type Test<T> = (value: T) => boolean;
+const safeInteger: Test<number> = (value) => Number.isSafeInteger(value);
 
 /** Checks on a string or an array's length, or on a number; null when one is not known. */
-function checksOf(def: Def, on: "string" | "array" | "number"): Test[] | null {
-  const out: Test[] = [];
+function checksOf(def: Def, on: "string"): Test<string>[] | null;
+function checksOf(def: Def, on: "array"): Test<readonly unknown[]>[] | null;
+function checksOf(def: Def, on: "number"): Test<number>[] | null;
+function checksOf(def: Def, on: "string" | "array" | "number"): Test<never>[] | null {
+  const out: Test<never>[] = [];
   for (const { _zod } of def.checks ?? []) {
     const check = _zod.def;
-    let test: Test;
+    let test: Test<never>;
     if (check.check === "min_length" && on !== "number" && typeof check.minimum === "number") {
       const minimum = check.minimum;
       test = (value: { length: number }) => value.length >= minimum;
@@ -145,7 +149,7 @@ function checksOf(def: Def, on: "string" | "array" | "number"): Test[] | null {
 }
 
 /** All of `checks` as one test (none: always true), so that the common cases cost one call or none. */
-function allOf(checks: readonly Test[]): Test | undefined {
+function allOf<T>(checks: readonly Test<T>[]): Test<T> | undefined {
   if (checks.length <= 1) return checks[0];
   return (value) => {
     for (const check of checks) if (!check(value)) return false;
@@ -352,7 +356,7 @@ function arrayFit(def: Def, copying: boolean): Shortcut | null {
   const test = allOf(checks);
   return (value) => {
     if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return NOT_SURE;
-    if (test && !test(value as never)) return NOT_SURE;
+    if (test && !test(value)) return NOT_SURE;
     let same = true;
     for (let index = 0; index < value.length; index++) {
       const item = value[index];
@@ -383,7 +387,7 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
       if (!checks) return null;
       const test = allOf(checks);
       if (!test) return isString;
-      return (value) => (typeof value === "string" && test(value as never) ? value : NOT_SURE);
+      return (value) => (typeof value === "string" && test(value) ? value : NOT_SURE);
     }
     case "number": {
       const checks = checksOf(def, "number");
@@ -393,7 +397,7 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
       // `.int()`, the common case: a safe integer is a finite number.
       if (test === safeInteger) return isSafeInteger;
       return (value) =>
-        typeof value === "number" && Number.isFinite(value) && test(value as never) ? value : NOT_SURE;
+        typeof value === "number" && Number.isFinite(value) && test(value) ? value : NOT_SURE;
     }
     case "boolean":
       return unchecked ? isBoolean : null;

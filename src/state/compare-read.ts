@@ -1,6 +1,6 @@
 import type { PlatformClient } from "../client/client.ts";
 import { differs } from "./kinds/package.ts";
-import type { LivePackageSide } from "./live-state.ts";
+import type { LivePackageSide } from "./live-objects.ts";
 import { type ModuleEntry, type ObjectRequest, readPackageObjects } from "./package-objects.ts";
 
 /*

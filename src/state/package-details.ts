@@ -1,12 +1,40 @@
-import { FieldType } from "../wire/index.ts";
-import type { PartDetail } from "./live-state.ts";
-import type { Catalogue, ModuleTree } from "./package-objects.ts";
+import {
+  type Application,
+  type EventAction,
+  type EventRule,
+  type FieldDefinition,
+  FieldType,
+  type Level,
+  type LevelLayout,
+} from "../wire/index.ts";
+import type { PartDetail } from "./live-objects.ts";
 
 /*
  * The parts of an object's tree as a person reads them, under the same keys as the fingerprinted
  * parts (`field:<guid>`…): other parts named instead of their GUIDs or ids, codes as words. Built
  * only for objects that differ, after fingerprints have been compared.
  */
+
+/** The instance's applications and levels, with their ids mapped to GUIDs (package-objects.ts reads it). */
+export interface Catalogue {
+  modules: Application[];
+  levels: Level[];
+  /** Instance id → GUID (lower case), built once per read. */
+  moduleGuid: Map<number, string>;
+  levelGuid: Map<number, string>;
+  levelById: Map<number, Level>;
+}
+
+/** One application's metadata tree as the instance gives it. */
+export interface ModuleTree {
+  module: Application;
+  levels: Array<{
+    level: Level;
+    fields: FieldDefinition[];
+    layout: LevelLayout | undefined;
+    rules: Array<{ rule: EventRule; actions: EventAction[] }>;
+  }>;
+}
 
 const TYPE_NAMES = new Map<number, string>(
   Object.entries(FieldType).map(([name, code]) => [code, name.replace(/([a-z])([A-Z])/g, "$1 $2")]),

@@ -18,8 +18,8 @@ import type {
   PackageMembers,
   PackageObjectType,
   PackageReference,
-} from "./live-state.ts";
-import { describeTree } from "./package-details.ts";
+} from "./live-objects.ts";
+import { type Catalogue, describeTree, type ModuleTree } from "./package-details.ts";
 import { type InstanceReads, readOnce } from "./shared-reads.ts";
 
 /*
@@ -36,15 +36,6 @@ export interface ObjectRequest {
    * `includeDependencies`).
    */
   follow?: boolean;
-}
-
-export interface Catalogue {
-  modules: Application[];
-  levels: Level[];
-  /** Instance id → GUID (lower case), built once per read. */
-  moduleGuid: Map<number, string>;
-  levelGuid: Map<number, string>;
-  levelById: Map<number, Level>;
 }
 
 /**
@@ -129,16 +120,6 @@ function membersOf(tree: ModuleTree): PackageMembers {
       fields.map((f) => ({ guid: lower(f.Guid), name: f.Name, alias: f.Alias, level: lower(level.Guid) })),
     ),
   };
-}
-
-export interface ModuleTree {
-  module: Application;
-  levels: Array<{
-    level: Level;
-    fields: FieldDefinition[];
-    layout: LevelLayout | undefined;
-    rules: Array<{ rule: EventRule; actions: EventAction[] }>;
-  }>;
 }
 
 async function readModuleTree(

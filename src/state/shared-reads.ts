@@ -1,4 +1,4 @@
-import type { Catalogue, ModuleTree } from "./package-objects.ts";
+import type { Catalogue, ModuleTree } from "./package-details.ts";
 
 /*
  * Reads of a package source kept for one run of read-only commands (status, drift and plans of

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { localKey } from "../io/local-key.ts";
 import { type AuditEntry, appendAudit, auditKey, readAudit } from "./audit.ts";
 import { FolderStore } from "./index.ts";
+import { Keyring, SignedStore } from "./signing.ts";
 
 const key = localKey({ EGP_STATE_KEY: "k".repeat(40) });
 const otherKey = localKey({ EGP_STATE_KEY: "o".repeat(40) });
@@ -26,9 +27,13 @@ const entry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   ...over,
 });
 
-async function store(): Promise<{ store: FolderStore; root: string }> {
+/** A folder store whose records are signed with `signer` (the user's local key). */
+const signedWith = (root: string, signer = key) =>
+  new SignedStore(new FolderStore(root), new Keyring({ localKey: () => signer }));
+
+async function store(): Promise<{ store: SignedStore; root: string }> {
   const root = await mkdtemp(join(tmpdir(), "egp-audit-"));
-  return { store: new FolderStore(root), root };
+  return { store: signedWith(root), root };
 }
 
 const recordFile = (root: string, sequence: number) => join(root, "records", `${auditKey(sequence)}.json`);
@@ -43,44 +48,46 @@ async function edit(root: string, sequence: number, change: (record: Record<stri
 describe("the audit chain", () => {
   it("appends records in order, each naming the one before, and the chain holds", async () => {
     const { store: s } = await store();
-    const first = await appendAudit(s, entry(), key);
-    const second = await appendAudit(s, entry({ actor: "bob" }), key);
+    const first = await appendAudit(s, entry());
+    const second = await appendAudit(s, entry({ actor: "bob" }));
     expect([first.sequence, second.sequence]).toEqual([1, 2]);
     expect(first.previous).toBeNull();
     expect(second.previous).toMatch(/^[0-9a-f]{64}$/);
-    const chain = await readAudit(s, key);
+    const chain = await readAudit(s);
     expect(chain.broken).toBeUndefined();
     expect(chain.records.map((r) => r.actor)).toEqual(["alice", "bob"]);
   });
 
   it("gives two writers at once distinct places", async () => {
     const { store: s } = await store();
-    await Promise.all([1, 2, 3].map((n) => appendAudit(s, entry({ actor: `w${n}` }), key)));
-    const chain = await readAudit(s, key);
+    await Promise.all([1, 2, 3].map((n) => appendAudit(s, entry({ actor: `w${n}` }))));
+    const chain = await readAudit(s);
     expect(chain.broken).toBeUndefined();
     expect(chain.records.map((r) => r.sequence)).toEqual([1, 2, 3]);
   });
 
   it("names the first broken link: an edited record, a removed one, another key's", async () => {
     const { store: s, root } = await store();
-    for (const actor of ["a", "b", "c"]) await appendAudit(s, entry({ actor }), key);
+    for (const actor of ["a", "b", "c"]) await appendAudit(s, entry({ actor }));
     await edit(root, 2, (r) => {
       r.actor = "mallory";
     });
-    expect((await readAudit(s, key)).broken).toEqual({
+    expect((await readAudit(s)).broken).toEqual({
       key: auditKey(2),
-      why: "its seal does not match its content (it was edited)",
+      why: "its signature does not match its content",
     });
-    expect((await readAudit(s, otherKey)).broken?.why).toContain("which this machine does not hold");
+    expect((await readAudit(signedWith(root, otherKey))).broken?.why).toContain(
+      "another machine's local key",
+    );
   });
 
   it("a record replaced by another validly sealed one breaks the next link", async () => {
     const { store: s, root } = await store();
-    for (const actor of ["a", "b", "c"]) await appendAudit(s, entry({ actor }), key);
+    for (const actor of ["a", "b", "c"]) await appendAudit(s, entry({ actor }));
     const { store: scratch, root: scratchRoot } = await store();
-    await appendAudit(scratch, entry({ actor: "mallory" }), key);
+    await appendAudit(scratch, entry({ actor: "mallory" }));
     await writeFile(recordFile(root, 1), await readFile(recordFile(scratchRoot, 1), "utf8"));
-    expect((await readAudit(s, key)).broken).toMatchObject({
+    expect((await readAudit(s)).broken).toMatchObject({
       key: auditKey(2),
       why: expect.stringContaining("that record was edited"),
     });

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
+import stringify from "safe-stable-stringify";
 import { z } from "zod";
-import { type LocalKey, localKey } from "../io/local-key.ts";
 import { StoreError } from "./error-codes.ts";
-import { canonical, Seal, sealProblem, sealRecord } from "./record-seal.ts";
+import { distrust, trustOf, withoutSignature } from "./signing.ts";
 import type { ReleaseStore } from "./store.ts";
 
 /*
@@ -56,39 +56,30 @@ export const AuditEntry = z.strictObject({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
-const Linked = AuditEntry.extend({
+/** A record as stored: the store signs it as it is written (signing.ts), and it is checked on read. */
+export const AuditRecord = AuditEntry.extend({
   sequence: z.number().int().positive(),
-  /** sha256 of the previous record's canonical JSON; null for the first. */
+  /** sha256 of the previous record's canonical JSON as stored, its signature included; null for the first. */
   previous: z.string().nullable(),
-});
-
-export const AuditRecord = Linked.extend({
-  /** The record without its seal, authenticated with the key that wrote it (docs/security.md). */
-  seal: Seal,
 });
 export type AuditRecord = z.infer<typeof AuditRecord>;
 
-const PURPOSE = "egp audit record";
-
 export function recordDigest(record: unknown): string {
-  return createHash("sha256").update(canonical(record)).digest("hex");
+  return createHash("sha256")
+    .update(stringify(record) ?? "null")
+    .digest("hex");
 }
 
 const sequenceOf = (key: string) => Number(key.slice(AUDIT_PREFIX.length + 1));
 
 /** Appends an entry after the last record; a writer that loses the race for a place takes the next. */
-export async function appendAudit(
-  store: ReleaseStore,
-  entry: AuditEntry,
-  key: LocalKey = localKey(),
-  tries = 5,
-): Promise<AuditRecord> {
+export async function appendAudit(store: ReleaseStore, entry: AuditEntry, tries = 5): Promise<AuditRecord> {
   for (let attempt = 1; ; attempt += 1) {
     const keys = await store.listRecords(AUDIT_PREFIX);
     const last = keys.at(-1);
     const previous = last === undefined ? null : recordDigest(await store.getRecord(last));
     const sequence = last === undefined ? 1 : sequenceOf(last) + 1;
-    const record: AuditRecord = sealRecord({ ...AuditEntry.parse(entry), sequence, previous }, PURPOSE, key);
+    const record: AuditRecord = { ...AuditEntry.parse(entry), sequence, previous };
     try {
       await store.putRecord(auditKey(sequence), record, { createOnly: true });
       return record;
@@ -106,17 +97,19 @@ export interface AuditChain {
 }
 
 /** Reads the whole trail in order and checks every link. */
-export async function readAudit(store: ReleaseStore, key: LocalKey = localKey()): Promise<AuditChain> {
+export async function readAudit(store: ReleaseStore): Promise<AuditChain> {
   const keys = await store.listRecords(AUDIT_PREFIX);
   const records: AuditRecord[] = [];
   let previous: string | null = null;
   for (const [index, at] of keys.entries()) {
     const value = await store.getRecord(at);
-    const parsed = AuditRecord.safeParse(value);
+    const trust = trustOf(store, at, value);
+    const parsed = AuditRecord.safeParse(withoutSignature(value));
     const why = !parsed.success
       ? `not an audit record (${parsed.error.issues[0]?.path.join(".") || "record"}: ${parsed.error.issues[0]?.message})`
-      : (sealProblem(parsed.data, PURPOSE, key) ??
-        linkProblem(at, parsed.data, index + 1, previous, keys[index - 1]));
+      : !trust.trusted
+        ? distrust(trust)
+        : linkProblem(at, parsed.data, index + 1, previous, keys[index - 1]);
     if (why || !parsed.success) return { records, broken: { key: at, why: why ?? "unreadable" } };
     records.push(parsed.data);
     previous = recordDigest(value);

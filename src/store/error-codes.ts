@@ -12,6 +12,8 @@ export const StoreErrorCode = {
   Denied: "EGP_STORE_DENIED",
   /** `releases.store` in egp.yaml is not a folder path or an oci:// address. */
   BadLocation: "EGP_STORE_LOCATION",
+  /** EGP_SIGNING_KEY is not an Ed25519 private key. */
+  BadSigningKey: "EGP_SIGNING_KEY_UNUSABLE",
 } as const;
 
 export type StoreErrorCode = (typeof StoreErrorCode)[keyof typeof StoreErrorCode];

@@ -52,13 +52,29 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** A store's folders and files: private for the default store under `.egp/`, the umask's for a shared one. */
+interface Modes {
+  dir?: number;
+  file?: number;
+}
+
+/** Where a store file is copied out to (the artifact cache): readable by this user only. */
+const PRIVATE_COPY = 0o600;
+
 export class FolderStore implements ReleaseStore {
   readonly location: string;
   readonly #root: string;
+  readonly #modes: Modes;
 
-  constructor(root: string) {
+  /** `private`: the store is this user's alone (the default, under `.egp/`): folders 0700, files 0600. */
+  constructor(root: string, options: { private?: boolean } = {}) {
     this.#root = root;
     this.location = root;
+    this.#modes = options.private ? { dir: 0o700, file: 0o600 } : {};
+  }
+
+  async #mkdir(folder: string): Promise<void> {
+    await mkdir(folder, { recursive: true, ...(this.#modes.dir ? { mode: this.#modes.dir } : {}) });
   }
 
   #blob(digest: string): string {
@@ -74,10 +90,10 @@ export class FolderStore implements ReleaseStore {
     const { digest, size } = await sha256Of(path);
     const target = this.#blob(digest);
     if (await exists(target)) return { digest, size };
-    await mkdir(dirname(target), { recursive: true });
+    await this.#mkdir(dirname(target));
     const temp = tempBeside(target);
     try {
-      await pipeline(createReadStream(path), createWriteStream(temp));
+      await pipeline(createReadStream(path), createWriteStream(temp, { mode: this.#modes.file }));
       const copied = await sha256Of(temp);
       if (copied.digest !== digest) {
         throw new StoreError(StoreErrorCode.DigestMismatch, `${path} changed while it was stored`);
@@ -97,7 +113,7 @@ export class FolderStore implements ReleaseStore {
     await mkdir(dirname(path), { recursive: true });
     const temp = tempBeside(path);
     try {
-      await pipeline(createReadStream(source), createWriteStream(temp));
+      await pipeline(createReadStream(source), createWriteStream(temp, { mode: PRIVATE_COPY }));
       const read = await sha256Of(temp);
       if (read.digest !== digest) {
         throw new StoreError(
@@ -117,10 +133,10 @@ export class FolderStore implements ReleaseStore {
 
   async putRecord(key: string, value: unknown, options: PutRecordOptions = {}): Promise<void> {
     const target = this.#record(key);
-    await mkdir(dirname(target), { recursive: true });
+    await this.#mkdir(dirname(target));
     const body = `${JSON.stringify(value, null, 2)}\n`;
     if (options.createOnly) {
-      const handle = await open(target, "wx").catch((error: NodeJS.ErrnoException) => {
+      const handle = await open(target, "wx", this.#modes.file).catch((error: NodeJS.ErrnoException) => {
         if (error.code === "EEXIST") {
           throw new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
         }
@@ -136,7 +152,7 @@ export class FolderStore implements ReleaseStore {
     }
     const temp = tempBeside(target);
     try {
-      const handle = await open(temp, "w");
+      const handle = await open(temp, "w", this.#modes.file);
       try {
         await handle.writeFile(body);
         await handle.sync();

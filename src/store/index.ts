@@ -2,5 +2,16 @@ export { STORE_ERROR_CODES, StoreError, StoreErrorCode } from "./error-codes.ts"
 export { FolderStore } from "./folder-store.ts";
 export { environmentKey, historyKey, historyPrefix, releaseKey, verifiedKey } from "./keys.ts";
 export { type OciCredentials, OciStore, type OciStoreOptions, parseOciReference } from "./oci-store.ts";
-export { checkStoreSpec, DEFAULT_STORE, openStore, type StoreSpec } from "./open-store.ts";
+export { checkStoreSpec, DEFAULT_STORE, openSignedStore, openStore, type StoreSpec } from "./open-store.ts";
+export {
+  distrust,
+  generateSigningKey,
+  isPublicKey,
+  Keyring,
+  type KeyringOptions,
+  SignedStore,
+  type Trust,
+  trustOf,
+  withoutSignature,
+} from "./signing.ts";
 export { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";

@@ -6,9 +6,15 @@ import { KEY_SEGMENT } from "./store.ts";
  * `history/<env>/<id>` one install; `verified/<name>/<env>` a release applied and verified there.
  */
 
-/** An environment's name as one key segment: itself where it is one, else a digest of it. */
+const HASHED = "env-";
+
+/**
+ * An environment's name as one key segment, one to one: itself where it is a segment that does not
+ * start with `env-`, else `env-` and the name's whole sha256, so that no name can take another's key.
+ */
 export function environmentKey(env: string): string {
-  return KEY_SEGMENT.test(env) ? env : `env-${createHash("sha256").update(env).digest("hex").slice(0, 16)}`;
+  if (KEY_SEGMENT.test(env) && !env.startsWith(HASHED)) return env;
+  return `${HASHED}${createHash("sha256").update(env).digest("hex")}`;
 }
 
 export const releaseKey = (name: string) => `releases/${name}`;

@@ -72,9 +72,15 @@ export interface OciStoreOptions {
   pageSize?: number;
   /** Waits before a retry; tests record instead of sleeping. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * How long a create-once write waits before it reads its tag back (default 1500 ms): a run whose
+   * own check-to-write window is shorter can't have overwritten a rival that already read back.
+   */
+  settleMs?: number;
 }
 
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
+const BLOB_RACE_MS = 200;
 const MAX_ATTEMPTS = 4;
 const MAX_WAIT_MS = 30_000;
 
@@ -162,6 +168,7 @@ export class OciStore implements ReleaseStore {
   readonly #credentials: OciCredentials | undefined;
   readonly #pageSize: number;
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #settleMs: number;
   // Errors of the connection itself (refused, reset, timed out), which a retry may get past.
   readonly #unreachable = new WeakSet<Error>();
   #authorization: string | undefined;
@@ -184,6 +191,7 @@ export class OciStore implements ReleaseStore {
     this.#credentials = options.credentials;
     this.#pageSize = options.pageSize ?? 1000;
     this.#sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#settleMs = options.settleMs ?? 1500;
     this.location = `oci://${reference.host}/${reference.repository}`;
   }
 
@@ -479,7 +487,7 @@ export class OciStore implements ReleaseStore {
             yield chunk;
           }
         },
-        createWriteStream(temp),
+        createWriteStream(temp, { mode: 0o600 }),
       ).catch((error: NodeJS.ErrnoException) => {
         // The file system's own errors (ENOSPC…) are the machine's, not the store's.
         if (error.syscall) throw error;
@@ -505,9 +513,49 @@ export class OciStore implements ReleaseStore {
   async putRecord(key: string, value: unknown, options: PutRecordOptions = {}): Promise<void> {
     checkKey(key);
     const tag = tagOfKey(key);
-    if (options.createOnly && (await this.#hasManifest(tag))) {
-      throw new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
+    const body = await this.#recordManifest(key, value, options.blobs ?? []);
+    if (options.createOnly) return this.#createOnce(key, tag, body);
+    await this.#putManifest(key, tag, body);
+  }
+
+  /**
+   * A registry has no conditional write, so a record created once is checked, written, and read back
+   * after a settle time: of two runs that both found the tag free, the later write stands and the
+   * earlier writer reads another manifest and refuses. A run whose own check-to-write window reached
+   * the settle time can't be sure no rival read its tag back in between, and says so.
+   */
+  async #createOnce(key: string, tag: string, body: Buffer): Promise<void> {
+    const checked = Date.now();
+    if (await this.#hasManifest(tag)) throw this.#exists(key);
+    const refused = await this.#putManifest(key, tag, body, { once: true }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const window = Date.now() - checked;
+    await this.#sleep(this.#settleMs);
+    const now = await this.#manifestDigest(tag);
+    // A rival pushing the same blobs at the same moment can make the registry refuse this manifest.
+    if (refused !== undefined && (now === undefined || now === `sha256:${sha256(body)}`)) throw refused;
+    if (now !== `sha256:${sha256(body)}`) {
+      throw new StoreError(
+        StoreErrorCode.Exists,
+        `${key} was created by another run at the same time in the store ${this.location}; that one stands, this one is not kept`,
+      );
     }
+    if (window >= this.#settleMs) {
+      throw new StoreError(
+        StoreErrorCode.Unavailable,
+        `creating ${key} in the store ${this.location} took ${window} ms from check to write, too long to be sure no other run created it at the same time; read it back before using it`,
+      );
+    }
+  }
+
+  #exists(key: string): StoreError {
+    return new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
+  }
+
+  /** The record's JSON and the blobs it names, pushed; returns the manifest's bytes. */
+  async #recordManifest(key: string, value: unknown, blobs: readonly string[]): Promise<Buffer> {
     const record = Buffer.from(`${JSON.stringify(value, null, 2)}\n`);
     const recordDigest = await this.#putBytes(record);
     if (!this.#emptyPushed) {
@@ -515,7 +563,7 @@ export class OciStore implements ReleaseStore {
       this.#emptyPushed = true;
     }
     const files = [];
-    for (const digest of new Set(options.blobs ?? [])) {
+    for (const digest of new Set(blobs)) {
       const size = await this.#blobSize(digest);
       if (size === undefined) {
         throw new StoreError(
@@ -538,13 +586,47 @@ export class OciStore implements ReleaseStore {
       layers: [{ mediaType: RECORD_TYPE, digest: `sha256:${recordDigest}`, size: record.length }, ...files],
       annotations: { [KEY_ANNOTATION]: key },
     };
-    const body = Buffer.from(JSON.stringify(manifest));
-    const response = await this.#send("PUT", this.#path(`manifests/${tag}`), {
+    return Buffer.from(JSON.stringify(manifest));
+  }
+
+  async #putManifest(
+    key: string,
+    tag: string,
+    body: Buffer,
+    options: { once?: boolean } = {},
+  ): Promise<void> {
+    const send = {
       headers: { "content-type": MANIFEST_TYPE, "content-length": String(body.length) },
       body: () => body,
-    });
+    };
+    const put = () =>
+      // A create-once write is not retried on 5xx: a retry after a wait would widen its window.
+      options.once
+        ? this.#once("PUT", this.#path(`manifests/${tag}`), send)
+        : this.#send("PUT", this.#path(`manifests/${tag}`), send);
+    let response = await put();
+    if (response.statusCode === 400) {
+      const failure = await this.#failure(response, `can't store ${key}`);
+      // Another writer pushing one of its blobs at the same moment: the blob is there a moment later.
+      if (!failure.registryCodes.includes("MANIFEST_BLOB_UNKNOWN")) throw failure;
+      await this.#sleep(BLOB_RACE_MS);
+      response = await put();
+    }
     if (response.statusCode !== 201) throw await this.#failure(response, `can't store ${key}`);
     await drain(response);
+  }
+
+  /** The digest of the manifest a tag names now, or undefined when there is none. */
+  async #manifestDigest(tag: string): Promise<string | undefined> {
+    const response = await this.#send("GET", this.#path(`manifests/${tag}`), {
+      headers: { accept: MANIFEST_TYPE },
+    });
+    if (response.statusCode === 404) {
+      await drain(response);
+      return undefined;
+    }
+    if (response.statusCode !== 200) throw await this.#failure(response, `can't read the tag ${tag}`);
+    return `sha256:${sha256(await bytesOf(response, MAX_RECORD_BYTES))}`;
   }
 
   async #hasManifest(tag: string): Promise<boolean> {

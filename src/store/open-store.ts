@@ -2,6 +2,7 @@ import { isAbsolute, resolve } from "node:path";
 import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import { FolderStore } from "./folder-store.ts";
 import { OciStore, parseOciReference, printableAddress } from "./oci-store.ts";
+import { Keyring, SignedStore } from "./signing.ts";
 import type { ReleaseStore } from "./store.ts";
 
 /** The store where egp.yaml names none: on this machine only, like Terraform's local backend. */
@@ -11,6 +12,8 @@ export interface StoreSpec {
   /** A folder (relative to the repository root, or absolute) or `oci://host[:port]/repository`. */
   store?: string;
   plainHttp?: boolean;
+  /** Public keys (`ed25519:…`) whose signatures on records are believed. */
+  trustedKeys?: readonly string[];
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -48,7 +51,12 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
     );
   }
   const value = spec.store ?? DEFAULT_STORE;
-  if (!value.startsWith("oci://")) return new FolderStore(isAbsolute(value) ? value : resolve(root, value));
+  // The default store is this machine's, as the rest of `.egp/` is; a folder named in egp.yaml is
+  // shared on purpose (a mounted share), and keeps the umask's modes.
+  if (!value.startsWith("oci://"))
+    return new FolderStore(isAbsolute(value) ? value : resolve(root, value), {
+      private: spec.store === undefined,
+    });
   const username = env.EGP_STORE_USERNAME || undefined;
   const password = env.EGP_STORE_PASSWORD || undefined;
   if ((username === undefined) !== (password === undefined)) {
@@ -62,4 +70,16 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
     ...(spec.plainHttp === undefined ? {} : { plainHttp: spec.plainHttp }),
     ...(username && password ? { credentials: { username, password } } : {}),
   });
+}
+
+/**
+ * `openStore`, signing the records it writes (signing.ts): with EGP_SIGNING_KEY when set, else with
+ * the user's local key; it says whether a record read back was signed by a key `trustedKeys` lists.
+ */
+export function openSignedStore(spec: StoreSpec, root: string, env: Environment = process.env): SignedStore {
+  const keyring = new Keyring({
+    ...(spec.trustedKeys ? { trustedKeys: spec.trustedKeys } : {}),
+    ...(env.EGP_SIGNING_KEY ? { signingKey: env.EGP_SIGNING_KEY } : {}),
+  });
+  return new SignedStore(openStore(spec, root, env), keyring);
 }

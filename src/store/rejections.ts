@@ -1,16 +1,15 @@
 import { z } from "zod";
-import { type LocalKey, localKey } from "../io/local-key.ts";
 import { StoreError } from "./error-codes.ts";
-import { Seal, sealProblem, sealRecord } from "./record-seal.ts";
+import { distrust, trustOf, withoutSignature } from "./signing.ts";
 import type { ReleaseStore } from "./store.ts";
 
 /*
- * A rejected release: `rejected/<name>` in the store, written by `egp release reject`. The release
- * gate refuses every plan of an environment that names it. A rejection is only ever believed in
- * the safe direction: one that fails its seal still refuses, and says it is unauthenticated.
+ * A rejected release: `rejected/<name>` in the store, written by `egp release reject` and signed by
+ * the store as it is written (signing.ts). The release gate refuses every plan of an environment
+ * that names it. A rejection is believed in the safe direction only: one whose signature is not
+ * trusted still refuses, and says so.
  */
 
-const PURPOSE = "egp release rejection";
 export const rejectedKey = (name: string) => `rejected/${name}`;
 
 export const Rejection = z.strictObject({
@@ -19,42 +18,36 @@ export const Rejection = z.strictObject({
   at: z.string(),
   actor: z.string(),
   runUrl: z.string().nullable(),
-  seal: Seal,
 });
 export type Rejection = z.infer<typeof Rejection>;
 
 export interface ReadRejection extends Rejection {
-  /** Why its seal can't be believed; undefined when it holds. */
+  /** Why its signature can't be believed; undefined when it can. */
   unauthenticated?: string;
 }
 
 /** Records the rejection once; the first rejection of a release stands. */
 export async function rejectRelease(
   store: ReleaseStore,
-  rejection: Omit<Rejection, "seal">,
-  key: LocalKey = localKey(),
+  rejection: Rejection,
 ): Promise<{ rejection: ReadRejection; already: boolean }> {
   try {
-    const record = sealRecord(rejection, PURPOSE, key);
-    await store.putRecord(rejectedKey(rejection.name), record, { createOnly: true });
-    return { rejection: record, already: false };
+    await store.putRecord(rejectedKey(rejection.name), rejection, { createOnly: true });
+    return { rejection, already: false };
   } catch (error) {
     if (!(error instanceof StoreError && error.code === "EGP_STORE_EXISTS")) throw error;
-    const earlier = await rejectionOf(store, rejection.name, key);
+    const earlier = await rejectionOf(store, rejection.name);
     if (!earlier) throw error;
     return { rejection: earlier, already: true };
   }
 }
 
 /** The release's rejection, if it has one. */
-export async function rejectionOf(
-  store: ReleaseStore,
-  name: string,
-  key: LocalKey = localKey(),
-): Promise<ReadRejection | undefined> {
-  const value = await store.getRecord(rejectedKey(name));
+export async function rejectionOf(store: ReleaseStore, name: string): Promise<ReadRejection | undefined> {
+  const key = rejectedKey(name);
+  const value = await store.getRecord(key);
   if (value === undefined) return undefined;
-  const parsed = Rejection.safeParse(value);
+  const parsed = Rejection.safeParse(withoutSignature(value));
   if (!parsed.success) {
     const reason = (value as { reason?: unknown } | null)?.reason;
     return {
@@ -63,10 +56,9 @@ export async function rejectionOf(
       at: "",
       actor: "",
       runUrl: null,
-      seal: { key: "", tag: "" },
       unauthenticated: "it is not a rejection record egp wrote",
     };
   }
-  const problem = sealProblem(parsed.data, PURPOSE, key);
-  return problem ? { ...parsed.data, unauthenticated: problem } : parsed.data;
+  const trust = trustOf(store, key, value);
+  return trust.trusted ? parsed.data : { ...parsed.data, unauthenticated: distrust(trust) };
 }

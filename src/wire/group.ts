@@ -9,6 +9,8 @@ import { UpdateInformation } from "./user.ts";
 export const Group = z.object({
   Id: z.number().int(),
   Name: z.string(),
+  /** Real instances answer it beside `Name`; optional so that a group read without it still parses. */
+  DisplayName: z.string().optional(),
   Description: z.string().nullable(),
   Guid: z.string(),
   UpdateInformation: UpdateInformation.nullable(),

@@ -1,4 +1,5 @@
 export * from "./content.ts";
+export * from "./content-api.ts";
 export * from "./envelope.ts";
 export * from "./group.ts";
 export * from "./metadata.ts";

@@ -3,7 +3,7 @@ import { ResponseTooLargeError, RetryAfterTooLongError } from "../../src/index.t
 import { recordingSleep, useClientEmulator } from "./helpers/client.ts";
 
 /*
- * Bounded waits and answers (issue 21): a Retry-After beyond the cap fails at once and says what
+ * Bounded waits and answers, so that no answer holds a run hostage: a Retry-After beyond the cap fails at once and says what
  * was asked; a JSON answer beyond the size cap fails without being read whole.
  */
 

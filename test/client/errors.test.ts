@@ -53,6 +53,7 @@ const ENVIRONMENT_VARIABLES = new Set([
   "EGP_STORE_USERNAME",
   "EGP_STORE_PASSWORD",
   "EGP_STATE_KEY",
+  "EGP_SIGNING_KEY",
 ]);
 
 describe("the error code registry", () => {
@@ -132,11 +133,11 @@ describe("errorFromResponse", () => {
     expect((error as RateLimitError).retryAfterMs).toBe(3000);
   });
 
-  it("scrubs secrets from the message, the messages and the path, and drops Authorization", () => {
+  it("scrubs secrets the platform quotes from the message and the messages, and drops Authorization", () => {
     const scrubber = new Scrubber(["Tr0ub4dor&3"]);
     const error = errorFromResponse({
       method: "PUT",
-      path: "/platformapi/core/system/userpassword?x=Tr0ub4dor%263",
+      path: "/platformapi/core/system/userpassword",
       status: 400,
       messages: [{ Description: "Password Tr0ub4dor&3 was used before", ErroredValue: "x" }],
       headers: { authorization: 'Platform session-id="ABC"', "content-type": "application/json" },
@@ -146,6 +147,53 @@ describe("errorFromResponse", () => {
     expect(everything).not.toContain("Tr0ub4dor");
     expect(error.headers.authorization).toBeUndefined();
     expect(error.headers["content-type"]).toBe("application/json");
+  });
+});
+
+describe("no oracle: text egp composes is never cut by a secret's value", () => {
+  it("a one-character password leaves the url, the path and a name as written", () => {
+    const scrubber = new Scrubber(["1"]);
+    const target = { name: "dev", url: "https://127.0.0.1:4010" };
+    const refused = connectionErrorOf(
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:4010"), { code: "ECONNREFUSED" }),
+      { method: "GET", path: "/api/core/system/user/1" },
+      target,
+    );
+    expect(refused.message).toContain("https://127.0.0.1:4010");
+    expect(refused.message).toContain("GET /api/core/system/user/1");
+    expect(refused.message).not.toContain("[redacted]");
+    const failed = errorFromResponse({
+      method: "GET",
+      path: "/api/core/system/user/1",
+      status: 404,
+      messages: [{ Description: "User user1 not found at 10.0.0.1" }],
+      scrub: scrubber.scrub,
+    });
+    expect(failed.message).toBe(
+      "GET /api/core/system/user/1: HTTP 404 not found: User user1 not found at 10.0.0.1",
+    );
+  });
+
+  it("a secret the platform quotes is removed where it stands whole, at the end of a sentence too", () => {
+    const scrubber = new Scrubber(["abc123"]);
+    expect(scrubber.scrub("Password abc123. was used; abc123: again; (abc123)")).toBe(
+      "Password [redacted]. was used; [redacted]: again; ([redacted])",
+    );
+    expect(scrubber.scrub("https://abc123.example.com/abc1234 xabc123")).toBe(
+      "https://abc123.example.com/abc1234 xabc123",
+    );
+  });
+
+  it("a name that equals a secret is shown as written where egp composed it", () => {
+    const scrubber = new Scrubber(["hunter2"]);
+    const failed = errorFromResponse({
+      method: "GET",
+      path: "/api/core/system/user?$filter=UserName eq 'hunter2'",
+      status: 500,
+      scrub: scrubber.scrub,
+    });
+    expect(failed.path).toBe("/api/core/system/user?$filter=UserName eq 'hunter2'");
+    expect(failed.message).toContain("'hunter2'");
   });
 });
 
@@ -176,7 +224,6 @@ describe("connection failures", () => {
         code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
       }),
       request,
-      undefined,
       { name: "prod", url: "https://grc.example.com" },
     );
     expect(rejected.code).toBe("EGP_TLS");
@@ -191,7 +238,6 @@ describe("connection failures", () => {
         code: "ERR_SSL_WRONG_VERSION_NUMBER",
       }),
       request,
-      undefined,
       { name: "prod", url: "https://grc.example.com" },
     );
     expect(plain.code).toBe("EGP_TLS");
@@ -201,12 +247,7 @@ describe("connection failures", () => {
 
   it("an instance that can't be reached: names it and says where its url is", () => {
     const target = { name: "prod", url: "http://grc.example.com" };
-    const missing = connectionErrorOf(
-      Object.assign(new Error("x"), { code: "ENOTFOUND" }),
-      request,
-      undefined,
-      target,
-    );
+    const missing = connectionErrorOf(Object.assign(new Error("x"), { code: "ENOTFOUND" }), request, target);
     expect(missing.message).toMatch(/^prod \(http:\/\/grc\.example\.com\): .*no such host/);
     expect(missing.message).toContain("check that the instance is up and the url in environments/prod.yaml");
   });

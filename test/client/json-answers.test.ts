@@ -106,8 +106,9 @@ describe("JSON answers", () => {
     await client.close();
   });
 
-  it("a path scrubbed only when shown still holds no secret: errors, their causes and notices", async () => {
-    // A filter that names the password puts it in the path's query.
+  it("a path is shown as egp wrote it, never cut by a secret's value: errors, their causes and notices", async () => {
+    // A filter whose name equals the password: the name is the manifest's, and redacting it would
+    // tell whoever chose it that it is the password.
     const filter = { field: "UserName" as const, op: "eq" as const, value: ADMIN.password };
     const shapeUrl = await platform((_req, res) => {
       res.setHeader("content-type", "application/json");
@@ -117,9 +118,8 @@ describe("JSON answers", () => {
     const bad = shape.users.list({ filter });
     await expect(bad).rejects.toThrow(ResponseShapeError);
     const shapeError = (await bad.catch((error: unknown) => error)) as ResponseShapeError;
-    expect(shapeError.path).toContain("[redacted]");
-    expect(`${shapeError.message} ${shapeError.path}`).not.toContain(ADMIN.password);
-    expect(`${shapeError.message} ${shapeError.path}`).not.toContain(encodeURIComponent(ADMIN.password));
+    expect(shapeError.path).not.toContain("[redacted]");
+    expect(shapeError.path).toContain(encodeURIComponent(ADMIN.password));
     await shape.close();
 
     // A trickled answer: the deadline aborts it, and its reason (the cause) was scrubbed too.
@@ -143,9 +143,7 @@ describe("JSON answers", () => {
     const cause = timeout.cause as Error;
     expect(cause.message).toContain("no complete answer within 0.3 s");
     const shown = [timeout.message, timeout.path, cause.message, ...waits.map((w) => w.what)].join("\n");
-    expect(shown).toContain("[redacted]");
-    expect(shown).not.toContain(ADMIN.password);
-    expect(shown).not.toContain(encodeURIComponent(ADMIN.password));
+    expect(shown).not.toContain("[redacted]");
     expect(waits.length).toBeGreaterThanOrEqual(1);
     await slow.close();
   });

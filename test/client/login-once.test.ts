@@ -42,7 +42,7 @@ describe("a refused login", () => {
     const failure = c.users.list();
     await expect(failure).rejects.toMatchObject({ code: "EGP_LOGIN_FAILED", status: 200 });
     await expect(failure).rejects.toThrow(
-      /^prod: the login as sysadmin was refused \(InvalidCredentials: .*not valid\.\); no further login was tried/,
+      /^prod: the login as sysadmin was refused \(ValidationMessageTemplates:LoginNotValid: .*not valid\.\); no further login was tried/,
     );
     await expect(failure).rejects.not.toThrow(WRONG);
   });

@@ -14,6 +14,7 @@ describe("client options", () => {
     expect(options.limits).toEqual({
       concurrency: 4,
       requestsPerSecond: 10,
+      packageBytes: 2 * 1024 ** 3,
       maxResponseBytes: 256 * 1024 * 1024,
     });
     expect(options.timeouts).toEqual({

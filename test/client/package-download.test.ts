@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ConnectionError,
   createClient,
+  PackageTooLargeError,
   PlatformError,
   ResponseShapeError,
   TransferError,
@@ -79,6 +80,16 @@ const server = createServer((req, res) => {
     };
     return next();
   }
+  if (path === "/api/core/package/download/12") {
+    // A body that never ends, with no length announced: only the client's bound stops it.
+    res.writeHead(200, { "content-type": "application/zip" });
+    const piece = randomBytes(64 * 1024);
+    const more = () => {
+      while (!res.destroyed && res.write(piece));
+      if (!res.destroyed) res.once("drain", more);
+    };
+    return more();
+  }
   if (path === "/api/core/package/download/7") {
     downloads++;
     const cut = cutsLeft > 0;
@@ -112,6 +123,33 @@ describe("packages.download to a path", () => {
     expect(existsSync(`${file}.part`)).toBe(false);
     expect(seen.at(-1)).toEqual({ bytes: FILE.length, total: FILE.length });
     expect(seen.every((p, i) => i === 0 || p.bytes > (seen[i - 1] as { bytes: number }).bytes)).toBe(true);
+  });
+
+  it("stops at limits.packageBytes: an announced size past it is refused at once, and keeps nothing", async () => {
+    const client = createClient(optionsFor(url, { limits: { packageBytes: 1024 * 1024 } }));
+    const file = join(work, "announced.zip");
+    downloads = 0;
+    const download = client.packages.download(7, file);
+    await expect(download).rejects.toBeInstanceOf(PackageTooLargeError);
+    await expect(download).rejects.toThrow(
+      `package 7 is larger than limits.packageBytes (1048576 bytes; ${FILE.length} bytes announced)`,
+    );
+    await client.close();
+    expect(downloads).toBe(1);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(`${file}.part`)).toBe(false);
+  });
+
+  it("stops a body that never ends at limits.packageBytes, and keeps nothing", async () => {
+    const seen: number[] = [];
+    const client = createClient(optionsFor(url, { limits: { packageBytes: 1024 * 1024 } }));
+    const file = join(work, "endless.zip");
+    const download = client.packages.download(12, file, { onProgress: (p) => seen.push(p.bytes) });
+    await expect(download).rejects.toMatchObject({ code: "EGP_PACKAGE_TOO_LARGE" });
+    await client.close();
+    expect(Math.max(...seen)).toBeLessThanOrEqual(1024 * 1024);
+    expect(existsSync(file)).toBe(false);
+    expect(existsSync(`${file}.part`)).toBe(false);
   });
 
   it("retries a body cut short and ends with the whole file", async () => {

@@ -136,6 +136,25 @@ describe("packages", () => {
     expect(target.stats().requests).toBe(0);
   });
 
+  it("an upload met by a session expiry logs in again and sends the whole file from disk once more", async () => {
+    const source = dev.client();
+    const file = join(work, "expired.zip");
+    const { bytes } = await source.packages.download(await generated(source), file);
+    const target = prod.client();
+    await target.metadata.version();
+    prod
+      .emulator()
+      .faults.script({ method: "POST", path: "/package/upload", action: { expireSessions: true } });
+    const sent: number[] = [];
+    const id = await target.packages.upload(file, { onProgress: (p) => sent.push(p.bytes) });
+    expect(target.stats().logins).toBe(2);
+    expect(
+      Object.entries(target.stats().byRoute).filter(([route]) => route.endsWith("/package/upload")),
+    ).toEqual([[expect.any(String), 2]]);
+    expect(sent.at(-1)).toBe(bytes);
+    expect(await target.packages.get(id)).toMatchObject({ Origin: "Uploaded", Status: "Ready", Size: bytes });
+  });
+
   it("upload of something that is not a package is refused by the instance", async () => {
     const failure = prod.client().packages.upload(new Uint8Array([1, 2, 3, 4]), { fileName: "junk.zip" });
     await expect(failure).rejects.toThrow(ValidationError);

@@ -10,7 +10,7 @@ import {
 import { useClientEmulator } from "./helpers/client.ts";
 
 /*
- * The typed calls for what real instances serve beyond the seed (issue 20), against demo-dev over
+ * The typed calls for what real instances serve beyond the seed, against demo-dev over
  * HTTP: SequentialId on records, content and reference-field reads by path id, groups, field
  * definitions by application and values-list values.
  */

@@ -3,8 +3,8 @@ import { RetryBudget, TransientError, withRetryBudget } from "../../src/index.ts
 import { recordingSleep, useClientEmulator } from "./helpers/client.ts";
 
 /*
- * "A cut download is tried 40 times (8 step tries × 5 client tries)" (issue 21): with one budget
- * for a step and the calls it makes, the tries add up instead of multiplying.
+ * One budget of tries for a step and the calls it makes: the tries add up instead of multiplying
+ * (8 step tries × 5 client tries would try a cut download 40 times).
  */
 
 const ROUTE = "POST /core/system/applicationinfo/version";

@@ -1,6 +1,7 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { ConnectionError, createClient, type WaitInfo } from "../../src/index.ts";
+import { EnvironmentDocument } from "../../src/manifest/environment.ts";
 import { optionsFor } from "./helpers/client.ts";
 
 /*
@@ -78,7 +79,13 @@ describe("timeouts and wait notices", () => {
     const started = performance.now();
     const failure = client.users.list();
     await expect(failure).rejects.toMatchObject({ code: "EGP_TIMEOUT" });
-    await expect(failure).rejects.toThrow(/no complete answer within 0\.5 s \(timeouts\.requestMs\)/);
+    await expect(failure).rejects.toThrow(
+      /no complete answer within 0\.5 s \(timeouts\.request of the environment file\)/,
+    );
+    // The key it names is one an environment file may hold.
+    expect(EnvironmentDocument.safeParse({ url: "https://x", timeouts: { request: "1s" } }).success).toBe(
+      true,
+    );
     // Without the deadline the trickle never ends; the bound is loose so that a busy machine passes.
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(waits.length).toBeGreaterThanOrEqual(1);

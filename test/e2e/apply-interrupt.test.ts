@@ -9,7 +9,7 @@ import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 
 /*
- * Issue 13, defects 1 and 2: an interrupted apply is resumed only when the same plan is applied
+ * An interrupted apply is resumed only when the same plan is applied
  * again; any other apply plans afresh; Ctrl-C (and SIGTERM) stop cleanly.
  */
 

@@ -6,8 +6,8 @@ import { egp, exampleTree, lines } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * A full disk under `.egp/` (the issue: "ENOSPC under .egp/ is a clear one-line error, not
- * 'internal error', and leaves no 0-byte lock"). A real full filesystem needs a tiny tmpfs, which
+ * A full disk under `.egp/`: ENOSPC is a clear one-line error, not "internal error", and leaves no
+ * 0-byte lock that would block the next run. A real full filesystem needs a tiny tmpfs, which
  * only root can mount; elsewhere this file is skipped, and test/emulator/durable.test.ts covers a
  * refused commit by injection.
  */

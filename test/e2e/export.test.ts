@@ -29,7 +29,8 @@ describe("egp export then egp plan, on the example's environments", () => {
       code: 0,
       stdout:
         "wrote manifests/local-dev/security-parameters.yaml: 3 security parameters\n" +
-        "wrote manifests/local-dev/users.yaml: 9 users\n",
+        "wrote manifests/local-dev/users.yaml: 8 users\n" +
+        "  left out User sysadmin: the account egp logs in with, so that no edit locks egp out (--include-login-user writes it)\n",
       stderr: "",
     });
     expect(exports["local-prod"]?.code).toBe(0);
@@ -46,7 +47,7 @@ describe("egp export then egp plan, on the example's environments", () => {
 
   it("passes egp validate", async () => {
     const run = await egp(["validate"], { cwd: repo });
-    expect(run).toEqual({ code: 0, stdout: "ok: 22 documents in 4 files, 2 environments\n", stderr: "" });
+    expect(run).toEqual({ code: 0, stdout: "ok: 20 documents in 4 files, 2 environments\n", stderr: "" });
   });
 
   it("scopes every document to its environment and writes no roles or passwords", async () => {
@@ -174,7 +175,10 @@ describe("egp export of values a manifest must escape or leave out", () => {
   });
 
   it("round-trips: plan shows no changes, with warnings for what was left out", async () => {
-    const run = await egp(["export", "--env", "prod", "--out", "manifests/live"], { cwd: repo, env });
+    const run = await egp(["export", "--env", "prod", "--out", "manifests/live", "--include-login-user"], {
+      cwd: repo,
+      env,
+    });
     expect(run.code).toBe(0);
     // What a manifest can't hold stays unmanaged, and says so.
     expect(lines(run.stderr)).toEqual([
@@ -259,4 +263,32 @@ describe("egp export of a second environment into the same folder", () => {
     );
     expect(await readFile(join(repo, "manifests/exported/users.yaml"), "utf8")).toBe(handWritten);
   }, 60_000);
+});
+
+describe("egp export into a folder with local edits", () => {
+  it("refuses to overwrite them, listing each, unless --force; documents stay sorted by name", async () => {
+    const repo = await testdir(exampleTree({ manifests: false }));
+    const out = ["export", "--env", "local-prod", "--out", "manifests"];
+    expect((await egp(out, { cwd: repo })).code).toBe(0);
+    const file = join(repo, "manifests/users.yaml");
+    const before = await readFile(file, "utf8");
+    const edited = before.replace(/^title: .*$/m, "title: Chief Editor");
+    expect(edited).not.toBe(before);
+    await writeFile(file, edited);
+    const first = documents(edited)[0]?.userName;
+
+    const refused = await egp(out, { cwd: repo });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `egp: export: the files hold what the instance does not, which this export would overwrite (manifests/users.yaml: User ${first}: title); plan to see the difference, or pass --force to overwrite\n`,
+    );
+    expect(await readFile(file, "utf8")).toBe(edited);
+
+    const forced = await egp([...out, "--force"], { cwd: repo });
+    expect(forced.code).toBe(0);
+    const names = documents(await readFile(file, "utf8")).map((d) => String(d.userName));
+    expect(names[0]).toBe(first);
+    expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, "en")));
+    expect(await readFile(file, "utf8")).toBe(before);
+  });
 });

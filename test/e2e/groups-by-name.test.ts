@@ -3,7 +3,7 @@ import { egp, exampleTree, lines } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * The example environments have no `groups:` map (issue 20): egp resolves group names by reading
+ * The example environments have no `groups:` map: egp resolves group names by reading
  * the instance's groups, and a name the instance does not have fails `plan` with exit 1 at the
  * name's file:line:col, one line, no stack.
  */

@@ -91,6 +91,13 @@ describe("egp apply: an install the target refuses", () => {
       /^Package\/GRC Core#install \(local-prod\): FAILED: EGP_VALIDATION POST \/api\/core\/package\/install: HTTP 400 rejected: Level /m,
     );
     expect(applicationNames(prod)).toEqual(before);
+
+    // The refused install is marked so: the next apply does not wait for a job that never ran.
+    const history = await egp(["history", "--env", "local-prod", "--dir", dir], { env: ENV });
+    expect(history.stdout).toMatch(/, install asked \S+, refused or failed \S+;/);
+    const again = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+    expect(again.code).toBe(1);
+    expect(again.stdout).not.toContain("was never seen done");
   });
 
   it("--json prints the failed step as an event with its code and a structured cause", async () => {

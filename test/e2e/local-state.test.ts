@@ -1,6 +1,8 @@
 import { chmod, chown, lstat, mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { sealedLine } from "../../src/apply/journal.ts";
+import { localKey } from "../../src/io/local-key.ts";
 import { egp, lines } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -10,6 +12,7 @@ import { testdir } from "../helpers/testdir.ts";
  */
 
 const ENVIRONMENT = "url: embedded:empty\nroles: { General User: 2 }\ngroups: { Everyone: 1 }\n";
+const KEYED = { EGP_STATE_KEY: "a-test-key-of-at-least-32-characters" };
 const USER = ["kind: User", "userName: jdoe", "firstName: Jane", "lastName: Doe"];
 
 describe("names that Object has built in", () => {
@@ -42,13 +45,19 @@ describe("an apply journal egp can't read", () => {
       environment: "dev",
       steps: [{ input: { roles: [null] } }],
     };
-    await writeFile(journal, `${JSON.stringify({ type: "plan", at: "2026-01-01T00:00:00.000Z", plan })}\n`);
+    // Sealed with the runs' key: egp wrote it, and it still can't read its plan.
+    const line = sealedLine(
+      { type: "plan", at: "2026-01-01T00:00:00.000Z", plan },
+      "0123456789abcdef",
+      localKey(KEYED),
+    );
+    await writeFile(journal, `${line}\n`);
     return { dir, journal };
   }
 
   it("stops an apply with one line that says how to discard it", async () => {
     const { dir, journal } = await withUnreadableJournal();
-    const run = await egp(["apply", "--env", "dev", "--yes", "--dir", dir]);
+    const run = await egp(["apply", "--env", "dev", "--yes", "--dir", dir], { env: KEYED });
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(lines(run.stderr)).toHaveLength(1);
@@ -58,7 +67,7 @@ describe("an apply journal egp can't read", () => {
 
   it("is announced by plan, which goes on", async () => {
     const { dir } = await withUnreadableJournal();
-    const run = await egp(["plan", "--env", "dev", "--dir", dir]);
+    const run = await egp(["plan", "--env", "dev", "--dir", dir], { env: KEYED });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('User "jdoe" will be created');
     expect(run.stderr).toContain("egp can't read this apply journal");
@@ -66,11 +75,11 @@ describe("an apply journal egp can't read", () => {
 
   it("is cleared by apply --discard, after which apply runs", async () => {
     const { dir, journal } = await withUnreadableJournal();
-    const discard = await egp(["apply", "--env", "dev", "--discard", "--dir", dir]);
+    const discard = await egp(["apply", "--env", "dev", "--discard", "--dir", dir], { env: KEYED });
     expect(discard).toMatchObject({ code: 0, stderr: "" });
     expect(discard.stdout).toBe(`Discarded ${journal}, an apply journal egp can't read.\n`);
     expect(await readFile(journal, "utf8")).toContain('"type":"closed"');
-    const apply = await egp(["apply", "--env", "dev", "--yes", "--dir", dir]);
+    const apply = await egp(["apply", "--env", "dev", "--yes", "--dir", dir], { env: KEYED });
     expect(apply.stderr).toBe("");
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain("Apply complete: 1 added");

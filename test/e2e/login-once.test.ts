@@ -52,7 +52,7 @@ describe("egp with a wrong password", () => {
       expect(run.code, run.stderr).toBe(1);
       expect(lines(run.stderr), run.stderr).toEqual([
         expect.stringMatching(
-          /^egp: EGP_LOGIN_FAILED prod: the login as sysadmin was refused \(InvalidCredentials: .*\); no further login was tried, so that the account does not get locked$/,
+          /^egp: EGP_LOGIN_FAILED prod: the login as sysadmin was refused \(ValidationMessageTemplates:LoginNotValid: .*\); no further login was tried, so that the account does not get locked$/,
         ),
       ]);
       expect(run.stderr + run.stdout).not.toContain(WRONG);

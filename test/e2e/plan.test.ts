@@ -49,7 +49,7 @@ describe("egp plan against demo-prod", () => {
     expect(out.at(-1)).toBe("Plan: 2 to add, 3 to change, 0 to destroy, 1 to promote.");
   });
 
-  it("names every differing part of the promoted objects, with severities (issue 16)", () => {
+  it("names every differing part of the promoted objects, with severities", () => {
     const out = lines(text.stdout);
     expect(out).toContain(
       '      ~ Application Controls: "1 level, 9 fields, 1 layout" -> "5 part(s) to add, 1 to change, 1 only on the target (1 critical)"',

@@ -11,7 +11,7 @@ import { createClient } from "../../src/index.ts";
 import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 
 /*
- * Issue 19 §2: apply uploads a package to the target while it downloads it from the source, and
+ * Apply uploads a package to the target while it downloads it from the source, and
  * inspects the file once the download is complete. A package that fails the inspection is never
  * installed, and the run says so, naming the copy it left on the target.
  */

@@ -57,7 +57,7 @@ describe("egp release reject", () => {
     const still = await run(["plan", "--env", "prod"]);
     expect(still.code).toBe(1);
     expect(still.stderr).toContain(
-      "(the rejection record is unauthenticated: its seal does not match its content",
+      "(the rejection record is unauthenticated: its signature does not match its content",
     );
 
     const unknown = await run(["release", "reject", "r9", "--reason", "x"]);

@@ -10,7 +10,7 @@ import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * Issue 16: a snapshot of the target before every package install, release records, and
+ * A snapshot of the target before every package install (an install has no undo of its own), release records, and
  * `egp rollback` / `egp releases`.
  */
 
@@ -46,7 +46,7 @@ const controlsField = (e: Emulator, name: string) => {
   return catalogue.all("fields").find((f) => f.Name === name);
 };
 
-describe("egp rollback on the example (issue 16 acceptance)", () => {
+describe("egp rollback on the example", () => {
   it("after a promotion, rolls local-prod back, names Findings as created by it, and the plan differs again", async () => {
     const dir = await testdir(exampleTree());
     const applied = await egp(["apply", ...PROD, "--yes", "--dir", dir]);

@@ -4,7 +4,7 @@ import { egp, type Run } from "../helpers/cli.ts";
 import { type FileTree, testdir } from "../helpers/testdir.ts";
 
 /*
- * Issue 14, item 5: no secret in any message. A marker password is written, as a literal and through
+ * No secret in any message, since messages end up in CI logs. A marker password is written, as a literal and through
  * a variable, in auth.password and initialPassword, inside many broken files: malformed ${…}, wrong
  * types, bad YAML on its line and the next ones, unknown and missing keys, bad enums nearby. No
  * output of `egp validate` or `egp plan` may hold the marker or any 6-character piece of it.
@@ -153,7 +153,7 @@ describe("no secret in any message", () => {
   it("egp validate reports every broken file, and no piece of the secret", async () => {
     expect(validate.code).toBe(1);
     const files = Object.keys(tree).filter((path) => path !== "environments/good.yaml");
-    // Without --env an unset variable is no error (issue 18): the files whose only fault is one
+    // Without --env an unset variable is no error (each environment sets its own): the files whose only fault is one
     // are checked where it is, with --env (a manifest for `good`, an environment for itself).
     const unset = files.filter((path) => !validate.stderr.includes(path));
     const runs = await Promise.all(

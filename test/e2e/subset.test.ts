@@ -8,7 +8,7 @@ import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * Issue 17: deleting one object on purpose (`ensure: absent`), protecting others (PrunePolicy
+ * Deleting one object on purpose (`ensure: absent`), protecting others (PrunePolicy
  * `exclude`), and planning a subset (`--target`, a saved partial plan), run as a user runs egp,
  * against emulators over HTTP.
  */

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} here is manifest text, not a template.
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { exampleTree, lines } from "../helpers/cli.ts";
@@ -52,6 +52,27 @@ describe("egp validate", () => {
       "egp.yaml:2:10 releases.store: expected a folder path or oci://host[:port]/repository (for HTTP, oci:// with plainHttp: true)",
     );
     expect(run.stderr).not.toContain("    at ");
+  });
+
+  it("refuses a Latin-1 byte or a NUL in a manifest at its file, line and column", async () => {
+    const dir = await testdir({ "environments/dev.yaml": ENVIRONMENT });
+    await mkdir(join(dir, "manifests"));
+    const user = (name: Buffer) =>
+      Buffer.concat([
+        Buffer.from("kind: User\nuserName: jos\nfirstName: "),
+        name,
+        Buffer.from("\nlastName: D\n"),
+      ]);
+    await writeFile(join(dir, "manifests", "latin1.yaml"), user(Buffer.from("Jos\xe9", "latin1")));
+    await writeFile(join(dir, "manifests", "nul.yaml"), user(Buffer.from("Jo\0se")));
+    const run = await egp(["validate"], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(lines(run.stderr)).toEqual([
+      "manifests/latin1.yaml:3:15: is not UTF-8 (a byte here decodes to U+FFFD): save the file as UTF-8",
+      "manifests/nul.yaml:3:14: holds the control character U+0000, which YAML does not allow",
+      "egp: invalid: 2 errors",
+    ]);
   });
 
   it("reports a type error with its file, line and column, one line, no stack, exit 1", async () => {

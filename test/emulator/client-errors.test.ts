@@ -9,7 +9,8 @@ import { exchange, type SocketResponse } from "../helpers/socket.ts";
 /*
  * Client errors that never reach a route's own checks: broken multipart bodies, a $filter nested
  * past the parser's limit, a bad percent escape in the URL, a header past Node's limit, a body that
- * stops arriving. Each must be a 4xx envelope (issue 21), and the server must keep answering.
+ * stops arriving. Each must be a 4xx envelope (a client's fault, which a retry would not mend), and
+ * the server must keep answering.
  */
 
 const work = mkdtempSync(join(tmpdir(), "egp-client-errors-"));

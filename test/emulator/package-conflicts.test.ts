@@ -18,7 +18,7 @@ import { type Json, type Raw, useEmulator } from "../helpers/raw.ts";
 import { type RawEntry, rawZip, readZipEntries } from "../helpers/zip.ts";
 
 /*
- * The installer refuses what a real instance refuses (issue 14): two fields with one alias in a
+ * The installer refuses what a real instance refuses, so that a plan tested here fails here first: two fields with one alias in a
  * level, a second application with an existing name, a GUID used twice in the package or for
  * another kind of object on the target. Each is refused with a validation message and installs
  * nothing of the package, whether the conflict is there when the install is requested (400) or

@@ -251,7 +251,7 @@ describe("package bombs are refused before they are inflated (default limits)", 
   });
 
   it("an object file declared larger than the JSON limit is refused from the directory alone", async () => {
-    // The zip: entries of 60 MiB of spaces, which deflate about 1000:1.
+    // A zip bomb in small: entries of 60 MiB of spaces, which deflate about 1000:1.
     const sixty = deflated(Buffer.alloc(60 * MiB, 0x20));
     expect(await refused(rawZip([...valid, ...padded(guids, sixty)]), 400, "EntryTooLarge")).toEqual([]);
     expect(await refused(rawZip([...listing(guids), ...padded(guids, sixty)]), 400, "EntryTooLarge")).toEqual(

@@ -5,8 +5,7 @@ import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { type Json, Raw, useEmulator } from "../helpers/raw.ts";
 
 /*
- * What real instances do where the seed is silent, and public clients rely on (issue 20,
- * docs/emulator.md "Groups, field definitions and values lists" and the Content section), over
+ * What real instances do where the seed is silent, and public clients rely on (docs/emulator.md "Groups, field definitions and values lists" and the Content section), over
  * real HTTP on the demo-dev seed. Ids are looked up by GUID, as they differ per instance.
  */
 
@@ -154,7 +153,14 @@ describe("behaviours of real instances the seed does not state", () => {
         [4, "Auditors"],
       ]);
       for (const group of requested(all)) {
-        expect(Object.keys(group).sort()).toEqual(["Description", "Guid", "Id", "Name", "UpdateInformation"]);
+        expect(Object.keys(group).sort()).toEqual([
+          "Description",
+          "DisplayName",
+          "Guid",
+          "Id",
+          "Name",
+          "UpdateInformation",
+        ]);
         expect(group.Guid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       }
       const one = await raw().read("/core/system/group/3", token);

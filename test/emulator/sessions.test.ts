@@ -20,7 +20,7 @@ describe("sessions", () => {
     const response = await raw().login("sysadmin", "wrong");
     expect(response.status).toBe(200);
     expect(response.body.IsSuccessful).toBe(false);
-    expect(response.body.ValidationMessages[0].MessageKey).toBe("InvalidCredentials");
+    expect(response.body.ValidationMessages[0].MessageKey).toBe("ValidationMessageTemplates:LoginNotValid");
     const wrongInstance = await raw().login("sysadmin", "Password1!", "Elsewhere");
     expect(wrongInstance.body.IsSuccessful).toBe(false);
   });
@@ -184,8 +184,8 @@ describe("verb override and representation", () => {
 });
 
 describe("releases and prefixes", () => {
-  it("release 6.14 serves /platformapi and not /api for platform calls", async () => {
-    const emulator = await startEmulator({ release: "6.14.0" });
+  it("release 6.14 without integrations serves /platformapi and not /api for platform calls", async () => {
+    const emulator = await startEmulator({ release: "6.14.0", integrations: false });
     try {
       const raw = new Raw(emulator.url);
       const token = await raw.token();

@@ -29,7 +29,7 @@ import { groupMembershipLive } from "./group-membership/state.ts";
 import { groupMembershipSteps } from "./group-membership/steps.ts";
 
 /*
- * Issue 15's proof that a kind is a typed contract: `GroupMembership` exists only in this test, as
+ * A kind is a typed contract, so that a new one costs no edit elsewhere: `GroupMembership` exists only in this test, as
  * new files (./group-membership/) plus one registry line per stage below, and goes through
  * validate → plan → saved plan file → apply against the emulator over HTTP, then export.
  * demo-prod's groups: 1 Everyone, 2 Administrators, 3 Auditors, 4 Risk Owners; anguyen and

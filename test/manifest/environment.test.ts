@@ -28,7 +28,11 @@ describe("environment files: embedded emulators", () => {
     expect(environment.auth.username).toBe("sysadmin");
     expect(environment.auth.password.reveal()).toBe(EMBEDDED_DEFAULT_PASSWORD);
     expect(environment.auth.scheme).toBe("Platform");
-    expect(environment.limits).toEqual({ concurrency: 4, requestsPerSecond: 10 });
+    expect(environment.limits).toEqual({
+      concurrency: 4,
+      requestsPerSecond: 10,
+      packageBytes: 2 * 1024 ** 3,
+    });
   });
 
   it("takes the emulator password from EGP_EMULATOR_PASSWORD when set", () => {

@@ -3,10 +3,10 @@ import { describe, expect, it } from "vitest";
 import { formatManifestError, validateRepository } from "../../src/manifest/index.ts";
 
 /*
- * Issue 14, item 5, exhaustively and in-process (the CLI prints these same issues, one a line; see
- * test/e2e/secret-sweep.test.ts for the binary): a marker password, broken by one YAML or `${…}`
- * character at every position, written as auth.password and as initialPassword, in block and flow
- * style, plain and quoted. No message or warning may hold 6 characters of it.
+ * No secret in any message (messages end up in CI logs), exhaustively and in-process (the CLI prints
+ * these same issues, one a line; see test/e2e/secret-sweep.test.ts for the binary): a marker
+ * password, broken by one YAML or `${…}` character at every position, written as auth.password and
+ * as initialPassword, in block and flow style, plain and quoted. No message or warning may hold 6 characters of it.
  */
 
 const MARK = "Mk9!zqvX-SECRET-7f3";

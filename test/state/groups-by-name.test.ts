@@ -8,7 +8,7 @@ import { readLiveState } from "../../src/state/index.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * An environment without a `groups:` map (issue 20): group names are resolved by one read of the
+ * An environment without a `groups:` map, as most are (the map is a copy to keep in step): group names are resolved by one read of the
  * instance's groups in the live read; an unknown name is a plan error at its manifest position; an
  * instance without the read (404) makes the map required, and the error says so. demo-prod: groups
  * 1 Everyone, 2 Administrators, 3 Auditors, 4 Risk Owners.

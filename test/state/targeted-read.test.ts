@@ -8,7 +8,8 @@ import type { User } from "../../src/wire/index.ts";
 
 /*
  * `--target User/<name>` reads only the users it names where the interface allows it: one list read
- * with an OData `UserName eq` filter (issue 17), instead of every user of the instance.
+ * with an OData `UserName eq` filter, instead of every user of the instance, so that a targeted plan
+ * costs what it targets.
  */
 
 let emulator: Emulator;

@@ -27,7 +27,11 @@ afterAll(async () => {
 function open(options: Partial<OciStoreOptions> & { host?: string } = {}): OciStore {
   repositories += 1;
   const { host = registry.host, ...rest } = options;
-  const store = new OciStore({ reference: `oci://${host}/egp/test-${repositories}`, ...rest });
+  const store = new OciStore({
+    reference: `oci://${host}/egp/test-${repositories}`,
+    settleMs: 300,
+    ...rest,
+  });
   stores.push(store);
   return store;
 }
@@ -122,6 +126,28 @@ describe("OciStore against docker-registry", () => {
     expect(await store.listRecords("history/test")).toEqual(["history/test/short"]);
     await front.stop();
   });
+
+  it("lets one of two runs creating the same record at once win; the other says so, and the winner's record stays", async () => {
+    for (let round = 1; round <= 6; round++) {
+      const first = open();
+      const second = new OciStore({ reference: first.location, settleMs: 300 });
+      stores.push(second);
+      const key = `releases/race${round}`;
+      const outcomes = await Promise.allSettled([
+        first.putRecord(key, { by: "first" }, { createOnly: true }),
+        second.putRecord(key, { by: "second" }, { createOnly: true }),
+      ]);
+      const won = outcomes.flatMap((o, i) =>
+        o.status === "fulfilled" ? [i === 0 ? "first" : "second"] : [],
+      );
+      const lost = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : []));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toMatchObject({ code: "EGP_STORE_EXISTS" });
+      expect(lost[0]?.message).toMatch(/already exists|created by another run at the same time/);
+      expect(await first.getRecord(key)).toEqual({ by: won[0] });
+    }
+  }, 30_000);
 
   it("lists nothing in a repository nothing was pushed to", async () => {
     expect(await open().listRecords("releases")).toEqual([]);

@@ -2,7 +2,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openProjectStore } from "../../src/compose/index.ts";
 import { parseProject } from "../../src/manifest/index.ts";
-import { checkStoreSpec, FolderStore, OciStore, openStore } from "../../src/store/index.ts";
+import {
+  checkStoreSpec,
+  FolderStore,
+  generateSigningKey,
+  OciStore,
+  openSignedStore,
+  openStore,
+} from "../../src/store/index.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 describe("openStore: the store egp.yaml names", () => {
@@ -82,5 +89,21 @@ describe("egp.yaml", () => {
       /^egp\.yaml:3:3 releases\.plainHttp: applies to an oci:\/\/ store only/,
     );
     expect(() => parseProject("releases:\n  store: 5\n")).toThrow(/^egp\.yaml:2:10 releases\.store:/);
+  });
+});
+
+describe("openSignedStore", () => {
+  it("signs what the store egp.yaml names keeps, with the key EGP_SIGNING_KEY holds and trusting the listed ones", () => {
+    const { privateKey, publicKey } = generateSigningKey();
+    const store = openSignedStore({ store: "./store", trustedKeys: [publicKey] }, "/repo", {
+      EGP_SIGNING_KEY: privateKey,
+    });
+    expect(store.inner).toBeInstanceOf(FolderStore);
+    expect(store.location).toBe("/repo/store");
+    expect(store.keyring.signsWith).toBe("configured");
+    expect(store.keyring.trusted.has(publicKey)).toBe(true);
+    expect(() => openSignedStore({}, "/repo", { EGP_SIGNING_KEY: "x" })).toThrow(
+      /not an Ed25519 private key/,
+    );
   });
 });

@@ -7,7 +7,7 @@ import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
 import { installName, type StepInputOf } from "../../plan/index.ts";
-import { objectMatches } from "../../plan/kinds/package.ts";
+import { objectMatches } from "../../plan/package-diff.ts";
 import { readPackageObjects, readPackageParts } from "../../state/index.ts";
 import { StoreError } from "../../store/index.ts";
 import {
@@ -20,7 +20,7 @@ import {
 } from "../artifacts.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
-import { publishInstall } from "../history.ts";
+import { firstSnapshot, listHistory, publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
@@ -156,6 +156,7 @@ async function poll<T>(
   what: string,
   limit: "job" | "verify",
   attempt: () => Promise<T | undefined>,
+  capMs = Number.POSITIVE_INFINITY,
 ): Promise<T> {
   // The client reports the wait as it goes, so that a long job is never silent.
   const endWait = context.client.waiting(what);
@@ -163,7 +164,7 @@ async function poll<T>(
     return await pollUntil(
       {
         what,
-        limitMs: limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs,
+        limitMs: Math.min(capMs, limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs),
         limitName: `timeouts.${limit} of ${context.step.environment}`,
         firstPauseMs: context.timeouts.pollMs,
         sleep: context.sleep,
@@ -355,6 +356,7 @@ const SnapshotObjects = ReleaseRecord.shape.snapshot.unwrap().shape.objects;
 async function recordRelease(
   context: OpContext,
   release: NonNullable<StepInputOf<"package.install">["release"]>,
+  packageId: number,
 ): Promise<ReleaseRecord> {
   const id = releaseId(context);
   const earlier = readRelease(context.stateDir, context.step.environment, id);
@@ -363,7 +365,10 @@ async function recordRelease(
     return earlier;
   }
   const digest = artifactOf(context);
+  const name = change(context).split("/").slice(1).join("/");
   const taken = context.outputOf(`${change(context)}#snapshot-download`);
+  const history = context.store ? await listHistory(context.store, context.step.environment) : [];
+  const kept = firstSnapshot(history, name, String(digest));
   const record: ReleaseRecord = {
     formatVersion: 1,
     id,
@@ -371,14 +376,17 @@ async function recordRelease(
     sourceEnvironment: release.from,
     ...(release.release ? { release: release.release } : {}),
     plan: context.planId,
-    package: { name: change(context).split("/").slice(1).join("/"), digest: String(digest) },
-    snapshot: taken
-      ? {
-          digest: String(taken.artifact),
-          takenAt: String(taken.takenAt),
-          objects: SnapshotObjects.parse(taken.objects),
-        }
-      : null,
+    package: { name, digest: String(digest) },
+    snapshot: kept
+      ? kept
+      : taken
+        ? {
+            digest: String(taken.artifact),
+            takenAt: String(taken.takenAt),
+            objects: SnapshotObjects.parse(taken.objects),
+          }
+        : null,
+    packageId,
     created: release.created,
     startedAt: new Date().toISOString(),
     installedAt: null,
@@ -389,52 +397,79 @@ async function recordRelease(
   return record;
 }
 
+/** Writes the record here and to the store, where every machine's history reads it. */
+async function saveRecord(context: OpContext, record: ReleaseRecord): Promise<void> {
+  writeRelease(context.stateDir, record);
+  if (context.store) await publishInstall(context.store, context.stateDir, record);
+}
+
+/** A refusal of the install request, or a failed job: nothing of that install runs any more. */
+function installEnded(error: unknown): boolean {
+  if (error instanceof ApplyError) return error.code === ApplyErrorCode.InstallFailed;
+  return (
+    error instanceof PlatformError &&
+    !(error instanceof OutcomeUnknownError) &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500
+  );
+}
+
 const install: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
-  const release = input.release ? await recordRelease(context, input.release) : undefined;
-  // An install that may have been asked for already is never asked for twice: its job is waited for.
-  const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
-  if (!earlier || earlier.Status === "Failed")
-    await context.client.packages.install({
-      PackageId: packageId,
-      InactivateUnusedFields: input.inactivateUnusedFields,
-      PrefixInactivatedFields: input.prefixInactivatedFields,
-      InstallOptions: input.objects.map((o) => ({
-        Guid: o.guid,
-        Name: o.name,
-        Type: o.type,
-        TranslationOption: o.translationOption,
-        InstallMethod: o.installMethod,
-        InstallOption: o.installOption,
-      })),
-    });
-  // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
-  const job = await poll(context, "the install job", "job", async () => {
-    const installs = await lastInstall(context, packageId);
-    if (!installs) return "unknown";
-    const latest = installs.job;
-    if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
-    if (latest.Status === "Failed") {
-      const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
-      throw new ApplyError(
-        ApplyErrorCode.InstallFailed,
-        `install of package ${packageId} failed: ${why || "no reason given"}`,
-        {
-          messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
-            Boolean(k),
-          ),
-        },
-      );
+  let release = input.release ? await recordRelease(context, input.release, packageId) : undefined;
+  try {
+    // An install that may have been asked for already is never asked for twice: its job is waited for.
+    const earlier = context.resumed ? (await lastInstall(context, packageId))?.job : undefined;
+    if (!earlier || earlier.Status === "Failed") {
+      if (release?.failedAt) {
+        const { failedAt: _ended, ...asked } = release;
+        release = asked;
+        await saveRecord(context, release);
+      }
+      await context.client.packages.install({
+        PackageId: packageId,
+        InactivateUnusedFields: input.inactivateUnusedFields,
+        PrefixInactivatedFields: input.prefixInactivatedFields,
+        InstallOptions: input.objects.map((o) => ({
+          Guid: o.guid,
+          Name: o.name,
+          Type: o.type,
+          TranslationOption: o.translationOption,
+          InstallMethod: o.installMethod,
+          InstallOption: o.installOption,
+        })),
+      });
     }
-    return latest.Status;
-  });
-  if (release && release.installedAt === null) {
-    const installed = { ...release, installedAt: new Date().toISOString() };
-    writeRelease(context.stateDir, installed);
-    if (context.store) await publishInstall(context.store, context.stateDir, installed);
+    // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
+    const job = await poll(context, "the install job", "job", async () => {
+      const installs = await lastInstall(context, packageId);
+      if (!installs) return "unknown";
+      const latest = installs.job;
+      if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
+      if (latest.Status === "Failed") {
+        const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
+        throw new ApplyError(
+          ApplyErrorCode.InstallFailed,
+          `install of package ${packageId} failed: ${why || "no reason given"}`,
+          {
+            messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
+              Boolean(k),
+            ),
+          },
+        );
+      }
+      return latest.Status;
+    });
+    if (release && release.installedAt === null)
+      await saveRecord(context, { ...release, installedAt: new Date().toISOString() });
+    return { packageId, job, ...(release ? { release: release.id } : {}) };
+  } catch (error) {
+    if (release && installEnded(error))
+      await saveRecord(context, { ...release, failedAt: new Date().toISOString() });
+    throw error;
   }
-  return { packageId, job, ...(release ? { release: release.id } : {}) };
 };
 
 /**
@@ -447,16 +482,28 @@ async function verifyUntilSame(
   what: string,
   differingNow: () => Promise<string[]>,
   failure: (differing: string[]) => string,
+  capMs = Number.POSITIVE_INFINITY,
 ): Promise<void> {
   let differing: string[] = [];
+  const limitMs = Math.min(capMs, context.timeouts.verifyMs);
   try {
-    await poll(context, what, "verify", async () => {
-      differing = await differingNow();
-      return differing.length === 0 ? true : undefined;
-    });
+    await poll(
+      context,
+      what,
+      "verify",
+      async () => {
+        differing = await differingNow();
+        return differing.length === 0 ? true : undefined;
+      },
+      capMs,
+    );
   } catch (error) {
     if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
-    const waited = `checked for ${Math.round(context.timeouts.verifyMs / 1000)} s, timeouts.verify of ${context.step.environment}`;
+    const limit =
+      limitMs < context.timeouts.verifyMs
+        ? "the rollback check's bound"
+        : `timeouts.verify of ${context.step.environment}`;
+    const waited = `checked for ${Math.round(limitMs / 1000)} s, ${limit}`;
     throw new ApplyError(ApplyErrorCode.VerifyFailed, `${failure(differing)} (${waited})`, { cause: error });
   }
 }
@@ -495,6 +542,12 @@ const verify: OpHandler = async (context) => {
 };
 
 /**
+ * A rollback's install was waited for already, so its objects read as the snapshot at once or never
+ * (a snapshot file that does not hold what its record says): the check stops well before an hour.
+ */
+export const ROLLBACK_VERIFY_MS = 300_000;
+
+/**
  * After a rollback's install: every part of the snapshot's objects reads as it did when the
  * snapshot was taken. Parts only on the target (what the promotion added) don't count: an install
  * can't remove them, and the rollback's plan named them.
@@ -523,6 +576,7 @@ const rollbackVerify: OpHandler = async (context) => {
       );
     },
     (differing) => `after the rollback, these parts still differ from the snapshot: ${differing.join(", ")}`,
+    ROLLBACK_VERIFY_MS,
   );
   return { verified: objects.map((o) => o.name) };
 };

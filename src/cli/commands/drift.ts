@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { driftNotice, notifierFor } from "../../govern/notify.ts";
 
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
@@ -38,6 +37,8 @@ export function registerDriftCommand(program: Command): void {
       if (pending) process.stderr.write(`${pending}\n`);
       printPlan(plan, flags, "drift");
       if (plan.summary.drift === 0) return;
+      // Loaded only when there is drift to tell: a clean drift check loads no webhook code.
+      const { driftNotice, notifierFor } = await import("../../govern/notify.ts");
       const notify = await notifierFor(dir, (line) => process.stderr.write(`${line}\n`));
       await notify(driftNotice(plan, desired.release?.name));
       throw new ExitError("", 2);

@@ -12,6 +12,7 @@ interface EmulatorFlags {
   scheme: string;
   adminPassword?: string;
   profile: string;
+  integrations: boolean;
 }
 
 function profileOf(text: string): "default" | "foreign" {
@@ -24,6 +25,13 @@ function portOf(text: string): number {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ExitError(`--port: not a port number: ${text}`);
   return port;
+}
+
+/** Where sysadmin's password comes from; a password the user chose is never printed. */
+function passwordSource(flags: EmulatorFlags): string {
+  if (flags.adminPassword !== undefined) return "as given by --admin-password";
+  if (process.env.EGP_EMULATOR_PASSWORD) return "from EGP_EMULATOR_PASSWORD";
+  return "Password1! (the default; set another with --admin-password or EGP_EMULATOR_PASSWORD)";
 }
 
 export function registerEmulatorCommand(program: Command): void {
@@ -44,11 +52,16 @@ export function registerEmulatorCommand(program: Command): void {
       "default, or foreign: behave like an instance egp has never seen (package files of its own layout, no package list, HTML 404 pages)",
       "default",
     )
+    .option(
+      "--no-integrations",
+      "answer 404 to what integrations of real instances use beyond the interface description (Content API, SOAP, CSRF lookup, /api paths from 6.5)",
+    )
     .action(async (flags: EmulatorFlags) => {
       const { startEmulator } = await import("../../emulator/index.ts");
       const emulator = await startEmulator({
         port: portOf(flags.port),
         profile: profileOf(flags.profile),
+        integrations: flags.integrations,
         host: flags.host,
         seed: flags.seed,
         release: flags.release,
@@ -62,8 +75,9 @@ export function registerEmulatorCommand(program: Command): void {
       });
       process.stdout.write(`listening on ${emulator.url}\n`);
       process.stdout.write(
-        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}, profile ${emulator.options.profile}; log in as sysadmin\n`,
+        `instance "${emulator.store.data.instance}", release ${emulator.store.data.release}, seed ${emulator.store.data.seed}, profile ${emulator.options.profile}\n`,
       );
+      process.stdout.write(`log in as sysadmin, password ${passwordSource(flags)}\n`);
       const stop = () => {
         emulator.close().then(() => process.exit(0));
       };

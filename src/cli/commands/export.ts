@@ -1,11 +1,9 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import type { ExportedFile } from "../../export/index.ts";
 import { environmentOf, readRepository, selectManifests } from "../../manifest/index.ts";
 import { keysToRead, parseTargets, printable, selects } from "../../plan/index.ts";
 import { readLiveState, startEarlyReads } from "../../state/index.ts";
-import { ExitError } from "../errors.ts";
+import { mergedFiles, refuseOverwrites, writeFiles } from "../export-files.ts";
 import { issueLine } from "../issue-line.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, withSelection } from "../selection.ts";
@@ -13,39 +11,8 @@ import { type SelectionFlags, withSelection } from "../selection.ts";
 interface ExportFlags extends SelectionFlags {
   env: string;
   out: string;
-}
-
-/** The files as they will be written: each merged with the file an earlier export left there. */
-async function mergedFiles(
-  out: string,
-  files: readonly ExportedFile[],
-  merge: (file: ExportedFile, existing: { path: string; text: string }) => ExportedFile,
-): Promise<ExportedFile[]> {
-  const shown = relative(process.cwd(), out) || ".";
-  return Promise.all(
-    files.map(async (file) => {
-      const path = join(out, file.file);
-      const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-        // Nothing there yet (or no folder: writing it says why).
-        if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
-        throw new ExitError(`--out: cannot read ${path} (${error.code ?? error.message})`, 1, {
-          cause: error,
-        });
-      });
-      return text === undefined ? file : merge(file, { path: join(shown, file.file), text });
-    }),
-  );
-}
-
-async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<void> {
-  const fail = (error: NodeJS.ErrnoException, path: string) => {
-    throw new ExitError(`--out: cannot write ${path} (${error.code ?? error.message})`, 1, { cause: error });
-  };
-  await mkdir(out, { recursive: true }).catch((error) => fail(error, out));
-  for (const file of files) {
-    const path = join(out, file.file);
-    await writeFile(path, file.text).catch((error) => fail(error, path));
-  }
+  force?: boolean;
+  includeLoginUser?: boolean;
 }
 
 /**
@@ -57,7 +24,9 @@ export function registerExportCommand(program: Command): void {
     .command("export")
     .description("write manifests (security parameters, users) from the live state of an environment")
     .requiredOption("--env <name>", "environment (a file in environments/)")
-    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into");
+    .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into")
+    .option("--force", "overwrite documents of the folder that differ from the instance")
+    .option("--include-login-user", "also write the account egp logs in with (left out by default)");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
       const repository = selectManifests(await readRepository(dir), flags.manifests);
@@ -77,23 +46,27 @@ export function registerExportCommand(program: Command): void {
       const exported = exportManifests({
         environment: desired.environment,
         live,
+        ...(flags.includeLoginUser ? { includeLoginUser: true } : {}),
         ...(targets.length > 0
           ? { selects: (kind: string, key: string) => selects(targets, kind, key) }
           : {}),
       });
       const out = resolve(flags.out);
-      const files = await mergedFiles(out, exported.files, (file, existing) =>
-        mergeExportedFile(
+      const files = await mergedFiles(out, exported.files, (file, existing) => {
+        const leftOut = new Set(file.leftOut.map((key) => key.toLowerCase()));
+        return mergeExportedFile(
           file,
           existing,
           flags.env,
-          targets.length > 0 ? (key) => selects(targets, file.kind, key) : undefined,
-        ),
-      );
+          (key) =>
+            !leftOut.has(key.toLowerCase()) && (targets.length === 0 || selects(targets, file.kind, key)),
+        );
+      });
+      const shown = relative(process.cwd(), out) || ".";
+      if (!flags.force) refuseOverwrites(files, shown);
       await writeFiles(out, files);
       logger.info({ env: flags.env, out }, "exported");
       for (const warning of exported.warnings) process.stderr.write(`warning: ${printable(warning)}\n`);
-      const shown = relative(process.cwd(), out) || ".";
       // A merged file holds the other environments' documents too: say so, not only what was read.
       const inFile = (i: number) => files[i]?.documents.length ?? 0;
       const summary = exported.files.map((f, i) => ({
@@ -109,8 +82,12 @@ export function registerExportCommand(program: Command): void {
       exported.files.forEach((file, i) => {
         const merged = inFile(i) !== file.count ? ` (merged: ${inFile(i)} documents in the file)` : "";
         process.stdout.write(
-          `wrote ${printable(join(shown, file.file))}: ${file.count} ${file.noun}${merged}\n`,
+          `wrote ${printable(join(shown, file.file))}: ${file.count} ${file.count === 1 ? file.noun.replace(/s$/, "") : file.noun}${merged}\n`,
         );
+        for (const key of file.leftOut)
+          process.stdout.write(
+            `${printable(`  left out ${file.kind} ${key}: the account egp logs in with, so that no edit locks egp out (--include-login-user writes it)`)}\n`,
+          );
       });
     });
   });

@@ -1,8 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { actorOf, freezeNotice } from "../../compose/freeze-gate.ts";
-import { fieldWordsOf } from "../../manifest/index.ts";
+import { type EnvironmentConfig, fieldWordsOf } from "../../manifest/index.ts";
 import {
   DEFAULT_MARKDOWN_LIMIT,
   type Plan,
@@ -63,6 +62,13 @@ interface PlanFlags extends SelectionFlags {
   enforceRoles?: boolean;
 }
 
+/** The freeze notice, its code loaded only for an environment that has freeze windows. */
+async function freezeNoticeOf(check: { dir: string; environment: EnvironmentConfig; now: Date }) {
+  if (!check.environment.freeze?.length) return undefined;
+  const { actorOf, freezeNotice } = await import("../../compose/freeze-gate.ts");
+  return freezeNotice({ ...check, actor: actorOf() });
+}
+
 export function registerPlanCommand(program: Command): void {
   const command = program
     .command("plan")
@@ -81,10 +87,9 @@ export function registerPlanCommand(program: Command): void {
         ...selectionOf(flags),
       });
       for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
-      const frozen = await freezeNotice({
+      const frozen = await freezeNoticeOf({
         dir,
         environment: desired.environment,
-        actor: actorOf(),
         now: new Date(),
       });
       if (frozen) process.stderr.write(`${printable(frozen)}\n`);

@@ -1,47 +1,17 @@
 import type { Command } from "commander";
 import { buildRelease } from "../../apply/index.ts";
-import { openProjectStore } from "../../compose/project-store.ts";
-import { environmentsInOrder, listReleases, type ReleaseListing } from "../../compose/release-list.ts";
+import { localStoreNote, openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
+import { environmentsInOrder, listReleases } from "../../compose/release-list.ts";
 import { releaseCreateEntry, writeAudit } from "../../govern/audit-trail.ts";
-import { environmentOf, RELEASE_NAME, readRepository, selectManifests } from "../../manifest/index.ts";
+import { environmentOf, readRepository, releaseNameProblem, selectManifests } from "../../manifest/index.ts";
 import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
 import { ExitError } from "../errors.ts";
-import { guardDesired } from "../output-guard.ts";
 import { clientsOf } from "../plan-environment.ts";
+import { releaseTable } from "../release-table.ts";
 import { type GlobalFlags, repositoryDir, withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 import { registerReleaseReject } from "./release-reject.ts";
-
-/** One row per release; below the table, what keeps a release from being promoted, if anything. */
-function releaseTable(releases: readonly ReleaseListing[], location: string): string {
-  if (releases.length === 0)
-    return `No releases: releases/ has no release file and the store ${location} has no release.\n`;
-  const headings = ["release", "created", "from", "packages", "verified on", ""];
-  const rows = releases.map((r) => [
-    r.name,
-    r.createdAt ?? "-",
-    r.from ?? "-",
-    r.packages.map((p) => p.name).join(", ") || "-",
-    r.verifiedOn.map((v) => v.environment).join(", ") || "-",
-    r.rejected ? "rejected" : "",
-  ]);
-  const table = [headings, ...rows].map((row) => row.map(printable));
-  const widths = headings.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length)));
-  const lines = table.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
-      .join("  ")
-      .trimEnd(),
-  );
-  const problems = releases.flatMap((r) => [
-    ...(r.rejected
-      ? [printable(`${r.name}: rejected by ${r.rejected.by} at ${r.rejected.at}: ${r.rejected.reason}`)]
-      : []),
-    ...(r.problem ? [printable(`${r.name}: ${r.problem}`)] : []),
-  ]);
-  return `${[...lines, ...(problems.length ? ["", ...problems] : [])].join("\n")}\n`;
-}
 
 interface ReleaseCreateFlags extends SelectionFlags {
   from: string;
@@ -86,14 +56,11 @@ export function registerReleaseCommand(program: Command): void {
     );
   withSelection(create).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ReleaseCreateFlags>(command, async ({ flags, dir, connections }) => {
-      if (!RELEASE_NAME.test(flags.name))
-        throw new ExitError(
-          `release create: ${JSON.stringify(flags.name)} is not a release name (lower-case letters, digits, '.', '_' or '-', starting with a letter or digit)`,
-        );
+      const problem = releaseNameProblem(flags.name);
+      if (problem) throw new ExitError(`release create: ${problem}`);
       const selection = selectionOf(flags);
       const repository = selectManifests(await readRepository(dir), selection.manifests);
       const { state } = environmentOf(repository, flags.from, { buildPackages: true });
-      guardDesired(state);
       const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
       const store = await openProjectStore(dir);
@@ -119,6 +86,10 @@ export function registerReleaseCommand(program: Command): void {
       process.stdout.write(
         `Commit ${file}, then set 'release: ${built.name}' in the environments that run it.\n`,
       );
+      const notice = sharedWithoutKey(store);
+      if (notice) say(notice);
+      const note = await localStoreNote(dir);
+      if (note) process.stdout.write(`${note}\n`);
     });
   });
 }

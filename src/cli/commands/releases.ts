@@ -1,8 +1,9 @@
 import type { Command } from "commander";
-import { listHistory, type ReleaseRecord } from "../../apply/index.ts";
+import { type HistoryEntry, readHistory } from "../../apply/index.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
 import { installName, printable } from "../../plan/index.ts";
+import { distrust } from "../../store/index.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
 interface HistoryFlags extends GlobalFlags {
@@ -10,20 +11,24 @@ interface HistoryFlags extends GlobalFlags {
 }
 
 /** A record without its part fingerprints, which are for rollback's check, not for people. */
-function summary(record: ReleaseRecord) {
+function summary({ record, trust }: HistoryEntry) {
   const { snapshot, ...rest } = record;
   return {
     ...rest,
+    signed: trust.trusted ? trust.by : null,
+    ...(trust.trusted ? {} : { untrusted: distrust(trust) }),
     snapshot: snapshot
       ? { digest: snapshot.digest, takenAt: snapshot.takenAt, objects: snapshot.objects.map((o) => o.name) }
       : null,
   };
 }
 
-function line(record: ReleaseRecord): string {
+function line({ record, trust }: HistoryEntry): string {
   const status = record.installedAt
     ? `installed ${record.installedAt}`
-    : `install asked ${record.startedAt}, not seen done`;
+    : record.failedAt
+      ? `install asked ${record.startedAt}, refused or failed ${record.failedAt}`
+      : `install asked ${record.startedAt}, not seen done`;
   const snapshot = record.snapshot
     ? `snapshot of ${record.snapshot.objects.map((o) => o.name).join(", ")}`
     : "no snapshot";
@@ -31,7 +36,8 @@ function line(record: ReleaseRecord): string {
   const last = record.rollbacks.at(-1);
   const rolledBack = last ? `; rolled back ${last.at}` : "";
   const what = record.release ? `, package ${JSON.stringify(record.package.name)}` : "";
-  return `${installName(record)}${what}, ${status}; ${snapshot}${created}${rolledBack}`;
+  const untrusted = trust.trusted ? "" : `  [NOT TRUSTED: ${distrust(trust)}; rollback does not use it]`;
+  return `${installName(record)}${what}, ${status}; ${snapshot}${created}${rolledBack}${untrusted}`;
 }
 
 /**
@@ -52,9 +58,9 @@ export function registerReleasesCommand(program: Command): void {
       // The environment must exist: a typo should not read as "no history".
       environmentOf({ ...(await readRepository(dir)), manifests: [] }, flags.env);
       const store = await openProjectStore(dir);
-      const history = await listHistory(store, flags.env);
+      const history = await readHistory(store, flags.env);
       if (flags.json) {
-        for (const record of history) process.stdout.write(`${JSON.stringify(summary(record))}\n`);
+        for (const entry of history) process.stdout.write(`${JSON.stringify(summary(entry))}\n`);
         return;
       }
       if (history.length === 0) {
@@ -63,6 +69,6 @@ export function registerReleasesCommand(program: Command): void {
         );
         return;
       }
-      for (const record of history) process.stdout.write(`${printable(line(record))}\n`);
+      for (const entry of history) process.stdout.write(`${printable(line(entry))}\n`);
     });
 }

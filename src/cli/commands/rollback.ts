@@ -1,20 +1,21 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { type Lock, rollBack } from "../../apply/index.ts";
+import { type Lock, rollBack, rollbackAgain, rollbackVerdict } from "../../apply/index.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { rollbackEntry, writeAudit } from "../../govern/audit-trail.ts";
 import { environmentOf, readRepository } from "../../manifest/index.ts";
-import { installName, printable, readPlanFile, writePlanFile } from "../../plan/index.ts";
+import { writePlanFile } from "../../plan/index.ts";
 import { applyOutput } from "../apply-output.ts";
-import { ExitError } from "../errors.ts";
-import { INTERRUPTED_EXIT_CODE, Interrupts } from "../interrupts.ts";
+import { confirm, graceMs } from "../confirm.ts";
+import { ExitError, exitOf } from "../errors.ts";
+import { Interrupts } from "../interrupts.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { runSteps } from "../run-steps.ts";
+import { assertCanAsk, savedPlanOf } from "../saved-plan.ts";
 import { ensureStateDir, stateDirOf } from "../state-dir.ts";
 import { stylesFor } from "../style.ts";
-import { confirm, graceMs } from "./apply.ts";
 import { render } from "./plan.ts";
 
 interface RollbackFlags {
@@ -53,23 +54,16 @@ export function registerRollbackCommand(program: Command): void {
           renderPlan: (plan) => render(plan, "text"),
         });
         const say = (line: string) => output.say(line);
-        const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
-        const env = flags.env ?? saved?.environment;
-        if (env === undefined)
-          throw new ExitError(
-            "rollback: required option '--env <name>' not specified (a plan file names its own)",
-          );
+        const { saved, env } = await savedPlanOf("rollback", file, flags.env);
         // A saved plan was reviewed when it was made, as with `egp apply FILE`: nothing is asked.
         const asking = !flags.yes && !saved && !flags.planOnly;
-        if (asking && !process.stdin.isTTY)
-          throw new ExitError("rollback: not a terminal, so nobody can answer the question; pass --yes");
+        assertCanAsk("rollback", asking, "pass --yes");
         if (!flags.prefix) throw new ExitError("rollback: --prefix must not be empty");
         const repository = await readRepository(dir);
         const { state: desired } = environmentOf({ ...repository, manifests: [] }, env);
         const stateDir = ensureStateDir(stateDirOf(dir));
         let lock: Lock | undefined;
         const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
-        const again = `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
         const store = await openProjectStore(dir);
         try {
           const outcome = await rollBack({
@@ -91,43 +85,14 @@ export function registerRollbackCommand(program: Command): void {
               if (rollback.plan.changes.length > 0) output.plan(rollback.plan);
             },
             ...(asking ? { confirm: () => confirm(env, interrupts, output) } : {}),
-            execute: (execute) => runSteps({ ...execute, output, interrupts, interrupted: () => again }),
+            execute: (execute) =>
+              runSteps({ ...execute, output, interrupts, interrupted: () => rollbackAgain(env) }),
             logger,
           });
-          const { release, rollback } = outcome;
-          if (outcome.result === "nothing-to-do") {
-            say(
-              `Nothing to roll back: ${env} already has the versions the snapshot of ${printable(installName(release))} holds.`,
-            );
-            for (const note of rollback.notes) say(`  # ${printable(note)}`);
-            return;
-          }
-          if (outcome.result === "planned") {
-            say(
-              flags.out
-                ? `\nSaved the rollback's plan to ${printable(flags.out)}; run it with 'egp rollback ${printable(flags.out)}'.`
-                : "\nPlanned only: nothing was changed.",
-            );
-            return;
-          }
-          if (outcome.result === "cancelled") throw new ExitError("rollback cancelled");
           if ("run" in outcome) await writeAudit(store, rollbackEntry(desired, outcome), say);
-          if (outcome.result === "interrupted") throw new ExitError(again, INTERRUPTED_EXIT_CODE);
-          if (outcome.result === "incomplete") {
-            const { failed, skipped } = outcome.run;
-            say(`\nRollback incomplete: ${failed.length} step(s) failed, ${skipped.length} skipped.`);
-            for (const failure of failed) say(`  ${printable(`${failure.step}: ${failure.error}`)}`);
-            throw new ExitError("rollback finished with failed steps", 1);
-          }
-          say(
-            `\nRollback complete: ${env} has the versions of the snapshot of ${printable(installName(release))} again.`,
-          );
-          say(`Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`);
-          for (const note of rollback.notes.slice(1)) say(`Not undone: ${printable(note)}.`);
-          if (release.release)
-            say(
-              `If release ${release.release} must never be promoted again: egp release reject ${release.release} --reason '…'`,
-            );
+          const verdict = rollbackVerdict(env, outcome, flags.out);
+          for (const line of verdict.lines) say(line);
+          if (verdict.failure) throw exitOf(verdict.failure);
         } finally {
           interrupts.dispose();
         }

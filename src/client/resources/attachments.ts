@@ -51,7 +51,7 @@ export function attachmentsResource(caller: Caller) {
 
     /** Multipart post: parts `AttachmentName`, `IsSensitive` and the file part `AttachmentBytes`. */
     postMultipart: async (attachment: MultipartAttachment) => {
-      const file = fileSourceOf(
+      const file = await fileSourceOf(
         attachment.file,
         attachment.fileName ?? attachment.name,
         attachment.onProgress,
@@ -60,13 +60,7 @@ export function attachmentsResource(caller: Caller) {
       const body = multipartBody([
         { name: "AttachmentName", value: attachment.name },
         { name: "IsSensitive", value: String(attachment.isSensitive ?? false) },
-        {
-          name: "AttachmentBytes",
-          fileName: file.fileName,
-          contentType: attachment.contentType ?? "application/octet-stream",
-          size: file.size,
-          open: file.open,
-        },
+        { name: "AttachmentBytes", contentType: attachment.contentType ?? "application/octet-stream", file },
       ]);
       return (
         await caller.call({

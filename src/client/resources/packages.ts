@@ -13,7 +13,14 @@ import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
 import type { ChunkPipe } from "../chunk-pipe.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
-import { connectionErrorOf, errorFromResponse, ResponseShapeError, TransferError } from "../errors.ts";
+import { ErrorCode } from "../error-codes.ts";
+import {
+  connectionErrorOf,
+  errorFromResponse,
+  PackageTooLargeError,
+  ResponseShapeError,
+  TransferError,
+} from "../errors.ts";
 import { FileBodySink } from "../file-body-sink.ts";
 import { fileSourceOf, type UploadSource } from "../file-source.ts";
 import { multipartBody } from "../multipart.ts";
@@ -45,6 +52,11 @@ export interface DownloadOptions extends TransferOptions {
    * and failed when the download fails.
    */
   tee?: (total: number | undefined) => ChunkPipe | undefined;
+  /**
+   * A download to a path: most bytes of the package (default: the client's `limits.packageBytes`).
+   * An answer past it fails with EGP_PACKAGE_TOO_LARGE, is not retried, and leaves no file.
+   */
+  maxBytes?: number;
 }
 
 export interface Downloaded {
@@ -90,16 +102,8 @@ export function packagesResource(caller: Caller) {
 
     /** Uploads a package zip, streamed from the source; returns the package id on the target. */
     async upload(source: UploadSource, options: UploadOptions = {}): Promise<number> {
-      const file = fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
-      const body = multipartBody([
-        {
-          name: "file",
-          fileName: file.fileName,
-          contentType: "application/zip",
-          size: file.size,
-          open: file.open,
-        },
-      ]);
+      const file = await fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
+      const body = multipartBody([{ name: "file", contentType: "application/zip", file }]);
       return write({
         method: "POST",
         route: apiCoreRoute`/core/package/upload`,
@@ -131,10 +135,19 @@ export function packagesResource(caller: Caller) {
       // Each chunk goes from undici's parser to `<path>.part` as it arrives (transport getInto,
       // FileBodySink), renamed when whole. An answer the sink refuses comes back with its body.
       const partial = `${destination}.part`;
+      const maxBytes = options.maxBytes ?? caller.packageBytes;
       const sink = new FileBodySink(partial, {
         release: caller.ownsTransport,
         onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
         ...(options.tee ? { tee: options.tee } : {}),
+        maxBytes,
+        tooLarge: (bytes: number) =>
+          new PackageTooLargeError({
+            code: ErrorCode.PackageTooLarge,
+            message: `GET ${route.path}: package ${packageId} is larger than limits.packageBytes (${maxBytes} bytes; ${bytes} bytes ${sink.total === bytes ? "announced" : "reached"}); stopped, and kept nothing`,
+            method: "GET",
+            path: route.path,
+          }),
       });
       try {
         const result: Downloaded = await caller.call({
@@ -156,6 +169,7 @@ export function packagesResource(caller: Caller) {
         sink.close();
         await rm(partial, { force: true });
         // The sink's own failures (the disk) come through the caller as they are.
+        if (error instanceof PackageTooLargeError) throw error;
         throw isSinkError(error) ? diskFailure(error) : error;
       }
     },
@@ -227,7 +241,7 @@ async function refuseEnvelope(response: RawResponse, context: DecodeContext): Pr
 function mapped(error: unknown, context: DecodeContext): Error {
   const code = String((error as { code?: unknown })?.code ?? "");
   if (code.startsWith("UND_ERR") || code === "ECONNRESET") {
-    return connectionErrorOf(error, context, context.scrub);
+    return connectionErrorOf(error, context);
   }
   return diskFailure(error);
 }

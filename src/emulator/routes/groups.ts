@@ -16,16 +16,21 @@ import type { NamedRecord } from "../store.ts";
 const GROUP_FIELDS: Readonly<Record<keyof Group, FieldKind>> = {
   Id: "number",
   Name: "string",
+  DisplayName: "string",
   Description: "string",
   Guid: "string",
   UpdateInformation: "object",
 };
 
-/** The emulator stores a group's id and name; the GUID is derived from the name, stable across restarts. */
+/**
+ * The emulator stores a group's id and name: `DisplayName` is the name, and the GUID is derived
+ * from it, stable across restarts.
+ */
 function presentGroup(record: NamedRecord): Group {
   return {
     Id: record.Id,
     Name: record.Name,
+    DisplayName: record.Name,
     Description: null,
     Guid: guidFor(`egp-group:${record.Name}`),
     UpdateInformation: null,

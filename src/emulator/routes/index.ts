@@ -5,6 +5,7 @@ import type { Routes } from "../router.ts";
 import type { Store } from "../store.ts";
 import { registerAttachments } from "./attachments.ts";
 import { registerContent } from "./content.ts";
+import { registerContentApi } from "./content-api.ts";
 import { registerGroups } from "./groups.ts";
 import { registerMetadata } from "./metadata.ts";
 import { registerPackages } from "./packages.ts";
@@ -13,6 +14,7 @@ import { registerSecurityParameters } from "./security-parameters.ts";
 import { registerUsers } from "./users.ts";
 import { registerValuesLists } from "./values-lists.ts";
 import { registerVersion } from "./version.ts";
+import { registerWeb } from "./web.ts";
 import { registerWebServices } from "./web-services.ts";
 import { registerWorkflow } from "./workflow.ts";
 
@@ -38,5 +40,9 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes) => registerContent(routes),
   (routes, context) => registerAttachments(routes, context),
   (routes) => registerWorkflow(routes),
-  (_routes, { app, store }) => registerWebServices(app, store),
+  (routes) => registerContentApi(routes),
+  (routes) => registerWeb(routes),
+  (_routes, { app, store, options }) => {
+    if (options.integrations) registerWebServices(app, store);
+  },
 ];

@@ -1,9 +1,11 @@
 import { z } from "zod";
+import type { Envelope } from "../../wire/index.ts";
 import { bind } from "../bind.ts";
 import { failed, ok } from "../envelope.ts";
 import { forbidden, message } from "../failure.ts";
 import type { Routes } from "../router.ts";
 import { isAdministrator, tokenFrom } from "../sessions.ts";
+import type { Store, UserRecord } from "../store.ts";
 import { logIn } from "../users/login.ts";
 
 const Login = z.object({
@@ -19,9 +21,43 @@ export interface SecurityOptions {
   scheme: string;
 }
 
-// Bad credentials answer HTTP 200 with IsSuccessful false, as real instances do.
+/** A refused login answers HTTP 200, IsSuccessful false and a null RequestedObject, as real instances do. */
+const refused = (key: string, text: string): Envelope<null> => ({
+  ...failed([message(key, text)]),
+  RequestedObject: null,
+});
+
 const invalidCredentials = () =>
-  failed([message("InvalidCredentials", "The instance name, user name, domain or password is not valid.")]);
+  refused(
+    "ValidationMessageTemplates:LoginNotValid",
+    "The instance name, user name, domain or password is not valid.",
+  );
+
+/** English, the base language: a user of another language has the interface translated. */
+const BASE_LANGUAGE = 1;
+
+/** The login answer of real instances: the token, and the user's context that web clients read. */
+function loginAnswer(store: Store, record: UserRecord, token: string) {
+  const user = record.user;
+  const languageId = user.LanguageId ?? BASE_LANGUAGE;
+  const timeZone = user.TimeZoneId ?? "UTC";
+  return ok({
+    SessionToken: token,
+    InstanceName: store.data.instance,
+    UserId: user.Id,
+    ContextType: 0,
+    UserConfig: {
+      TimeZoneId: timeZone,
+      TimeZoneIdNET: timeZone,
+      LocaleId: user.Locale ?? "en-US",
+      LanguageId: languageId,
+      DefaultHomeDashboardId: user.DefaultHomeDashboardId ?? -1,
+      DefaultHomeWorkspaceId: user.DefaultHomeWorkspaceId ?? -1,
+    },
+    Translate: languageId !== BASE_LANGUAGE,
+    RequestLanguageId: languageId,
+  });
+}
 
 export function registerSecurity(routes: Routes, options: SecurityOptions): void {
   routes.post(
@@ -34,16 +70,14 @@ export function registerSecurity(routes: Routes, options: SecurityOptions): void
         password: login.Password,
       });
       if ("refused" in outcome) {
-        if (outcome.refused === "AccountLocked") {
-          return failed([message("AccountLocked", "The user account is locked.")]);
-        }
+        if (outcome.refused === "AccountLocked")
+          return refused("AccountLocked", "The user account is locked.");
         if (outcome.refused === "AccountInactive") {
-          return failed([message("AccountInactive", "The user account is inactive.")]);
+          return refused("AccountInactive", "The user account is inactive.");
         }
         return invalidCredentials();
       }
-      const { session, record } = outcome;
-      return ok({ SessionToken: session.token, UserId: record.user.Id, InstanceName: store.data.instance });
+      return loginAnswer(store, outcome.record, outcome.session.token);
     },
     { auth: false },
   );

@@ -32,7 +32,9 @@ export function registerValuesLists(routes: Routes): void {
     (ctx) => presentValuesListValues(listField(ctx)),
     VALUE_FIELDS,
   );
-  routes.read("/core/system/valueslistvalue/valueslist/:valuesListId", (ctx) =>
-    ok(presentValuesListTree(listField(ctx))),
+  routes.read(
+    "/core/system/valueslistvalue/valueslist/:valuesListId",
+    (ctx) => ok(presentValuesListTree(listField(ctx))),
+    { integration: true },
   );
 }

@@ -149,12 +149,15 @@ export const userExporter: KindExporter = {
   file: "users.yaml",
   key: "userName",
   noun: "users",
-  export({ environment, live }: ExportContext): KindExport {
+  export({ environment, live, includeLoginUser }: ExportContext): KindExport {
     const lookups = lookupsOf(environment, live);
-    const sorted = [...live.users].sort((a, b) =>
-      a.user.UserName.toLowerCase().localeCompare(b.user.UserName.toLowerCase(), "en"),
-    );
-    return conformEach(
+    const login = environment.auth.username.toLowerCase();
+    const isLogin = (name: string) => !includeLoginUser && name.toLowerCase() === login;
+    const sorted = [...live.users]
+      .filter((u) => !isLogin(u.user.UserName))
+      .sort((a, b) => a.user.UserName.toLowerCase().localeCompare(b.user.UserName.toLowerCase(), "en"));
+    const leftOut = live.users.filter((u) => isLogin(u.user.UserName)).map((u) => u.user.UserName);
+    const result = conformEach(
       "User",
       sorted,
       (liveUser) => ({
@@ -163,5 +166,6 @@ export const userExporter: KindExporter = {
       }),
       ["kind", "environments", "userName", "firstName", "lastName"],
     );
+    return leftOut.length === 0 ? result : { ...result, leftOut };
   },
 };

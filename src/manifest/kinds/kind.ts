@@ -1,16 +1,26 @@
 import { z } from "zod";
 import { safeParseFast } from "../../schema/as-is.ts";
 import type { EnvironmentConfig } from "../environment.ts";
+import { ENVIRONMENT_NAME } from "../environment-name.ts";
 import type { SourceLocation } from "../errors.ts";
+import type { InstallCodeOverrides } from "../install-codes.ts";
 import type { Reporter } from "../report.ts";
 import { reportZodIssues } from "../zod-issues.ts";
-import type { DesiredDocument } from "./index.ts";
-import type { InstallCodeOverrides } from "./package.ts";
 
-/** A normalized document in one environment, with the reporter that points into its file. */
-export interface PlacedDocument {
-  kind: Kind<DesiredDocument>;
-  desired: DesiredDocument;
+/** What every normalized document has, of any kind, present or absent. */
+export interface KindDocument {
+  readonly kind: string;
+}
+
+/**
+ * A normalized document in one environment, with the reporter that points into its file. A kind's
+ * rule narrows `desired` with that kind's own guard, so that this contract does not need the list of
+ * every kind (that list is built from the kinds' modules: rules.ts names it).
+ */
+export interface PlacedDocument<Desired extends KindDocument = KindDocument> {
+  // biome-ignore lint/suspicious/noExplicitAny: a document of any kind, with that kind's definition.
+  kind: Kind<any>;
+  desired: Desired;
   report: Reporter;
 }
 
@@ -297,8 +307,7 @@ export function defineKind<
   };
 }
 
-/** Environment names are file names: letters, digits, `.`, `_` and `-`. */
-export const ENVIRONMENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export { ENVIRONMENT_NAME } from "../environment-name.ts";
 
 /** `environments:`, which any document may carry to apply only to the environments it names. */
 export const scoping = {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NO_PRUNING, PRUNABLE_KINDS } from "./index.ts";
 import { noPruning, prunePolicySchema } from "./prune-policy.ts";
 
-/* Issue 15, item 1: the prune options derive from the kind registry, not from a field per kind. */
+/* The prune options derive from the kind registry, not from a field per kind, so a new kind adds its own. */
 
 describe("PrunePolicy from the registry", () => {
   it("speaks of the kinds that declare a prune choice, under their plural", () => {

@@ -7,6 +7,7 @@ import {
   type EnvironmentRule,
   type FieldWords,
   isAbsent,
+  type KindDocument,
   nameOfCode,
   namesOf,
   optionalText,
@@ -279,12 +280,16 @@ export const PLATFORM_SECURITY_PARAMETERS = [
   "Services Parameter",
 ] as const;
 
+/** A present security parameter's document, among the documents of every kind. */
+function isParameter(desired: KindDocument): desired is DesiredSecurityParameter {
+  return desired.kind === "SecurityParameter" && !isAbsent(desired);
+}
+
 const oneDefaultSecurityParameter: EnvironmentRule = ({ environment, documents }) => {
   let first: PlacedDocument | undefined;
   for (const placed of documents) {
     const { desired } = placed;
-    if (desired.kind !== "SecurityParameter" || isAbsent(desired) || desired.fields.Default !== true)
-      continue;
+    if (!isParameter(desired) || desired.fields.Default !== true) continue;
     if (!first) first = placed;
     else
       placed.report.error(

@@ -11,6 +11,7 @@ import {
   type FieldWords,
   idOf,
   isAbsent,
+  type KindDocument,
   nameOfCode,
   namesOf,
   optionalText,
@@ -350,11 +351,16 @@ const WORDS: FieldWords = {
   Password: { name: "password" },
 };
 
+/** A present user's document, among the documents of every kind. */
+function isUser(desired: KindDocument): desired is DesiredUser {
+  return desired.kind === "User" && !isAbsent(desired);
+}
+
 /** Deactivating or locking the account egp logs in as would lock egp out mid-apply. */
 const serviceAccountStaysActive: EnvironmentRule = ({ environment, documents }) => {
   const self = environment.auth.username.toLowerCase();
   for (const { desired, report } of documents) {
-    if (desired.kind !== "User" || isAbsent(desired) || desired.key !== self) continue;
+    if (!isUser(desired) || desired.key !== self) continue;
     const status = desired.fields.AccountStatus;
     if (status !== undefined && status !== 1)
       report.error(

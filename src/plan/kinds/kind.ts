@@ -63,6 +63,30 @@ export interface PlannedObject {
   live?: unknown;
 }
 
+/** A list of the desired state, by its manifest kind's `plural` (manifest/kinds/index.ts). */
+export type DesiredPlural = keyof DesiredLists & string;
+
+/** One document of the desired state's list `plural`. */
+export type DesiredDocumentIn<P extends DesiredPlural> = NonNullable<DesiredLists[P]>[number];
+
+/**
+ * A kind's list in the desired state and the key a target matches on one of its documents, typed
+ * together so that `keyOf` is given documents of that list only.
+ */
+export type KindDocuments<P extends DesiredPlural = DesiredPlural> = {
+  [Q in DesiredPlural]: { plural: Q; keyOf(document: DesiredDocumentIn<Q>): string };
+}[P];
+
+/** The documents of a kind's list whose key `keep` accepts. */
+export function documentsWhere<P extends DesiredPlural>(
+  documents: KindDocuments<P>,
+  desired: DesiredLists,
+  keep: (key: string) => boolean,
+): DesiredDocumentIn<P>[] {
+  const list: readonly DesiredDocumentIn<P>[] = desired[documents.plural] ?? [];
+  return list.filter((doc) => keep(documents.keyOf(doc)));
+}
+
 export interface KindPlanner {
   kind: ChangeKind;
   /** Where the kind's steps start relative to others (lower first); deletes always come last. */
@@ -79,11 +103,7 @@ export interface KindPlanner {
   leaves?(input: Pick<PlanInput, "desired" | "live">): PlannedState;
   plan(input: PlanInput): KindPlan;
   /** Where the kind's documents are in the desired state, and the key a target matches. */
-  documents?: {
-    /** The kind's list in the desired state: its manifest kind's `plural` (manifest/kinds/index.ts). */
-    plural: keyof DesiredLists & string;
-    keyOf(document: never): string;
-  };
+  documents?: KindDocuments;
   /** Kinds whose documents and live objects this kind's plan reads whole (a target keeps them whole). */
   reads?: readonly ChangeKind[];
   /** The kind's objects in the manifests and on the instance: what `--target` counts and digests. */

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CREATED_AT, desired, live, packageObject } from "../../../test/builders/plan.ts";
+import {
+  CREATED_AT,
+  desired,
+  desiredParameter,
+  desiredUser,
+  live,
+  packageObject,
+} from "../../../test/builders/plan.ts";
 import type { DesiredRelease } from "../../manifest/index.ts";
 import { planChanges, planConsistency, readPlanFile, writePlanFile } from "../index.ts";
 
@@ -68,7 +75,11 @@ describe("a release's plan", () => {
       objects: [{ guid: "g-1", type: "Application", name: "Risk Register", fingerprint: "20" }],
     });
     expect(step("snapshot-download")?.input).toEqual({ objects: ["g-1"] });
-    expect(step("snapshot-download")?.dependsOn).toEqual(["Package/GRC Core#snapshot-generate"]);
+    expect(step("snapshot")?.dependsOn).toEqual(["Package/GRC Core#fetch"]);
+    expect(step("snapshot-download")?.dependsOn).toEqual([
+      "Package/GRC Core#snapshot-generate",
+      "Package/GRC Core#fetch",
+    ]);
     expect(step("upload")?.dependsOn).toEqual([
       "Package/GRC Core#fetch",
       "Package/GRC Core#snapshot-download",
@@ -80,6 +91,21 @@ describe("a release's plan", () => {
 
   it("holds together as the Package kind declares a promotion, saved and read back", () => {
     expect(planConsistency(readPlanFile(writePlanFile(plan("20"))))).toEqual([]);
+  });
+
+  it("writes nothing before the release's file is fetched and checked: users and parameters wait for it", () => {
+    const result = planChanges(
+      desired({ release, users: [desiredUser("jdoe")], securityParameters: [desiredParameter("Policy")] }),
+      target("20"),
+      { createdAt: CREATED_AT },
+    );
+    const fetch = "Package/GRC Core#fetch";
+    const others = result.steps.filter((s) => s.id !== fetch);
+    expect(others.map((s) => s.op)).toEqual(
+      expect.arrayContaining(["user.create", "securityParameter.create"]),
+    );
+    for (const step of others) expect(step.dependsOn).toContain(fetch);
+    expect(result.steps[0]?.id).toBe(fetch);
   });
 
   it("has nothing to do when the target's parts are the release's", () => {

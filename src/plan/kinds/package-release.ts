@@ -1,10 +1,13 @@
 import type { DesiredRelease } from "../../manifest/index.ts";
 import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
 import type { Change, Step } from "../model.ts";
-import { describeDifference } from "../package-diff.ts";
+import { describeDifference, objectMatches } from "../package-diff.ts";
 import type { KindPlan } from "./kind.ts";
-import { KIND, objectMatches, snapshotSteps } from "./package.ts";
-import { makeStep } from "./steps.ts";
+import { makeStep } from "./make-step.ts";
+import { snapshotSteps } from "./package-snapshot.ts";
+import { packageSteps } from "./package-steps.ts";
+
+const KIND = packageSteps.kind;
 
 /*
  * An environment that runs a release (`release:` in its file): each package of the release is

@@ -92,4 +92,6 @@ export const packageSteps = {
     ],
     rollback: ["package.upload", "package.install", "package.rollback-verify"],
   },
+  /** A release's bytes are checked before the apply writes anything: a corrupt blob writes nothing. */
+  first: ["package.fetch"],
 } as const;

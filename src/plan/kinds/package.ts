@@ -6,9 +6,9 @@ import type {
   DesiredState,
   InstallChoice,
 } from "../../manifest/index.ts";
-import type { LivePackageObject, LivePackageSide } from "../../state/live-state.ts";
+import type { LivePackageSide } from "../../state/live-state.ts";
 import type { Change, Step } from "../model.ts";
-import { describeDifference } from "../package-diff.ts";
+import { describeDifference, type MatchOptions, objectMatches } from "../package-diff.ts";
 import {
   type KindPlan,
   type KindPlanner,
@@ -17,6 +17,7 @@ import {
   type PlanProblem,
   RESOURCE_DEPENDENCY,
 } from "./kind.ts";
+import { makeStep } from "./make-step.ts";
 import {
   addedObject,
   dependenciesFor,
@@ -27,9 +28,10 @@ import {
 } from "./package-checks.ts";
 import { orderProblems } from "./package-order.ts";
 import { planRelease } from "./package-release.ts";
+import { snapshotSteps } from "./package-snapshot.ts";
 import { packageSteps } from "./package-steps.ts";
 import { versionProblem } from "./package-version.ts";
-import { makeStep, type StepInputIn } from "./steps.ts";
+import type { StepInputIn } from "./steps.ts";
 
 export const KIND = packageSteps.kind;
 
@@ -38,37 +40,6 @@ export function resolveObjectGuid(object: DesiredPackageObject, source: LivePack
   if (object.by === "guid") return object.guid;
   const name = object.name.toLowerCase();
   return Object.hasOwn(source.applicationsByName, name) ? source.applicationsByName[name] : undefined;
-}
-
-/** The install options that decide which differences an install would resolve. */
-export interface MatchOptions {
-  /** 1: create new only (existing parts are left as they are); 2: create and update. */
-  installMethod: number;
-  /** 1: keep the target's layouts; 2: override them. */
-  installOption: number;
-}
-
-/**
- * Whether the target already has what installing the source's object would give it: every part of
- * the source is on the target, alike, except the parts the install options leave alone (existing
- * parts under "create new only", existing layouts under "keep layout"). Parts only on the target
- * don't count: an install keeps them (or deactivates them, with InactivateUnusedFields).
- */
-export function objectMatches(
-  source: LivePackageObject,
-  target: LivePackageObject | undefined,
-  options: MatchOptions,
-): boolean {
-  if (!target) return false;
-  for (const [part, fingerprint] of Object.entries(source.partFingerprints)) {
-    const other = target.partFingerprints[part];
-    if (other === undefined) return false;
-    if (other === fingerprint) continue;
-    if (options.installMethod === 1) continue;
-    if (part.startsWith("layout:") && options.installOption === 1) continue;
-    return false;
-  }
-  return true;
 }
 
 /** What an object's install words mean for the comparison, whatever codes the target is sent. */
@@ -347,27 +318,4 @@ function planPackage(
     step("verify", [at("install")]),
   );
   return { change, steps };
-}
-
-/**
- * The target's objects packaged and downloaded before anything is uploaded: the file `egp rollback`
- * installs. A promotion and a release take it alike; the last step is `snapshot-download`.
- */
-export function snapshotSteps(
-  change: Change,
-  environment: string,
-  packageName: string,
-  objects: readonly Pick<LivePackageObject, "guid" | "type" | "name" | "fingerprint">[],
-): Step[] {
-  const at = (verb: string) => `${change.id}#${verb}`;
-  return [
-    makeStep(change, "package.snapshot", environment, {
-      name: `${packageName} (egp snapshot)`,
-      objects: objects.map((o) => ({ guid: o.guid, type: o.type, name: o.name, fingerprint: o.fingerprint })),
-    }),
-    makeStep(change, "package.snapshot-generate", environment, {}, [at("snapshot")]),
-    makeStep(change, "package.snapshot-download", environment, { objects: objects.map((o) => o.guid) }, [
-      at("snapshot-generate"),
-    ]),
-  ];
 }

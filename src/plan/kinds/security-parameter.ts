@@ -11,8 +11,8 @@ import {
   type PlanInput,
   type PlanProblem,
 } from "./kind.ts";
+import { makeStep } from "./make-step.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
-import { makeStep } from "./steps.ts";
 
 export const KIND = securityParameterSteps.kind;
 

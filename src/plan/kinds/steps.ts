@@ -1,6 +1,5 @@
 import type { z } from "zod";
 import type { ChangeAction } from "../actions.ts";
-import type { Step } from "../model.ts";
 import { packageSteps } from "./package-steps.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { userSteps } from "./user-steps.ts";
@@ -22,6 +21,11 @@ export interface KindSteps {
    * kind's changes take no other action, and a saved plan with any other step is refused.
    */
   readonly actions: { readonly [A in ChangeAction]?: readonly string[] };
+  /**
+   * Ops that only fetch and check what the apply needs (a release's package file): every other
+   * step of a plan waits for them, so that bytes that fail their check leave the target untouched.
+   */
+  readonly first?: readonly string[];
 }
 
 /**
@@ -92,6 +96,8 @@ export const STEP_INPUTS = Object.assign({}, ...BUILT_IN.map((kind) => kind.ops)
 /** The kinds a plan can name, and every op, in registry order. */
 export const CHANGE_KINDS: readonly ChangeKind[] = kinds.map((kind) => kind.kind as ChangeKind);
 export const STEP_OPS: readonly StepOp[] = kinds.flatMap((kind) => Object.keys(kind.ops) as StepOp[]);
+/** The ops every other step of a plan waits for (`KindSteps.first`). */
+export const FIRST_OPS: ReadonlySet<string> = new Set(kinds.flatMap((kind) => kind.first ?? []));
 /** Which kind each op belongs to. */
 export const KIND_OF_OP: Readonly<Record<string, ChangeKind>> = Object.fromEntries(
   kinds.flatMap((kind) => Object.keys(kind.ops).map((op) => [op, kind.kind as ChangeKind])),
@@ -112,6 +118,7 @@ export function registerKindSteps(steps: KindSteps): void {
   Object.assign(STEP_INPUTS as object, steps.ops);
   (CHANGE_KINDS as string[]).push(steps.kind);
   (STEP_OPS as string[]).push(...Object.keys(steps.ops));
+  for (const op of steps.first ?? []) (FIRST_OPS as Set<string>).add(op);
   for (const op of Object.keys(steps.ops)) (KIND_OF_OP as Record<string, string>)[op] = steps.kind;
 }
 
@@ -123,15 +130,4 @@ export function opsOf(kind: string, action: ChangeAction): readonly string[] {
 /** The input schema of an op, or undefined for an op no kind registered. */
 export function stepInputSchema(op: string): z.ZodType | undefined {
   return kinds.find((kind) => Object.hasOwn(kind.ops, op))?.ops[op];
-}
-
-/** A step of a change, its input typed by its op. */
-export function makeStep<O extends StepOp>(
-  change: { id: string },
-  op: O,
-  environment: string,
-  input: StepInputIn<O>,
-  dependsOn: string[] = [],
-): Step {
-  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn, input };
 }

@@ -21,7 +21,8 @@ import {
   type PlanProblem,
   resourceDependency,
 } from "./kind.ts";
-import { makeStep, type StepInputIn } from "./steps.ts";
+import { makeStep } from "./make-step.ts";
+import type { StepInputIn } from "./steps.ts";
 import { userSteps } from "./user-steps.ts";
 
 export const KIND = userSteps.kind;

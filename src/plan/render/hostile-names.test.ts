@@ -122,6 +122,12 @@ describe("a plan's text", () => {
     }
   });
 
+  it("escapes characters that show as nothing, as it escapes bidirectional ones", () => {
+    const text = renderText(hostilePlan("ad\u200bmin\u2060\ufeff"), { view: "plan", words: fieldWordsOf });
+    expect(text).not.toMatch(/[\u200b\u2060\ufeff]/);
+    expect(text).toContain('# User "gone0 ad\\u200bmin\\u2060\\ufeff"');
+  });
+
   it("keeps a name with line breaks on its own line", () => {
     const lines = renderText(hostilePlan(MARKDOWN)).split("\n");
     expect(lines.some((line) => line.startsWith("<!--x") || line.startsWith("````"))).toBe(false);

@@ -8,11 +8,13 @@
 
 /**
  * C0 (line breaks and ESC included), DEL and C1 (`\x9b` is a CSI on some terminals), the Unicode
- * line and paragraph separators, and the bidirectional marks and overrides that reorder what is
- * shown ("Trojan Source").
+ * line and paragraph separators, the bidirectional marks and overrides that reorder what is shown
+ * ("Trojan Source"), and the characters that show as nothing (zero-width space, joiners, word
+ * joiner, soft hyphen, byte order mark, invisible operators), which make two names look alike.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
-const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
+  /[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]/g;
 
 const SHORT: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
@@ -24,7 +26,7 @@ function escaped(character: string): string {
   return code > 0xff ? `\\u${hex}` : `\\x${hex}`;
 }
 
-/** The text on one line with every control character written as an escape (`\n`, `\x1b`, `\u202e`). */
+/** The text on one line with every control or invisible character written as an escape (`\n`, `\x1b`, `\u202e`, `\u200b`). */
 export function printable(text: string): string {
   return text.replace(UNPRINTABLE, escaped);
 }

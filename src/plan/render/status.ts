@@ -9,10 +9,10 @@ import { printable } from "./printable.ts";
  * code in markdown, escaped in HTML.
  */
 
-type State = "matches" | "drifted" | "unreachable";
+type State = "matches" | "drifted" | "unreachable" | "login refused";
 
 function stateOf(status: EnvironmentStatus): State {
-  if (!status.reachable) return "unreachable";
+  if (!status.reachable) return status.loginRefused ? "login refused" : "unreachable";
   return status.driftTotal > 0 ? "drifted" : "matches";
 }
 
@@ -132,7 +132,7 @@ function htmlRow(status: EnvironmentStatus): string {
   return [
     `<tr data-env="${escapeHtml(status.environment)}" data-status="${state}"${status.reachable ? "" : ' class="unreachable-row"'}>`,
     `<td><code>${env}</code></td>`,
-    `<td>${badge(state, state)}</td>`,
+    `<td>${badge(status.reachable ? state : "unreachable", state)}</td>`,
     `<td>${version}</td>`,
     `<td class="drift">${drift}</td>`,
     `<td class="wants">${wants}</td>`,

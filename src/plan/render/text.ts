@@ -23,8 +23,10 @@ export function renderText(plan: Plan, options: RenderOptions = {}): string {
   const lines: string[] = [];
   const partial = partialLine(plan);
   if (partial) lines.push(partial, "");
+  // A --target that matched nothing compared nothing: "matches the manifests" would claim it did.
+  const compared = plan.partial?.targeted !== 0;
   if (plan.changes.length === 0) {
-    lines.push(`${drift ? "No drift. " : "No changes. "}${environment} matches the manifests.`);
+    if (compared) lines.push(`${drift ? "No drift. " : "No changes. "}${environment} matches the manifests.`);
   } else if (drift) {
     lines.push(`${environment} has drifted from the manifests:`, "");
   } else {

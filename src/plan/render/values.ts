@@ -174,5 +174,7 @@ export function partialLine(
 ): string | undefined {
   if (!plan.partial) return undefined;
   const targets = (plan.options.targets ?? []).map((t) => name(`--target ${t}`)).join(" ");
+  if (plan.partial.targeted === 0)
+    return `${targets} matches none of the ${plan.partial.of} objects the plan read: nothing is planned; check the kind and the name (names match without regard to case)`;
   return `partial plan: ${plan.partial.targeted} of ${plan.partial.of} objects targeted (${targets})`;
 }

@@ -3,8 +3,9 @@ import type { PlatformClient } from "../../client/client.ts";
 import { NotFoundError } from "../../client/errors.ts";
 import type { DesiredState, EnvironmentConfig } from "../../manifest/index.ts";
 import { hash } from "../digest.ts";
-import type { LivePackageObject, LivePackageSide } from "../live-state.ts";
-import { type Catalogue, type ObjectRequest, readCatalogue, readPackageObjects } from "../package-objects.ts";
+import type { LivePackageObject, LivePackageSide } from "../live-objects.ts";
+import type { Catalogue } from "../package-details.ts";
+import { type ObjectRequest, readCatalogue, readPackageObjects } from "../package-objects.ts";
 import { type InstanceReads, readOnce } from "../shared-reads.ts";
 import { type EarlyRead, type EarlyReads, earlyRead, liveKind, type ReadContext } from "./kind.ts";
 

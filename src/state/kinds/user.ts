@@ -3,7 +3,7 @@ import type { PlatformClient } from "../../client/client.ts";
 import { notOffered } from "../../client/errors.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { Contact, User } from "../../wire/index.ts";
-import type { LiveUser } from "../live-state.ts";
+import type { LiveUser } from "../live-objects.ts";
 import { type EarlyRead, earlyRead, liveKind, managesKind, pruneNames } from "./kind.ts";
 
 /** The users part of the live state. */

@@ -3,8 +3,8 @@ import type { SourceLocation } from "../../../src/manifest/index.ts";
 import { defineKind, reportRepeats, scoping, sourceOf } from "../../../src/manifest/kinds/kind.ts";
 
 /*
- * A kind that exists only in this test (issue 15's proof that a kind is new files plus one registry
- * line per stage): `GroupMembership` says that the users it lists are members of one group. It adds
+ * A kind that exists only in this test, to prove that a kind is new files plus one registry line
+ * per stage: `GroupMembership` says that the users it lists are members of one group. It adds
  * members, never removes them, so that it can't fight the User kind over the same memberships.
  */
 

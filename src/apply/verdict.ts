@@ -1,0 +1,111 @@
+import { installName, printable } from "../plan/index.ts";
+import type { ApplyOutcome } from "./apply-plan.ts";
+import type { RollBackOutcome } from "./roll-back.ts";
+
+/*
+ * How an apply or a rollback ended, in the words a person reads: the lines to say, and the failure
+ * that makes the run exit non-zero. The CLI and the library share them; the CLI only maps a failure
+ * to its exit code.
+ */
+
+/** A run that did not end well; `interrupted`: stopped on a signal, to be finished later. */
+export interface RunFailure {
+  message: string;
+  interrupted: boolean;
+}
+
+export interface Verdict {
+  lines: string[];
+  failure?: RunFailure;
+}
+
+export const resumeHint = (env: string) => `Resume with 'egp apply --env ${env} --resume'.`;
+
+/** The line an apply stopped by a signal prints, while steps may still be in flight. */
+export function interruptedApply(env: string, total: number, done: number, inFlight: number): string {
+  return (
+    `Interrupted: ${done} of ${total} steps done, ${total - done - inFlight} not started, ` +
+    `${inFlight} in flight (checked before anything is written again on resume). ${resumeHint(env)}`
+  );
+}
+
+/** Nothing when the environment converged and every step ran. */
+export function applyFailure(env: string, outcome: ApplyOutcome): RunFailure | undefined {
+  if (outcome.result === "cancelled") return { message: "apply cancelled", interrupted: false };
+  if (outcome.result === "interrupted") {
+    const { plan, run } = outcome;
+    const completed = new Set([...run.done, ...run.reused]).size;
+    const stopped = run.stopped.length
+      ? `, ${run.stopped.length} stopped between tries (checked before anything is written again on resume)`
+      : "";
+    return {
+      message: `Interrupted: ${completed} of ${plan.steps.length} steps done, ${run.notStarted.length} not started${stopped}. ${resumeHint(env)}`,
+      interrupted: true,
+    };
+  }
+  if (outcome.result === "complete" || outcome.result === "incomplete") {
+    if (!outcome.converged)
+      return { message: "apply did not converge; see the plan above", interrupted: false };
+    if (outcome.result === "incomplete")
+      return { message: "apply finished with failed steps", interrupted: false };
+  }
+  return undefined;
+}
+
+/** A journal egp can't read blocks every apply but --discard, which closes it. */
+export function unreadableJournal(env: string, message: string): string {
+  return `${message}; discard it with 'egp apply --env ${env} --discard'`;
+}
+
+/** What a rollback run again does after an interrupt. */
+export const rollbackAgain = (env: string) => `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
+
+/** `out`: where the rollback's plan was saved, if it was. */
+export function rollbackVerdict(env: string, outcome: RollBackOutcome, out: string | undefined): Verdict {
+  const { release, rollback } = outcome;
+  const snapshot = `the snapshot of ${printable(installName(release))}`;
+  switch (outcome.result) {
+    case "nothing-to-do":
+      return {
+        lines: [
+          `Nothing to roll back: ${env} already has the versions ${snapshot} holds.`,
+          ...rollback.notes.map((note) => `  # ${printable(note)}`),
+        ],
+      };
+    case "planned":
+      return {
+        lines: [
+          out
+            ? `\nSaved the rollback's plan to ${printable(out)}; run it with 'egp rollback ${printable(out)}'.`
+            : "\nPlanned only: nothing was changed.",
+        ],
+      };
+    case "cancelled":
+      return { lines: [], failure: { message: "rollback cancelled", interrupted: false } };
+    case "interrupted":
+      return { lines: [], failure: { message: rollbackAgain(env), interrupted: true } };
+    case "incomplete": {
+      const { failed, skipped } = outcome.run;
+      return {
+        lines: [
+          `\nRollback incomplete: ${failed.length} step(s) failed, ${skipped.length} skipped.`,
+          ...failed.map((failure) => `  ${printable(`${failure.step}: ${failure.error}`)}`),
+        ],
+        failure: { message: "rollback finished with failed steps", interrupted: false },
+      };
+    }
+    case "complete":
+      return {
+        lines: [
+          `\nRollback complete: ${env} has the versions of ${snapshot} again.`,
+          `Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`,
+          ...rollback.notes.slice(1).map((note) => `Not undone: ${printable(note)}.`),
+          ...(release.release
+            ? [
+                `If release ${release.release} must never be promoted again: egp release reject ${release.release} --reason '…'`,
+              ]
+            : []),
+        ],
+      };
+  }
+}

@@ -1,0 +1,32 @@
+import type { ReleaseListing } from "../compose/release-list.ts";
+import { printable } from "../plan/index.ts";
+
+/** One row per release; below the table, what keeps a release from being promoted, if anything. */
+export function releaseTable(releases: readonly ReleaseListing[], location: string): string {
+  if (releases.length === 0)
+    return `No releases: releases/ has no release file and the store ${location} has no release.\n`;
+  const headings = ["release", "created", "from", "packages", "verified on", ""];
+  const rows = releases.map((r) => [
+    r.name,
+    r.createdAt ?? "-",
+    r.from ?? "-",
+    r.packages.map((p) => p.name).join(", ") || "-",
+    r.verifiedOn.map((v) => v.environment).join(", ") || "-",
+    r.rejected ? "rejected" : "",
+  ]);
+  const table = [headings, ...rows].map((row) => row.map(printable));
+  const widths = headings.map((_, i) => Math.max(...table.map((row) => (row[i] ?? "").length)));
+  const lines = table.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd(),
+  );
+  const problems = releases.flatMap((r) => [
+    ...(r.rejected
+      ? [printable(`${r.name}: rejected by ${r.rejected.by} at ${r.rejected.at}: ${r.rejected.reason}`)]
+      : []),
+    ...(r.problem ? [printable(`${r.name}: ${r.problem}`)] : []),
+  ]);
+  return `${[...lines, ...(problems.length ? ["", ...problems] : [])].join("\n")}\n`;
+}

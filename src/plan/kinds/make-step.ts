@@ -1,0 +1,13 @@
+import type { Step } from "../model.ts";
+import type { StepInputIn, StepOp } from "./steps.ts";
+
+/** A step of a change, its input typed by its op. */
+export function makeStep<O extends StepOp>(
+  change: { id: string },
+  op: O,
+  environment: string,
+  input: StepInputIn<O>,
+  dependsOn: string[] = [],
+): Step {
+  return { id: `${change.id}#${op.split(".")[1]}`, change: change.id, op, environment, dependsOn, input };
+}

@@ -25,7 +25,7 @@ import type { Verdict } from "./lib/verdict.ts";
  * - an apply: the requests of `egp apply` of a promotion of the Package onto an instance without
  *   its applications, over the requests of the plan of the same (measured once: it changes the
  *   target);
- * - a promotion: egp's client (bench/transfer.ts's child) promotes a package over capped links
+ * - a promotion: egp's client (a child, `--promote`) promotes a package over capped links
  *   whose downloads have no `Content-Length`, paired with curl's download and upload of the same
  *   package through the same proxies; the ratio is over the slower of curl's two transfers.
  * Ratios are medians of the per-round ratios (lib/rounds.ts), each round alternating which side
@@ -463,7 +463,7 @@ async function main(): Promise<Verdict> {
   }
 }
 
-/** egp's promotion (bench/transfer.ts's child) and curl's two transfers, through capped proxies. */
+/** egp's promotion (the `--promote` child) and curl's two transfers, through capped proxies. */
 async function promotionRounds(work: string, dist: boolean, out: (text: string) => void) {
   const [from, to] = await Promise.all([
     spawnEmulator({ seed: "demo-dev", dist }),

@@ -401,25 +401,6 @@ function circlesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   return found.sort((a, b) => (a[0] as string).localeCompare(b[0] as string));
 }
 
-/**
- * Circles kept for now, each with why. Each entry is a circle exactly as found; one that is gone
- * fails the last test, so the list only shrinks.
- */
-const KNOWN_CIRCLES: ReadonlyArray<{ modules: readonly string[]; why: string }> = [
-  {
-    modules: ["emulator/content/model.ts", "emulator/content/upgrade.ts"],
-    why: "the records' model and their upgrade of old stores; not yet split",
-  },
-  {
-    modules: ["emulator/routes/attachments.ts", "emulator/routes/index.ts", "emulator/routes/packages.ts"],
-    why: "route modules take shared helpers from the module that registers them; not yet split",
-  },
-  {
-    modules: ["manifest/cache.ts", "manifest/file-bytes.ts", "manifest/load.ts"],
-    why: "the manifest cache keeps what the loader builds and the loader asks the cache; not yet split",
-  },
-];
-
 describe("no import circles inside a folder", () => {
   it("the circle finder finds a circle and its members, and nothing in a chain", () => {
     const graph = new Map([
@@ -432,17 +413,9 @@ describe("no import circles inside a folder", () => {
     expect(circlesOf(new Map([["a.ts", ["b.ts"]]]))).toEqual([]);
   });
 
-  it("no circle but the known ones", () => {
-    const known = new Set(KNOWN_CIRCLES.map((circle) => circle.modules.join(" ")));
+  it("no module of a folder imports, through others, a module that imports it", () => {
     const circles = [...roomGraphs().values()].flatMap(circlesOf).map((circle) => circle.join(" "));
-    expect(circles.filter((circle) => !known.has(circle))).toEqual([]);
-  });
-
-  it("every known circle is still there (remove it from the list once broken)", () => {
-    const circles = new Set([...roomGraphs().values()].flatMap(circlesOf).map((circle) => circle.join(" ")));
-    expect(KNOWN_CIRCLES.map((circle) => circle.modules.join(" ")).filter((c) => !circles.has(c))).toEqual(
-      [],
-    );
+    expect(circles).toEqual([]);
   });
 });
 

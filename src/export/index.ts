@@ -98,7 +98,8 @@ export function exportManifests(
       text: manifestFile(header, result.documents),
       key: exporter.key,
       documents: result.documents,
-      leftOut: result.leftOut ?? [],
+      // Left out on purpose only where it would have been written: a --target that skips it says nothing.
+      leftOut: (result.leftOut ?? []).filter((key) => !selects || selects(exporter.kind, key)),
     });
   }
   return { files, warnings };

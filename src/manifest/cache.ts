@@ -8,8 +8,7 @@ import { type LocalKey, localKey } from "../io/local-key.ts";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
 import { isTracked } from "../io/tracked.ts";
 import type { ManifestIssue } from "./errors.ts";
-import { bytesOf } from "./file-bytes.ts";
-import type { RepositoryFile } from "./load.ts";
+import { bytesOf, type RepositoryFile } from "./file-bytes.ts";
 import type { StoredDocument } from "./yaml-events.ts";
 
 /*

@@ -1,5 +1,13 @@
 import { isUtf8 } from "node:buffer";
-import type { RepositoryFile } from "./load.ts";
+
+/**
+ * A file of the repository: its path relative to the root (forward slashes) and its text. It lives
+ * with its bytes, in a leaf that the loader and the manifest cache both import.
+ */
+export interface RepositoryFile {
+  path: string;
+  text: string;
+}
 
 /*
  * A manifest file's text as UTF-8 bytes, encoded once per file object: the state's digest and the

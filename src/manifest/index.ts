@@ -49,11 +49,12 @@ export { loadProject, PROJECT_FILE, type ProjectOptions, parseProject, type Stor
 /** A PrunePolicy's choice for users, and for security parameters. */
 export type UserPrune = import("./kinds/index.ts").PruneOptions["users"];
 export type SecurityParameterPrune = import("./kinds/index.ts").PruneOptions["securityParameters"];
+export type { RepositoryFile } from "./file-bytes.ts";
 export type { DesiredSecurityParameter, SecurityParameterFields } from "./kinds/security-parameter.ts";
 export { DAY_CODES, PERIOD_UNIT_CODES, PLATFORM_SECURITY_PARAMETERS } from "./kinds/security-parameter.ts";
 export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/user.ts";
 export { CONTACT_SUBTYPE_CODES, CONTACT_TYPE_CODES, STATUS_CODES } from "./kinds/user.ts";
-export type { LoadOptions, LoadResult, LoadStats, Repository, RepositoryFile } from "./load.ts";
+export type { LoadOptions, LoadResult, LoadStats, Repository } from "./load.ts";
 export {
   environmentOf,
   loadEnvironment,

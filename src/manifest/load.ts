@@ -6,7 +6,7 @@ import type { CachedFile, CachedState, ManifestCache } from "./cache.ts";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
 import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } from "./errors.ts";
-import { bytesOf, fileRead } from "./file-bytes.ts";
+import { bytesOf, fileRead, type RepositoryFile } from "./file-bytes.ts";
 import { instanceIdentityOfDocument } from "./instance-identity.ts";
 import {
   type DesiredDocument,
@@ -32,12 +32,6 @@ import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sens
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
 import { type ParsedFile, parseYamlFile, restoreYamlFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
-
-/** A file of the repository: its path relative to the root (forward slashes) and its text. */
-export interface RepositoryFile {
-  path: string;
-  text: string;
-}
 
 export interface Repository {
   /** Absolute root: relative paths in environment files resolve against it. */

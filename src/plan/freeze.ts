@@ -1,4 +1,4 @@
-import type { FreezeWindow, Weekday } from "../manifest/freeze.ts";
+import type { FreezeWindow } from "../manifest/freeze.ts";
 
 /** A reviewed way through a freeze: `freeze-exceptions/<name>.yaml`. */
 export interface FreezeException {
@@ -19,33 +19,22 @@ export type FreezeDecision =
   | { state: "frozen"; window: FreezeWindow; declined: readonly string[] }
   | { state: "excepted"; window: FreezeWindow; exception: FreezeException };
 
-const DAY_INDEX: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 };
-const DAYS: readonly Weekday[] = [
-  "sunday",
-  "monday",
-  "tuesday",
-  "wednesday",
-  "thursday",
-  "friday",
-  "saturday",
-];
-
 function minutesOf(clock: string): number {
   const [hours = 0, minutes = 0] = clock.split(":").map(Number);
   return hours * 60 + minutes;
 }
 
-/** The weekday and minute of the day of `now` in `timeZone`. */
-function localClock(now: Date, timeZone: string): { day: number; minute: number } {
+/** The weekday (as the manifests write it) and minute of the day of `now` in `timeZone`. */
+function localClock(now: Date, timeZone: string): { day: string; minute: number } {
   const parts = new Intl.DateTimeFormat("en-US", {
     timeZone,
-    weekday: "short",
+    weekday: "long",
     hour: "2-digit",
     minute: "2-digit",
     hourCycle: "h23",
   }).formatToParts(now);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
-  return { day: DAY_INDEX[part("weekday")] ?? 0, minute: Number(part("hour")) * 60 + Number(part("minute")) };
+  return { day: part("weekday").toLowerCase(), minute: Number(part("hour")) * 60 + Number(part("minute")) };
 }
 
 /** Whether `now` falls in the window. `to` is the last frozen minute of a weekly window. */
@@ -56,10 +45,11 @@ export function inWindow(window: FreezeWindow, now: Date): boolean {
   }
   const { day, minute } = localClock(now, window.timeZone);
   const [from, to] = [minutesOf(window.from), minutesOf(window.to)];
-  const starts = (d: number) => window.days.includes(DAYS[(d + 7) % 7] as Weekday);
+  const starts = (name: string) => window.days.some((d) => d === name);
   if (from <= to) return starts(day) && from <= minute && minute <= to;
-  // A window that runs past midnight belongs to the day it starts on.
-  return (starts(day) && minute >= from) || (starts(day - 1) && minute <= to);
+  // A window that runs past midnight belongs to the day it starts on: the local day before this one.
+  const yesterday = localClock(new Date(now.getTime() - (minute + 1) * 60_000), window.timeZone).day;
+  return (starts(day) && minute >= from) || (starts(yesterday) && minute <= to);
 }
 
 /** The window in words, for refusals, notices and audit records. */

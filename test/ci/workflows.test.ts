@@ -202,16 +202,18 @@ describe("reusable workflows", () => {
     ]);
   });
 
-  it.each(["egp-plan.yml", "egp-drift.yml", "egp-promote.yml"])(
-    "%s is called with inputs and secrets",
-    (name) => {
-      const call = workflow(name).on.workflow_call;
-      expect(Object.keys(call.inputs)).toEqual(
-        expect.arrayContaining(["working-directory", "egp-repository", "egp-ref", "node-version"]),
-      );
-      expect(Object.keys(call.secrets)).toEqual(["EGP_DEV_PASSWORD", "EGP_PROD_PASSWORD"]);
-    },
-  );
+  it.each([
+    ["egp-plan.yml", []],
+    ["egp-drift.yml", []],
+    // A promotion writes install history to the store: its records are signed.
+    ["egp-promote.yml", ["EGP_SIGNING_KEY"]],
+  ])("%s is called with inputs and secrets", (name, more) => {
+    const call = workflow(name).on.workflow_call;
+    expect(Object.keys(call.inputs)).toEqual(
+      expect.arrayContaining(["working-directory", "egp-repository", "egp-ref", "node-version"]),
+    );
+    expect(Object.keys(call.secrets)).toEqual(["EGP_DEV_PASSWORD", "EGP_PROD_PASSWORD", ...more]);
+  });
 
   it.each(["egp-release-create.yml", "egp-release-apply.yml", "egp-rollback.yml"])(
     "%s is called with inputs, and the release store's credentials among its secrets",
@@ -223,6 +225,7 @@ describe("reusable workflows", () => {
       expect(Object.keys(call.secrets)).toEqual([
         "EGP_DEV_PASSWORD",
         "EGP_PROD_PASSWORD",
+        "EGP_SIGNING_KEY",
         "EGP_STORE_USERNAME",
         "EGP_STORE_PASSWORD",
       ]);

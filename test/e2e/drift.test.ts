@@ -46,7 +46,11 @@ describe("egp drift", () => {
   it("exits 0 when the instance matches the manifests (export's output)", async () => {
     const run = await egp(["drift", "--env", "prod"], { cwd: repo, env });
     expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(lines(run.stdout)).toEqual(["No drift. prod matches the manifests."]);
+    // Export leaves out the account egp logs in with: it stays unmanaged, and is no drift.
+    expect(lines(run.stdout)).toEqual([
+      "No drift. prod matches the manifests.",
+      "Unmanaged, left alone (not in the manifests; see PrunePolicy): 1 User.",
+    ]);
   });
 
   it("exits 2 after an out-of-band change over raw HTTP, and shows it", async () => {

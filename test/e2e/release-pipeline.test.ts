@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
+import { generateSigningKey } from "../../src/store/signing.ts";
 import { environmentFile, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
@@ -22,7 +23,10 @@ import { type Approval, type RunResult, runWorkflow } from "../helpers/workflow-
  */
 
 const NAME = "2026-11-r1";
-const SECRETS = { EGP_TEST_PASSWORD: "Password1!" };
+// Runners share no key of their own: the store's records are signed with the repository's key
+// (`egp keys`), whose public half egp.yaml trusts, as docs/ci.md sets a pipeline up.
+const KEYS = generateSigningKey();
+const SECRETS = { EGP_TEST_PASSWORD: "Password1!", EGP_SIGNING_KEY: KEYS.privateKey };
 const GATE = `egp: release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`;
 
 const startOne = emulatorsPerTest();
@@ -122,7 +126,7 @@ describe("the release pipeline as CI runs it: saved plans, fresh runners, a shar
         prod: environmentFile(prod.url),
       };
       const origin = await testdir({
-        "egp.yaml": `releases:\n  store: ${JSON.stringify(store)}\n`,
+        "egp.yaml": `releases:\n  store: ${JSON.stringify(store)}\n  trustedKeys: [${JSON.stringify(KEYS.publicKey)}]\n`,
         ".gitignore": "plan-*.json\n",
         "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
         "environments/dev.yaml": environments.dev,

@@ -8,6 +8,11 @@ import { type BrowserContext, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishInstall } from "../../src/apply/history.ts";
 import { FolderStore } from "../../src/store/index.ts";
+import { Keyring, SignedStore } from "../../src/store/signing.ts";
+
+/** The default store as egp writes it: records signed with this user's local key. */
+const signed = (folder: string) => new SignedStore(new FolderStore(folder), new Keyring());
+
 import { egp, ROOT, type Run } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -51,7 +56,7 @@ describe.skipIf(!present && !process.env.CI)("egp status --html in a browser", (
       ].join("\n"),
     });
     // The repository has no egp.yaml: its store is the folder .egp/store.
-    await publishInstall(new FolderStore(join(repo, ".egp", "store")), join(repo, ".egp"), {
+    await publishInstall(signed(join(repo, ".egp", "store")), join(repo, ".egp"), {
       formatVersion: 1,
       id: "0123456789ab",
       environment: "dev",

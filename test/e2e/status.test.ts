@@ -6,6 +6,11 @@ import { publishInstall } from "../../src/apply/history.ts";
 import { Journal } from "../../src/apply/index.ts";
 import { readPlanFile } from "../../src/plan/index.ts";
 import { FolderStore } from "../../src/store/index.ts";
+import { Keyring, SignedStore } from "../../src/store/signing.ts";
+
+/** The default store as egp writes it: records signed with this user's local key. */
+const signed = (folder: string) => new SignedStore(new FolderStore(folder), new Keyring());
+
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -115,7 +120,7 @@ describe("egp status", () => {
     const stateDir = join(repo, ".egp");
     Journal.open(stateDir, plan);
     // The repository has no egp.yaml: its store is the folder .egp/store.
-    await publishInstall(new FolderStore(join(stateDir, "store")), stateDir, {
+    await publishInstall(signed(join(stateDir, "store")), stateDir, {
       formatVersion: 1,
       id: "0123456789ab",
       environment: "prod",
@@ -177,7 +182,7 @@ describe("egp status", () => {
       });
       expect(run.code).toBe(1);
       const out = lines(run.stdout);
-      expect(out[2]).toMatch(/^refused\s+unreachable\s/);
+      expect(out[2]).toMatch(/^refused\s+login refused\s/);
       expect(out[1]).toMatch(/^dev\s+matches\s/);
       expect(out[3]).toMatch(/^refused: EGP_LOGIN_FAILED .*the login as nobody was refused/);
       expect(`${run.stdout}${run.stderr}`).not.toContain(wrong);

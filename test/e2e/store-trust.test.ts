@@ -126,7 +126,7 @@ describe("rollback believes no history record it can't check", () => {
     const history = await run(dir, ["history", "--env", "local-prod"]);
     expect(history.code).toBe(0);
     expect(lines(history.stdout)[0]).toMatch(
-      /^999999999999 .*\[NOT TRUSTED: it is not signed; rollback does not use it\]$/,
+      /^install 999999999999 .*\[NOT TRUSTED: it is not signed; rollback does not use it\]$/,
     );
     expect(lines(history.stdout)[1]).not.toContain("NOT TRUSTED");
 

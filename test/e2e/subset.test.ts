@@ -209,7 +209,7 @@ describe("--manifests, drift --target and export --target", () => {
       { env: ENV },
     );
     expect(exported.stderr).toBe("");
-    expect(exported.stdout).toMatch(/^wrote .*users\.yaml: 1 users\n$/);
+    expect(exported.stdout).toMatch(/^wrote .*users\.yaml: 1 user\n$/);
     expect(readFileSync(join(out, "users.yaml"), "utf8")).toContain("userName: anguyen");
     expect(existsSync(join(out, "security-parameters.yaml"))).toBe(false);
   });

@@ -152,7 +152,13 @@ describe("egp validate", () => {
       ].join("\n"),
     });
     const lint = await egp(["validate", "--dir", dir]);
-    expect(lint).toEqual({ code: 0, stdout: "ok: 9 documents in 4 files, 3 environments\n", stderr: "" });
+    // Not an error without --env, but said where it is written.
+    expect(lint).toEqual({
+      code: 0,
+      stdout: "ok: 9 documents in 4 files, 3 environments\n",
+      stderr:
+        "warning: environments/prod.yaml:3:41 auth.password: environment variable EGP_PROD_PASSWORD is not set here; plan and apply of this environment need it\n",
+    });
     const missing =
       "environments/prod.yaml:3:41 auth.password: environment variable EGP_PROD_PASSWORD is not set";
     const one = await egp(["validate", "--dir", dir, "--env", "prod"]);

@@ -1,6 +1,10 @@
-import { type CrossReferenceItem, FieldType } from "../../wire/index.ts";
+import {
+  type CrossReferenceItem,
+  type FieldContent,
+  FieldType,
+  type HistoryEntry,
+} from "../../wire/index.ts";
 import type { Catalogue } from "../catalogue/model.ts";
-import type { ContentData } from "./model.ts";
 
 /*
  * Data files written before type 9 (Cross-Reference) values took the shape of real instances hold
@@ -9,6 +13,21 @@ import type { ContentData } from "./model.ts";
  */
 
 export const CROSS_REFERENCE_SHAPE = "objects";
+
+/**
+ * The part of the content state the upgrade reads and rewrites; `ContentData` (model.ts) is one.
+ * Naming only these fields keeps this module from importing the model that calls it.
+ */
+interface UpgradedContent {
+  records: Record<string, UpgradedRecord>;
+  crossReferenceShape?: typeof CROSS_REFERENCE_SHAPE;
+}
+
+interface UpgradedRecord {
+  LevelId: number;
+  FieldContents: Record<string, FieldContent>;
+  History: Record<string, HistoryEntry[]>;
+}
 
 /** A bare id's item: its record's level; a deleted record's is the one its field could point at. */
 function itemsOf(value: unknown, levelOf: (id: number) => number | undefined, fallback: number | null) {
@@ -20,7 +39,7 @@ function itemsOf(value: unknown, levelOf: (id: number) => number | undefined, fa
   );
 }
 
-export function upgradeCrossReferences(data: ContentData, catalogue: Catalogue): void {
+export function upgradeCrossReferences(data: UpgradedContent, catalogue: Catalogue): void {
   const levelOf = (id: number) => data.records[String(id)]?.LevelId;
   const isCrossReference = (fieldId: number) => catalogue.field(fieldId)?.Type === FieldType.CrossReference;
   const fallback = (fieldId: number) => catalogue.field(fieldId)?.ReferencedLevelIds[0] ?? null;

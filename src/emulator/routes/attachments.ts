@@ -16,7 +16,7 @@ import { forbidden, HttpFailure, message, notFound } from "../failure.ts";
 import { parseODataQuery } from "../odata.ts";
 import { pathId } from "../path-id.ts";
 import type { RouteContext, Routes } from "../router.ts";
-import type { SegmentContext } from "./index.ts";
+import type { SegmentContext } from "./segment-context.ts";
 
 /*
  * Attachments: post as Base64 JSON (AttachmentWrapper) or as multipart/form-data, get by id. Both

@@ -1,8 +1,4 @@
-import type { FastifyInstance } from "fastify";
-import type { Faults } from "../faults.ts";
-import type { EmulatorOptions } from "../options.ts";
 import type { Routes } from "../router.ts";
-import type { Store } from "../store.ts";
 import { registerAttachments } from "./attachments.ts";
 import { registerContent } from "./content.ts";
 import { registerContentApi } from "./content-api.ts";
@@ -11,21 +7,13 @@ import { registerMetadata } from "./metadata.ts";
 import { registerPackages } from "./packages.ts";
 import { registerSecurity } from "./security.ts";
 import { registerSecurityParameters } from "./security-parameters.ts";
+import type { SegmentContext } from "./segment-context.ts";
 import { registerUsers } from "./users.ts";
 import { registerValuesLists } from "./values-lists.ts";
 import { registerVersion } from "./version.ts";
 import { registerWeb } from "./web.ts";
 import { registerWebServices } from "./web-services.ts";
 import { registerWorkflow } from "./workflow.ts";
-
-export interface SegmentContext {
-  app: FastifyInstance;
-  options: EmulatorOptions;
-  faults: Faults;
-  store: Store;
-  /** Folder for package files and other blobs. */
-  workDir: string;
-}
 
 /** One entry per segment of the interface; a new segment is a new module and one line here. */
 export const segments: Array<(routes: Routes, context: SegmentContext) => void | Promise<void>> = [

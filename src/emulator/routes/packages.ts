@@ -31,7 +31,7 @@ import {
 import { readPackageFile } from "../packages/zip-reader.ts";
 import type { RouteContext, Routes } from "../router.ts";
 import { requireAdministrator } from "../sessions.ts";
-import type { SegmentContext } from "./index.ts";
+import type { SegmentContext } from "./segment-context.ts";
 
 /*
  * Package automation: create, generate, download, upload, install (seed, `/api/core/package/...`

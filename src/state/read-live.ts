@@ -57,9 +57,16 @@ export async function readLiveState(
   };
   const every = context.all || options.everyKind === true;
   const skipped = LIVE_KINDS.filter((kind) => !every && kind.needed && !kind.needed.of(desired));
-  const parts = await Promise.all(
-    LIVE_KINDS.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : kind.read(context))),
-  );
+  // A plan that needs no read still logs in (and reads the version): it must say whether the
+  // instance answers and takes its credentials, not report "No changes" of an instance it never reached.
+  const readsNothing =
+    LIVE_KINDS.every((kind) => skipped.includes(kind) || !kind.needed) &&
+    desired.packages.length === 0 &&
+    !desired.release;
+  const [parts] = await Promise.all([
+    Promise.all(LIVE_KINDS.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : kind.read(context)))),
+    readsNothing ? client.metadata.version() : undefined,
+  ]);
   const state: Omit<LiveState, "digest" | "partDigests"> = Object.assign(
     { environment: desired.environment.name },
     ...parts,

@@ -118,19 +118,26 @@ class Reader {
     return inner;
   }
 
+  /** Skips one comment or processing instruction at the cursor; false when there is none. */
+  private skipCommentOrInstruction(): boolean {
+    if (this.startsWith("<!--")) {
+      this.at += 4;
+      this.until("-->", "comment");
+      return true;
+    }
+    if (!this.startsWith("<?")) return false;
+    this.at += 2;
+    this.until("?>", "processing instruction");
+    return true;
+  }
+
   /** Comments, processing instructions (the XML declaration too) and space outside the root. */
   private skipMisc(): void {
     for (;;) {
       this.skipSpace();
-      if (this.startsWith("<!--")) {
-        this.at += 4;
-        this.until("-->", "comment");
-      } else if (this.startsWith("<?")) {
-        this.at += 2;
-        this.until("?>", "processing instruction");
-      } else if (this.startsWith("<!")) {
-        this.fail("a DOCTYPE or other declaration is not accepted");
-      } else return;
+      if (this.skipCommentOrInstruction()) continue;
+      if (this.startsWith("<!")) this.fail("a DOCTYPE or other declaration is not accepted");
+      return;
     }
   }
 
@@ -226,12 +233,8 @@ class Reader {
       } else if (this.startsWith("<![CDATA[")) {
         this.at += 9;
         top.element.text += this.until("]]>", "CDATA section");
-      } else if (this.startsWith("<!--")) {
-        this.at += 4;
-        this.until("-->", "comment");
-      } else if (this.startsWith("<?")) {
-        this.at += 2;
-        this.until("?>", "processing instruction");
+      } else if (this.skipCommentOrInstruction()) {
+        // Nothing of a comment or an instruction is kept.
       } else if (this.startsWith("<!")) {
         this.fail("a declaration inside an element is not accepted");
       } else {

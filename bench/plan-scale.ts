@@ -3,7 +3,8 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
+import { bareCall } from "./lib/bare-call.ts";
 import { launcherFlags } from "./lib/emulator-child.ts";
 import { cpuSecondsOf, loadAverage, machine } from "./lib/proc.ts";
 import { finishFair, LOAD_LIMIT, LoadGate, median, pairedRatios, roundsOf } from "./lib/rounds.ts";
@@ -179,20 +180,7 @@ async function bareReads(targetUrl: string, sourceUrl: string, manifests?: strin
     await slot();
     try {
       requests += 1;
-      const headers: Record<string, string> = {
-        accept: "application/json",
-        "content-type": "application/json",
-      };
-      if (token) headers.authorization = `Platform session-id="${token}"`;
-      if (method === "POST" && !path.endsWith("/login") && !path.endsWith("/logout"))
-        headers["x-http-method-override"] = "GET";
-      const response = await request(`${url}/platformapi${path}`, {
-        method: method as "POST",
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher,
-      });
-      return (await response.body.json()) as unknown;
+      return await bareCall(dispatcher, url, token, path, method, body);
     } finally {
       release();
     }

@@ -3,7 +3,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
+import { bareCall } from "./lib/bare-call.ts";
 import { BIN, type EmulatorChild, launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
 import { bigPackage, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
 import { loadAverage, machine, memoryOf, RssSampler } from "./lib/proc.ts";
@@ -111,20 +112,7 @@ function instance(url: string, concurrency: number, count: () => void) {
     else inFlight += 1;
     try {
       count();
-      const headers: Record<string, string> = {
-        accept: "application/json",
-        "content-type": "application/json",
-      };
-      if (token) headers.authorization = `Platform session-id="${token}"`;
-      if (method === "POST" && !path.endsWith("/login") && !path.endsWith("/logout"))
-        headers["x-http-method-override"] = "GET";
-      const response = await request(`${url}/platformapi${path}`, {
-        method: method as "POST",
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        dispatcher,
-      });
-      return (await response.body.json()) as unknown;
+      return await bareCall(dispatcher, url, token, path, method, body);
     } finally {
       const next = waiting.shift();
       if (next) next();

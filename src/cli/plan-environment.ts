@@ -16,7 +16,13 @@ export function clientsOf(connections: Connections): OpenEnvironment {
  * `context.shared`: package sources' reads kept across the plans of one read-only run.
  */
 export async function planWith(
-  context: { dir: string; connections: Connections; logger: Logger; shared?: SharedReads },
+  context: {
+    dir: string;
+    connections: Connections;
+    logger: Logger;
+    shared?: SharedReads;
+    managedOnly?: boolean;
+  },
   env: string,
   options: PlanOptions,
 ): Promise<EnvironmentPlan> {
@@ -29,6 +35,7 @@ export async function planWith(
     logger: context.logger,
     cache: manifestCacheOf(context.dir),
     ...(context.shared ? { shared: context.shared } : {}),
+    ...(context.managedOnly ? { managedOnly: true } : {}),
   });
 }
 

@@ -146,8 +146,9 @@ export async function environmentStatus(context: StatusContext, env: string): Pr
     if (!config) throw unloadable;
     const { client } = await connections.open(config);
     const { Version } = await client.metadata.version();
+    // Status counts drift and lists no unmanaged object: it reads only the users it manages.
     const { plan, warnings } = await planWith(
-      { dir, connections, logger, ...(context.shared ? { shared: context.shared } : {}) },
+      { dir, connections, logger, managedOnly: true, ...(context.shared ? { shared: context.shared } : {}) },
       env,
       {},
     );

@@ -63,6 +63,8 @@ export interface PlanEnvironmentOptions {
    * plans of several environments read a shared source once; only between reads, never across writes.
    */
   shared?: SharedReads;
+  /** Read only what the manifests manage, where a kind can (`ReadLiveOptions.managedOnly`): status. */
+  managedOnly?: boolean;
 }
 
 export interface PlanContext {
@@ -92,7 +94,7 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads },
+  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean },
 ): Promise<Reading | undefined> {
   const environments = validateRepository({ ...repository, manifests: [] }, { env });
   const files = environments.ok ? environments.states[0] : undefined;
@@ -109,7 +111,7 @@ async function startReading(
     readOnce(run.shared.of(packagesFrom.name), "catalogue", () => readCatalogue(source)).catch(
       () => undefined,
     );
-  const early = startEarlyReads(target, keys, mentioned);
+  const early = startEarlyReads(target, keys, mentioned, run.managedOnly);
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return { early, files };
@@ -206,6 +208,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     ...(ahead ? { ahead: ahead.reads } : {}),
     shared,
     ...(options.allowDelete ? { everyKind: true } : {}),
+    ...(input.managedOnly ? { managedOnly: true } : {}),
   });
   return { desired, live, warnings };
 }
@@ -223,6 +226,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     everyKind: options.allowDelete === true,
     narrowed: targets.length > 0,
     shared: input.shared ?? sharedReads(),
+    managedOnly: input.managedOnly === true,
   });
   const ahead =
     input.cache && reading

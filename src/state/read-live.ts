@@ -26,10 +26,12 @@ export function startEarlyReads(
   client: PlatformClient,
   keys: (kind: string) => readonly string[] | undefined = () => undefined,
   mentioned?: (documentKind: string) => boolean,
+  managedOnly = false,
 ): EarlyReads {
   const early = new Map<string, Promise<unknown>>();
   for (const kind of LIVE_KINDS) {
     if (!kind.early) continue;
+    if (managedOnly && kind.early.managed) continue;
     // `mentioned`: whether some manifest may hold a document of that kind (a test of their text).
     if (kind.early.kinds && !(mentioned && kind.early.kinds.some(mentioned))) continue;
     if (mentioned && kind.needed && !kind.needed.kinds.some(mentioned)) continue;

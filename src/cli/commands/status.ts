@@ -64,7 +64,7 @@ export function registerStatusCommand(program: Command): void {
     )
     .option("--out <file>", "write the report to a file instead of stdout")
     .option("--html <file>", "also write the report as a self-contained HTML page")
-    .option("--parallel <n>", "environments read at once", positive, 4)
+    .option("--parallel <n>", "environments read at once", positive, 10)
     .action(async (_options: unknown, command: Command) => {
       await withEnvironments<StatusFlags>(command, async ({ flags, dir, logger, connections }) => {
         const repository = await readRepository(dir);

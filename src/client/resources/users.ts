@@ -46,11 +46,12 @@ export function usersResource(caller: Caller, scrubber: Scrubber) {
   const byId = (userId: number) => route`/core/system/user/${idOf("userId", userId)}`;
   const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
   /** Users by group, each answer checked against `schema` (the whole user, or its id only). */
-  const byGroup = <S extends z.ZodType>(groupId: number, schema: S) =>
+  const byGroup = <S extends z.ZodType>(groupId: number, schema: S, query?: UserQuery) =>
     caller.call({
       method: "POST",
       override: true,
       route: route`/core/system/user/group/${idOf("groupId", groupId)}`,
+      ...(query ? { query: odataParams(query) } : {}),
       decode: many(schema),
     });
 
@@ -87,10 +88,11 @@ export function usersResource(caller: Caller, scrubber: Scrubber) {
 
     /**
      * The ids of a group's members: the same read as `listByGroup`, checked for ids only. A group
-     * such as Everyone holds every user; a plan needs only who is in it.
+     * such as Everyone holds every user; a plan needs only who is in it. `query` narrows it (the
+     * interface lists OData for the users list only: an instance may refuse it, or ignore it).
      */
-    async memberIds(groupId: number): Promise<number[]> {
-      return (await byGroup(groupId, IdObject)).map((member) => member.Id);
+    async memberIds(groupId: number, query?: UserQuery): Promise<number[]> {
+      return (await byGroup(groupId, IdObject, query)).map((member) => member.Id);
     },
 
     /** Every user's contacts: one entry per user. A plain GET, as the seed lists it. */

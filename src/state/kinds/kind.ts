@@ -24,6 +24,12 @@ export interface ReadLiveOptions {
   everyKind?: boolean;
   /** Package sources' reads kept for the run (read-only commands), so that each is read once. */
   shared?: SharedReads;
+  /**
+   * Read only the objects the manifests manage, where a kind can (`EarlyRead.managed`): for a
+   * command that counts drift and never lists unmanaged objects (status). Such a kind's early read
+   * is not started, since it waits for the manifests' names.
+   */
+  managedOnly?: boolean;
 }
 
 /**
@@ -43,6 +49,12 @@ export interface EarlyRead<T> {
   kinds?: readonly string[];
   /** Starts it; `keys`, when given, are the only objects (by exact key) the plan needs. */
   start(client: PlatformClient, keys: readonly string[] | undefined): Promise<T>;
+  /**
+   * The keys of the objects the manifests manage, when a run that reads only those
+   * (`ReadLiveOptions.managedOnly`) may narrow the read to them; undefined when every object is
+   * needed (something prunes the kind).
+   */
+  managed?: (desired: DesiredState) => readonly string[] | undefined;
 }
 
 /** What a kind's live read gets. */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { PlatformClient } from "../../client/client.ts";
 import { notOffered } from "../../client/errors.ts";
+import { type Filter, odataParams } from "../../client/odata.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { Contact, User } from "../../wire/index.ts";
 import type { LiveUser } from "../live-objects.ts";
@@ -24,13 +25,14 @@ async function readUsers(
   groupIds: number[],
   withContacts: boolean,
   listed: Promise<User[]>,
+  only?: Filter,
 ): Promise<LiveUser[]> {
   const [users, contacts, memberships] = await Promise.all([
     listed,
     withContacts
       ? (client.users.listContacts() as Promise<Array<{ UserId: number; Contacts: Contact[] }>>)
       : Promise.resolve([]),
-    Promise.all(groupIds.map(async (id) => ({ id, members: await client.users.memberIds(id) }))),
+    Promise.all(groupIds.map(async (id) => ({ id, members: await membersOf(client, id, only) }))),
   ]);
   const inOrder = joinedInOrder(users, contacts, memberships);
   if (inOrder) return inOrder;
@@ -48,6 +50,21 @@ async function readUsers(
     if (groups && groups.length > 1) groups.sort((a, b) => a - b);
     return { user, contacts: contactsByUser.get(user.Id) ?? [], groups: groups ?? [] };
   });
+}
+
+/**
+ * A group's member ids, only the named users' when `only` is given: the interface lists OData for
+ * the users list alone, so an instance that refuses the filter on users-by-group is read whole,
+ * and one that ignores it answers every member (the join keeps only the users read).
+ */
+async function membersOf(client: PlatformClient, id: number, only: Filter | undefined): Promise<number[]> {
+  if (!only) return client.users.memberIds(id);
+  try {
+    return await client.users.memberIds(id, { filter: only });
+  } catch (error) {
+    if (notOffered(error)) return client.users.memberIds(id);
+    throw error;
+  }
 }
 
 const increasing = (ids: readonly number[]) => ids.every((id, i) => i === 0 || id > (ids[i - 1] as number));
@@ -154,13 +171,38 @@ export const usersEarly: EarlyRead<User[]> = {
   async start(client, names) {
     if (names === undefined) return (await client.users.list()) as User[];
     if (names.length === 0) return [];
-    const filter = { or: names.map((name) => ({ field: "UserName", op: "eq" as const, value: name })) };
+    const filter = namesFilter(names);
     const wanted = new Set(names.map((name) => name.toLowerCase()));
     // An instance that ignores the filter answers every user; only the named ones may be planned.
-    const found = (await client.users.list({ filter })) as User[];
+    const found = (await client.users.list(filter ? { filter } : undefined)) as User[];
     return found.filter((user) => wanted.has(user.UserName.toLowerCase()));
   },
+  managed: managedUserNames,
 };
+
+/**
+ * The longest query a filter by names may take: IIS, which serves the platform, refuses a query
+ * string over 2,048 bytes by default (`maxQueryString`). A longer list of names is read whole.
+ */
+const MAX_QUERY = 2048;
+
+/** `UserName eq` each of the names, or undefined when the query would be too long to send. */
+function namesFilter(names: readonly string[]): Filter | undefined {
+  const filter: Filter = { or: names.map((name) => ({ field: "UserName", op: "eq" as const, value: name })) };
+  return new URLSearchParams(odataParams({ filter })).toString().length <= MAX_QUERY ? filter : undefined;
+}
+
+/**
+ * The names of the users the manifests manage, when only they need reading: nothing prunes users
+ * (a PrunePolicy naming them, or deleting parameters, which asks whether any user still has one).
+ */
+function managedUserNames(desired: DesiredState): string[] | undefined {
+  if (pruneNames(desired, "users") || desired.prune.securityParameters === "delete") return undefined;
+  const absent = desired.absent
+    .filter((document) => document.kind === "User")
+    .map((document) => document.name);
+  return [...desired.users.map((user) => user.userName), ...absent];
+}
 
 /**
  * Users: one get-all (started early), one get-all-contacts when a manifest manages contacts, one
@@ -183,7 +225,18 @@ export const userLive = liveKind({
     const { client, desired, all } = context;
     const managesContacts = all || desired.users.some((user) => user.contacts !== undefined);
     const { ids, listed } = await groupsToRead(client, desired, all);
-    const users = await readUsers(client, ids, managesContacts, earlyRead(context, PART, usersEarly));
+    // Only the managed users (`managedOnly`, status), when the manifests name few enough of them.
+    const names = context.options.managedOnly && !all ? managedUserNames(desired) : undefined;
+    const only = names && names.length > 0 ? namesFilter(names) : undefined;
+    const users = await readUsers(
+      client,
+      ids,
+      managesContacts,
+      names && (only || names.length === 0)
+        ? usersEarly.start(client, names)
+        : earlyRead(context, PART, usersEarly),
+      only,
+    );
     return {
       users: users.sort((a, b) => a.user.Id - b.user.Id),
       groupsRead: ids,

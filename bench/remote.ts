@@ -8,7 +8,7 @@ import { bareCall } from "./lib/bare-call.ts";
 import { BIN, type EmulatorChild, launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
 import { bigPackage, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
 import { loadAverage, machine, memoryOf, RssSampler } from "./lib/proc.ts";
-import { type RemoteProxy, startProxy } from "./lib/remote-proxy.ts";
+import { type Exchange, type RemoteProxy, startProxy } from "./lib/remote-proxy.ts";
 import { finishFair, LoadGate, median, orderOf, pairedRatios, roundsOf } from "./lib/rounds.ts";
 import type { Verdict } from "./lib/verdict.ts";
 
@@ -278,6 +278,39 @@ interface Scenario {
 
 const figures: string[] = [];
 
+const PHASES: Array<[string, RegExp]> = [
+  ["login", /\/security\/login$/],
+  ["version", /applicationinfo\/version$/],
+  ["catalogue", /\/system\/(application|level)$/],
+  ["trees", /\/(fielddefinition|levellayout|eventrule|eventaction)\//],
+  ["users", /\/system\/(user|usercontact)(\/|$)/],
+  ["groups", /\/system\/group$/],
+  ["parameters", /\/securityparameter$/],
+  ["logout", /\/security\/logout$/],
+];
+
+/**
+ * One run's timeline, per instance and phase: from the first exchange's arrival at the proxy to
+ * the last answer's departure, in ms from the process start, with the count of exchanges.
+ */
+function traceLine(side: string, exchanges: readonly Exchange[], started: number, ms: number): string {
+  const at = (time: number) => Math.round(time - started);
+  const parts: string[] = [];
+  for (const proxy of ["target", "source"]) {
+    const own = exchanges.filter((e) => e.proxy === proxy);
+    const phases = PHASES.flatMap(([name, pattern]) => {
+      const matched = own.filter((e) => pattern.test(e.path));
+      if (matched.length === 0) return [];
+      const first = Math.min(...matched.map((e) => e.start));
+      const last = Math.max(...matched.map((e) => e.end));
+      return [`${name} ${at(first)}–${at(last)} (${matched.length})`];
+    });
+    const other = own.filter((e) => !PHASES.some(([, pattern]) => pattern.test(e.path))).length;
+    parts.push(`${proxy}: ${phases.join(", ")}${other > 0 ? `, other ${other}` : ""}`);
+  }
+  return `trace, ${side}, concurrency 16 (ms from the start): ${parts.join("; ")}; exit ${Math.round(ms)}`;
+}
+
 async function main(): Promise<Verdict> {
   const work = mkdtempSync(join(tmpdir(), "egp-bench-remote-"));
   const out = (text: string) => process.stdout.write(`${text}\n`);
@@ -392,6 +425,19 @@ async function main(): Promise<Verdict> {
         `status of ${FLEET} ${fmt(fleetTimes.all.at(-1) ?? 0)} / of 1 ${fmt(fleetTimes.one.at(-1) ?? 0)}`,
       );
       out(`round ${round + 1}: ${cells.join("; ")}; load ${loadAverage().toFixed(2)}`);
+    }
+
+    // The trace of one plan and one floor at concurrency 16: when each phase's exchanges ran.
+    for (const proxy of [t, s]) proxy.configure(latency);
+    for (const side of ["egp", "floor"] as const) {
+      const exchanges: Exchange[] = [];
+      t.trace(exchanges, "target");
+      s.trace(exchanges, "source");
+      const started = performance.now();
+      const ms = side === "egp" ? (await plan(c16)).ms : (await bare(t.url, s.url, 16)).ms;
+      t.trace(undefined);
+      s.trace(undefined);
+      out(traceLine(side, exchanges, started, ms));
     }
 
     // The apply: once, since it changes the instance it promotes to.

@@ -28,11 +28,22 @@ export interface ProxyOptions {
   noLength?: boolean;
 }
 
+/** One exchange through the proxy: when it arrived and when its answer was sent (performance.now()). */
+export interface Exchange {
+  proxy: string;
+  method: string;
+  path: string;
+  start: number;
+  end: number;
+}
+
 export interface RemoteProxy {
   url: string;
   /** Connections opened to it so far. */
   connections(): number;
   configure(options: ProxyOptions): void;
+  /** Records each exchange into `into` (until called with undefined). */
+  trace(into: Exchange[] | undefined, name?: string): void;
   close(): Promise<void>;
 }
 
@@ -73,7 +84,10 @@ export async function startProxy(upstream: string, initial: ProxyOptions): Promi
   const down = new Link(() => options.bytesPerSecond ?? 0);
   const sockets = new Set<Socket>();
 
+  let traced: { into: Exchange[]; name: string } | undefined;
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const start = performance.now();
     await sleep(options.latencyMs / 2);
     const forward = request({
       host: target.hostname,
@@ -94,6 +108,14 @@ export async function startProxy(upstream: string, initial: ProxyOptions): Promi
     if (options.noLength && DOWNLOAD.test(req.url ?? "")) delete headers["content-length"];
     res.writeHead(answer.statusCode ?? 502, headers);
     await pipeline(answer, down.through(), res);
+    const override = req.headers["x-http-method-override"];
+    traced?.into.push({
+      proxy: traced.name,
+      method: typeof override === "string" ? override : (req.method ?? ""),
+      path: (req.url ?? "").split("?")[0] as string,
+      start,
+      end: performance.now(),
+    });
   };
 
   const server: Server = createServer((req, res) => {
@@ -115,11 +137,15 @@ export async function startProxy(upstream: string, initial: ProxyOptions): Promi
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     connections: () => opened,
     configure(next) {
       options = next;
+    },
+    trace(into, name = url) {
+      traced = into && { into, name };
     },
     async close() {
       for (const socket of sockets) socket.destroy();

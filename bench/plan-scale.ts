@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Agent } from "undici";
 import { bareCall } from "./lib/bare-call.ts";
 import { launcherFlags } from "./lib/emulator-child.ts";
+import { FIRST_REQUEST_IMPORT, FirstRequests } from "./lib/first-request.ts";
 import { cpuSecondsOf, loadAverage, machine } from "./lib/proc.ts";
 import { finishFair, LOAD_LIMIT, LoadGate, median, pairedRatios, roundsOf } from "./lib/rounds.ts";
 import type { Verdict } from "./lib/verdict.ts";
@@ -113,43 +114,34 @@ function run(args: string[], env: Record<string, string> = {}, flags: string[] =
   });
 }
 
-/**
- * Loaded into each emulator: prints the epoch ms at which each new connection's first request
- * arrives (Node's HTTP server announces every request on this channel), one short line per
- * connection, so that the earliest after a spawn is that process's first request.
- */
-const FIRST_REQUEST =
-  "data:text/javascript,import{subscribe}from'node:diagnostics_channel';const seen=new WeakSet();subscribe('http.server.request.start',({socket})=>{if(!seen.has(socket)){seen.add(socket);process.stdout.write('first-request '+Date.now()+'\\n')}})";
-
-/** Both emulators' first-request times, epoch ms, in arrival order. */
-const arrivals: number[] = [];
+/** Both emulators' first-request times: each run's start-up. */
+const arrivals = new FirstRequests();
 
 /** From a run's spawn to its first request at either emulator, ms (NaN if none was seen). */
-function startUpMs(run: Measured): number {
-  const during = arrivals.filter((at) => at >= run.spawnedAt && at <= run.spawnedAt + run.ms);
-  return during.length === 0 ? Number.NaN : Math.min(...during) - run.spawnedAt;
-}
+const startUpMs = (run: Measured) => arrivals.startUpMs(run.spawnedAt, run.ms);
 
 function startEmulator(seed: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    ["--import", FIRST_REQUEST, bin, "emulator", "--port", "0", "--seed", seed, "--admin-password", PASSWORD],
+    [
+      "--import",
+      FIRST_REQUEST_IMPORT,
+      bin,
+      "emulator",
+      "--port",
+      "0",
+      "--seed",
+      seed,
+      "--admin-password",
+      PASSWORD,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   children.add(child);
   return new Promise((resolve, reject) => {
     let out = "";
-    let line = "";
     child.stdout?.on("data", (chunk: Buffer) => {
-      const text = chunk.toString();
-      line += text;
-      const lines = line.split("\n");
-      line = lines.pop() ?? "";
-      for (const full of lines) {
-        const at = /^first-request (\d+)$/.exec(full)?.[1];
-        if (at) arrivals.push(Number(at));
-        else out += `${full}\n`;
-      }
+      out += arrivals.feed(chunk.toString(), child);
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match?.[1]) resolve({ child, url: match[1] });
     });

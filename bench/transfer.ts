@@ -19,7 +19,8 @@ import {
   memoryOf,
   RssSampler,
 } from "./lib/proc.ts";
-import { finishFair, LoadGate, median, orderOf, pairedRatios, roundsOf } from "./lib/rounds.ts";
+import { finishFair, LoadGate, median, orderOf, roundsOf } from "./lib/rounds.ts";
+import { CPU_TARGET, judgeTransfer, RSS_LIMIT_MB } from "./lib/transfer-judgement.ts";
 
 /*
  * Package promotion: a ~500 MB package on a source emulator goes to a target emulator (two emulator
@@ -54,9 +55,6 @@ import { finishFair, LoadGate, median, orderOf, pairedRatios, roundsOf } from ".
 
 const MB = 1024 * 1024;
 const PASSWORD = "Password1!";
-const RSS_LIMIT_MB = 150;
-/** egp's CPU over curl's two transfers plus sha256sum's, median of the rounds' ratios. */
-const CPU_TARGET = 1;
 const DEADLINE_MS = 10 * 60_000;
 
 interface ClientReport {
@@ -349,61 +347,27 @@ async function main() {
     console.log(`target holds ${whole} uploads of ${size} bytes (expected ${2 * rounds})`);
     if (whole !== 2 * rounds) problems.push(`${whole} of ${2 * rounds} uploads arrived whole`);
 
-    if (egp.some((t, i) => t.sha256 !== curls[i]?.sha256))
-      problems.push("egp's sha256 differs from sha256sum's of curl's download of the same package");
-
-    // Judged: the CPU of the same work, egp's promotion against curl's transfers and the hash.
-    const curlWork = curls.map((t) => t.cpuMs + t.hashCpuMs);
-    const cpuRatios = pairedRatios(
-      egp.map((t) => t.cpuMs),
-      curlWork,
-    );
-    // Printed, not judged: wall time, which on 2 shared cores swings with the page cache and with
-    // three busy processes (egp and both emulators) against curl's two.
-    const slower = curls.map((t) => Math.max(t.downloadMs, t.uploadMs));
-    const egpMs = egp.map((t) => t.totalMs);
-    const overSlower = pairedRatios(egpMs, slower);
-    const overSequential = pairedRatios(
-      egpMs,
-      curls.map((t) => t.totalMs),
-    );
-    const overCurlCpu = pairedRatios(
-      egp.map((t) => t.cpuMs),
-      curls.map((t) => t.cpuMs),
-    );
-    const overOpenssl = pairedRatios(
-      egp.map((t) => t.cpuMs),
-      curls.map((t) => t.cpuMs + t.opensslCpuMs),
-    );
-    const cpuRatio = median(cpuRatios);
     const peak = Math.max(...egp.map((t) => t.rss?.hwm ?? 0));
+    const judged = judgeTransfer(egp, curls, peak);
     const list = (values: number[]) => values.map((v) => v.toFixed(2)).join(", ");
     const medianOf = (
       timings: Timing[],
       key: "totalMs" | "cpuMs" | "systemMs" | "processCpuMs" | "hashMs" | "hashCpuMs" | "emulatorsCpuMs",
     ) => seconds(median(timings.map((t) => t[key])));
     console.log(
-      `median CPU: egp's promotion ${medianOf(egp, "cpuMs")} (kernel ${medianOf(egp, "systemMs")}; whole process, start-up included, ${medianOf(egp, "processCpuMs")}; emulators ${medianOf(egp, "emulatorsCpuMs")}), curl both transfers ${medianOf(curls, "cpuMs")} (kernel ${medianOf(curls, "systemMs")}; emulators ${medianOf(curls, "emulatorsCpuMs")}) + sha256sum ${medianOf(curls, "hashCpuMs")} = ${seconds(median(curlWork))}`,
+      `median CPU: egp's promotion ${medianOf(egp, "cpuMs")} (kernel ${medianOf(egp, "systemMs")}; whole process, start-up included, ${medianOf(egp, "processCpuMs")}; emulators ${medianOf(egp, "emulatorsCpuMs")}), curl both transfers ${medianOf(curls, "cpuMs")} (kernel ${medianOf(curls, "systemMs")}; emulators ${medianOf(curls, "emulatorsCpuMs")}) + sha256sum ${medianOf(curls, "hashCpuMs")} = ${seconds(median(curls.map((t) => t.cpuMs + t.hashCpuMs)))}`,
     );
     console.log(
-      `median wall: egp promotion ${medianOf(egp, "totalMs")}, curl's slower transfer ${seconds(median(slower))}, curl download + upload ${medianOf(curls, "totalMs")}, sha256sum ${medianOf(curls, "hashMs")}`,
+      `median wall: egp promotion ${medianOf(egp, "totalMs")}, curl's slower transfer ${seconds(median(curls.map((t) => Math.max(t.downloadMs, t.uploadMs))))}, curl download + upload ${medianOf(curls, "totalMs")}, sha256sum ${medianOf(curls, "hashMs")}`,
     );
     console.log(
-      `by round: egp CPU / (curl CPU + sha256sum CPU) ${list(cpuRatios)}; egp CPU / curl CPU alone ${list(overCurlCpu)}; egp CPU / (curl CPU + openssl's sha256) ${list(overOpenssl)}; promotion / slower curl transfer ${list(overSlower)}; / curl sequential ${list(overSequential)}`,
+      `by round: egp CPU / (curl CPU + sha256sum CPU) ${list(judged.cpuRatios)}; egp CPU / curl CPU alone ${list(judged.overCurlCpu)}; egp CPU / (curl CPU + openssl's sha256) ${list(judged.overOpenssl)}; promotion / slower curl transfer ${list(judged.overSlower)}; / curl sequential ${list(judged.overSequential)}`,
     );
     console.log(
       `target: egp's CPU ≤ ${CPU_TARGET} × curl's two transfers plus sha256sum of the file (median of rounds), egp peak RSS < ${RSS_LIMIT_MB} MB; wall-time ratios printed, not judged`,
     );
-    if (cpuRatio > CPU_TARGET)
-      problems.push(`egp used ${cpuRatio.toFixed(2)} × the CPU of curl's transfers and sha256sum`);
-    if (peak >= RSS_LIMIT_MB) problems.push(`egp peak RSS ${peak.toFixed(1)} MB`);
-    verdictLines = [
-      `egp CPU / (curl transfers + sha256sum) CPU, median of rounds: ${cpuRatio.toFixed(2)}`,
-      `egp peak RSS MB: ${peak.toFixed(1)}`,
-      `egp CPU / (curl transfers + openssl sha256) CPU, median of rounds, not judged: ${median(overOpenssl).toFixed(2)}`,
-      `promotion / slower curl transfer, median of rounds, not judged: ${median(overSlower).toFixed(2)}`,
-      `promotion / curl sequential, median of rounds, not judged: ${median(overSequential).toFixed(2)}`,
-    ];
+    problems.push(...judged.problems);
+    verdictLines = judged.lines;
     return problems.length === 0 ? { pass: true } : { pass: false, reason: problems.join("; ") };
   } finally {
     await Promise.all([source.stop(), target.stop()]);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Agent } from "undici";
 import { bareCall } from "./lib/bare-call.ts";
 import { launcherFlags } from "./lib/emulator-child.ts";
+import { FIRST_REQUEST_IMPORT, FirstRequests } from "./lib/first-request.ts";
 import { cpuSecondsOf, loadAverage, machine } from "./lib/proc.ts";
 import { finishFair, LOAD_LIMIT, LoadGate, median, pairedRatios, roundsOf } from "./lib/rounds.ts";
 import type { Verdict } from "./lib/verdict.ts";
@@ -26,8 +27,15 @@ import type { Verdict } from "./lib/verdict.ts";
  * the median of the per-round ratios (bench/lib/rounds.ts). Above a one-minute load of 1.5 before the
  * run it prints NO VERDICT instead of PASS or FAIL. The last lines are the verdict's figures. A run
  * at the default size lasts a few minutes (bounded: it stops past DEADLINE_MS).
+ * Beside the ratios it prints each run's start-up, from the process's spawn to its first request
+ * reaching an emulator (each emulator reports when each new connection's first request arrives),
+ * egp's beside the bare reads': a fixed cost that weighs more the faster the machine reads, so
+ * that a ratio that moves between machines can be told apart from a plan that got slower. Printed,
+ * not judged.
  *
  *   bash scripts/node24 node bench/plan-scale.ts [users] [apps] [parameters] [--rounds N] [--source]
+ *
+ * `node bench/plan-scale.ts 200 3 5` checks that it runs (the figures of so small a run mean nothing).
  */
 
 const BARE = process.argv[2] === "--bare";
@@ -55,6 +63,8 @@ const PEAK_RSS =
   "data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('peak-rss-kb '+u.maxRSS+' cpu-us '+(u.userCPUTime+u.systemCPUTime)+'\\n')})";
 
 interface Measured {
+  /** Epoch ms at the spawn, the clock the emulators' arrival times use. */
+  spawnedAt: number;
   ms: number;
   peakMb: number;
   /** User + system CPU seconds of the process itself. */
@@ -76,6 +86,7 @@ const egpRuntime = (): { flags: string[]; env: Record<string, string> } => ({
 });
 
 function run(args: string[], env: Record<string, string> = {}, flags: string[] = []): Promise<Measured> {
+  const spawnedAt = Date.now();
   const started = performance.now();
   const child = spawn(process.execPath, ["--import", PEAK_RSS, ...flags, ...args], {
     env: { PATH: process.env.PATH ?? "", ...env },
@@ -98,22 +109,39 @@ function run(args: string[], env: Record<string, string> = {}, flags: string[] =
       const peakMb = Number(usage?.[1] ?? 0) / 1024;
       const cpuS = Number(usage?.[2] ?? 0) / 1e6;
       const rest = stderr.replace(/peak-rss-kb \d+ cpu-us \d+\n/, "");
-      resolve({ ms, peakMb, cpuS, emulatorCpuS: 0, stdout, stderr: rest, code });
+      resolve({ spawnedAt, ms, peakMb, cpuS, emulatorCpuS: 0, stdout, stderr: rest, code });
     });
   });
 }
 
+/** Both emulators' first-request times: each run's start-up. */
+const arrivals = new FirstRequests();
+
+/** From a run's spawn to its first request at either emulator, ms (NaN if none was seen). */
+const startUpMs = (run: Measured) => arrivals.startUpMs(run.spawnedAt, run.ms);
+
 function startEmulator(seed: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
-    [bin, "emulator", "--port", "0", "--seed", seed, "--admin-password", PASSWORD],
+    [
+      "--import",
+      FIRST_REQUEST_IMPORT,
+      bin,
+      "emulator",
+      "--port",
+      "0",
+      "--seed",
+      seed,
+      "--admin-password",
+      PASSWORD,
+    ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
   children.add(child);
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout?.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
+      out += arrivals.feed(chunk.toString(), child);
       const match = /listening on (http:\/\/\S+)/.exec(out);
       if (match?.[1]) resolve({ child, url: match[1] });
     });
@@ -226,6 +254,9 @@ async function bareReads(targetUrl: string, sourceUrl: string, manifests?: strin
     list(targetUrl, target, "/core/system/usercontact", "GET"),
     ...Object.values(GROUPS).map((id) => list(targetUrl, target, `/core/system/user/group/${id}`)),
     trees(sourceUrl, source, names).then(() => trees(targetUrl, target, names)),
+    // A promotion's plan compares the two instances' releases.
+    call(targetUrl, target, "/core/system/applicationinfo/version"),
+    call(sourceUrl, source, "/core/system/applicationinfo/version"),
   ]);
   // The floor parses once the reads are on the wire, as egp loads its manifests once its first
   // reads are: the instances answer meanwhile.
@@ -434,14 +465,28 @@ async function main(): Promise<Verdict> {
       coldFloor: pairedRatio(times("cold"), times("floor")),
     };
     const plans = { few: medianOf(of("few")), cold: medianOf(of("cold")), warm: medianOf(of("warm")) };
+    const startUps = <K extends keyof Round>(key: K) => of(key).map(startUpMs);
+    const startUp = <K extends keyof Round>(key: K) => median(startUps(key).filter(Number.isFinite));
 
     out("\n");
-    out(row(["median of the rounds", "wall time", "egp CPU", "emul. CPU", "peak RSS", "requests", "ratio"]));
-    const line = (label: string, m: Measured & { requests: number }, ratio: string) =>
+    out(
+      row([
+        "median of the rounds",
+        "wall time",
+        "start-up",
+        "egp CPU",
+        "emul. CPU",
+        "peak RSS",
+        "requests",
+        "ratio",
+      ]),
+    );
+    const line = (label: string, m: Measured & { requests: number }, startUpOf: number, ratio: string) =>
       out(
         row([
           label,
           fmt(m.ms),
+          `${startUpOf.toFixed(0)} ms`,
           `${m.cpuS.toFixed(2)} s`,
           `${m.emulatorCpuS.toFixed(2)} s`,
           `${m.peakMb.toFixed(0)} MB`,
@@ -449,11 +494,11 @@ async function main(): Promise<Verdict> {
           ratio,
         ]),
       );
-    line("bare reads", reads, "");
-    line("floor: reads + YAML parse", floor, ratios.floor.toFixed(2));
-    line("plan, a few managed", plans.few, ratios.few.toFixed(2));
-    line("plan, everything, cold", plans.cold, `${ratios.cold.toFixed(2)}`);
-    line("plan, everything, warm", plans.warm, ratios.warm.toFixed(2));
+    line("bare reads", reads, startUp("reads"), "");
+    line("floor: reads + YAML parse", floor, startUp("floor"), ratios.floor.toFixed(2));
+    line("plan, a few managed", plans.few, startUp("few"), ratios.few.toFixed(2));
+    line("plan, everything, cold", plans.cold, startUp("cold"), `${ratios.cold.toFixed(2)}`);
+    line("plan, everything, warm", plans.warm, startUp("warm"), ratios.warm.toFixed(2));
     const peak = Math.max(plans.few.peakMb, plans.cold.peakMb, plans.warm.peakMb);
     const requestsMatch = [plans.few, plans.cold, plans.warm].every((p) => p.requests === reads.requests);
     const pass =
@@ -471,6 +516,17 @@ async function main(): Promise<Verdict> {
       `egp's own CPU seconds, medians of the per-round ratios (steadier than wall time on a busy machine): warm / bare reads ${pairedRatio(cpu("warm"), cpu("reads")).toFixed(2)}, cold / floor ${pairedRatio(cpu("cold"), cpu("floor")).toFixed(2)}, a few managed / bare reads ${pairedRatio(cpu("few"), cpu("reads")).toFixed(2)}\n`,
     );
     out(`bare reads, HTTP only (without the process start): ${fmt(reads.httpMs)}\n`);
+    const byRound = <K extends keyof Round>(key: K) =>
+      startUps(key)
+        .map((ms) => ms.toFixed(0))
+        .join(", ");
+    const afterStartUp = pairedRatio(
+      of("warm").map((r) => r.ms - startUpMs(r)),
+      of("reads").map((r) => r.ms - startUpMs(r)),
+    );
+    out(
+      `start-up (printed, not judged): from the spawn to the first request at an emulator, by round: warm plan ${byRound("warm")} ms, bare reads ${byRound("reads")} ms; the rest of the run, warm plan / bare reads: ${afterStartUp.toFixed(2)}\n`,
+    );
     out(
       `floor: the bare reads and js-yaml's loadAll of the ${floor.documents} documents "everything managed" plans (no validation, no comparison), one thread\n`,
     );
@@ -487,6 +543,7 @@ async function main(): Promise<Verdict> {
       `ratio everything managed, cold / floor: ${ratios.coldFloor.toFixed(2)}`,
       `ratio a few managed: ${ratios.few.toFixed(2)}`,
       `peak RSS MB: ${peak.toFixed(0)}`,
+      `start-up ms, warm plan / bare reads, not judged: ${startUp("warm").toFixed(0)} / ${startUp("reads").toFixed(0)}`,
     );
     return pass ? { pass } : { pass, reason: "a target missed (above)" };
   } finally {

@@ -10,6 +10,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  *
  * Spec string (`--faults`): comma-separated `key=value` pairs, e.g.
  *   `seed=7,rate=0.2,statuses=500+502+503+429,reset=0.05,latency=5-20,retryAfter=1,expireAt=40,jobMs=3000`
+ * Two switches stand for what may sit in front of an instance: `noLength=1` (package downloads
+ * without a Content-Length, as a proxy that re-encodes them sends them) and `lengthRequired=1`
+ * (a body without a Content-Length refused with 411, as some web servers and proxies do).
  */
 
 export type FaultAction =
@@ -47,6 +50,10 @@ export interface FaultSpec {
   jobMs: number | null;
   /** Paths never faulted by the random source (login is faulted unless listed). */
   exempt: string[];
+  /** Package downloads are sent without a Content-Length (chunked). */
+  noLength: boolean;
+  /** A request body without a Content-Length (chunked) is refused with 411 before it is read. */
+  lengthRequired: boolean;
 }
 
 export const NO_FAULTS: FaultSpec = {
@@ -59,6 +66,8 @@ export const NO_FAULTS: FaultSpec = {
   expireAt: null,
   jobMs: null,
   exempt: [],
+  noLength: false,
+  lengthRequired: false,
 };
 
 export function parseFaultSpec(text: string): FaultSpec {
@@ -99,6 +108,11 @@ export function parseFaultSpec(text: string): FaultSpec {
       }
       case "exempt":
         spec.exempt = value.split("+").filter(Boolean);
+        break;
+      case "noLength":
+      case "lengthRequired":
+        if (value !== "0" && value !== "1") throw new Error(`--faults: ${key} is 0 or 1, got "${value}"`);
+        spec[key] = value === "1";
         break;
       default:
         throw new Error(`--faults: unknown key "${key}"`);
@@ -196,6 +210,14 @@ export class Faults {
       return { status, retryAfter: status === 429 || status === 503 ? retryAfter : undefined };
     }
     return undefined;
+  }
+
+  /** True (and counted) when `lengthRequired` refuses this request: a body sent without a length. */
+  refusesLength(headers: FastifyRequest["headers"]): boolean {
+    if (!this.spec.lengthRequired) return false;
+    if (headers["content-length"] !== undefined || headers["transfer-encoding"] === undefined) return false;
+    this.count("411");
+    return true;
   }
 
   /** Holds a request for its latency or scripted delay; `settled()` waits for every hold to end. */

@@ -197,6 +197,13 @@ export async function buildEmulator(
   });
 
   app.addHook("onRequest", async (req, reply) => {
+    if (faults.refusesLength(req.headers)) {
+      // Answered before the body is read, as a web server that wants the length does.
+      return sendPayload(
+        reply.code(411),
+        failed([message("LengthRequired", "A request body needs a Content-Length header.")]),
+      );
+    }
     const action = faults.decide(req.method, req.url);
     const delay = faults.latency() + (action && "delayMs" in action ? action.delayMs : 0);
     if (delay > 0) await faults.hold(delay);

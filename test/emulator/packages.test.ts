@@ -547,3 +547,54 @@ describe("persistence", () => {
     expect(readFileSync(again)).toEqual(readFileSync(original));
   });
 });
+
+describe("package transfers without a length", () => {
+  /** A generated package of dev's, downloaded: its file. */
+  async function generatedFile(raw: Raw, token: string): Promise<string> {
+    const id = await createPackage(raw, token, {
+      Name: "Findings",
+      PackageObjects: [{ Guid: GUID.findings, Type: "Application" }],
+    });
+    await generateAndWait(raw, token, id);
+    const file = tempFile();
+    expect((await download(raw, token, id, file)).status).toBe(200);
+    return file;
+  }
+
+  it("an upload sent chunked, without a Content-Length, is stored byte for byte", async () => {
+    const { devRaw, prodRaw, devToken, prodToken } = await pair();
+    const file = await generatedFile(devRaw, devToken);
+    const uploaded = await upload(prodRaw, prodToken, file, { chunked: true });
+    expect(uploaded.status).toBe(200);
+    const back = tempFile();
+    expect((await download(prodRaw, prodToken, uploaded.body.RequestedObject.Id, back)).status).toBe(200);
+    expect(readFileSync(back).equals(readFileSync(file))).toBe(true);
+  });
+
+  it("--faults lengthRequired=1 refuses a body without a length with 411, and takes one with a length", async () => {
+    const { devRaw, prodRaw, devToken, prodToken } = await pair({ ...FAST, faults: "lengthRequired=1" });
+    const file = await generatedFile(devRaw, devToken);
+    const refused = await upload(prodRaw, prodToken, file, { chunked: true });
+    expect(refused.status).toBe(411);
+    expect(refused.body).toMatchObject({
+      IsSuccessful: false,
+      ValidationMessages: [{ MessageKey: "LengthRequired" }],
+    });
+    expect((await upload(prodRaw, prodToken, file)).status).toBe(200);
+  });
+
+  it("--faults noLength=1 answers a package download without a Content-Length", async () => {
+    const { devRaw, devToken } = await pair({ ...FAST, faults: "noLength=1" });
+    const id = await createPackage(devRaw, devToken, {
+      Name: "Findings",
+      PackageObjects: [{ Guid: GUID.findings, Type: "Application" }],
+    });
+    await generateAndWait(devRaw, devToken, id);
+    const file = tempFile();
+    const got = await download(devRaw, devToken, id, file);
+    expect(got.status).toBe(200);
+    expect(got.headers["content-length"]).toBeUndefined();
+    expect(got.headers["transfer-encoding"]).toBe("chunked");
+    expect((await readZipEntries(file)).get("manifest.json")).toBeDefined();
+  });
+});

@@ -93,14 +93,20 @@ export function multipartFromFile(
   };
 }
 
-export async function upload(raw: Raw, token: string, file: string): Promise<RawResponse<Json>> {
+/** Uploads `file`; `chunked` sends the body without a length (Transfer-Encoding: chunked). */
+export async function upload(
+  raw: Raw,
+  token: string,
+  file: string,
+  options: { chunked?: boolean } = {},
+): Promise<RawResponse<Json>> {
   const { body, contentType, length } = multipartFromFile(file);
   const response = await request(`${raw.url}/api/core/package/upload`, {
     method: "POST",
     headers: {
       authorization: `Platform session-id="${token}"`,
       "content-type": contentType,
-      "content-length": String(length),
+      ...(options.chunked ? {} : { "content-length": String(length) }),
       accept: "application/json",
     },
     body,

@@ -14,6 +14,7 @@ import { bind } from "../bind.ts";
 import { catalogueOf } from "../catalogue/model.ts";
 import { ok, okId } from "../envelope.ts";
 import { badRequest, HttpFailure, message, notFound } from "../failure.ts";
+import type { Faults } from "../faults.ts";
 import { fileBody } from "../file-body.ts";
 import { findPackageable } from "../packages/export-tree.ts";
 import { planInstall } from "../packages/installer.ts";
@@ -142,7 +143,7 @@ function generate(ctx: RouteContext, jobs: PackageJobs) {
   return ok({});
 }
 
-async function download(ctx: RouteContext, workDir: string) {
+async function download(ctx: RouteContext, workDir: string, faults: Faults) {
   requireAdministrator(ctx.store, ctx.session);
   const record = packageOf(ctx, packageIdParam(ctx));
   if (record.Status !== "Ready" || !record.File) throw notReady(record);
@@ -156,10 +157,10 @@ async function download(ctx: RouteContext, workDir: string) {
       );
     },
   );
+  ctx.reply.code(200).header("content-type", "application/zip");
+  // Without a length, Node sends the body chunked.
+  if (!faults.spec.noLength) ctx.reply.header("content-length", String(size));
   ctx.reply
-    .code(200)
-    .header("content-type", "application/zip")
-    .header("content-length", String(size))
     .header("content-disposition", `attachment; filename="${downloadName(record)}"`)
     // Read into a ring of reused buffers (file-body.ts): fresh buffers per read cost several times
     // the CPU for a large package (docs/performance.md, "Transfers").
@@ -312,7 +313,11 @@ export async function registerPackages(routes: Routes, context: SegmentContext):
 
   routes.post("/core/package", create, api);
   routes.post("/core/package/generate/:packageId", (ctx) => generate(ctx, jobs), api);
-  routes.read("/core/package/download/:packageId", (ctx) => download(ctx, context.workDir), api);
+  routes.read(
+    "/core/package/download/:packageId",
+    (ctx) => download(ctx, context.workDir, context.faults),
+    api,
+  );
   routes.post(
     "/core/package/upload",
     (ctx) => {

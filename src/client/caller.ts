@@ -120,6 +120,11 @@ export class Caller {
     return this.deps.options.limits.packageBytes;
   }
 
+  /** The client's log, for what a resource says of its own choices. */
+  get log(): ClientLog {
+    return this.deps.log;
+  }
+
   /** The client's own undici Agent sends requests: upload buffers may be reused, download chunks freed. */
   get ownsTransport(): boolean {
     return this.deps.options.dispatcher === undefined;

@@ -24,8 +24,8 @@ const DEFAULT_LIMIT = 4 * 1024 * 1024;
 const RELEASE_MARGIN = 1024 * 1024;
 
 export class ChunkPipe {
-  /** The upload's length, from the download's Content-Length. */
-  readonly size: number;
+  /** The upload's length, from the download's Content-Length; undefined without one (chunked). */
+  readonly size: number | undefined;
   /** Set by the producer: its chunks are its own to free. */
   producerOwns = false;
   private readonly limit: number;
@@ -38,7 +38,7 @@ export class ChunkPipe {
   private wake: (() => void) | undefined;
   private room: (() => void) | undefined;
 
-  constructor(size: number, limitBytes = DEFAULT_LIMIT) {
+  constructor(size: number | undefined, limitBytes = DEFAULT_LIMIT) {
     this.size = size;
     this.limit = limitBytes;
   }

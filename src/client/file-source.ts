@@ -13,19 +13,23 @@ export type UploadSource = string | Blob | Uint8Array | StreamedUpload;
 /**
  * Bytes that arrive while the upload runs (a download teed into it: ChunkPipe), readable once.
  * `safeToFree` tells the source that its consumer takes a chunk only once the socket took the
- * previous one (the client's own Agent), so that a chunk may be freed soon after.
+ * previous one (the client's own Agent), so that a chunk may be freed soon after. Without a `size`
+ * (a download without a length) the upload is sent chunked.
  */
 export interface StreamedUpload {
-  size: number;
+  size: number | undefined;
   chunks(safeToFree: boolean): Chunks;
 }
 
 export type Chunks = AsyncIterable<Buffer>;
 
-/** An upload's file part: a Blob undici sends as it is, or chunks that can't be a Blob yet. */
-export type FileSource = { fileName: string; size: number; onProgress?: OnProgress } & (
-  | { blob: Blob }
-  | { open(): Chunks }
+/**
+ * An upload's file part: a Blob undici sends as it is, or chunks that can't be a Blob yet, of a
+ * size known or not.
+ */
+export type FileSource = { fileName: string; onProgress?: OnProgress } & (
+  | { blob: Blob; size: number }
+  | { open(): Chunks; size: number | undefined }
 );
 
 export async function fileSourceOf(
@@ -56,7 +60,7 @@ export async function fileSourceOf(
   throw new TransferError("an upload reads from a file path, a Blob, a Uint8Array or a StreamedUpload");
 }
 
-async function* withProgress(chunks: Chunks, total: number, onProgress?: OnProgress): Chunks {
+async function* withProgress(chunks: Chunks, total: number | undefined, onProgress?: OnProgress): Chunks {
   let bytes = 0;
   for await (const chunk of chunks) {
     bytes += chunk.length;

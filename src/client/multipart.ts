@@ -8,7 +8,8 @@ import { formDataClass } from "./undici.ts";
  * undici's FormData: undici encodes the form at each send, reading the file as the socket takes
  * it, with a Content-Length, so the one retry after a re-login sends it again. Bytes still arriving
  * (a download teed into the upload) can't be a Blob: for those alone the form is framed here, as
- * undici frames it, with a length known from the download's.
+ * undici frames it, with a length known from the download's, or with none (undici then sends the
+ * body chunked) when the download has none.
  */
 
 export type Part = { name: string; value: string } | { name: string; contentType: string; file: FileSource };
@@ -88,10 +89,11 @@ function framed(parts: readonly Part[]): MultipartSend {
   const headers = parts.map((part) => headerOf(boundary, part));
   const values = parts.map((part) => Buffer.from("value" in part ? part.value : "", "utf8"));
   const trailer = Buffer.from(`--${boundary}--${CRLF}`, "utf8");
-  let length = trailer.length;
+  let length: number | undefined = trailer.length;
   parts.forEach((part, index) => {
     const size = "value" in part ? (values[index] as Buffer).length : part.file.size;
-    length += (headers[index] as Buffer).length + size + CRLF.length;
+    if (length === undefined || size === undefined) length = undefined;
+    else length += (headers[index] as Buffer).length + size + CRLF.length;
   });
 
   async function* chunks(): Chunks {
@@ -107,7 +109,7 @@ function framed(parts: readonly Part[]): MultipartSend {
   return {
     headers: {
       "content-type": `multipart/form-data; boundary=${boundary}`,
-      "content-length": String(length),
+      ...(length === undefined ? {} : { "content-length": String(length) }),
     },
     body: chunks(),
   };

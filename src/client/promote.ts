@@ -1,6 +1,7 @@
 import { ChunkPipe } from "./chunk-pipe.ts";
 import type { PlatformClient } from "./client.ts";
 import type { OnProgress } from "./progress.ts";
+import { isLengthRefusal } from "./resources/packages.ts";
 
 /*
  * A package promotion in the time of one transfer: the package is downloaded from the source to
@@ -11,6 +12,10 @@ import type { OnProgress } from "./progress.ts";
  * and memory stays at the pipe's bound. The file is complete on disk when this returns, with its
  * sha256, for the caller to inspect before it installs anything: the upload does not wait for that
  * inspection, so a caller must never install a package whose file failed it.
+ *
+ * A download without a length goes on as an upload without one (sent chunked), pipelined all the
+ * same, unless the target has refused such a body (411, packages.ts): then nothing is sent while
+ * the download runs, `pipelined` is false, and the caller uploads from the file afterwards.
  *
  * An upload that fails does not fail the promotion: the download finishes alone, `uploaded` is
  * undefined and `uploadError` says why, so that the caller can upload from the file afterwards. A
@@ -72,7 +77,7 @@ export async function promotePackage(
   const downloading = source.packages.download(packageId, path, {
     onProgress: options.onDownload,
     tee: (total) => {
-      if (total === undefined) return undefined; // a multipart upload needs its length up front
+      if (total === undefined && !target.packages.takesUnknownLength()) return undefined;
       const pipe = new ChunkPipe(total, options.bufferBytes);
       const upload = target.packages
         .upload(
@@ -99,7 +104,8 @@ export async function promotePackage(
   const sha256 = downloaded.sha256 as string;
   const last = await uploads.at(-1);
   if (!last) return { bytes, sha256, uploaded: undefined, pipelined: false };
-  return "id" in last
-    ? { bytes, sha256, uploaded: last.id, pipelined: true }
-    : { bytes, sha256, uploaded: undefined, uploadError: last.error, pipelined: true };
+  if ("id" in last) return { bytes, sha256, uploaded: last.id, pipelined: true };
+  // Refused for want of a length, the upload took nothing while the download ran.
+  const pipelined = !isLengthRefusal(last.error);
+  return { bytes, sha256, uploaded: undefined, uploadError: last.error, pipelined };
 }

@@ -3,7 +3,8 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { afterAll, describe, expect, it } from "vitest";
+import pino from "pino";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import yauzl from "yauzl";
 import { ZipFile } from "yazl";
 import { packageById } from "../../src/emulator/packages/model.ts";
@@ -13,7 +14,8 @@ import { generatedPackage, useClientEmulator } from "./helpers/client.ts";
 
 /*
  * A pipelined promotion, demo-dev → demo-prod over HTTP: the upload to the target runs while the
- * download from the source does, with memory bounded by the PassThrough between them.
+ * download from the source does, with memory bounded by the pipe between them. A download without
+ * a length goes on as a chunked upload, unless the target refuses bodies without a length.
  */
 
 const work = mkdtempSync(join(tmpdir(), "egp-client-promote-"));
@@ -95,5 +97,66 @@ describe("promotePackage", () => {
     expect(result.uploadError).toBeInstanceOf(PlatformError);
     expect(result.sha256).toBe(sha256(readFileSync(file)));
     expect((await target.packages.list()).length).toBe(before);
+  });
+
+  it("a download without a Content-Length is pipelined into a chunked upload, byte for byte", async () => {
+    const source = dev.client();
+    const target = prod.client();
+    const id = await largePackage(source);
+    dev.emulator().faults.configure({ noLength: true });
+    onTestFinished(() => dev.emulator().faults.configure({ noLength: false }));
+    const file = join(work, "no-length.zip");
+    const events: string[] = [];
+    const result = await promotePackage(source, target, id, file, {
+      bufferBytes: 64 * 1024,
+      onDownload: (p) => events.push(`down ${p.bytes}/${p.total}`),
+      onUpload: (p) => events.push(`up ${p.bytes}/${p.total}`),
+    });
+    const size = statSync(file).size;
+    expect(result).toMatchObject({ bytes: size, pipelined: true });
+    expect(result.uploadError).toBeUndefined();
+    // No total on either side, and the upload ran before the download had every byte.
+    expect(events.at(-1)).toMatch(/\/undefined$/);
+    const firstUp = events.findIndex((e) => e.startsWith("up "));
+    expect(firstUp).toBeGreaterThanOrEqual(0);
+    expect(firstUp).toBeLessThan(events.lastIndexOf(`down ${size}/undefined`));
+    const uploaded = packageById(prod.emulator().store, result.uploaded as number);
+    expect(uploaded).toMatchObject({ Origin: "Uploaded", Size: size });
+    expect(sha256(readFileSync(join(prodDir, uploaded?.File as string)))).toBe(sha256(readFileSync(file)));
+    expect(result.sha256).toBe(sha256(readFileSync(file)));
+  });
+
+  it("a target that refuses a body without a length gets the file after the download, said at debug", async () => {
+    const source = dev.client();
+    const lines: string[] = [];
+    const logger = pino({ level: "debug" }, { write: (line: string) => lines.push(line) });
+    const target = prod.client({ logger });
+    const id = await largePackage(source);
+    dev.emulator().faults.configure({ noLength: true });
+    prod.emulator().faults.configure({ lengthRequired: true });
+    onTestFinished(() => {
+      dev.emulator().faults.configure({ noLength: false });
+      prod.emulator().faults.configure({ lengthRequired: false });
+    });
+    const refusals = () => prod.emulator().faults.stats.byKind["411"] ?? 0;
+    const before = refusals();
+    const file = join(work, "length-required.zip");
+    const result = await promotePackage(source, target, id, file, { bufferBytes: 64 * 1024 });
+    // Refused before it took a byte: not pipelined, and the download is whole.
+    expect(result).toMatchObject({ bytes: statSync(file).size, uploaded: undefined, pipelined: false });
+    expect(result.uploadError).toMatchObject({ status: 411 });
+    expect(result.sha256).toBe(sha256(readFileSync(file)));
+    expect(refusals()).toBe(before + 1);
+    const said = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+    expect(said.filter((line) => /without a length/.test(line.msg)).map((line) => line.level)).toEqual([20]);
+    // The caller's fallback: the file, with its length.
+    const uploadedId = await target.packages.upload(file);
+    const uploaded = packageById(prod.emulator().store, uploadedId);
+    expect(sha256(readFileSync(join(prodDir, uploaded?.File as string)))).toBe(sha256(readFileSync(file)));
+    // The client remembers: the next promotion to this target does not try again.
+    const again = await promotePackage(source, target, id, join(work, "length-required-2.zip"));
+    expect(again).toMatchObject({ uploaded: undefined, pipelined: false });
+    expect(again.uploadError).toBeUndefined();
+    expect(refusals()).toBe(before + 1);
   });
 });

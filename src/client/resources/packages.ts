@@ -18,6 +18,7 @@ import {
   connectionErrorOf,
   errorFromResponse,
   PackageTooLargeError,
+  PlatformError,
   ResponseShapeError,
   TransferError,
 } from "../errors.ts";
@@ -37,6 +38,9 @@ import { isSinkError, type RawResponse } from "../transport.ts";
  *   a generate or install job to finish (a real instance may answer 404).
  * A download to a path writes `<path>.part` and renames it when complete, so a failed download
  * never leaves a truncated file under the final name.
+ * An upload of bytes of unknown length (a download without one, teed into it) is sent chunked. An
+ * instance that refuses such a body (411 Length Required, or 501 for a transfer coding it does not
+ * implement) is remembered: `takesUnknownLength()` then says so, and a caller sends a file instead.
  */
 
 const idOnly = one(IdObject);
@@ -75,6 +79,7 @@ export type PackageRead = z.infer<typeof PackageRead>;
 
 export function packagesResource(caller: Caller) {
   const write = async (call: Call<IdObject>) => (await caller.call(call)).Id;
+  let lengthRequired = false;
   return {
     /** Returns the new package's id. */
     async create(request: PackageCreateRequest): Promise<number> {
@@ -104,13 +109,29 @@ export function packagesResource(caller: Caller) {
     async upload(source: UploadSource, options: UploadOptions = {}): Promise<number> {
       const file = await fileSourceOf(source, options.fileName, options.onProgress, caller.ownsTransport);
       const body = multipartBody([{ name: "file", contentType: "application/zip", file }]);
-      return write({
+      const sent = write({
         method: "POST",
         route: apiCoreRoute`/core/package/upload`,
         multipart: body,
         decode: idOnly,
         what: `the upload of ${file.fileName}`,
       });
+      if (file.size !== undefined) return sent;
+      return sent.catch((error: unknown) => {
+        if (isLengthRefusal(error)) {
+          lengthRequired = true;
+          caller.log.debug(
+            { status: error.status, path: error.path },
+            "the instance refuses an upload without a length; packages go to it from a file, with one",
+          );
+        }
+        throw error;
+      });
+    },
+
+    /** False once this instance refused an upload without a length: send it a file instead. */
+    takesUnknownLength(): boolean {
+      return !lengthRequired;
     },
 
     /**
@@ -223,6 +244,11 @@ async function saveToStream(
 function totalOf(response: RawResponse): number | undefined {
   const length = Number(response.headers["content-length"]);
   return Number.isFinite(length) ? length : undefined;
+}
+
+/** The answer of an instance that wants a request body's length up front. */
+export function isLengthRefusal(error: unknown): error is PlatformError {
+  return error instanceof PlatformError && (error.status === 411 || error.status === 501);
 }
 
 /** A JSON answer where a file was expected: an error envelope, or a shape the client cannot use. */

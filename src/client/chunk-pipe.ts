@@ -1,4 +1,4 @@
-import { releaseAll } from "../io/file-sink.ts";
+import { BufferRuns, releaseAll } from "../io/file-sink.ts";
 import { TransferError } from "./errors.ts";
 import type { Chunks } from "./file-source.ts";
 
@@ -10,18 +10,31 @@ import type { Chunks } from "./file-source.ts";
  * - An upload that stops (fails, or is never sent) abandons the pipe: later pushes are dropped, so
  *   the download goes on alone and the caller uploads from the file afterwards.
  * - It can be read once: a retry of the upload cannot get the bytes again.
- * - Memory: a chunk is freed (file-sink.ts releaseAll) once the upload has taken 1 MiB more after
- *   it, when both sides allow it: the producer owns the chunk (a download through the client's own
- *   Agent) and the consumer takes the next chunk only once the socket has taken the previous one
- *   (an upload through the client's own Agent, file-source.ts). The margin covers what the socket
- *   may still buffer (a write under its 16 KiB high-water mark is buffered without a wait) and the
- *   download's parser, paused on a chunk, which keeps the rest of that chunk's buffer until it
- *   resumes.
+ * - Without a size (a download without a length, sent on chunked), chunks are joined into frames
+ *   of about 256 KiB: a chunked download arrives in pieces (its framing cuts the socket reads,
+ *   some pieces are a few bytes), and each piece would otherwise be a frame of the upload of its
+ *   own, which the receiving side pays for per frame. The copy costs less than the frames.
+ * - Memory: a chunk's socket buffer is freed (file-sink.ts BufferRuns) once the upload has taken
+ *   1 MiB more after it, when both sides allow it: the producer owns the chunk (a download through
+ *   the client's own Agent) and the consumer takes the next chunk only once the socket has taken
+ *   the previous one (an upload through the client's own Agent, file-source.ts). The margin covers
+ *   what the socket may still buffer (a write under its 16 KiB high-water mark is buffered without
+ *   a wait) and the download's parser, paused on a chunk, which keeps the rest of that chunk's
+ *   buffer until it resumes. A chunk joined into another is done with once copied; a joined chunk
+ *   is the pipe's own, freed after the margin whoever the producer is.
  */
 
 const DEFAULT_LIMIT = 4 * 1024 * 1024;
 /** Bytes taken by the upload after a chunk before that chunk is freed. */
 const RELEASE_MARGIN = 1024 * 1024;
+/** Bytes joined into one chunk (one frame) of an upload without a size. */
+const FRAME_BYTES = 256 * 1024;
+
+/** A chunk handed on, done with once the upload has taken `doneAt` bytes. */
+interface Handed {
+  chunk: Buffer;
+  doneAt: number;
+}
 
 export class ChunkPipe {
   /** The upload's length, from the download's Content-Length; undefined without one (chunked). */
@@ -92,24 +105,29 @@ export class ChunkPipe {
   async *chunks(safeToFree: boolean): Chunks {
     if (this.opened) throw new TransferError("a pipelined upload cannot be sent twice: its bytes are gone");
     this.opened = true;
-    const release = safeToFree && this.producerOwns;
-    const handed: Buffer[] = [];
-    let handedBytes = 0;
+    // The producer's chunks, in order, each done with once copied or once the socket is past it.
+    const runs = safeToFree && this.producerOwns ? new BufferRuns() : undefined;
+    const pieces: Handed[] = [];
+    // Joined chunks, the pipe's own.
+    const joined: Handed[] = [];
+    let taken = 0;
     try {
       for (;;) {
-        const chunk = this.queue.shift();
-        if (chunk) {
-          this.queued -= chunk.byteLength;
-          if (this.queued < this.limit) this.freeRoom();
-          if (release) {
-            handed.push(chunk);
-            handedBytes += chunk.byteLength;
-            while (handedBytes - (handed[0] as Buffer).byteLength >= RELEASE_MARGIN) {
-              const old = handed.shift() as Buffer;
-              handedBytes -= old.byteLength;
-              releaseAll([old]);
-            }
+        const parts = this.ready() ? this.take() : [];
+        if (parts.length > 0) {
+          const whole = parts.length === 1;
+          const chunk = whole ? (parts[0] as Buffer) : Buffer.concat(parts);
+          taken += chunk.byteLength;
+          if (runs) {
+            // Sent as it is, a chunk is done with once the socket is past it; joined, once copied.
+            if (whole) pieces.push({ chunk, doneAt: taken + RELEASE_MARGIN });
+            else for (const part of parts) pieces.push({ chunk: part, doneAt: 0 });
           }
+          if (!whole && safeToFree) joined.push({ chunk, doneAt: taken + RELEASE_MARGIN });
+          while (runs && pieces.length > 0 && (pieces[0] as Handed).doneAt <= taken)
+            runs.done((pieces.shift() as Handed).chunk);
+          while (joined.length > 0 && (joined[0] as Handed).doneAt <= taken)
+            releaseAll([(joined.shift() as Handed).chunk]);
           yield chunk;
           continue;
         }
@@ -124,6 +142,31 @@ export class ChunkPipe {
     } finally {
       this.abandon();
     }
+  }
+
+  /** Whether a chunk can be taken: without a size, once a frame's worth waits or no more comes. */
+  private ready(): boolean {
+    if (this.queue.length === 0) return false;
+    if (this.size !== undefined || this.ended || this.failure || this.abandoned) return true;
+    // Never more than the pipe holds: the producer waits once it is full.
+    return this.queued >= Math.min(FRAME_BYTES, this.limit);
+  }
+
+  /** The next chunk, or without a size the chunks waiting, up to a frame's worth. */
+  private take(): Buffer[] {
+    const parts: Buffer[] = [];
+    let bytes = 0;
+    while (
+      this.queue.length > 0 &&
+      (parts.length === 0 || (this.size === undefined && bytes < FRAME_BYTES))
+    ) {
+      const chunk = this.queue.shift() as Buffer;
+      parts.push(chunk);
+      bytes += chunk.byteLength;
+    }
+    this.queued -= bytes;
+    if (this.queued < this.limit) this.freeRoom();
+    return parts;
   }
 
   private notify(): void {

@@ -1,7 +1,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, write } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { afterWrite, type FileSinkOptions, releasable, releaseAll, writeAllSync } from "../io/file-sink.ts";
+import { afterWrite, BufferRuns, type FileSinkOptions, releasable, writeAllSync } from "../io/file-sink.ts";
 import { InlineIo } from "../io/inline-io.ts";
 import type { ChunkPipe } from "./chunk-pipe.ts";
 import type { BodySink } from "./transport.ts";
@@ -22,8 +22,8 @@ export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" |
  * A package download's sink (transport getInto): a successful answer that is not JSON is written
  * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
  * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
- * the socket waits. With `release`, a chunk that is a whole socket buffer is freed once it is on
- * disk (file-sink.ts). `close()` closes the file; the caller renames or removes it. With `tee`,
+ * the socket waits. With `release`, each socket buffer is freed once its chunks are on disk and
+ * the parser has left it (file-sink.ts BufferRuns). `close()` closes the file; the caller renames or removes it. With `tee`,
  * each chunk also goes to a pipe once written, and waits while the pipe is full. Each chunk is
  * hashed as it is written: the file's sha256 without reading it back.
  */
@@ -36,8 +36,8 @@ export class FileBodySink implements BodySink {
   private readonly path: string;
   private readonly options: FileBodySinkOptions;
   private readonly release: boolean;
-  /** The last chunk written, freed once the next one arrives (or at close). */
-  private held: Buffer | undefined;
+  /** The socket buffers of the chunks written, each freed once the parser has left it (or at close). */
+  private runs = new BufferRuns();
   /** The current try's pipe, when the body is teed. */
   pipe: ChunkPipe | undefined;
   /** The current try's bytes, hashed as they are written (the artifact cache keeps files by it). */
@@ -57,6 +57,7 @@ export class FileBodySink implements BodySink {
     this.fd = openSync(this.path, "w", 0o600);
     this.written = 0;
     this.hash = createHash("sha256");
+    this.runs = new BufferRuns();
     this.io = new InlineIo(this.options.io);
     const length = Number(headers["content-length"]);
     this.total = Number.isFinite(length) ? length : undefined;
@@ -92,9 +93,7 @@ export class FileBodySink implements BodySink {
   }
 
   close(): void {
-    const held = this.held;
-    this.held = undefined;
-    if (held) releaseAll([held]);
+    if (this.release) this.runs.finish();
     if (this.fd === undefined) return;
     const fd = this.fd;
     this.fd = undefined;
@@ -112,13 +111,10 @@ export class FileBodySink implements BodySink {
     this.written += chunk.byteLength;
     this.options.onWritten?.(this.written);
     if (this.pipe?.accepting) return this.pipe.push(chunk);
-    if (this.release) {
-      // One chunk late: undici's parser, paused on a chunk while it was written in the pool, keeps
-      // the rest of that chunk's buffer until it resumes, which it has once the next chunk arrives.
-      const previous = this.held;
-      this.held = chunk;
-      if (previous) releaseAll([previous]);
-    }
+    // A run late: undici's parser, paused on a chunk while it was written in the pool, keeps the
+    // rest of that chunk's buffer until it resumes, which it has once a chunk of another arrives.
+    // The first run after a pipe stopped taking chunks is never freed: the pipe's may share it.
+    if (this.release) this.runs.done(chunk);
     return undefined;
   }
 }

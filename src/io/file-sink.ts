@@ -231,3 +231,48 @@ export function releaseAll(chunks: Uint8Array[]): void {
     }
   }
 }
+
+/** Bytes of a socket buffer at either end that may be chunked framing rather than body. */
+const FRAMING_BYTES = 64;
+
+/**
+ * Frees the socket buffers behind a body's chunks, told of each chunk once nothing uses it any
+ * more, in the body's order. A chunk is a view of one socket read: all of it (a body with a
+ * length), or one of several pieces of it (a chunked body, whose framing cuts a read into pieces),
+ * so a buffer is freed by the run of chunks that share it, once a chunk of another buffer follows
+ * (the parser has left it). Only a run that spans its buffer, framing aside, is freed: never a
+ * buffer that also holds other data (Buffer's pool holds only allocations under half its size),
+ * nor the body's first, which may hold the head of the answer.
+ */
+export class BufferRuns {
+  private current: ArrayBuffer | undefined;
+  private start = 0;
+  private end = 0;
+  private runs = 0;
+
+  done(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return;
+    if (chunk.buffer === this.current) {
+      this.end = chunk.byteOffset + chunk.byteLength;
+      return;
+    }
+    this.release();
+    this.runs += 1;
+    this.current = chunk.buffer instanceof ArrayBuffer ? chunk.buffer : undefined;
+    this.start = chunk.byteOffset;
+    this.end = chunk.byteOffset + chunk.byteLength;
+  }
+
+  /** The body has ended, and the parser with it: the last run is freed too. */
+  finish(): void {
+    this.release();
+    this.current = undefined;
+  }
+
+  private release(): void {
+    const buffer = this.current;
+    if (!buffer || buffer.detached || this.runs < 2) return;
+    if (this.start > FRAMING_BYTES || buffer.byteLength - this.end > FRAMING_BYTES) return;
+    buffer.transfer(0);
+  }
+}

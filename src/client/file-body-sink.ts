@@ -110,10 +110,13 @@ export class FileBodySink implements BodySink {
     this.hash.update(chunk);
     this.written += chunk.byteLength;
     this.options.onWritten?.(this.written);
-    if (this.pipe?.accepting) return this.pipe.push(chunk);
+    if (this.pipe?.accepting) {
+      // Once the pipe stops taking chunks, the buffer of its last ones is left to it.
+      if (this.release) this.runs.keep(chunk);
+      return this.pipe.push(chunk);
+    }
     // A run late: undici's parser, paused on a chunk while it was written in the pool, keeps the
     // rest of that chunk's buffer until it resumes, which it has once a chunk of another arrives.
-    // The first run after a pipe stopped taking chunks is never freed: the pipe's may share it.
     if (this.release) this.runs.done(chunk);
     return undefined;
   }

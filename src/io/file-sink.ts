@@ -241,26 +241,27 @@ const FRAMING_BYTES = 64;
  * length), or one of several pieces of it (a chunked body, whose framing cuts a read into pieces),
  * so a buffer is freed by the run of chunks that share it, once a chunk of another buffer follows
  * (the parser has left it). Only a run that spans its buffer, framing aside, is freed: never a
- * buffer that also holds other data (Buffer's pool holds only allocations under half its size),
- * nor the body's first, which may hold the head of the answer.
+ * buffer that also holds other data (the answer's head, or other allocations in Buffer's pool,
+ * which holds only allocations under half its size).
  */
 export class BufferRuns {
   private current: ArrayBuffer | undefined;
   private start = 0;
   private end = 0;
-  private runs = 0;
+  /** The current buffer also backs a chunk handed elsewhere. */
+  private kept = false;
 
   done(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return;
-    if (chunk.buffer === this.current) {
-      this.end = chunk.byteOffset + chunk.byteLength;
-      return;
-    }
-    this.release();
-    this.runs += 1;
-    this.current = chunk.buffer instanceof ArrayBuffer ? chunk.buffer : undefined;
-    this.start = chunk.byteOffset;
+    if (chunk.buffer !== this.current) this.begin(chunk);
     this.end = chunk.byteOffset + chunk.byteLength;
+  }
+
+  /** A chunk handed to someone else, in the body's order: its buffer is never freed here. */
+  keep(chunk: Uint8Array): void {
+    if (chunk.byteLength === 0) return;
+    if (chunk.buffer !== this.current) this.begin(chunk);
+    this.kept = true;
   }
 
   /** The body has ended, and the parser with it: the last run is freed too. */
@@ -269,9 +270,16 @@ export class BufferRuns {
     this.current = undefined;
   }
 
+  private begin(chunk: Uint8Array): void {
+    this.release();
+    this.current = chunk.buffer instanceof ArrayBuffer ? chunk.buffer : undefined;
+    this.start = chunk.byteOffset;
+    this.kept = false;
+  }
+
   private release(): void {
     const buffer = this.current;
-    if (!buffer || buffer.detached || this.runs < 2) return;
+    if (!buffer || buffer.detached || this.kept) return;
     if (this.start > FRAMING_BYTES || buffer.byteLength - this.end > FRAMING_BYTES) return;
     buffer.transfer(0);
   }

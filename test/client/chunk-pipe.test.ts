@@ -10,9 +10,32 @@ import { TransferError } from "../../src/client/errors.ts";
 const chunk = (size: number, fill = 1) => Buffer.alloc(size, fill);
 
 async function collect(pipe: ChunkPipe): Promise<Buffer> {
+  return Buffer.concat(await frames(pipe));
+}
+
+/** Each chunk the upload takes, copied as it is taken (the pipe may free it later). */
+async function frames(pipe: ChunkPipe, safeToFree = false): Promise<Buffer[]> {
   const parts: Buffer[] = [];
-  for await (const part of pipe.chunks(false)) parts.push(Buffer.from(part));
-  return Buffer.concat(parts);
+  for await (const part of pipe.chunks(safeToFree)) parts.push(Buffer.from(part));
+  return parts;
+}
+
+/**
+ * A body as a chunked download hands it over: socket reads of `read` bytes, each its own buffer,
+ * cut into two pieces by the framing (a few bytes) between them.
+ */
+function framedReads(body: Buffer, read: number): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let at = 0; at < body.length; at += read) {
+    const bytes = body.subarray(at, Math.min(at + read, body.length));
+    const socket = Buffer.alloc(bytes.length + 8);
+    const cut = Math.floor(bytes.length / 2);
+    bytes.copy(socket, 0, 0, cut);
+    socket.write("\r\n4000\r\n", cut, "latin1");
+    bytes.copy(socket, cut + 8, cut);
+    pieces.push(socket.subarray(0, cut), socket.subarray(cut + 8));
+  }
+  return pieces;
 }
 
 describe("ChunkPipe", () => {
@@ -52,6 +75,60 @@ describe("ChunkPipe", () => {
     await waiting;
     expect(pipe.accepting).toBe(false);
     expect(pipe.push(chunk(10))).toBeUndefined();
+  });
+
+  it("without a size, hands the chunks on joined in frames of about 256 KiB, every byte in order", async () => {
+    const body = Buffer.from(Array.from({ length: 1_000_000 }, (_, i) => i % 251));
+    const pipe = new ChunkPipe(undefined, 4 * 1024 * 1024);
+    for (const piece of framedReads(body, 65_536)) pipe.push(piece);
+    pipe.end();
+    const taken = await frames(pipe);
+    expect(Buffer.concat(taken).equals(body)).toBe(true);
+    expect(taken.length).toBe(4);
+    for (const frame of taken.slice(0, -1)) expect(frame.length).toBeGreaterThanOrEqual(256 * 1024);
+  });
+
+  it("without a size, a pipe smaller than a frame still hands its chunks on", async () => {
+    const pipe = new ChunkPipe(undefined, 20);
+    const reading = collect(pipe);
+    await pipe.push(chunk(10, 1));
+    await pipe.push(chunk(10, 2));
+    await pipe.push(chunk(10, 3));
+    pipe.end();
+    expect([...(await reading)]).toEqual([...chunk(10, 1), ...chunk(10, 2), ...chunk(10, 3)]);
+  });
+
+  it("frees the pieces it joined at once, and the frames it sent once the upload is 1 MiB past them", async () => {
+    const body = Buffer.from(Array.from({ length: 3_000_000 }, (_, i) => (i * 7) % 253));
+    const pieces = framedReads(body, 65_536);
+    const pipe = new ChunkPipe(undefined, 8 * 1024 * 1024);
+    pipe.producerOwns = true;
+    for (const piece of pieces) pipe.push(piece);
+    pipe.end();
+    const sent: Buffer[] = [];
+    const copies: Buffer[] = [];
+    for await (const frame of pipe.chunks(true)) {
+      sent.push(frame);
+      copies.push(Buffer.from(frame));
+    }
+    expect(Buffer.concat(copies).equals(body)).toBe(true);
+    // Every socket read but the last, whose run no later piece closed.
+    expect(pieces.slice(0, -2).every((piece) => piece.buffer.detached)).toBe(true);
+    expect(pieces.slice(-2).some((piece) => piece.buffer.detached)).toBe(false);
+    // Frames of 256 KiB: those the upload took more than 1 MiB after are freed, the last ones not.
+    const freed = sent.map((frame) => frame.buffer.detached);
+    expect(freed.slice(0, 6).every(Boolean)).toBe(true);
+    expect(freed.slice(-4).some(Boolean)).toBe(false);
+  });
+
+  it("frees nothing when the upload's socket may still hold what it took", async () => {
+    const pieces = framedReads(Buffer.alloc(3_000_000, 5), 65_536);
+    const pipe = new ChunkPipe(undefined, 8 * 1024 * 1024);
+    pipe.producerOwns = true;
+    for (const piece of pieces) pipe.push(piece);
+    pipe.end();
+    await frames(pipe, false);
+    expect(pieces.some((piece) => piece.buffer.detached)).toBe(false);
   });
 
   it("can be read once: a retry of the upload cannot get the bytes again", async () => {

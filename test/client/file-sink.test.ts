@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, describe, expect, it } from "vitest";
 import { FileBodySink } from "../../src/client/file-body-sink.ts";
-import { dropFront, releaseAll, writeAll, writeBodyToFile } from "../../src/io/file-sink.ts";
+import { BufferRuns, dropFront, releaseAll, writeAll, writeBodyToFile } from "../../src/io/file-sink.ts";
 import { InlineIo } from "../../src/io/inline-io.ts";
 
 /*
@@ -209,6 +209,29 @@ describe("FileBodySink (the download's sink)", () => {
     expect(kept.buffer.detached).toBe(false);
   });
 
+  it("with `release`, frees a chunked answer's socket reads, cut by its framing, once on disk", async () => {
+    const path = join(work, "raw-chunked.bin");
+    const sink = new FileBodySink(path, { release: true });
+    sink.onHead(200, { "transfer-encoding": "chunked" });
+    const reads = [0, 1, 2].map(() => Buffer.alloc(1000));
+    reads.forEach((socket, index) => {
+      data.copy(socket, 0, index * 990, index * 990 + 500);
+      socket.write("\r\n3e8\r\n", 500, "latin1");
+      data.copy(socket, 510, index * 990 + 500, index * 990 + 990);
+    });
+    // Handed over as they are (written on the main thread: no waits).
+    for (const socket of reads) {
+      expect(sink.onData(socket.subarray(0, 500))).toBeUndefined();
+      expect(sink.onData(socket.subarray(510))).toBeUndefined();
+    }
+    expect(reads[0]?.buffer.detached).toBe(true);
+    expect(reads[1]?.buffer.detached).toBe(true);
+    expect(reads[2]?.buffer.detached).toBe(false);
+    sink.close();
+    expect(reads[2]?.buffer.detached).toBe(true);
+    expect(readFileSync(path).equals(data.subarray(0, 2970))).toBe(true);
+  });
+
   it("leaves error answers and JSON envelopes to the caller, and opens nothing for them", () => {
     const path = join(work, "never-opened.bin");
     const sink = new FileBodySink(path);
@@ -229,6 +252,48 @@ describe("FileBodySink (the download's sink)", () => {
     sink.close();
     expect(sink.written).toBe(10);
     expect(readFileSync(path).equals(data.subarray(0, 10))).toBe(true);
+  });
+});
+
+describe("BufferRuns", () => {
+  /** A socket read of `size` bytes, its own buffer. */
+  const read = (size: number) => Buffer.alloc(size, 1);
+
+  it("frees a socket read cut into pieces by chunked framing once a piece of another read follows", () => {
+    const runs = new BufferRuns();
+    const first = read(1000);
+    const second = read(1000);
+    // `\r\n` ends a frame at the start, a chunk-size line sits between the pieces.
+    runs.done(first.subarray(2, 500));
+    runs.done(first.subarray(508, 1000));
+    expect(first.buffer.detached).toBe(false);
+    runs.done(second.subarray(0, 1000));
+    expect(first.buffer.detached).toBe(true);
+    expect(second.buffer.detached).toBe(false);
+    runs.finish();
+    expect(second.buffer.detached).toBe(true);
+  });
+
+  it("never frees a buffer its pieces do not span: the answer's head, Buffer's pool", () => {
+    const runs = new BufferRuns();
+    const headed = read(1000);
+    const pooled = Buffer.from("a piece of Buffer's pool");
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+    runs.done(headed.subarray(300, 1000));
+    runs.done(pooled);
+    runs.done(read(10));
+    runs.finish();
+    expect(headed.buffer.detached).toBe(false);
+    expect(pooled.buffer.detached).toBe(false);
+  });
+
+  it("never frees a buffer that also backs a chunk handed elsewhere", () => {
+    const runs = new BufferRuns();
+    const shared = read(1000);
+    runs.keep(shared.subarray(0, 400));
+    runs.done(shared.subarray(408, 1000));
+    runs.done(read(10));
+    expect(shared.buffer.detached).toBe(false);
   });
 });
 

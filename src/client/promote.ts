@@ -105,7 +105,7 @@ export async function promotePackage(
   const last = await uploads.at(-1);
   if (!last) return { bytes, sha256, uploaded: undefined, pipelined: false };
   if ("id" in last) return { bytes, sha256, uploaded: last.id, pipelined: true };
-  // Refused for want of a length, the upload took nothing while the download ran.
+  // Refused for want of a length: no copy went on while the download ran, whatever was written.
   const pipelined = !isLengthRefusal(last.error);
   return { bytes, sha256, uploaded: undefined, uploadError: last.error, pipelined };
 }

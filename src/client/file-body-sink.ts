@@ -23,9 +23,9 @@ export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" |
  * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
  * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
  * the socket waits. With `release`, each socket buffer is freed once its chunks are on disk and
- * the parser has left it (file-sink.ts BufferRuns). `close()` closes the file; the caller renames or removes it. With `tee`,
- * each chunk also goes to a pipe once written, and waits while the pipe is full. Each chunk is
- * hashed as it is written: the file's sha256 without reading it back.
+ * the parser has left it (file-sink.ts BufferRuns). `close()` closes the file; the caller renames
+ * or removes it. With `tee`, each chunk also goes to a pipe once written, and waits while the pipe
+ * is full. Each chunk is hashed as it is written: the file's sha256 without reading it back.
  */
 export class FileBodySink implements BodySink {
   /** Bytes written by the current try, and the size its answer announced. */

@@ -20,7 +20,7 @@ import type {
   PackageReference,
 } from "./live-objects.ts";
 import { type Catalogue, describeTree, type ModuleTree } from "./package-details.ts";
-import { type InstanceReads, readOnce } from "./shared-reads.ts";
+import { type InstanceReads, readOnce, treeOnce } from "./shared-reads.ts";
 
 /*
  * Package objects as metadata trees with every instance id rewritten to a GUID, so that the same
@@ -332,15 +332,8 @@ export async function readPackageObjects(
   const { shared } = options;
   catalogue = await readOnce(shared, "catalogue", () => options.catalogue ?? readCatalogue(client));
   const read = catalogue;
-  const treeOf = (module: Application, key: string) => {
-    if (!shared) return readModuleTree(client, module, read);
-    let tree = shared.trees.get(key);
-    if (!tree) {
-      tree = readModuleTree(client, module, read);
-      shared.trees.set(key, tree);
-    }
-    return tree;
-  };
+  const treeOf = (module: Application, key: string) =>
+    treeOnce(shared, key, () => readModuleTree(client, module, read));
   for (const module of read.modules) {
     if (module.Type === "Application")
       side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
@@ -424,22 +417,26 @@ const PART_LABELS: Record<string, string> = {
 
 /**
  * The named objects' parts with their fingerprints and names: what a snapshot holds, and what an
- * install of it can't remove. Objects the instance lacks are left out.
+ * install of it can't remove. Objects the instance lacks are left out. `shared`: the run's reads
+ * of the instance, used and added to (shared-reads.ts).
  */
 export async function readPackageParts(
   client: PlatformClient,
   requests: readonly ObjectRequest[],
+  shared?: InstanceReads,
 ): Promise<Record<string, PackageObjectParts>> {
   const wanted = requests.filter((r) => r.type !== "GlobalReport");
   if (wanted.length === 0) return {};
-  const catalogue = await readCatalogue(client);
+  const catalogue = await readOnce(shared, "catalogue", () => readCatalogue(client));
   const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
   const result: Record<string, PackageObjectParts> = {};
   await Promise.all(
     wanted.map(async ({ guid }) => {
-      const module = byGuid.get(lower(guid));
+      const key = lower(guid);
+      const module = byGuid.get(key);
       if (!module) return;
-      const tree = normalizeTree(await readModuleTree(client, module, catalogue), catalogue);
+      const read = await treeOnce(shared, key, () => readModuleTree(client, module, catalogue));
+      const tree = normalizeTree(read, catalogue);
       const parts: Record<string, PackagePart> = {};
       for (const [key, value] of Object.entries(tree)) {
         const { Name, Level } = value as { Name?: unknown; Level?: unknown };

@@ -44,11 +44,13 @@ beforeAll(async () => {
   process.env.EGP_APPLY_READS_P = PASSWORD;
   // Jobs end at once, so that the number of polls of a job does not depend on the machine's load.
   const jobs = { generateMs: 0, installMs: 0 };
-  [dev, prod, older, fresh] = await Promise.all(
-    ["demo-dev", "demo-prod", "demo-prod", "empty"].map((seed) =>
-      startEmulator({ port: 0, seed, adminPassword: PASSWORD, jobs }),
-    ),
-  );
+  const start = (seed: string) => startEmulator({ port: 0, seed, adminPassword: PASSWORD, jobs });
+  [dev, prod, older, fresh] = await Promise.all([
+    start("demo-dev"),
+    start("demo-prod"),
+    start("demo-prod"),
+    start("empty"),
+  ]);
   dir = await testdir({
     "environments/dev.yaml": environment(dev.url),
     "environments/prod.yaml": environment(prod.url, "packagesFrom: dev\n"),
@@ -173,24 +175,26 @@ describe("an apply of a promotion", () => {
   it.each([
     ["onto older versions of its applications, snapshot first", "older"],
     ["onto an instance without its applications", "fresh"],
-  ])("%s: reads each target tree at most twice, the source's once, and at most twice its plan's requests", async (_label, env) => {
-    const { planned, applied, outcome } = await planThenApply(env);
-    expect(outcome?.result).toBe("complete");
-    if (outcome?.result !== "complete") return;
-    expect(outcome.plan.summary.promote).toBeGreaterThan(0);
-    expect(outcome.converged).toBe(true);
-    if (env === "older")
-      expect(outcome.plan.steps.some((step) => step.op === "package.snapshot-download")).toBe(true);
+  ])(
+    "%s: reads each target tree at most twice, the source's once, and at most twice its plan's requests",
+    async (_label, env) => {
+      const { planned, applied, outcome } = await planThenApply(env);
+      expect(outcome?.result).toBe("complete");
+      if (outcome?.result !== "complete") return;
+      expect(outcome.plan.summary.promote).toBeGreaterThan(0);
+      expect(outcome.converged).toBe(true);
+      if (env === "older")
+        expect(outcome.plan.steps.some((step) => step.op === "package.snapshot-download")).toBe(true);
 
-    console.log(JSON.stringify({ planned, applied }));
-    const target = treeReads(applied[env]);
-    const source = treeReads(applied.dev);
-    expect(Object.keys(target).length).toBeGreaterThan(2);
-    expect(Object.keys(source).sort()).toEqual(Object.keys(treeReads(planned.dev)).sort());
-    expect(most(target), JSON.stringify(target)).toBeLessThanOrEqual(2);
-    expect(most(source), JSON.stringify(source)).toBe(1);
-    const plan = total(planned.dev) + total(planned[env]);
-    const apply = total(applied.dev) + total(applied[env]);
-    expect(apply, JSON.stringify({ applied, planned })).toBeLessThanOrEqual(2 * plan);
-  });
+      const target = treeReads(applied[env]);
+      const source = treeReads(applied.dev);
+      expect(Object.keys(target).length).toBeGreaterThan(2);
+      expect(Object.keys(source).sort()).toEqual(Object.keys(treeReads(planned.dev)).sort());
+      expect(most(target), JSON.stringify(target)).toBeLessThanOrEqual(2);
+      expect(most(source), JSON.stringify(source)).toBe(1);
+      const plan = total(planned.dev) + total(planned[env]);
+      const apply = total(applied.dev) + total(applied[env]);
+      expect(apply, JSON.stringify({ applied, planned })).toBeLessThanOrEqual(2 * plan);
+    },
+  );
 });

@@ -167,6 +167,8 @@ async function poll<T>(
         limitMs: Math.min(capMs, limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs),
         limitName: `timeouts.${limit} of ${context.step.environment}`,
         firstPauseMs: context.timeouts.pollMs,
+        // A job's first read comes after a pause: one read right after asking finds it running.
+        waitFirst: limit === "job",
         sleep: context.sleep,
         onPause: () => context.progress(`waiting for ${what}`),
       },

@@ -102,7 +102,8 @@ export function earlyRead<T>(context: ReadContext, part: string, early: EarlyRea
   // Only `early.start` puts a promise under `part` (startEarlyReads): its type is T.
   const started = context.early.get(part) as Promise<T> | undefined;
   return (
-    started ?? early.start(context.client, undefined, context.options.shared?.of(context.desired.environment.name))
+    started ??
+    early.start(context.client, undefined, context.options.shared?.of(context.desired.environment.name))
   );
 }
 

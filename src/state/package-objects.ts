@@ -429,32 +429,36 @@ export async function readPackageParts(
   if (wanted.length === 0) return {};
   const catalogue = await readOnce(shared, "catalogue", () => readCatalogue(client));
   const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
-  const result: Record<string, PackageObjectParts> = {};
-  await Promise.all(
-    wanted.map(async ({ guid }) => {
+  // In the order asked for, whichever tree answers first: a snapshot's record lists them so.
+  const read = await Promise.all(
+    wanted.map(async ({ guid }): Promise<PackageObjectParts | undefined> => {
       const key = lower(guid);
       const module = byGuid.get(key);
-      if (!module) return;
-      const read = await treeOnce(shared, key, () => readModuleTree(client, module, catalogue));
-      const tree = normalizeTree(read, catalogue);
+      if (!module) return undefined;
+      const tree = normalizeTree(
+        await treeOnce(shared, key, () => readModuleTree(client, module, catalogue)),
+        catalogue,
+      );
       const parts: Record<string, PackagePart> = {};
-      for (const [key, value] of Object.entries(tree)) {
+      for (const [part, value] of Object.entries(tree)) {
         const { Name, Level } = value as { Name?: unknown; Level?: unknown };
-        const name = typeof Name === "string" ? Name : key;
-        parts[key] = {
+        const name = typeof Name === "string" ? Name : part;
+        parts[part] = {
           fingerprint: sha(value),
           name,
-          label: `${PART_LABELS[key.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(name)}`,
+          label: `${PART_LABELS[part.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(name)}`,
           level: typeof Level === "string" ? Level : null,
         };
       }
-      result[lower(guid)] = {
-        guid: lower(guid),
+      return {
+        guid: key,
         type: module.Type === "SubForm" ? "SubForm" : "Application",
         name: module.Name,
         parts,
       };
     }),
   );
+  const result: Record<string, PackageObjectParts> = {};
+  for (const object of read) if (object) result[object.guid] = object;
   return result;
 }

@@ -3,6 +3,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { PLAN_RETRY_POLICY, retrying } from "../client/retry.ts";
 import type { DesiredState, EnvironmentConfig } from "../manifest/index.ts";
 import { type Plan, type PlanOptions, printable, summarize } from "../plan/index.ts";
+import { type SharedReads, sharedReads } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { type ApplyResult, type ExecuteOptions, executePlan } from "./executor.ts";
@@ -55,8 +56,15 @@ export interface ApplyReporter {
   verification?(check: Plan): void;
 }
 
-/** A plan of the environment from its manifests and its live state now (`planEnvironment`). */
-export type Replan = (options: PlanOptions) => Promise<{ plan: Plan; desired: DesiredState }>;
+/**
+ * A plan of the environment from its manifests and its live state now (`planEnvironment`).
+ * `reads`: the apply's reads of its instances, which the plan uses and adds to
+ * (`PlanEnvironmentOptions.shared`); a replan that ignores them reads everything afresh.
+ */
+export type Replan = (
+  options: PlanOptions,
+  reads?: SharedReads,
+) => Promise<{ plan: Plan; desired: DesiredState }>;
 
 export interface ApplyPlanOptions {
   env: string;
@@ -251,7 +259,24 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     : resuming
       ? resuming.state.plan.options
       : (options.options ?? {});
-  const replan = () => planPatiently(options.replan, planOptions, say, options.planTries, options.planDelay);
+  // The metadata the plan reads is what the snapshot before an install packages and describes; what
+  // the install's verify reads is what the final check compares. Each is dropped once it may be stale.
+  const reads = sharedReads();
+  const replan = () =>
+    planPatiently(
+      (planned) => options.replan(planned, reads),
+      planOptions,
+      say,
+      options.planTries,
+      options.planDelay,
+    );
+  // A person may take a while to answer: what the plan read of the environment is read again.
+  const confirmed = async (plan: Plan) => {
+    if (!options.confirm) return true;
+    const yes = await options.confirm(plan);
+    reads.forget(env);
+    return yes;
+  };
   let fresh = await replan();
   await options.gate?.(fresh.desired);
   // An install a killed run left running is waited for before the plan that decides what to do.
@@ -266,8 +291,10 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       open: options.open,
       say,
     }))
-  )
+  ) {
+    reads.forget(env);
     fresh = await replan();
+  }
   let plan = fresh.plan;
   let previous: Carried | undefined;
   if (resuming) {
@@ -278,7 +305,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       `Resuming plan ${plan.id} from ${resuming.journal.file} (${resuming.state.done.size} of ${plan.steps.length} steps done).`,
     );
     report.plan?.(plan, { resumed: true });
-    if (options.confirm && !(await options.confirm(plan))) return { result: "cancelled", plan };
+    if (!(await confirmed(plan))) return { result: "cancelled", plan };
   } else {
     if (saved) {
       assertFresh(saved, fresh.plan);
@@ -294,7 +321,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       report.summary?.(noChanges(env, plan));
       return { result: "no-changes", plan };
     }
-    if (options.confirm && !(await options.confirm(plan))) return { result: "cancelled", plan };
+    if (!(await confirmed(plan))) return { result: "cancelled", plan };
     if (pending) {
       pending.journal.close("superseded", plan.id);
       previous = carryOver(pending.state, plan);
@@ -309,6 +336,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     previous,
     stateDir,
     ...(options.store ? { store: options.store } : {}),
+    reads,
     concurrency: fresh.desired.environment.limits.concurrency,
     logger: options.logger ?? pino({ level: "silent" }),
   });

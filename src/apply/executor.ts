@@ -4,6 +4,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { STEP_RETRY_POLICY } from "../client/retry.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import { type Plan, type Step, unsealStep } from "../plan/index.ts";
+import { type SharedReads, sharedReads } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError, StepError, type StepFailure } from "./errors.ts";
@@ -58,6 +59,8 @@ export interface ExecuteOptions {
   stateDir: string;
   /** The release store: install history, snapshots, verifications (see ops/package.ts). */
   store?: ReleaseStore;
+  /** The run's reads of its instances' metadata (`OpContext.reads`); none by default. */
+  reads?: SharedReads;
   concurrency: number;
   logger: Logger;
   onEvent?: (event: ApplyEvent) => void;
@@ -259,7 +262,8 @@ function contextFactory(
   const emit = options.onEvent ?? (() => undefined);
   const origins = new Map(options.previous?.origins ?? []);
   const stepsById = new Map(plan.steps.map((step) => [step.id, step]));
-  const sharedReads = new Map<string, Promise<unknown>>();
+  const kept = new Map<string, Promise<unknown>>();
+  const reads = options.reads ?? sharedReads();
   // A step waits as the instance it talks to needs: the plan's own environment, or the source.
   const environments = [options.desired.environment, options.desired.packagesFrom];
   const timeoutsOf = (environment: string): OpContext["timeouts"] => ({
@@ -298,16 +302,17 @@ function contextFactory(
     sleep,
     shared: <T>(name: string, read: () => Promise<T>, refresh = false) => {
       const key = `${step.environment}\u0000${name}`;
-      let cached = sharedReads.get(key) as Promise<T> | undefined;
+      let cached = kept.get(key) as Promise<T> | undefined;
       if (!cached || refresh) {
         cached = read();
-        sharedReads.set(key, cached);
+        kept.set(key, cached);
         cached.catch(() => {
-          if (sharedReads.get(key) === cached) sharedReads.delete(key);
+          if (kept.get(key) === cached) kept.delete(key);
         });
       }
       return cached;
     },
+    reads,
     timeouts: timeoutsOf(step.environment),
   });
 }

@@ -28,6 +28,8 @@ export interface PollOptions {
   /** Where the limit is set, for the timeout's message: `timeouts.job of prod`. */
   limitName: string;
   firstPauseMs: number;
+  /** The first read waits the first pause: a job just asked for is not done at once, and that read would be spent. */
+  waitFirst?: boolean;
   sleep(ms: number): Promise<void>;
   /** Told before each pause. */
   onPause?(ms: number): void;
@@ -42,6 +44,12 @@ export async function poll<T>(options: PollOptions, attempt: () => Promise<T | u
   const now = options.now ?? Date.now;
   const started = now();
   let pause = options.firstPauseMs;
+  if (options.waitFirst) {
+    options.onPause?.(Math.min(pause, options.limitMs));
+    await options.sleep(Math.min(pause, options.limitMs));
+    currentRetryBudget()?.extend(pause);
+    pause = nextPauseMs(pause, now() - started);
+  }
   for (;;) {
     const result = await attempt();
     if (result !== undefined) return result;

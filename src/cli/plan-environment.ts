@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
-import { type SharedReads, sharedReads } from "../state/index.ts";
+import type { SharedReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 import { manifestCacheOf } from "./manifest-cache.ts";
 
@@ -40,14 +40,12 @@ export async function planWith(
 }
 
 /**
- * The plans of one apply (the plan, a retry, the final check): they share the package source's
- * reads, since an apply writes only to its own environment (and a package record on the source,
- * which no tree holds); the target is read afresh each time.
+ * The plans of one apply (the plan, a retry, the final check), each with the apply's reads
+ * (`Replan`): the package source is read once, and the target as the apply allows.
  */
 export function applyReplan(
   context: { dir: string; connections: Connections; logger: Logger },
   env: string,
-): (options: PlanOptions) => Promise<EnvironmentPlan> {
-  const shared = sharedReads();
-  return (options) => planWith({ ...context, shared }, env, options);
+): (options: PlanOptions, reads?: SharedReads) => Promise<EnvironmentPlan> {
+  return (options, reads) => planWith({ ...context, ...(reads ? { shared: reads } : {}) }, env, options);
 }

@@ -59,8 +59,9 @@ export interface PlanEnvironmentOptions {
   /** The release store, for an environment that runs a release (`release:`). */
   store?: ReleaseStore;
   /**
-   * Package sources' reads kept across the environments of one run (`sharedReads()`), so that
-   * plans of several environments read a shared source once; only between reads, never across writes.
+   * Catalogues, versions and trees kept across the plans of one run (`sharedReads()`), by
+   * environment: plans of several environments read a shared source once, and an apply's final
+   * check takes what its verify read; never kept across a write (shared-reads.ts).
    */
   shared?: SharedReads;
   /** Read only what the manifests manage, where a kind can (`ReadLiveOptions.managedOnly`): status. */
@@ -111,7 +112,7 @@ async function startReading(
     readOnce(run.shared.of(packagesFrom.name), "catalogue", () => readCatalogue(source)).catch(
       () => undefined,
     );
-  const early = startEarlyReads(target, keys, mentioned, run.managedOnly);
+  const early = startEarlyReads(target, keys, mentioned, run.managedOnly, run.shared.of(environment.name));
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return { early, files };
@@ -161,7 +162,7 @@ async function readAhead(
         open(packagesFrom),
         opened.packages,
         packagesFrom.name,
-        shared?.of(packagesFrom.name),
+        { source: shared?.of(packagesFrom.name), target: shared?.of(environment.name) },
         reading.early,
       ),
     );

@@ -1,6 +1,6 @@
 export type { LivePartName, LiveParts, RegisteredLiveParts } from "./kinds/index.ts";
 export { LIVE_KINDS, registerLiveKind } from "./kinds/index.ts";
-export type { PackagesAhead } from "./kinds/package.ts";
+export type { PackageReads, PackagesAhead } from "./kinds/package.ts";
 export { startPackagesAhead } from "./kinds/package.ts";
 export type {
   CatalogueIndex,
@@ -26,4 +26,4 @@ export {
 export type { EarlyReads, ReadLiveOptions } from "./read-live.ts";
 export { liveDigest, readLiveState, startEarlyReads } from "./read-live.ts";
 export type { InstanceReads, SharedReads } from "./shared-reads.ts";
-export { readOnce, sharedReads } from "./shared-reads.ts";
+export { instanceReads, readOnce, sharedReads, treeOnce } from "./shared-reads.ts";

@@ -20,7 +20,7 @@ import type {
   PackageReference,
 } from "./live-objects.ts";
 import { type Catalogue, describeTree, type ModuleTree } from "./package-details.ts";
-import { type InstanceReads, readOnce } from "./shared-reads.ts";
+import { type InstanceReads, readOnce, treeOnce } from "./shared-reads.ts";
 
 /*
  * Package objects as metadata trees with every instance id rewritten to a GUID, so that the same
@@ -332,15 +332,8 @@ export async function readPackageObjects(
   const { shared } = options;
   catalogue = await readOnce(shared, "catalogue", () => options.catalogue ?? readCatalogue(client));
   const read = catalogue;
-  const treeOf = (module: Application, key: string) => {
-    if (!shared) return readModuleTree(client, module, read);
-    let tree = shared.trees.get(key);
-    if (!tree) {
-      tree = readModuleTree(client, module, read);
-      shared.trees.set(key, tree);
-    }
-    return tree;
-  };
+  const treeOf = (module: Application, key: string) =>
+    treeOnce(shared, key, () => readModuleTree(client, module, read));
   for (const module of read.modules) {
     if (module.Type === "Application")
       side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
@@ -424,40 +417,48 @@ const PART_LABELS: Record<string, string> = {
 
 /**
  * The named objects' parts with their fingerprints and names: what a snapshot holds, and what an
- * install of it can't remove. Objects the instance lacks are left out.
+ * install of it can't remove. Objects the instance lacks are left out. `shared`: the run's reads
+ * of the instance, used and added to (shared-reads.ts).
  */
 export async function readPackageParts(
   client: PlatformClient,
   requests: readonly ObjectRequest[],
+  shared?: InstanceReads,
 ): Promise<Record<string, PackageObjectParts>> {
   const wanted = requests.filter((r) => r.type !== "GlobalReport");
   if (wanted.length === 0) return {};
-  const catalogue = await readCatalogue(client);
+  const catalogue = await readOnce(shared, "catalogue", () => readCatalogue(client));
   const byGuid = new Map(catalogue.modules.map((m) => [lower(m.Guid), m]));
-  const result: Record<string, PackageObjectParts> = {};
-  await Promise.all(
-    wanted.map(async ({ guid }) => {
-      const module = byGuid.get(lower(guid));
-      if (!module) return;
-      const tree = normalizeTree(await readModuleTree(client, module, catalogue), catalogue);
+  // In the order asked for, whichever tree answers first: a snapshot's record lists them so.
+  const read = await Promise.all(
+    wanted.map(async ({ guid }): Promise<PackageObjectParts | undefined> => {
+      const key = lower(guid);
+      const module = byGuid.get(key);
+      if (!module) return undefined;
+      const tree = normalizeTree(
+        await treeOnce(shared, key, () => readModuleTree(client, module, catalogue)),
+        catalogue,
+      );
       const parts: Record<string, PackagePart> = {};
-      for (const [key, value] of Object.entries(tree)) {
+      for (const [part, value] of Object.entries(tree)) {
         const { Name, Level } = value as { Name?: unknown; Level?: unknown };
-        const name = typeof Name === "string" ? Name : key;
-        parts[key] = {
+        const name = typeof Name === "string" ? Name : part;
+        parts[part] = {
           fingerprint: sha(value),
           name,
-          label: `${PART_LABELS[key.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(name)}`,
+          label: `${PART_LABELS[part.split(":")[0] ?? ""] ?? "part"} ${JSON.stringify(name)}`,
           level: typeof Level === "string" ? Level : null,
         };
       }
-      result[lower(guid)] = {
-        guid: lower(guid),
+      return {
+        guid: key,
         type: module.Type === "SubForm" ? "SubForm" : "Application",
         name: module.Name,
         parts,
       };
     }),
   );
+  const result: Record<string, PackageObjectParts> = {};
+  for (const object of read) if (object) result[object.guid] = object;
   return result;
 }

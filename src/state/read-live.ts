@@ -4,6 +4,7 @@ import { hash } from "./digest.ts";
 import { LIVE_KINDS, type LiveParts } from "./kinds/index.ts";
 import type { EarlyReads, ReadLiveOptions } from "./kinds/kind.ts";
 import type { LiveState } from "./live-state.ts";
+import type { InstanceReads } from "./shared-reads.ts";
 
 export type { EarlyReads, ReadLiveOptions };
 
@@ -20,13 +21,15 @@ export type { EarlyReads, ReadLiveOptions };
  * process parses and validates the manifests (for 10,000 users, both take about as long). `keys`
  * narrows a read to the objects a plan targets by exact key, where the kind can (`narrowedBy`).
  * Whoever starts them hands them to `readLiveState`; when the manifests turn out invalid nobody
- * does, and their failures are then dropped rather than left unhandled.
+ * does, and their failures are then dropped rather than left unhandled. `reads`: the run's earlier
+ * reads of the instance (shared-reads.ts), which a kind may take its early read from.
  */
 export function startEarlyReads(
   client: PlatformClient,
   keys: (kind: string) => readonly string[] | undefined = () => undefined,
   mentioned?: (documentKind: string) => boolean,
   managedOnly = false,
+  reads?: InstanceReads,
 ): EarlyReads {
   const early = new Map<string, Promise<unknown>>();
   for (const kind of LIVE_KINDS) {
@@ -38,7 +41,7 @@ export function startEarlyReads(
     const narrowed = kind.early.narrowedBy ? keys(kind.early.narrowedBy) : undefined;
     // A read only documents need, for a plan whose targets name none of them.
     if (kind.early.kinds && narrowed?.length === 0) continue;
-    const read = kind.early.start(client, narrowed);
+    const read = kind.early.start(client, narrowed, reads);
     read.catch(() => undefined);
     early.set(kind.part, read);
   }

@@ -5,46 +5,74 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyPlan } from "../../src/apply/index.ts";
-import { connections } from "../../src/cli/connect.ts";
+import { type Connections, connections } from "../../src/cli/connect.ts";
 import { applyReplan, clientsOf } from "../../src/cli/plan-environment.ts";
+import { httpConnections } from "../../src/compose/connections.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { loadEnvironment } from "../../src/manifest/index.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * An apply's plans (the plan it applies and the final check) read the package source once: the
- * apply writes to its own environment only, so the source's trees read for the plan are those the
- * check compares with. The CLI's wiring, against emulators over HTTP, counted by route.
+ * An apply reads what it needs once: its plans (the plan it applies and the final check) read the
+ * package source once, since the apply writes to its own environment only; the snapshot before an
+ * install takes the target's trees from the plan, and the final check takes them from the install's
+ * verify. Each tree of the target is read at most twice (plan, verify), and an apply sends at most
+ * twice the requests of its plan. The CLI's wiring, against emulators over HTTP, counted by path.
  */
 
 const PASSWORD = "ApplyReads#Test2026";
 const TREE = "POST /core/system/fielddefinition/level/{}";
+/** The reads that make up the catalogue and the metadata trees, by the start of their paths. */
+const TREE_PATHS = [
+  "/core/system/application",
+  "/core/system/level",
+  "/core/system/fielddefinition/level/",
+  "/core/system/levellayout/level/",
+  "/core/system/eventrule/level/",
+  "/core/system/eventaction/eventrule/",
+];
 let dev: Emulator;
 let prod: Emulator;
+let older: Emulator;
+let fresh: Emulator;
 let dir: string;
-let stateDir: string;
 
 const environment = (url: string, extra = "") =>
   `url: ${url}\ninstance: Default\nauth: { username: sysadmin, password: '\${EGP_APPLY_READS_P}' }\nlimits: { requestsPerSecond: 0 }\n${extra}`;
 
 beforeAll(async () => {
   process.env.EGP_APPLY_READS_P = PASSWORD;
-  [dev, prod] = await Promise.all([
-    startEmulator({ port: 0, seed: "demo-dev", adminPassword: PASSWORD }),
-    startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD }),
+  // Jobs end at once, so that the number of polls of a job does not depend on the machine's load.
+  const jobs = { generateMs: 0, installMs: 0 };
+  const start = (seed: string) => startEmulator({ port: 0, seed, adminPassword: PASSWORD, jobs });
+  [dev, prod, older, fresh] = await Promise.all([
+    start("demo-dev"),
+    start("demo-prod"),
+    start("demo-prod"),
+    start("empty"),
   ]);
   dir = await testdir({
     "environments/dev.yaml": environment(dev.url),
     "environments/prod.yaml": environment(prod.url, "packagesFrom: dev\n"),
-    "manifests/package.yaml": "kind: Package\nname: GRC Core\nobjects:\n  - application: Risk Register\n",
+    "environments/older.yaml": environment(older.url, "packagesFrom: dev\n"),
+    "environments/fresh.yaml": environment(fresh.url, "packagesFrom: dev\n"),
+    "manifests/package.yaml":
+      "kind: Package\nname: GRC Core\nincludeDependencies: true\nobjects:\n  - application: Risk Register\n  - application: Controls\n  - application: Findings\n",
   });
-  stateDir = await mkdtemp(join(tmpdir(), "egp-apply-reads-"));
 });
 
 afterAll(async () => {
-  await Promise.all([dev?.close(), prod?.close()]);
-  if (stateDir) await rm(stateDir, { recursive: true, force: true });
+  await Promise.all([dev?.close(), prod?.close(), older?.close(), fresh?.close()]);
 });
+
+async function withStateDir<T>(body: (stateDir: string) => Promise<T>): Promise<T> {
+  const stateDir = await mkdtemp(join(tmpdir(), "egp-apply-reads-"));
+  try {
+    return await body(stateDir);
+  } finally {
+    await rm(stateDir, { recursive: true, force: true });
+  }
+}
 
 /** dev's requests by route, made by `body` with one run's connections. */
 async function devRoutes(body: (context: Parameters<typeof applyReplan>[0]) => Promise<unknown>) {
@@ -59,25 +87,114 @@ async function devRoutes(body: (context: Parameters<typeof applyReplan>[0]) => P
   }
 }
 
+/** The requests of `body`, by environment and `METHOD path`, with one run's connections. */
+async function countedPaths(body: (context: Parameters<typeof applyReplan>[0]) => Promise<unknown>) {
+  const counted: Record<string, Record<string, number>> = {};
+  const byName = new Map<string, ReturnType<typeof httpConnections>>();
+  const run: Connections = {
+    async open(config) {
+      let http = byName.get(config.name);
+      if (!http) {
+        const paths: Record<string, number> = {};
+        counted[config.name] = paths;
+        const key = (info: { method: string; path: string }) => `${info.method} ${info.path}`;
+        http = httpConnections({ onRequest: (info) => (paths[key(info)] = (paths[key(info)] ?? 0) + 1) });
+        byName.set(config.name, http);
+      }
+      return { name: config.name, client: await http.open(config) };
+    },
+    async closeAll() {
+      await Promise.all([...byName.values()].map((http) => http.close()));
+    },
+  };
+  try {
+    await body({ dir, connections: run, logger: pino({ level: "silent" }) });
+  } finally {
+    await run.closeAll();
+  }
+  return counted;
+}
+
+const total = (paths: Record<string, number> = {}) => Object.values(paths).reduce((a, b) => a + b, 0);
+/** The catalogue's and the trees' reads of one instance, by path. */
+const treeReads = (paths: Record<string, number> = {}) =>
+  Object.fromEntries(
+    Object.entries(paths).filter(([key]) =>
+      TREE_PATHS.some((read) => {
+        // The paths carry the instance's base (`/platformapi`) before the interface's own.
+        const path = key.slice(key.indexOf("/core/"));
+        return read.endsWith("/") ? path.startsWith(read) : path === read;
+      }),
+    ),
+  );
+const most = (paths: Record<string, number>) => Math.max(...Object.values(paths));
+
+/** The plan of `env` alone, then its apply, each with a run's connections of its own. */
+async function planThenApply(env: string) {
+  const planned = await countedPaths((context) => applyReplan(context, env)({}));
+  let outcome: Awaited<ReturnType<typeof applyPlan>> | undefined;
+  const applied = await withStateDir((stateDir) =>
+    countedPaths(async (context) => {
+      outcome = await applyPlan({
+        env,
+        stateDir,
+        replan: applyReplan(context, env),
+        open: clientsOf(context.connections),
+      });
+    }),
+  );
+  return { planned, applied, outcome };
+}
+
 describe("an apply's reads of its package source", () => {
   it("are made once for the plan and the final check, and the check still sees the promotion", async () => {
     const planned = await devRoutes((context) => applyReplan(context, "prod")({}));
     expect(planned[TREE]).toBeGreaterThan(0);
     let converged: boolean | undefined;
-    const applied = await devRoutes(async (context) => {
-      const outcome = await applyPlan({
-        env: "prod",
-        stateDir,
-        replan: applyReplan(context, "prod"),
-        open: clientsOf(context.connections),
-      });
-      expect(outcome.result).toBe("complete");
-      if (outcome.result !== "complete") return;
-      expect(outcome.plan.summary.promote).toBeGreaterThan(0);
-      converged = outcome.converged;
-    });
+    const applied = await devRoutes((context) =>
+      withStateDir(async (stateDir) => {
+        const outcome = await applyPlan({
+          env: "prod",
+          stateDir,
+          replan: applyReplan(context, "prod"),
+          open: clientsOf(context.connections),
+        });
+        expect(outcome.result).toBe("complete");
+        if (outcome.result !== "complete") return;
+        expect(outcome.plan.summary.promote).toBeGreaterThan(0);
+        converged = outcome.converged;
+      }),
+    );
     expect(converged).toBe(true);
     expect(applied[TREE]).toBe(planned[TREE]);
     expect(applied["POST /core/system/application"]).toBe(planned["POST /core/system/application"]);
   });
+});
+
+describe("an apply of a promotion", () => {
+  it.each([
+    ["onto older versions of its applications, snapshot first", "older"],
+    ["onto an instance without its applications", "fresh"],
+  ])(
+    "%s: reads each target tree at most twice, the source's once, and at most twice its plan's requests",
+    async (_label, env) => {
+      const { planned, applied, outcome } = await planThenApply(env);
+      expect(outcome?.result).toBe("complete");
+      if (outcome?.result !== "complete") return;
+      expect(outcome.plan.summary.promote).toBeGreaterThan(0);
+      expect(outcome.converged).toBe(true);
+      if (env === "older")
+        expect(outcome.plan.steps.some((step) => step.op === "package.snapshot-download")).toBe(true);
+
+      const target = treeReads(applied[env]);
+      const source = treeReads(applied.dev);
+      expect(Object.keys(target).length).toBeGreaterThan(2);
+      expect(Object.keys(source).sort()).toEqual(Object.keys(treeReads(planned.dev)).sort());
+      expect(most(target), JSON.stringify(target)).toBeLessThanOrEqual(2);
+      expect(most(source), JSON.stringify(source)).toBe(1);
+      const plan = total(planned.dev) + total(planned[env]);
+      const apply = total(applied.dev) + total(applied[env]);
+      expect(apply, JSON.stringify({ applied, planned })).toBeLessThanOrEqual(2 * plan);
+    },
+  );
 });

@@ -8,7 +8,7 @@ import { OPS } from "../../src/apply/ops/index.ts";
 import type { OpContext } from "../../src/apply/ops/types.ts";
 import { type ReleaseRecord, writeRelease } from "../../src/apply/releases.ts";
 import type { PlatformClient } from "../../src/index.ts";
-import { TransientError } from "../../src/index.ts";
+import { sharedReads, TransientError } from "../../src/index.ts";
 import { recordingSleep, useClientEmulator } from "../client/helpers/client.ts";
 
 /*
@@ -41,6 +41,7 @@ function verifyContext(client: PlatformClient, guid: string): OpContext {
     progress: () => undefined,
     sleep: recordingSleep().sleep,
     shared: (_name, read) => read(),
+    reads: sharedReads(),
     timeouts: { jobMs: 1_000, verifyMs: 1_000, pollMs: 1 },
   };
 }

@@ -53,7 +53,7 @@ describe("egp against instances that are not its own emulator (profile foreign)"
     const history = await run(["releases", ...PROD]);
     expect(history.code, history.stderr).toBe(0);
     expect(history.stdout).toMatch(
-      /of package "GRC Core" from local-dev, installed .*; snapshot of Controls/,
+      /of package "GRC Core" from local-dev, installed .*; snapshot of Risk Register, Controls, Policies, Comments;/,
     );
 
     const rollback = await run(["rollback", ...PROD, "--yes"]);

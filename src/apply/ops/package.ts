@@ -8,7 +8,7 @@ import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
 import { installName, type StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/package-diff.ts";
-import { readPackageObjects, readPackageParts } from "../../state/index.ts";
+import { instanceReads, readPackageObjects, readPackageParts } from "../../state/index.ts";
 import { StoreError } from "../../store/index.ts";
 import {
   ArtifactError,
@@ -167,6 +167,8 @@ async function poll<T>(
         limitMs: Math.min(capMs, limit === "job" ? context.timeouts.jobMs : context.timeouts.verifyMs),
         limitName: `timeouts.${limit} of ${context.step.environment}`,
         firstPauseMs: context.timeouts.pollMs,
+        // A job's first read comes after a pause: one read right after asking finds it running.
+        waitFirst: limit === "job",
         sleep: context.sleep,
         onPause: () => context.progress(`waiting for ${what}`),
       },
@@ -254,7 +256,8 @@ const download: OpHandler = async (context) => {
 /**
  * The snapshot's file, and the fingerprint of every part of its objects as the target has them
  * now (nothing writes them before the install, which waits for this step): what a rollback
- * restores and then checks.
+ * restores and then checks. The trees are the plan's, read moments before in this run, unless
+ * an install or a person's answer came between (docs/apply.md).
  */
 const snapshotDownload: OpHandler = async (context) => {
   const { objects } = inputOf(context, "package.snapshot-download");
@@ -262,6 +265,7 @@ const snapshotDownload: OpHandler = async (context) => {
   const parts = await readPackageParts(
     context.client,
     objects.map((guid) => ({ guid, type: "Application" as const })),
+    context.reads.of(context.step.environment),
   );
   return {
     ...downloaded,
@@ -415,7 +419,18 @@ function installEnded(error: unknown): boolean {
   );
 }
 
+/** An install changes the target's trees: what the run read of them is read again after it. */
 const install: OpHandler = async (context) => {
+  const forget = () => context.reads.forget(context.step.environment);
+  forget();
+  try {
+    return await installPackage(context);
+  } finally {
+    forget();
+  }
+};
+
+const installPackage: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
   let release = input.release ? await recordRelease(context, input.release, packageId) : undefined;
@@ -508,17 +523,25 @@ async function verifyUntilSame(
   }
 }
 
+/**
+ * Each try reads afresh; the read that found the objects matching is kept for the final plan,
+ * unless another install began since (shared-reads.ts `keep`).
+ */
 const verify: OpHandler = async (context) => {
   const { objects } = inputOf(context, "package.verify");
+  const environment = context.step.environment;
   await verifyUntilSame(
     context,
     "the installed objects to match the source",
     async () => {
+      const since = context.reads.of(environment);
+      const reads = instanceReads();
       const side = await readPackageObjects(
         context.client,
         objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
+        { shared: reads },
       );
-      return objects
+      const differing = objects
         .filter(
           (o) =>
             !objectMatches(
@@ -535,6 +558,8 @@ const verify: OpHandler = async (context) => {
             ),
         )
         .map((o) => o.name);
+      if (differing.length === 0) context.reads.keep(environment, reads, since);
+      return differing;
     },
     (differing) => `after the install, these objects still differ from the source: ${differing.join(", ")}`,
   );

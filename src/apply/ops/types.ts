@@ -3,6 +3,7 @@ import type { ZodType } from "zod";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import { STEP_INPUTS, type Step, type StepInputOf, type StepOp } from "../../plan/index.ts";
+import type { SharedReads } from "../../state/index.ts";
 import type { ReleaseStore } from "../../store/index.ts";
 import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
@@ -45,6 +46,11 @@ export interface OpContext {
    * and made again when `refresh` is set (after a step changed what it reads). A failed read is not kept.
    */
   shared<T>(name: string, read: () => Promise<T>, refresh?: boolean): Promise<T>;
+  /**
+   * The run's reads of instances' catalogues and metadata trees (state/shared-reads.ts): the plan's,
+   * until a step that may change them forgets them; then a check's, which the final plan takes.
+   */
+  reads: SharedReads;
   timeouts: { jobMs: number; verifyMs: number; pollMs: number };
 }
 

@@ -1,6 +1,6 @@
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
-import type { SharedReads } from "../shared-reads.ts";
+import type { InstanceReads, SharedReads } from "../shared-reads.ts";
 
 export interface ReadLiveOptions {
   /** Client of the environment packages come from; needed when the manifests name packages. */
@@ -22,7 +22,10 @@ export interface ReadLiveOptions {
    * By default a kind no document manages and no PrunePolicy names is not read (`LiveKind.needed`).
    */
   everyKind?: boolean;
-  /** Package sources' reads kept for the run (read-only commands), so that each is read once. */
+  /**
+   * Catalogues, versions and trees read earlier in the run, by environment (shared-reads.ts): a
+   * source shared by several plans, an apply's plans and steps. Used and added to.
+   */
   shared?: SharedReads;
   /**
    * Read only the objects the manifests manage, where a kind can (`EarlyRead.managed`): for a
@@ -47,8 +50,11 @@ export interface EarlyRead<T> {
    * manifests to test): a read only their documents need.
    */
   kinds?: readonly string[];
-  /** Starts it; `keys`, when given, are the only objects (by exact key) the plan needs. */
-  start(client: PlatformClient, keys: readonly string[] | undefined): Promise<T>;
+  /**
+   * Starts it; `keys`, when given, are the only objects (by exact key) the plan needs; `reads`,
+   * the run's earlier reads of the instance, where it may take one from them.
+   */
+  start(client: PlatformClient, keys: readonly string[] | undefined, reads?: InstanceReads): Promise<T>;
   /**
    * The keys of the objects the manifests manage, when a run that reads only those
    * (`ReadLiveOptions.managedOnly`) may narrow the read to them; undefined when every object is
@@ -95,7 +101,10 @@ export function liveKind<const Part extends string, State, Early = unknown>(
 export function earlyRead<T>(context: ReadContext, part: string, early: EarlyRead<T>): Promise<T> {
   // Only `early.start` puts a promise under `part` (startEarlyReads): its type is T.
   const started = context.early.get(part) as Promise<T> | undefined;
-  return started ?? early.start(context.client, undefined);
+  return (
+    started ??
+    early.start(context.client, undefined, context.options.shared?.of(context.desired.environment.name))
+  );
 }
 
 /**

@@ -64,13 +64,14 @@ function withoutDetails<S extends LivePackageSide>(side: S): S {
 async function releaseTargets(
   client: Parameters<typeof readPackageObjects>[0],
   release: NonNullable<DesiredState["release"]>,
+  shared: InstanceReads | undefined,
 ): Promise<LivePackageSide> {
   const requests = new Map<string, ObjectRequest>();
   for (const pkg of release.packages)
     for (const object of pkg.objects)
       if (object.type !== "GlobalReport") requests.set(object.guid, { guid: object.guid, type: object.type });
   const [read, version] = await Promise.all([
-    readPackageObjects(client, [...requests.values()], { deferDetails: true }),
+    readPackageObjects(client, [...requests.values()], { deferDetails: true, ...(shared ? { shared } : {}) }),
     versionOf(client),
   ]);
   const recorded = new Map(
@@ -98,6 +99,12 @@ function needsSource(desired: DesiredState): desired is DesiredState & { package
   return desired.packages.length > 0 && desired.packagesFrom !== undefined;
 }
 
+/** The run's reads (shared-reads.ts) of the source and of the target, used and added to. */
+export interface PackageReads {
+  source?: InstanceReads;
+  target?: InstanceReads;
+}
+
 /**
  * The trees of the objects `packages` name, on the source and on the target. The target's are read
  * while the source's are (each instance answers its own reads): they need only the objects the
@@ -109,28 +116,28 @@ async function readPackages(
   sourceClient: PlatformClient,
   packages: DesiredState["packages"],
   from: string,
-  shared?: InstanceReads,
+  reads: PackageReads,
   targetCatalogue?: Promise<Catalogue>,
 ): Promise<LivePackages> {
   const requests = Promise.withResolvers<readonly ObjectRequest[]>();
   // The target's catalogue needs no name from the source: it is read while the source's is.
-  const catalogue = targetCatalogue ?? readCatalogue(client);
+  const catalogue = readOnce(reads.target, "catalogue", () => targetCatalogue ?? readCatalogue(client));
   catalogue.catch(() => undefined);
   const [source, target, sourceVersion, targetVersion] = await Promise.all([
     readPackageObjects(sourceClient, (names) => objectRequests(packages, names), {
       deferDetails: true,
       onRequests: requests.resolve,
-      ...(shared ? { shared } : {}),
+      ...(reads.source ? { shared: reads.source } : {}),
     }),
     requests.promise.then((wanted) =>
       readPackageObjects(
         client,
         wanted.map(({ guid, type }) => ({ guid, type })),
-        { deferDetails: true, catalogue },
+        { deferDetails: true, catalogue, ...(reads.target ? { shared: reads.target } : {}) },
       ),
     ),
-    readOnce(shared, "version", () => versionOf(sourceClient)),
-    versionOf(client),
+    readOnce(reads.source, "version", () => versionOf(sourceClient)),
+    readOnce(reads.target, "version", () => versionOf(client)),
   ]);
   source.describe((object) => differs(object, target.objects));
   target.describe((object) => differs(object, source.objects));
@@ -168,12 +175,12 @@ export function startPackagesAhead(
   source: Promise<PlatformClient>,
   packages: readonly unknown[],
   from: string,
-  shared?: InstanceReads,
+  reads: PackageReads = {},
   early?: EarlyReads,
 ): PackagesAhead {
   const catalogue = early?.get(PART) as Promise<Catalogue> | undefined;
   const reading = Promise.all([client, source]).then(([target, sourceClient]) =>
-    readPackages(target, sourceClient, packages as DesiredState["packages"], from, shared, catalogue),
+    readPackages(target, sourceClient, packages as DesiredState["packages"], from, reads, catalogue),
   );
   // Unused when the manifests turn out to ask for others: its failure is then nobody's.
   reading.catch(() => undefined);
@@ -190,7 +197,7 @@ function aheadFor(desired: DesiredState, ahead: unknown): Promise<LivePackages> 
 const catalogueEarly: EarlyRead<Catalogue> = {
   kinds: ["Package"],
   narrowedBy: "Package",
-  start: (client) => readCatalogue(client),
+  start: (client, _keys, reads) => readOnce(reads, "catalogue", () => readCatalogue(client)),
 };
 
 function catalogueOf(context: ReadContext): Promise<Catalogue> | undefined {
@@ -204,7 +211,8 @@ export const packageLive = liveKind({
   early: catalogueEarly,
   async read(context): Promise<LivePackages> {
     const { client, desired, options } = context;
-    if (desired.release) return { packages: await releaseTargets(client, desired.release) };
+    const target = options.shared?.of(desired.environment.name);
+    if (desired.release) return { packages: await releaseTargets(client, desired.release, target) };
     if (!needsSource(desired)) {
       // Started for a Package of another environment: answered before the run ends, not cut off.
       await context.early.get(PART)?.catch(() => undefined);
@@ -215,8 +223,8 @@ export const packageLive = liveKind({
     if (!options.source)
       throw new Error(`reading ${desired.environment.name} needs a client for ${desired.packagesFrom.name}`);
     const from = desired.packagesFrom.name;
-    const shared = options.shared?.of(from);
-    return readPackages(client, options.source, desired.packages, from, shared, catalogueOf(context));
+    const reads = { source: options.shared?.of(from), target };
+    return readPackages(client, options.source, desired.packages, from, reads, catalogueOf(context));
   },
   digest: (state) =>
     hash([withoutDetails(state.packages), state.packageSource ? withoutDetails(state.packageSource) : null]),

@@ -26,7 +26,7 @@ import type { Verdict } from "./lib/verdict.ts";
  * - an apply: the requests of `egp apply` of a promotion of the Package onto an instance without
  *   its applications, over the requests of the plan of the same (measured once: it changes the
  *   target);
- * - a promotion: egp's client (a child, `--promote`) promotes a package over capped links
+ * - a promotion: egp's client (a child, `--promote`, both sessions open before the clock starts) promotes a package over capped links
  *   whose downloads have no `Content-Length`, paired with curl's download and upload of the same
  *   package through the same proxies; the ratio is over the slower of curl's two transfers.
  * Ratios are medians of the per-round ratios (lib/rounds.ts), each round alternating which side
@@ -554,6 +554,9 @@ async function promoteChild(sourceUrl: string, targetUrl: string, id: number, fi
   });
   const source = createClient(options(sourceUrl));
   const target = createClient(options(targetUrl));
+  // Logged in before the clock starts, as the apply's clients are (its plan logged them in) and as
+  // curl's tokens are taken before its transfers are timed.
+  await Promise.all([source.security.login(), target.security.login()]);
   const started = performance.now();
   const result = await promotePackage(source, target, id, file, { fileName: "promoted.zip" });
   // As the apply does: a copy not uploaded alongside the download is uploaded from the file.

@@ -458,6 +458,9 @@ async function main(): Promise<Verdict> {
     );
 
     const promotion = await promotionRounds(work, dist, out);
+    out(
+      `promotion peak RSS: ${promotion.peakMb.toFixed(0)} MB; the plans': ${Math.max(...scenarios.map((s) => s.peakMb)).toFixed(0)} MB`,
+    );
 
     out("");
     for (const scenario of scenarios)

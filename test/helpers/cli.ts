@@ -16,12 +16,25 @@ export interface Run {
 
 export interface RunOptions {
   cwd?: string;
-  /** The only variables the child sees besides PATH, so that nothing of the machine leaks in. */
+  /**
+   * The only variables the child sees besides PATH and the home it shares with the test (HOME,
+   * XDG_CONFIG_HOME), so that nothing else of the machine leaks in.
+   */
   env?: Record<string, string>;
 }
 
+/**
+ * The test's own home: the child finds the same local key as the records the test signs (a
+ * child without HOME would take the account's home from the password file, another key when a
+ * runner sets HOME elsewhere).
+ */
+function home(): Record<string, string> {
+  const { HOME, XDG_CONFIG_HOME } = process.env;
+  return { ...(HOME ? { HOME } : {}), ...(XDG_CONFIG_HOME ? { XDG_CONFIG_HOME } : {}) };
+}
+
 export function egp(args: readonly string[], options: RunOptions = {}): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? "", ...options.env };
+  const env = { PATH: process.env.PATH ?? "", ...home(), ...options.env };
   return new Promise((resolve) => {
     execFile(
       process.execPath,

@@ -56,11 +56,17 @@ describe("promotePackage", () => {
   const dev = useClientEmulator({ seed: "demo-dev", ...fast });
   const prod = useClientEmulator({ seed: "demo-prod", ...fast, workDir: prodDir });
 
-  it("uploads to the target while it downloads from the source, through a bounded pipe", async () => {
-    const source = dev.client();
-    const target = prod.client();
-    const id = await largePackage(source);
-    const file = join(work, "promoted.zip");
+  /**
+   * Promotes through a 64 KiB pipe and checks what every pipelined promotion must hold; `total`
+   * is the progress total both sides report for a file of `size` bytes. Returns the size.
+   */
+  async function promotedWhole(
+    source: PlatformClient,
+    target: PlatformClient,
+    id: number,
+    file: string,
+    total: (size: number) => string,
+  ): Promise<number> {
     const events: string[] = [];
     const result = await promotePackage(source, target, id, file, {
       bufferBytes: 64 * 1024,
@@ -68,20 +74,29 @@ describe("promotePackage", () => {
       onUpload: (p) => events.push(`up ${p.bytes}/${p.total}`),
     });
     const size = statSync(file).size;
-    expect(size).toBeGreaterThan(ASSET);
     expect(result).toMatchObject({ bytes: size, pipelined: true });
     expect(result.uploadError).toBeUndefined();
+    expect(events.at(-1)).toMatch(new RegExp(`/${total(size)}$`));
     // The upload had sent bytes before the download had all of them: the two overlapped.
-    const lastDown = events.lastIndexOf(`down ${size}/${size}`);
     const firstUp = events.findIndex((e) => e.startsWith("up "));
     expect(firstUp).toBeGreaterThanOrEqual(0);
-    expect(firstUp).toBeLessThan(lastDown);
+    expect(firstUp).toBeLessThan(events.lastIndexOf(`down ${size}/${total(size)}`));
     // The target holds the very bytes of the file on disk.
     const uploaded = packageById(prod.emulator().store, result.uploaded as number);
     expect(uploaded).toMatchObject({ Origin: "Uploaded", Size: size });
     expect(sha256(readFileSync(join(prodDir, uploaded?.File as string)))).toBe(sha256(readFileSync(file)));
     // The file's digest was computed on the way: the caller need not read the file again.
     expect(result.sha256).toBe(sha256(readFileSync(file)));
+    return size;
+  }
+
+  it("uploads to the target while it downloads from the source, through a bounded pipe", async () => {
+    const source = dev.client();
+    const target = prod.client();
+    const id = await largePackage(source);
+    const file = join(work, "promoted.zip");
+    const size = await promotedWhole(source, target, id, file, (size) => `${size}`);
+    expect(size).toBeGreaterThan(ASSET);
   });
 
   it("an upload the target refuses leaves the download whole and says why", async () => {
@@ -105,25 +120,8 @@ describe("promotePackage", () => {
     const id = await largePackage(source);
     dev.emulator().faults.configure({ noLength: true });
     onTestFinished(() => dev.emulator().faults.configure({ noLength: false }));
-    const file = join(work, "no-length.zip");
-    const events: string[] = [];
-    const result = await promotePackage(source, target, id, file, {
-      bufferBytes: 64 * 1024,
-      onDownload: (p) => events.push(`down ${p.bytes}/${p.total}`),
-      onUpload: (p) => events.push(`up ${p.bytes}/${p.total}`),
-    });
-    const size = statSync(file).size;
-    expect(result).toMatchObject({ bytes: size, pipelined: true });
-    expect(result.uploadError).toBeUndefined();
-    // No total on either side, and the upload ran before the download had every byte.
-    expect(events.at(-1)).toMatch(/\/undefined$/);
-    const firstUp = events.findIndex((e) => e.startsWith("up "));
-    expect(firstUp).toBeGreaterThanOrEqual(0);
-    expect(firstUp).toBeLessThan(events.lastIndexOf(`down ${size}/undefined`));
-    const uploaded = packageById(prod.emulator().store, result.uploaded as number);
-    expect(uploaded).toMatchObject({ Origin: "Uploaded", Size: size });
-    expect(sha256(readFileSync(join(prodDir, uploaded?.File as string)))).toBe(sha256(readFileSync(file)));
-    expect(result.sha256).toBe(sha256(readFileSync(file)));
+    // No total on either side.
+    await promotedWhole(source, target, id, join(work, "no-length.zip"), () => "undefined");
   });
 
   it("a target that refuses a body without a length gets the file after the download, said at debug", async () => {

@@ -1,7 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${…} here is environment-file text, not a template.
 import { writeFile } from "node:fs/promises";
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +10,7 @@ import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { planEnvironment } from "../../src/index.ts";
 import { readRepository } from "../../src/manifest/index.ts";
 import { driftByKind } from "../../src/plan/index.ts";
+import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -23,36 +22,22 @@ import { testdir } from "../helpers/testdir.ts";
 
 const PASSWORD = "Status#Reads2026";
 let emulator: Emulator;
-let proxy: { url: string; server: Server; seen: string[]; refuseGroupFilter: boolean };
+let proxy: Awaited<ReturnType<typeof recordingProxy>>;
 
 /** In front of the emulator: records user reads; can refuse `$filter` on users-by-group (400). */
 async function recordingProxy(target: string) {
   const state = { seen: [] as string[], refuseGroupFilter: false };
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", target);
-    if (/\/core\/system\/user(\/group\/\d+)?$/.test(url.pathname)) {
-      state.seen.push(
-        `${url.pathname.replace(/^\/\w+/, "")}${url.search ? ` ${decodeURIComponent(url.search)}` : ""}`,
-      );
-      if (state.refuseGroupFilter && url.pathname.includes("/group/") && url.searchParams.has("$filter")) {
-        res.writeHead(400, { "content-type": "application/json" });
-        res.end(JSON.stringify({ Message: "The query specified in the URI is not valid." }));
-        return;
-      }
-    }
-    const forward = request(
-      url,
-      { method: req.method, headers: { ...req.headers, host: url.host } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(forward);
+  const proxy = await forwardingProxy(target, (url, _req, res) => {
+    if (!/\/core\/system\/user(\/group\/\d+)?$/.test(url.pathname)) return false;
+    const query = url.search ? ` ${decodeURIComponent(url.search)}` : "";
+    state.seen.push(`${url.pathname.replace(/^\/\w+/, "")}${query}`);
+    if (!(state.refuseGroupFilter && url.pathname.includes("/group/") && url.searchParams.has("$filter")))
+      return false;
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify({ Message: "The query specified in the URI is not valid." }));
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return Object.assign(state, { url, server });
+  return Object.assign(state, proxy);
 }
 
 beforeAll(async () => {
@@ -62,7 +47,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => proxy?.server.close(resolve));
+  await proxy?.close();
   await emulator?.close();
 });
 

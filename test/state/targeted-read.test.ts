@@ -1,10 +1,9 @@
-import { createServer, request, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { startEarlyReads } from "../../src/state/index.ts";
 import type { User } from "../../src/wire/index.ts";
+import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 
 /*
  * `--target User/<name>` reads only the users it names where the interface allows it: one list read
@@ -59,23 +58,11 @@ describe("a targeted plan's user read", () => {
 });
 
 /** An instance in front of the emulator that drops `$filter`, as an instance ignoring it would. */
-async function filterIgnoringProxy(target: string): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", target);
+const filterIgnoringProxy = (target: string) =>
+  forwardingProxy(target, (url) => {
     url.searchParams.delete("$filter");
-    const forward = request(
-      url,
-      { method: req.method, headers: { ...req.headers, host: url.host } },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    req.pipe(forward);
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 describe("a targeted plan's user read from an instance that ignores the filter", () => {
   it("keeps only the users it named", async () => {

@@ -11,9 +11,10 @@ import { FolderStore } from "../../src/store/index.ts";
 import { Keyring, SignedStore } from "../../src/store/signing.ts";
 
 /** The default store as egp writes it: records signed with this user's local key. */
+shareChildrenKey();
 const signed = (folder: string) => new SignedStore(new FolderStore(folder), new Keyring());
 
-import { egp, ROOT, type Run } from "../helpers/cli.ts";
+import { egp, ROOT, type Run, shareChildrenKey } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*

@@ -9,9 +9,10 @@ import { FolderStore } from "../../src/store/index.ts";
 import { Keyring, SignedStore } from "../../src/store/signing.ts";
 
 /** The default store as egp writes it: records signed with this user's local key. */
+shareChildrenKey();
 const signed = (folder: string) => new SignedStore(new FolderStore(folder), new Keyring());
 
-import { egp, environmentFile, lines } from "../helpers/cli.ts";
+import { egp, environmentFile, lines, shareChildrenKey } from "../helpers/cli.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 

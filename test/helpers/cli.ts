@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { type FileTree, testdir } from "./testdir.ts";
 
@@ -16,25 +17,12 @@ export interface Run {
 
 export interface RunOptions {
   cwd?: string;
-  /**
-   * The only variables the child sees besides PATH and the home it shares with the test (HOME,
-   * XDG_CONFIG_HOME), so that nothing else of the machine leaks in.
-   */
+  /** The only variables the child sees besides PATH, so that nothing of the machine leaks in. */
   env?: Record<string, string>;
 }
 
-/**
- * The test's own home: the child finds the same local key as the records the test signs (a
- * child without HOME would take the account's home from the password file, another key when a
- * runner sets HOME elsewhere).
- */
-function home(): Record<string, string> {
-  const { HOME, XDG_CONFIG_HOME } = process.env;
-  return { ...(HOME ? { HOME } : {}), ...(XDG_CONFIG_HOME ? { XDG_CONFIG_HOME } : {}) };
-}
-
 export function egp(args: readonly string[], options: RunOptions = {}): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? "", ...home(), ...options.env };
+  const env = { PATH: process.env.PATH ?? "", ...options.env };
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -113,4 +101,13 @@ export function environmentFile(url: string, extra: readonly string[] = []): str
 /** The lines of a CLI's stderr; a user error is exactly one, with no stack. */
 export function lines(text: string): string[] {
   return text.split("\n").filter((line) => line !== "");
+}
+
+/**
+ * Makes this test process use the local key the CLI children use, for the records and journals
+ * it writes for them: the children run without HOME, so their home is the account's (from the
+ * password file), whatever HOME the test runs with.
+ */
+export function shareChildrenKey(): void {
+  process.env.XDG_CONFIG_HOME = join(userInfo().homedir, ".config");
 }

@@ -12,6 +12,7 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { IoErrorCode } from "./error-codes.ts";
+import { statOf } from "./private-dir.ts";
 
 /*
  * The per-user local key: what lets egp tell the state it wrote on this machine (`.egp/cache`,
@@ -67,15 +68,6 @@ function makeKey(secret: Buffer, source: string): LocalKey {
     return got.length === want.length && timingSafeEqual(got, want);
   };
   return Object.freeze({ source, id, seal, check });
-}
-
-function statOf(path: string): Stats | undefined {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
 }
 
 function refuse(path: string, stat: Stats, kind: "folder" | "file"): void {

@@ -26,7 +26,8 @@ export class UnsafeStateError extends Error {
 export const PRIVATE_FILE_MODE = 0o600;
 const PRIVATE_DIR_MODE = 0o700;
 
-function statOf(path: string): Stats | undefined {
+/** The entry at `path` itself (a link is not followed), or undefined when there is none. */
+export function statOf(path: string): Stats | undefined {
   try {
     return lstatSync(path);
   } catch (error) {

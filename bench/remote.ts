@@ -7,8 +7,9 @@ import { Agent } from "undici";
 import { bareCall } from "./lib/bare-call.ts";
 import { BIN, type EmulatorChild, launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
 import { bigPackage, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
-import { loadAverage, machine, memoryOf, RssSampler } from "./lib/proc.ts";
+import { loadAverage, machine, memoryOf } from "./lib/proc.ts";
 import { type Exchange, type RemoteProxy, startProxy } from "./lib/remote-proxy.ts";
+import { reportOfChild } from "./lib/report-child.ts";
 import { finishFair, LoadGate, median, orderOf, pairedRatios, roundsOf } from "./lib/rounds.ts";
 import type { Verdict } from "./lib/verdict.ts";
 
@@ -570,42 +571,19 @@ async function promoteChild(sourceUrl: string, targetUrl: string, id: number, fi
   process.stdout.write(JSON.stringify(report));
 }
 
-function promoteWithEgp(sourceUrl: string, targetUrl: string, id: number, file: string, dist: boolean) {
-  const child = spawn(
-    process.execPath,
-    [
-      ...launcherFlags(),
-      new URL(import.meta.url).pathname,
-      "--promote",
-      sourceUrl,
-      targetUrl,
-      String(id),
-      file,
-    ],
+async function promoteWithEgp(sourceUrl: string, targetUrl: string, id: number, file: string, dist: boolean) {
+  const args = ["--promote", sourceUrl, targetUrl, String(id), file];
+  const script = new URL(import.meta.url).pathname;
+  const { report } = await reportOfChild<{ promotionMs: number; hwm: number }>(
+    "egp promotion",
+    script,
+    args,
     {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: {
-        PATH: process.env.PATH ?? "",
-        EGP_BENCH_PASSWORD: PASSWORD,
-        ...(dist ? { EGP_BENCH_DIST: "1" } : {}),
-      },
+      password: PASSWORD,
+      dist,
     },
   );
-  reap(child);
-  const sampler = new RssSampler();
-  sampler.start(child.pid as number, 20);
-  let text = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  return new Promise<{ ms: number; hwm: number }>((resolve, reject) => {
-    child.once("close", (code) => {
-      sampler.stop();
-      if (code !== 0) return reject(new Error(`the egp promotion child exited ${code}`));
-      const report = JSON.parse(text) as { promotionMs: number; hwm: number };
-      resolve({ ms: report.promotionMs, hwm: report.hwm });
-    });
-  });
+  return { ms: report.promotionMs, hwm: report.hwm };
 }
 
 /** curl's download, then its upload; the slower of the two, in ms. */

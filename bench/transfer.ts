@@ -1,8 +1,8 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
+import { ROOT, spawnEmulator } from "./lib/emulator-child.ts";
 import {
   authorization,
   bigPackage,
@@ -17,8 +17,8 @@ import {
   exitedChildrenSystemSeconds,
   machine,
   memoryOf,
-  RssSampler,
 } from "./lib/proc.ts";
+import { reportOfChild } from "./lib/report-child.ts";
 import { finishFair, LoadGate, median, orderOf, roundsOf } from "./lib/rounds.ts";
 import { CPU_TARGET, judgeTransfer, RSS_LIMIT_MB } from "./lib/transfer-judgement.ts";
 
@@ -154,49 +154,35 @@ const option = (name: string, fallback: number) => {
   return at >= 0 ? Number(argv[at + 1]) : fallback;
 };
 
-function runEgpTransfer(urls: [string, string], id: number, file: string, dist: boolean): Promise<Timing> {
-  const child = spawn(
-    process.execPath,
-    [...launcherFlags(), join(ROOT, "bench/transfer.ts"), "--client", ...urls, String(id), file],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: {
-        PATH: process.env.PATH ?? "",
-        EGP_BENCH_PASSWORD: PASSWORD,
-        ...(dist ? { EGP_BENCH_DIST: "1" } : {}),
-      },
-    },
+async function runEgpTransfer(
+  urls: [string, string],
+  id: number,
+  file: string,
+  dist: boolean,
+): Promise<Timing> {
+  const args = ["--client", ...urls, String(id), file];
+  const { report, sampledMb } = await reportOfChild<ClientReport>(
+    "egp transfer",
+    join(ROOT, "bench/transfer.ts"),
+    args,
+    { password: PASSWORD, dist },
   );
-  reap(child);
-  const sampler = new RssSampler();
-  sampler.start(child.pid as number, 20);
-  let out = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  return new Promise((resolve, reject) => {
-    child.once("close", (code) => {
-      const sampled = sampler.stop();
-      if (code !== 0) return reject(new Error(`the egp transfer child exited ${code}`));
-      const report = JSON.parse(out) as ClientReport;
-      resolve({
-        tool: "egp",
-        downloadMs: report.downloadMs,
-        uploadMs: 0,
-        totalMs: report.promotionMs,
-        cpuMs: report.cpuMs,
-        systemMs: report.systemMs,
-        processCpuMs: report.processCpuMs,
-        hashMs: 0,
-        hashCpuMs: 0,
-        opensslCpuMs: 0,
-        sha256: report.sha256,
-        emulatorsCpuMs: 0,
-        targetId: report.targetId,
-        rss: { hwm: report.hwm, sampled },
-      });
-    });
-  });
+  return {
+    tool: "egp",
+    downloadMs: report.downloadMs,
+    uploadMs: 0,
+    totalMs: report.promotionMs,
+    cpuMs: report.cpuMs,
+    systemMs: report.systemMs,
+    processCpuMs: report.processCpuMs,
+    hashMs: 0,
+    hashCpuMs: 0,
+    opensslCpuMs: 0,
+    sha256: report.sha256,
+    emulatorsCpuMs: 0,
+    targetId: report.targetId,
+    rss: { hwm: report.hwm, sampled: sampledMb },
+  };
 }
 
 /** Runs a tool to its end; its CPU is read from this process's account of waited-for children. */

@@ -8,6 +8,7 @@ import { bareCall } from "./lib/bare-call.ts";
 import { launcherFlags } from "./lib/emulator-child.ts";
 import { FIRST_REQUEST_IMPORT, FirstRequests } from "./lib/first-request.ts";
 import { cpuSecondsOf, loadAverage, machine } from "./lib/proc.ts";
+import { benchEnvironmentFile, everythingPackage } from "./lib/repo.ts";
 import { finishFair, LOAD_LIMIT, LoadGate, median, pairedRatios, roundsOf } from "./lib/rounds.ts";
 import type { Verdict } from "./lib/verdict.ts";
 
@@ -149,29 +150,17 @@ function startEmulator(seed: string): Promise<{ child: ChildProcess; url: string
   });
 }
 
-function environmentFile(url: string, extra: string[] = []): string {
-  return [
-    `url: ${url}`,
-    "instance: Default",
-    "auth: { username: sysadmin, password: '${EGP_BENCH_PASSWORD}' }",
-    `groups: { ${Object.entries(GROUPS)
-      .map(([name, id]) => `${name}: ${id}`)
-      .join(", ")} }`,
-    // No rate cap: the bare reads have none, and a cap of N per second alone would make 2,141
-    // requests last 2141/N seconds whatever egp does.
-    `limits: { concurrency: ${CONCURRENCY}, requestsPerSecond: 0 }`,
-    ...extra,
-    "",
-  ].join("\n");
-}
+/**
+ * No rate cap: the bare reads have none, and a cap of N per second alone would make 2,141 requests
+ * last 2141/N seconds whatever egp does.
+ */
+const environmentFile = (url: string, extra: string[] = []) =>
+  benchEnvironmentFile(url, { concurrency: CONCURRENCY, requestsPerSecond: 0 }, extra);
 
-function packageManifest(): string {
-  const objects = Array.from(
-    { length: APPS },
-    (_, i) => `  - application: Scale Application ${String(i + 1).padStart(4, "0")}`,
+const packageManifest = () =>
+  everythingPackage(
+    Array.from({ length: APPS }, (_, i) => `Scale Application ${String(i + 1).padStart(4, "0")}`),
   );
-  return ["kind: Package", "name: Everything", "objects:", ...objects, ""].join("\n");
-}
 
 // ---- the bare reads, run as a child: `node bench/plan-scale.ts --bare <target> <source>`
 

@@ -9,6 +9,7 @@ import { BIN, type EmulatorChild, launcherFlags, ROOT, reap, spawnEmulator } fro
 import { bigPackage, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
 import { loadAverage, machine, memoryOf } from "./lib/proc.ts";
 import { type Exchange, type RemoteProxy, startProxy } from "./lib/remote-proxy.ts";
+import { benchEnvironmentFile, everythingPackage } from "./lib/repo.ts";
 import { reportOfChild } from "./lib/report-child.ts";
 import { finishFair, LoadGate, median, orderOf, pairedRatios, roundsOf } from "./lib/rounds.ts";
 import type { Verdict } from "./lib/verdict.ts";
@@ -189,25 +190,11 @@ async function bareReads(targetUrl: string, sourceUrl: string, concurrency: numb
 
 // ---- the benchmark
 
-function environmentFile(url: string, concurrency: number, extra: string[] = []): string {
-  return [
-    `url: ${url}`,
-    "instance: Default",
-    "auth: { username: sysadmin, password: '${EGP_BENCH_PASSWORD}' }",
-    `groups: { ${Object.entries(GROUPS)
-      .map(([name, id]) => `${name}: ${id}`)
-      .join(", ")} }`,
-    // No rate cap: the floor has none; under a cap only fewer requests help (docs/performance.md).
-    `limits: { concurrency: ${concurrency}, requestsPerSecond: 0 }`,
-    ...extra,
-    "",
-  ].join("\n");
-}
+/** No rate cap: the floor has none; under a cap only fewer requests help (docs/performance.md). */
+const environmentFile = (url: string, concurrency: number, extra: string[] = []) =>
+  benchEnvironmentFile(url, { concurrency, requestsPerSecond: 0 }, extra);
 
-function packageManifest(): string {
-  const objects = Array.from({ length: APPS }, (_, i) => `  - application: ${appName(i)}`);
-  return ["kind: Package", "name: Everything", "objects:", ...objects, ""].join("\n");
-}
+const packageManifest = () => everythingPackage(Array.from({ length: APPS }, (_, i) => appName(i)));
 
 const FEW_USERS = [1, 2, 3]
   .map((i) => {

@@ -33,21 +33,41 @@ export interface RepoSpec {
 const pad = (n: number, width: number) => String(n).padStart(width, "0");
 
 // Role and group ids of the fixed seed facts (DESIGN §4.3), the same on every emulator seed.
-const ROLES_AND_GROUPS = [
-  "roles: { System Administrator: 1, General User: 2 }",
-  "groups: { Everyone: 1, Administrators: 2 }",
-];
+const ROLES = "roles: { System Administrator: 1, General User: 2 }";
+const GROUPS = "groups: { Everyone: 1, Administrators: 2 }";
 
-function environmentFile(spec: EnvironmentSpec): string {
+/**
+ * An environment file for an emulator at `url`, logged into as sysadmin with the bench's password,
+ * with the seed's group ids and these limits; `extra` lines (packagesFrom, a roles map) last.
+ */
+export function benchEnvironmentFile(
+  url: string,
+  limits: { concurrency: number; requestsPerSecond: number },
+  extra: readonly string[] = [],
+): string {
   return [
-    `url: ${spec.url}`,
+    `url: ${url}`,
     "instance: Default",
     `auth: { username: sysadmin, password: '\${${BENCH_PASSWORD_VARIABLE}}' }`,
-    ...(spec.packagesFrom ? [`packagesFrom: ${spec.packagesFrom}`] : []),
-    ...ROLES_AND_GROUPS,
-    `limits: { concurrency: ${spec.concurrency}, requestsPerSecond: ${spec.requestsPerSecond ?? 1000} }`,
+    GROUPS,
+    `limits: { concurrency: ${limits.concurrency}, requestsPerSecond: ${limits.requestsPerSecond} }`,
+    ...extra,
     "",
   ].join("\n");
+}
+
+/** The Package document `Everything` of these applications. */
+export function everythingPackage(applications: readonly string[]): string {
+  const objects = applications.map((name) => `  - application: ${name}`);
+  return ["kind: Package", "name: Everything", "objects:", ...objects, ""].join("\n");
+}
+
+function environmentFile(spec: EnvironmentSpec): string {
+  const limits = { concurrency: spec.concurrency, requestsPerSecond: spec.requestsPerSecond ?? 1000 };
+  return benchEnvironmentFile(spec.url, limits, [
+    ...(spec.packagesFrom ? [`packagesFrom: ${spec.packagesFrom}`] : []),
+    ROLES,
+  ]);
 }
 
 function usersFile(count: number, prefix: string): string {

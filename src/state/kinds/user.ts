@@ -224,19 +224,17 @@ export const userLive = liveKind({
   async read(context): Promise<LiveUsers> {
     const { client, desired, all } = context;
     const managesContacts = all || desired.users.some((user) => user.contacts !== undefined);
-    const { ids, listed } = await groupsToRead(client, desired, all);
     // Only the managed users (`managedOnly`, status), when the manifests name few enough of them.
     const names = context.options.managedOnly && !all ? managedUserNames(desired) : undefined;
     const only = names && names.length > 0 ? namesFilter(names) : undefined;
-    const users = await readUsers(
-      client,
-      ids,
-      managesContacts,
+    // Started before the groups are listed, as an early read would have been.
+    const usersRead =
       names && (only || names.length === 0)
         ? usersEarly.start(client, names)
-        : earlyRead(context, PART, usersEarly),
-      only,
-    );
+        : earlyRead(context, PART, usersEarly);
+    usersRead.catch(() => undefined); // awaited below, unless the groups' read fails first
+    const { ids, listed } = await groupsToRead(client, desired, all);
+    const users = await readUsers(client, ids, managesContacts, usersRead, only);
     return {
       users: users.sort((a, b) => a.user.Id - b.user.Id),
       groupsRead: ids,

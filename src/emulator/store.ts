@@ -173,6 +173,8 @@ export class Store {
   /**
    * Call before a request reads `data` (`--data`): takes the data file's lock for this turn and
    * reads what other processes committed, so that the request sees it and its writes follow them.
+   * The lock ends with the turn: work that changes `data` after an await calls it again first, and
+   * takes its records anew (another process's commit replaces the segments it changed).
    */
   begin(): void {
     if (!this.persistence) return;
@@ -261,10 +263,19 @@ export class Store {
     );
   }
 
-  /** Commits what is left and closes the data file. */
+  /**
+   * Commits what is left and closes the data file. The last comparison of every key (in case a
+   * route named too few) is made against what is on disk now: compared with an older read, a
+   * segment another process wrote since would be written back as this process last saw it.
+   */
   async close(): Promise<void> {
     if (!this.persistence) return;
-    this.changed(); // a last comparison of every key, in case a route named too few
+    try {
+      this.begin();
+    } catch {
+      // The file stayed locked: what this process last read is the best it has.
+    }
+    this.changed();
     await this.settled().catch(() => undefined);
     this.persistence.close();
   }

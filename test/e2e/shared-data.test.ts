@@ -18,8 +18,11 @@ describe("two applies at once on the example repository", () => {
       egp(["apply", "--env", "local-prod", "--yes", "--dir", dir]),
       egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]),
     ]);
-    expect(prod.code, prod.stderr).toBe(0);
-    expect(dev.code, dev.stderr).toBe(0);
+    // A failure shows the end of what the run printed: the step that failed and the plan left.
+    const told = (run: { stdout: string; stderr: string }) =>
+      `${run.stdout.split("\n").slice(-40).join("\n")}\n${run.stderr}`;
+    expect(prod.code, told(prod)).toBe(0);
+    expect(dev.code, told(dev)).toBe(0);
     expect(prod.stdout).toContain("Verified: local-prod matches the manifests.");
     expect(dev.stdout).toContain("Verified: local-dev matches the manifests.");
     // Nobody waited for the other to end, so nobody said so.

@@ -117,22 +117,43 @@ export class PackageJobs {
     await Promise.allSettled([...this.running, this.queue]);
   }
 
+  /**
+   * A job's record, read anew under the data file's lock (`Store.begin`): a job runs across awaits,
+   * and another process may have committed the packages since, replacing the segment.
+   */
+  private current(packageId: number): PackageRecord | undefined {
+    this.store.begin();
+    return packageById(this.store, packageId);
+  }
+
   private async generate(packageId: number): Promise<void> {
     await sleep(this.duration("generateMs"), undefined, { signal: this.abort.signal });
-    const record = packageById(this.store, packageId);
-    if (!record) return;
+    const started = this.current(packageId);
+    if (!started) return;
+    let file: Pick<PackageRecord, "File" | "Size" | "GeneratedDate"> | undefined;
+    let failure: unknown;
     try {
-      await this.writeFile(record);
-      record.Status = "Ready";
+      file = await this.writeFile(started);
     } catch (error) {
       if (this.abort.signal.aborted) return;
+      failure = error;
+    }
+    const record = this.current(packageId);
+    if (!record) return;
+    if (file) {
+      Object.assign(record, file);
+      record.Status = "Ready";
+    } else {
       record.Status = "Failed";
-      record.ValidationMessages = messagesOf(error, "GenerateFailed");
+      record.ValidationMessages = messagesOf(failure, "GenerateFailed");
     }
     this.store.changed();
   }
 
-  private async writeFile(record: PackageRecord): Promise<void> {
+  /** Writes the package's file from the catalogue as it is now; what the record then says of it. */
+  private async writeFile(
+    record: PackageRecord,
+  ): Promise<Pick<PackageRecord, "File" | "Size" | "GeneratedDate">> {
     const { store } = this;
     const layout = layoutOf(this.context.options.profile);
     const catalogue = catalogueOf(store);
@@ -166,33 +187,42 @@ export class PackageJobs {
     const file = `${PACKAGES_DIR}/${record.Id}.zip`;
     const path = join(this.context.workDir, file);
     await writePackageZip(path, manifest, objects, new Date(store.now()), layout);
-    record.File = file;
-    record.Size = (await stat(path)).size;
-    record.GeneratedDate = now;
+    return { File: file, Size: (await stat(path)).size, GeneratedDate: now };
   }
 
   private async install(packageId: number, jobId: number): Promise<void> {
-    const record = packageById(this.store, packageId);
-    const job = record?.Installs.find((j) => j.Id === jobId);
-    if (!record || !job) return;
-    job.Status = "Running";
-    job.StartedDate = this.store.isoNow();
+    const jobOf = () => this.current(packageId)?.Installs.find((j) => j.Id === jobId);
+    const queued = jobOf();
+    if (!queued) return;
+    queued.Status = "Running";
+    queued.StartedDate = this.store.isoNow();
     this.store.changed();
     await sleep(this.duration("installMs"), undefined, { signal: this.abort.signal });
+    let messages: ValidationMessage[];
     try {
-      job.ValidationMessages = await this.apply(record, job);
+      messages = await this.apply(packageId, jobId);
     } catch (error) {
       if (this.abort.signal.aborted) return;
-      job.ValidationMessages = messagesOf(error, "InstallFailed");
+      messages = messagesOf(error, "InstallFailed");
     }
-    job.Status = job.ValidationMessages.length === 0 ? "Succeeded" : "Failed";
+    const job = jobOf();
+    if (!job) return;
+    job.ValidationMessages = messages;
+    job.Status = messages.length === 0 ? "Succeeded" : "Failed";
     job.FinishedDate = this.store.isoNow();
     this.store.changed();
   }
 
-  /** Reads the package, plans on a copy, and swaps the copy in when nothing failed. */
-  private async apply(record: PackageRecord, job: InstallJobRecord): Promise<ValidationMessage[]> {
-    const contents = await this.contentsOf(record);
+  /**
+   * Reads the package, plans on a copy of the catalogue as it is once the file is read, and swaps
+   * the copy in when nothing failed.
+   */
+  private async apply(packageId: number, jobId: number): Promise<ValidationMessage[]> {
+    const before = this.current(packageId);
+    if (!before) return [message("PackageNotFound", `Package ${packageId} no longer exists.`)];
+    const contents = await this.contentsOf(before);
+    const job = this.current(packageId)?.Installs.find((j) => j.Id === jobId);
+    if (!job) return [message("PackageNotFound", `Package ${packageId} no longer exists.`)];
     const result = planInstall(
       catalogueOf(this.store).data,
       installInputOf(contents, job, this.store.isoNow()),

@@ -159,6 +159,8 @@ async function postMultipart(ctx: RouteContext, keyring: Keyring): Promise<Envel
   }
   const sensitive = sensitiveFlag(received.sensitive, messages);
   if (messages.length > 0) throw new HttpFailure(400, messages);
+  // The lock of the request's first turn ended while the parts arrived: the content is read anew.
+  ctx.store.begin();
   const attachment = addAttachment(ctx.store, keyring, {
     name,
     bytes: received.bytes as Buffer,

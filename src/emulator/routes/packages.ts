@@ -219,7 +219,9 @@ async function upload(ctx: RouteContext, context: SegmentContext, temp: string) 
   }
   const { manifest } = contents;
   const size = (await stat(temp)).size;
-  const record = addPackage(store, {
+  // The lock of the request's first turn is gone: the packages are read anew before the write.
+  store.begin();
+  const added = addPackage(store, {
     Name: manifest.Name,
     Description: manifest.Description,
     PreparedBy: manifest.PreparedBy,
@@ -234,11 +236,15 @@ async function upload(ctx: RouteContext, context: SegmentContext, temp: string) 
     ValidationMessages: [],
     Installs: [],
   });
-  const file = `${PACKAGES_DIR}/${record.Id}.zip`;
+  const file = `${PACKAGES_DIR}/${added.Id}.zip`;
   await rename(temp, join(workDir, file));
-  record.File = file;
-  store.changed();
-  return okId(record.Id);
+  store.begin();
+  const record = packageById(store, added.Id);
+  if (record) {
+    record.File = file;
+    store.changed();
+  }
+  return okId(added.Id);
 }
 
 function choicesOf(record: PackageRecord, body: PackageInstallRequest): InstallChoiceRecord[] {
@@ -269,9 +275,15 @@ function choicesOf(record: PackageRecord, body: PackageInstallRequest): InstallC
 async function install(ctx: RouteContext, jobs: PackageJobs) {
   requireAdministrator(ctx.store, ctx.session);
   const body = bind(PackageInstallRequest, ctx.body, "install");
-  const record = packageOf(ctx, body.PackageId);
-  if (record.Status !== "Ready") throw notReady(record);
+  const ready = packageOf(ctx, body.PackageId);
+  if (ready.Status !== "Ready") throw notReady(ready);
   const { store } = ctx;
+  // A dry run against the target as it is now answers missing references at once; the job checks
+  // again when it runs, since installs queued before it may change the target.
+  const contents = await jobs.contentsOf(ready);
+  // The lock of the request's first turn is gone: the package is read anew before the write.
+  store.begin();
+  const record = packageOf(ctx, body.PackageId);
   const job: InstallJobRecord = {
     Id: packagesOf(store).counters.install + 1,
     Status: "Queued",
@@ -284,9 +296,6 @@ async function install(ctx: RouteContext, jobs: PackageJobs) {
     PrefixInactivatedFields: body.PrefixInactivatedFields ?? null,
     Choices: choicesOf(record, body),
   };
-  // A dry run against the target as it is now answers missing references at once; the job checks
-  // again when it runs, since installs queued before it may change the target.
-  const contents = await jobs.contentsOf(record);
   const dryRun = planInstall(catalogueOf(store).data, installInputOf(contents, job, store.isoNow()));
   if (dryRun.messages.length > 0) throw new HttpFailure(400, dryRun.messages);
   packagesOf(store).counters.install = job.Id;

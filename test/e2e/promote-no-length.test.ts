@@ -66,4 +66,23 @@ describe("egp apply: a package download without a length", () => {
       }),
     ]);
   }, 60_000);
+
+  it("refused after its bytes went: the download step takes back its 'uploaded' line, and the upload step sends the file", async () => {
+    const { prod, dir } = await emulators("");
+    prod.faults.script({ method: "POST", path: "/core/package/upload", times: 1, action: { status: 500 } });
+    const run = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const download = run.stdout.split("\n").filter((line) => line.startsWith("Package/GRC Core#download "));
+    const sent = download.findLastIndex((line) =>
+      /: sending on to local-prod as it downloads: uploaded /.test(line),
+    );
+    expect(sent).toBeGreaterThanOrEqual(0);
+    expect(download.slice(sent + 1), download.join("\n")).toContainEqual(
+      expect.stringMatching(
+        /^Package\/GRC Core#download \(local-dev\): not sent on to local-prod as it downloaded; the upload step sends the file \(\d+ ms since the step started\)$/,
+      ),
+    );
+    expect(run.stdout).toMatch(/^Package\/GRC Core#upload \(local-prod\): uploading .* \(100%\)$/m);
+    expect(installsOfUploaded(prod)).toEqual([1]);
+  }, 60_000);
 });

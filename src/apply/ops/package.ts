@@ -198,6 +198,7 @@ async function downloadInto(
   const partial = join(artifactsDir(context.stateDir), `download-${name}.zip`);
   let uploaded: number | undefined;
   let digest: string | undefined;
+  let sentOn = false;
   const bytes = await poll(context, "the package to be generated", "job", async () => {
     try {
       const onDownload = (p: Progress) => context.progress("downloading", p.bytes, p.total);
@@ -212,16 +213,24 @@ async function downloadInto(
         fileName: `${name}.zip`,
         onDownload,
         // This step's line, not the upload step's: it says where the bytes go as they arrive.
-        onUpload: (p) =>
-          context.progress(`sending on to ${pipelineTo.name} as it downloads: uploaded`, p.bytes, p.total),
+        onUpload: (p) => {
+          sentOn = true;
+          context.progress(`sending on to ${pipelineTo.name} as it downloads: uploaded`, p.bytes, p.total);
+        },
       });
       uploaded = result.uploaded;
       digest = result.sha256;
-      if (result.pipelined && uploaded === undefined)
+      // An "uploaded N KiB" line said of a copy that did not complete (a refusal, a failure) is taken back.
+      if (sentOn && uploaded === undefined)
+        context.progress(
+          `not sent on to ${pipelineTo.name} as it downloaded; the upload step sends the file`,
+        );
+      if (result.pipelined && uploaded === undefined) {
         context.logger.info(
           { step: context.step.id, error: result.uploadError },
           "the upload alongside the download did not complete; the upload step sends the file",
         );
+      }
       return result.bytes;
     } catch (error) {
       if (notReady(error)) return undefined;

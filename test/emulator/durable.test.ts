@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startEmulator } from "../../src/emulator/index.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { allPackages } from "../../src/emulator/packages/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { StateDb } from "../../src/emulator/state-db.ts";
@@ -52,6 +52,38 @@ async function spawnEmulator(
   child.stdout?.resume();
   child.stderr?.resume();
   return { child, url };
+}
+
+/**
+ * `work` with two processes on one data file: an `egp emulator --data FILE` child and an emulator
+ * of this process; both are ended after it (the child by SIGTERM, which closes its store).
+ */
+async function twoProcesses<T>(
+  dataFile: string,
+  seed: string,
+  more: readonly string[],
+  work: (child: { url: string }, here: Emulator) => Promise<T>,
+): Promise<T> {
+  const first = await spawnEmulator(dataFile, seed, more);
+  const exited = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
+  const second = await startEmulator({ seed, dataFile });
+  try {
+    return await work(first, second);
+  } finally {
+    first.child.kill("SIGTERM");
+    await exited;
+    await second.close();
+  }
+}
+
+/** What a process opening FILE afterwards finds in it. */
+async function reopened<T>(dataFile: string, look: (emulator: Emulator) => T): Promise<T> {
+  const emulator = await startEmulator({ dataFile });
+  try {
+    return look(emulator);
+  } finally {
+    await emulator.close();
+  }
 }
 
 async function parameterOf(raw: Raw, token: string): Promise<Json> {
@@ -110,19 +142,16 @@ describe("--data durability", () => {
       await killed;
     }
 
-    const reopened = await startEmulator({ dataFile });
-    try {
-      const missing = acknowledgedUsers.filter((name) => !reopened.store.userByName(name));
-      expect({ acknowledged: acknowledgedUsers.length, missing: missing.length }).toEqual({
-        acknowledged: acknowledgedUsers.length,
-        missing: 0,
-      });
-      // The stored update is the last one answered, or one sent after it (applied, answer lost).
-      const stored = Number(/update (\d+)/.exec(reopened.store.securityParameter(3)?.Description ?? "")?.[1]);
-      expect(stored).toBeGreaterThanOrEqual(lastAcknowledgedUpdate);
-    } finally {
-      await reopened.close();
-    }
+    const { missing, stored } = await reopened(dataFile, ({ store }) => ({
+      missing: acknowledgedUsers.filter((name) => !store.userByName(name)),
+      stored: Number(/update (\d+)/.exec(store.securityParameter(3)?.Description ?? "")?.[1]),
+    }));
+    expect({ acknowledged: acknowledgedUsers.length, missing: missing.length }).toEqual({
+      acknowledged: acknowledgedUsers.length,
+      missing: 0,
+    });
+    // The stored update is the last one answered, or one sent after it (applied, answer lost).
+    expect(stored).toBeGreaterThanOrEqual(lastAcknowledgedUpdate);
     // The last connection's close folds the WAL in: nothing but the file is left.
     expect(readdirSync(root).filter((name) => name.startsWith("killed.json"))).toEqual(["killed.json"]);
   });
@@ -131,10 +160,7 @@ describe("--data durability", () => {
     timeout: 30_000,
   }, async () => {
     const dataFile = join(root, "shared.json");
-    const first = await spawnEmulator(dataFile);
-    const exited = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
-    const second = await startEmulator({ seed: "empty", dataFile });
-    try {
+    await twoProcesses(dataFile, "empty", [], async (first, second) => {
       const [one, two] = [new Raw(first.url), new Raw(second.url)];
       const [tokenOne, tokenTwo] = [await one.token(), await two.token()];
       const create = async (raw: Raw, token: string, name: string) => {
@@ -157,59 +183,39 @@ describe("--data durability", () => {
         (await raw.read(`/core/system/user/${id}`, token)).body.RequestedObject?.LastName;
       expect(await read(one, tokenOne, ids[1] as number)).toBe("Two1");
       expect(await read(two, tokenTwo, ids[0] as number)).toBe("One0");
-    } finally {
-      first.child.kill("SIGTERM");
-      await exited;
-      await second.close();
-    }
-    const reopened = await startEmulator({ dataFile });
-    try {
-      const names = reopened.store.allUsers().map((record) => record.user.LastName);
-      for (let i = 0; i < 20; i++) expect(names).toContain(i % 2 === 0 ? `One${i}` : `Two${i}`);
-    } finally {
-      await reopened.close();
-    }
+    });
+    const names = await reopened(dataFile, (emulator) =>
+      emulator.store.allUsers().map((record) => record.user.LastName),
+    );
+    for (let i = 0; i < 20; i++) expect(names).toContain(i % 2 === 0 ? `One${i}` : `Two${i}`);
   });
 
   it("a process that ends keeps the packages another process made meanwhile (apply --env local-prod beside apply --env local-dev)", {
     timeout: 30_000,
   }, async () => {
     const dataFile = join(root, "packages-shared.json");
-    // The first process has read the packages (none) and writes nothing more before it ends.
-    const first = await spawnEmulator(dataFile, "demo-dev");
-    const exited = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
-    const second = await startEmulator({ seed: "demo-dev", dataFile });
-    let id: number;
-    try {
+    // The child has read the packages (none) and writes nothing more before it ends.
+    const id = await twoProcesses(dataFile, "demo-dev", [], async (_child, second) => {
       const raw = new Raw(second.url);
-      id = await createPackage(raw, await raw.token(), {
+      const made = await createPackage(raw, await raw.token(), {
         Name: "Made by the second",
         PackageObjects: [{ Guid: demoGuid("risks"), Type: "Application" }],
       });
       await second.store.settled();
-    } finally {
-      first.child.kill("SIGTERM");
-      await exited;
-      await second.close();
-    }
-    const reopened = await startEmulator({ dataFile });
-    try {
-      expect(allPackages(reopened.store).map((record) => [record.Id, record.Name])).toEqual([
-        [id, "Made by the second"],
-      ]);
-    } finally {
-      await reopened.close();
-    }
+      return made;
+    });
+    expect(
+      await reopened(dataFile, (emulator) =>
+        allPackages(emulator.store).map((record) => [record.Id, record.Name]),
+      ),
+    ).toEqual([[id, "Made by the second"]]);
   });
 
   it("a generation that ends in one process keeps the package another process made while it ran", {
     timeout: 30_000,
   }, async () => {
     const dataFile = join(root, "packages-generating.json");
-    const first = await spawnEmulator(dataFile, "demo-dev", ["--faults", "jobMs=1500"]);
-    const exited = new Promise<void>((resolve) => first.child.once("exit", () => resolve()));
-    const second = await startEmulator({ seed: "demo-dev", dataFile });
-    try {
+    await twoProcesses(dataFile, "demo-dev", ["--faults", "jobMs=1500"], async (first, second) => {
       const [one, two] = [new Raw(first.url), new Raw(second.url)];
       const tokenOne = await one.token();
       const body = (name: string) => ({
@@ -218,21 +224,17 @@ describe("--data durability", () => {
       });
       const generating = await createPackage(one, tokenOne, body("Generated by the first"));
       expect((await generate(one, tokenOne, generating)).status).toBe(200);
-      // Made while the first process's generation waits on its timer; nothing asks the first after.
+      // Made while the child's generation waits on its timer; nothing asks the child after.
       const tokenTwo = await two.token();
       const made = await createPackage(two, tokenTwo, body("Made by the second"));
       const read = async (id: number) =>
         (await two.read(`/core/package/${id}`, tokenTwo, { prefix: "/api" })).body.RequestedObject;
       await until(
         async () => ((await read(generating))?.Status === "Ready" ? true : undefined),
-        "the first process's generation",
+        "the child's generation",
       );
       expect(await read(made)).toMatchObject({ Name: "Made by the second", Status: "Created" });
-    } finally {
-      first.child.kill("SIGTERM");
-      await exited;
-      await second.close();
-    }
+    });
   });
 
   it("an earlier version's JSON data file is turned into SQLite on open, the JSON kept beside it", async () => {

@@ -126,6 +126,11 @@ export class PackageJobs {
     return packageById(this.store, packageId);
   }
 
+  /** An install job's record, read anew as `current` reads its package. */
+  private jobOf(packageId: number, jobId: number): InstallJobRecord | undefined {
+    return this.current(packageId)?.Installs.find((j) => j.Id === jobId);
+  }
+
   private async generate(packageId: number): Promise<void> {
     await sleep(this.duration("generateMs"), undefined, { signal: this.abort.signal });
     const started = this.current(packageId);
@@ -191,8 +196,7 @@ export class PackageJobs {
   }
 
   private async install(packageId: number, jobId: number): Promise<void> {
-    const jobOf = () => this.current(packageId)?.Installs.find((j) => j.Id === jobId);
-    const queued = jobOf();
+    const queued = this.jobOf(packageId, jobId);
     if (!queued) return;
     queued.Status = "Running";
     queued.StartedDate = this.store.isoNow();
@@ -205,7 +209,7 @@ export class PackageJobs {
       if (this.abort.signal.aborted) return;
       messages = messagesOf(error, "InstallFailed");
     }
-    const job = jobOf();
+    const job = this.jobOf(packageId, jobId);
     if (!job) return;
     job.ValidationMessages = messages;
     job.Status = messages.length === 0 ? "Succeeded" : "Failed";
@@ -218,11 +222,12 @@ export class PackageJobs {
    * the copy in when nothing failed.
    */
   private async apply(packageId: number, jobId: number): Promise<ValidationMessage[]> {
+    const gone = () => [message("PackageNotFound", `Package ${packageId} no longer exists.`)];
     const before = this.current(packageId);
-    if (!before) return [message("PackageNotFound", `Package ${packageId} no longer exists.`)];
+    if (!before) return gone();
     const contents = await this.contentsOf(before);
-    const job = this.current(packageId)?.Installs.find((j) => j.Id === jobId);
-    if (!job) return [message("PackageNotFound", `Package ${packageId} no longer exists.`)];
+    const job = this.jobOf(packageId, jobId);
+    if (!job) return gone();
     const result = planInstall(
       catalogueOf(this.store).data,
       installInputOf(contents, job, this.store.isoNow()),

@@ -72,7 +72,7 @@ async function releaseTargets(
       if (object.type !== "GlobalReport") requests.set(object.guid, { guid: object.guid, type: object.type });
   const [read, version] = await Promise.all([
     readPackageObjects(client, [...requests.values()], { deferDetails: true, ...(shared ? { shared } : {}) }),
-    versionOf(client),
+    readOnce(shared, "version", () => versionOf(client)),
   ]);
   const recorded = new Map(
     release.packages.flatMap((pkg) => pkg.objects.map((o) => [o.guid.toLowerCase(), o.fingerprint] as const)),

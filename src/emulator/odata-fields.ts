@@ -6,20 +6,19 @@ import type { FieldKind } from "./odata.ts";
  * zod schema, so that a list read's query follows the shape it answers without a second table.
  */
 
-interface Internals {
-  def: { type: string; innerType?: z.ZodType };
-  values?: Set<unknown>;
+/** The values an enum or a literal allows, through zod's public API. */
+function valuesOf(schema: z.ZodType): unknown[] {
+  if (schema.def.type === "enum") return (schema as z.ZodEnum).options;
+  if (schema.def.type === "literal") return [...(schema as z.ZodLiteral).values];
+  return [];
 }
 
-const internals = (schema: z.ZodType) => (schema as unknown as { _zod: Internals })._zod;
-
 function kindOf(schema: z.ZodType): FieldKind {
-  const zod = internals(schema);
-  const { type, innerType } = zod.def;
+  const { type, innerType } = schema.def as { type: string; innerType?: z.ZodType };
   if ((type === "nullable" || type === "optional") && innerType) return kindOf(innerType);
   if (type === "string" || type === "number" || type === "boolean") return type;
   if (type === "enum" || type === "literal") {
-    const values = [...(zod.values ?? [])];
+    const values = valuesOf(schema);
     if (values.every((v) => typeof v === "string")) return "string";
     if (values.every((v) => typeof v === "number")) return "number";
   }

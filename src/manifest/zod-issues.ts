@@ -106,7 +106,8 @@ interface Def {
   getter?: () => z.ZodType;
 }
 
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+/** zod's public definition of a schema (`schema.def`). */
+const defOf = (schema: z.ZodType): Def => schema.def as unknown as Def;
 
 /** The schemas a value at `path` may match: unions give several, wrappers are looked through. */
 function schemasAt(schema: z.ZodType, path: Path): z.ZodType[] {

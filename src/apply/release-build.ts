@@ -118,10 +118,7 @@ async function buildPackage(
   const sha256 = await downloadWhenReady(options, packageId);
   const file = artifactPath(options.stateDir, sha256);
   // Bytes that are not the package asked for are not kept: no release, and no file left behind.
-  await inspectPackage(
-    file,
-    objects.filter((o) => o.type !== "GlobalReport").map((o) => o.guid),
-  ).catch((error: unknown) => {
+  await inspectPackage(file).catch((error: unknown) => {
     rmSync(file, { force: true });
     throw error;
   });

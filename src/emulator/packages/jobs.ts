@@ -19,7 +19,8 @@ import { layoutOf, writePackageZip } from "./zip-writer.ts";
 /*
  * Generate and install are asynchronous jobs, as on real instances. A generation runs on its own
  * timer; installs wait in one FIFO queue and run one at a time. `--faults jobMs=N` overrides both
- * durations (slow jobs for chaos runs). Closing the emulator cancels whatever is waiting.
+ * durations, `generateMs=N` or `installMs=N` one (slow jobs for chaos runs and tests of waiting).
+ * Closing the emulator cancels whatever is waiting.
  */
 
 export interface JobContext {
@@ -75,7 +76,8 @@ export class PackageJobs {
   }
 
   private duration(kind: "generateMs" | "installMs"): number {
-    return this.context.faults.spec.jobMs ?? this.context.options.jobs[kind];
+    const { spec } = this.context.faults;
+    return spec[kind] ?? spec.jobMs ?? this.context.options.jobs[kind];
   }
 
   private track(work: Promise<void>): void {

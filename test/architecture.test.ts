@@ -81,9 +81,9 @@ const MAY_IMPORT: Record<Stage, Rule> = {
     node: ["node:crypto"],
   },
   // io also holds the exclusive lock file that apply's lock and the emulator's data file share.
-  // Amended: a package's manifest.json is checked with wire's schema; the steps need the desired
-  // state's type (secrets, the environment's limits, the prune policy).
-  apply: { runtime: ["client", "plan", "state", "io", "wire", "store"], types: ["manifest"] },
+  // The steps need the desired state's type (secrets, the environment's limits, the prune policy)
+  // and wire's types of what they send; no schema of wire: a package file is opaque to apply.
+  apply: { runtime: ["client", "plan", "state", "io", "store"], types: ["manifest", "wire"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
   // Amended: the composer reads the manifests and the live state and calls the pure planner; the

@@ -1,5 +1,4 @@
 import {
-  appendFileSync,
   closeSync,
   constants,
   fsync,
@@ -337,9 +336,4 @@ export class Journal {
     }
     return { plan, done, interrupted: started, origins, complete, startedAt: planned.at };
   }
-}
-
-/** Appends without reading, for tests that simulate a torn write or a hand-written line. */
-export function appendRaw(file: string, text: string): void {
-  appendFileSync(file, text);
 }

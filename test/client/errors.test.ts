@@ -46,7 +46,6 @@ const ALL_CODES: readonly string[] = [
 
 /** `EGP_…` names that are environment variables, not error codes. */
 const ENVIRONMENT_VARIABLES = new Set([
-  "EGP_EMULATOR_OPTIONS",
   "EGP_EMULATOR_PASSWORD",
   "EGP_EMULATOR_ATTACHMENT_KEY",
   "EGP_INTERRUPT_GRACE_SECONDS",

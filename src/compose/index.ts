@@ -7,6 +7,8 @@ export {
   freezeNotice,
   freezeState,
 } from "./freeze-gate.ts";
+export type { Kind, Kinds } from "./kinds.ts";
+export { BUILT_IN_KINDS, builtInKinds, createKinds } from "./kinds.ts";
 export type {
   EnvironmentPlan,
   OpenEnvironment,

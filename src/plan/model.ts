@@ -72,7 +72,7 @@ export interface Change {
   source?: SourceLocation;
 }
 
-/** The operations the executor knows: the keys of the step-input registry (kinds/steps.ts). */
+/** An op of a kind: one of egp's own (kinds/steps.ts) or one a kind from outside egp declares. */
 export type { StepOp };
 
 export interface Step {

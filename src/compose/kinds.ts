@@ -85,11 +85,11 @@ function partProblems(kind: Kind): string[] {
     ["planner", kind.planner.kind],
     ...(kind.exporter ? [["exporter", kind.exporter.kind]] : []),
   ];
-  for (const [part, name] of parts)
-    if (name !== kind.name) problems.push(`its ${part} is of kind ${name}`);
+  for (const [part, name] of parts) if (name !== kind.name) problems.push(`its ${part} is of kind ${name}`);
   const declared = Object.keys(kind.steps.ops);
   const handled = Object.keys(kind.ops).filter((op) => kind.ops[op] !== undefined);
-  for (const op of declared.filter((op) => !handled.includes(op))) problems.push(`no handler for its op ${op}`);
+  for (const op of declared.filter((op) => !handled.includes(op)))
+    problems.push(`no handler for its op ${op}`);
   for (const op of handled.filter((op) => !declared.includes(op)))
     problems.push(`a handler for ${op}, which its steps do not declare`);
   for (const op of (kind.outlivePlan ?? []).filter((op) => !declared.includes(op)))

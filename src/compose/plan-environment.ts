@@ -103,7 +103,10 @@ async function startReading(
   keys: (kind: string) => readonly string[] | undefined,
   run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean; kinds: Kinds },
 ): Promise<Reading | undefined> {
-  const environments = validateRepository({ ...repository, manifests: [] }, { env, kinds: run.kinds.documents });
+  const environments = validateRepository(
+    { ...repository, manifests: [] },
+    { env, kinds: run.kinds.documents },
+  );
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
   const mentioned = run.everyKind ? () => true : (kind: string) => mentions(repository, kind);

@@ -166,9 +166,9 @@ export {
   writePlanFile,
 } from "./plan/index.ts";
 export { makeStep } from "./plan/kinds/make-step.ts";
+export type { KindSteps } from "./plan/kinds/steps.ts";
 export type { PruneInput, PruneVisitor } from "./plan/prune.ts";
 export { prunePass } from "./plan/prune.ts";
-export type { KindSteps } from "./plan/kinds/steps.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, SharedReads } from "./state/index.ts";
 export { liveOf, readLiveState, sharedReads } from "./state/index.ts";

@@ -592,7 +592,15 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     const hit = usable ? readState(stateCache, config.name, stateKey, options.readAhead) : undefined;
     const state =
       usable && hit
-        ? stateFromCache(hit, config, source, filesOf(config, source), valuesOf(config, source), issues, kinds)
+        ? stateFromCache(
+            hit,
+            config,
+            source,
+            filesOf(config, source),
+            valuesOf(config, source),
+            issues,
+            kinds,
+          )
         : undefined;
     if (hit && state)
       return finish(issues, [state], {

@@ -7,7 +7,7 @@ import type { PartDifference } from "./part-difference.ts";
 /** Version of the plan file format (docs/plan-format.md). */
 export const PLAN_FORMAT_VERSION = 1;
 
-/** The kinds of the registry (kinds/steps.ts). */
+/** The kinds a plan can name (kinds/steps.ts). */
 /** What happens to one resource (actions.ts). */
 export type { ChangeAction, ChangeKind };
 

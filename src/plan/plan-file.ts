@@ -60,75 +60,79 @@ function oneOf<T extends string>(names: readonly T[]) {
 /** The plan file's schema for the kinds a process has: their names, their ops, their inputs. */
 const planFileSchema = (steps: StepKinds) =>
   z.object({
-  formatVersion: z.literal(PLAN_FORMAT_VERSION),
-  id: z.string(),
-  environment: z.string(),
-  sourceEnvironment: z.string().optional(),
-  createdAt: z.string(),
-  digests: z.object({ manifests: z.string(), live: z.string(), liveParts: z.record(z.string(), z.string()) }),
-  options: z.object({
-    allowDelete: z.boolean(),
-    enforceRoles: z.boolean(),
-    targets: z.array(z.string()).min(1).optional(),
-    manifests: z.array(z.string()).min(1).optional(),
-  }),
-  partial: z.object({ targeted: z.number(), of: z.number() }).optional(),
-  changes: z.array(
-    z.object({
-      id: z.string(),
-      kind: oneOf<ChangeKind>(steps.kinds),
-      key: z.string(),
-      action: z.enum(CHANGE_ACTIONS),
-      fields: z.array(
-        z.object({
-          field: z.string(),
-          before: z.unknown().optional(),
-          after: z.unknown().optional(),
-          verifiable: z.boolean(),
-          sensitive: z.array(z.string()).optional(),
-          parts: z.array(Part).optional(),
-          dependencyOf: z.object({ object: z.string(), field: z.string() }).optional(),
-        }),
-      ),
-      notes: z.array(z.string()),
-      destructive: z.boolean(),
-      source: Location.optional(),
+    formatVersion: z.literal(PLAN_FORMAT_VERSION),
+    id: z.string(),
+    environment: z.string(),
+    sourceEnvironment: z.string().optional(),
+    createdAt: z.string(),
+    digests: z.object({
+      manifests: z.string(),
+      live: z.string(),
+      liveParts: z.record(z.string(), z.string()),
     }),
-  ),
-  steps: z.array(
-    z
-      .object({
-        id: z.string(),
-        change: z.string(),
-        op: oneOf<StepOp>(steps.ops),
-        environment: z.string(),
-        dependsOn: z.array(z.string()),
-        input: z.record(z.string(), z.unknown()),
-      })
-      .superRefine(inputChecker(steps)),
-  ),
-  unmanaged: z.array(z.object({ kind: oneOf<ChangeKind>(steps.kinds), key: z.string() })),
-  // Absent in plan files written before exclusions existed.
-  excluded: z.array(z.object({ kind: oneOf<ChangeKind>(steps.kinds), key: z.string() })).default([]),
-  notRead: z.array(z.string()).optional(),
-  summary: z.object({
-    add: z.number(),
-    change: z.number(),
-    destroy: z.number(),
-    promote: z.number(),
-    drift: z.number(),
-  }),
-  sensitive: z
-    .array(
+    options: z.object({
+      allowDelete: z.boolean(),
+      enforceRoles: z.boolean(),
+      targets: z.array(z.string()).min(1).optional(),
+      manifests: z.array(z.string()).min(1).optional(),
+    }),
+    partial: z.object({ targeted: z.number(), of: z.number() }).optional(),
+    changes: z.array(
       z.object({
-        step: z.string(),
-        path: z.array(z.union([z.string(), z.number()])),
-        reference: z.string(),
-        digest: z.string().optional(),
+        id: z.string(),
+        kind: oneOf<ChangeKind>(steps.kinds),
+        key: z.string(),
+        action: z.enum(CHANGE_ACTIONS),
+        fields: z.array(
+          z.object({
+            field: z.string(),
+            before: z.unknown().optional(),
+            after: z.unknown().optional(),
+            verifiable: z.boolean(),
+            sensitive: z.array(z.string()).optional(),
+            parts: z.array(Part).optional(),
+            dependencyOf: z.object({ object: z.string(), field: z.string() }).optional(),
+          }),
+        ),
+        notes: z.array(z.string()),
+        destructive: z.boolean(),
+        source: Location.optional(),
       }),
-    )
-    .optional(),
-  sealing: z.object({ salt: z.string(), keyed: z.boolean() }).optional(),
+    ),
+    steps: z.array(
+      z
+        .object({
+          id: z.string(),
+          change: z.string(),
+          op: oneOf<StepOp>(steps.ops),
+          environment: z.string(),
+          dependsOn: z.array(z.string()),
+          input: z.record(z.string(), z.unknown()),
+        })
+        .superRefine(inputChecker(steps)),
+    ),
+    unmanaged: z.array(z.object({ kind: oneOf<ChangeKind>(steps.kinds), key: z.string() })),
+    // Absent in plan files written before exclusions existed.
+    excluded: z.array(z.object({ kind: oneOf<ChangeKind>(steps.kinds), key: z.string() })).default([]),
+    notRead: z.array(z.string()).optional(),
+    summary: z.object({
+      add: z.number(),
+      change: z.number(),
+      destroy: z.number(),
+      promote: z.number(),
+      drift: z.number(),
+    }),
+    sensitive: z
+      .array(
+        z.object({
+          step: z.string(),
+          path: z.array(z.union([z.string(), z.number()])),
+          reference: z.string(),
+          digest: z.string().optional(),
+        }),
+      )
+      .optional(),
+    sealing: z.object({ salt: z.string(), keyed: z.boolean() }).optional(),
   });
 
 /** Made once per kinds value: a plan file is read against the kinds of the process reading it. */
@@ -142,7 +146,6 @@ function schemaFor(steps: StepKinds): ReturnType<typeof planFileSchema> {
   }
   return schema;
 }
-
 
 /** A plan file that can't be read: not JSON, another format version, or a damaged plan. */
 export class PlanFileError extends Error {

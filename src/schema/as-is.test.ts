@@ -304,7 +304,11 @@ describe("the validation shortcut", () => {
 
   it("agrees with zod on every kind's schema for a sample of values", () => {
     const samples = [...VALID_USERS, ...INVALID_USERS, { kind: "SecurityParameter", name: "p" }, {}];
-    const schemas = [...BUILT_IN_DOCUMENT_KINDS.all.map((kind) => kind.schema), UserDocument, SecurityParameterDocument];
+    const schemas = [
+      ...BUILT_IN_DOCUMENT_KINDS.all.map((kind) => kind.schema),
+      UserDocument,
+      SecurityParameterDocument,
+    ];
     for (const schema of schemas) {
       for (const value of samples) {
         const { fast, slow } = bothOn(schema, value);

@@ -89,9 +89,7 @@ export async function readLiveState(
 }
 
 function partDigests(state: LiveParts, kinds: readonly AnyLiveKind[]): LiveState["partDigests"] {
-  return Object.fromEntries(
-    kinds.map((kind) => [kind.part, kind.digest(state)]),
-  ) as LiveState["partDigests"];
+  return Object.fromEntries(kinds.map((kind) => [kind.part, kind.digest(state)])) as LiveState["partDigests"];
 }
 
 function combine(environment: string, parts: LiveState["partDigests"]): string {

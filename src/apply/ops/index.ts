@@ -1,5 +1,5 @@
-import { type AnyLiveKind, BUILT_IN_LIVE_KINDS } from "../../state/index.ts";
 import { BUILT_IN_STEPS, type BuiltInStepOp, type StepKinds } from "../../plan/index.ts";
+import { type AnyLiveKind, BUILT_IN_LIVE_KINDS } from "../../state/index.ts";
 import { packageOps, packageOpsOutlivingPlan } from "./package.ts";
 import { securityParameterOps } from "./security-parameter.ts";
 import type { OpHandler, OpRegistry } from "./types.ts";

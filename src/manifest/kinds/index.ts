@@ -28,7 +28,9 @@ export type DesiredPrunePolicy = PruneOptions & {
   readonly [plural: string]: unknown;
   kind: "PrunePolicy";
   /** Names never pruned (case-insensitive, `*` globs), per prunable kind. */
-  exclude: { readonly [P in PrunablePlural]: readonly string[] } & Readonly<Record<string, readonly string[]>>;
+  exclude: { readonly [P in PrunablePlural]: readonly string[] } & Readonly<
+    Record<string, readonly string[]>
+  >;
   /** Where the policy is written; null when no document sets one (everything is ignored). */
   source: SourceLocation | null;
 };

@@ -23,4 +23,7 @@ export interface PlanKinds {
 }
 
 /** egp's own kinds, as the planner sees them. */
-export const BUILT_IN_PLAN_KINDS: PlanKinds = Object.freeze({ planners: BUILT_IN_PLANNERS, steps: BUILT_IN_STEPS });
+export const BUILT_IN_PLAN_KINDS: PlanKinds = Object.freeze({
+  planners: BUILT_IN_PLANNERS,
+  steps: BUILT_IN_STEPS,
+});

@@ -75,7 +75,9 @@ function declarationProblems(steps: KindSteps): string[] {
         .map((op) => `action ${action} runs ${op}, which is not one of its ops`),
     ),
     ...ops.filter((op) => !run.has(op)).map((op) => `no action runs its op ${op}`),
-    ...(steps.first ?? []).filter((op) => !ops.includes(op)).map((op) => `first names ${op}, not one of its ops`),
+    ...(steps.first ?? [])
+      .filter((op) => !ops.includes(op))
+      .map((op) => `first names ${op}, not one of its ops`),
   ];
 }
 

@@ -251,7 +251,6 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "export/x.ts", specifier: "../client/index.ts", typeOnly: false },
       { file: "cli/x.ts", specifier: "../export/index.ts", typeOnly: false },
       { file: "wire/x.ts", specifier: "undici", typeOnly: false },
-      { file: "compose/x.ts", specifier: "../apply/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../cli/connect.ts", typeOnly: true },
     ];
@@ -264,7 +263,6 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "apply imports types from cli (../cli/errors.ts)",
       "export imports client (../client/index.ts)",
       "wire imports the package undici",
-      "compose imports apply (../apply/index.ts)",
       "compose imports emulator (../emulator/index.ts)",
       "compose imports types from cli (../cli/connect.ts)",
     ]);

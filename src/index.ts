@@ -118,14 +118,13 @@ export type {
   PlanEnvironmentOptions,
 } from "./compose/index.ts";
 export {
-  builtInKinds,
   clientOptionsOf,
-  createKinds,
   httpConnections,
   openProjectStore,
   planEnvironment,
   readEnvironment,
 } from "./compose/index.ts";
+export { BUILT_IN_KINDS, builtInKinds, createKinds } from "./compose/kinds.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { exportManifests } from "./export/index.ts";
 export type { DesiredState, EnvironmentConfig, ManifestIssue, SourceLocation } from "./manifest/index.ts";

@@ -33,7 +33,8 @@ import {
   startPackagesAhead,
 } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { BUILT_IN_KINDS, type Kinds } from "./kinds.ts";
+// Types only: a plan with egp's own kinds loads no part of the apply and export stages (kinds.ts bundles them).
+import type { Kinds } from "./kinds.ts";
 import { withRelease } from "./release-gate.ts";
 
 /**
@@ -101,11 +102,11 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean; kinds: Kinds },
+  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean; kinds?: Kinds },
 ): Promise<Reading | undefined> {
   const environments = validateRepository(
     { ...repository, manifests: [] },
-    { env, kinds: run.kinds.documents },
+    { env, ...(run.kinds ? { kinds: run.kinds.documents } : {}) },
   );
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
@@ -127,7 +128,7 @@ async function startReading(
     mentioned,
     run.managedOnly,
     run.shared.of(environment.name),
-    run.kinds.live,
+    run.kinds?.live,
   );
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
@@ -189,17 +190,14 @@ function loadDesired(
   repository: Repository,
   env: string,
   cache: ManifestCache | undefined,
-  kinds: Kinds,
+  kinds: Kinds | undefined,
   readAhead?: LoadOptions["readAhead"],
 ) {
-  if (!cache) return environmentOf(repository, env, { kinds: kinds.documents });
+  const documents = kinds ? { kinds: kinds.documents } : {};
+  if (!cache) return environmentOf(repository, env, documents);
   // Saved whether the load passed or not: a file that parsed is worth keeping while another is fixed.
   try {
-    return environmentOf(repository, env, {
-      cache,
-      kinds: kinds.documents,
-      ...(readAhead ? { readAhead } : {}),
-    });
+    return environmentOf(repository, env, { cache, ...documents, ...(readAhead ? { readAhead } : {}) });
   } finally {
     cache.save();
   }
@@ -211,15 +209,15 @@ function loadDesired(
  * interface can narrow a read.
  */
 export async function readEnvironment(input: PlanEnvironmentOptions): Promise<PlanContext> {
-  const { dir, env, open, options = {}, kinds = BUILT_IN_KINDS } = input;
-  const targets = parseTargets(options.targets, kinds.steps.kinds);
+  const { dir, env, open, options = {}, kinds } = input;
+  const targets = parseTargets(options.targets, kinds?.steps.kinds);
   // Reads of the source are kept for the plan (or the caller's run): each is made once.
   const shared = input.shared ?? sharedReads();
   const { reading, ahead, loaded } = await loadEnvironment({ ...input, shared }, targets);
   const desired = await withRelease(dir, loaded.state, input.store);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
-  const wanted = narrowDesired(desired, targets, kinds.planners);
+  const wanted = narrowDesired(desired, targets, kinds?.planners);
   const target = await open(desired.environment);
   const source =
     wanted.packagesFrom && wanted.packages.length > 0 ? await open(wanted.packagesFrom) : undefined;
@@ -231,7 +229,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     shared,
     ...(options.allowDelete ? { everyKind: true } : {}),
     ...(input.managedOnly ? { managedOnly: true } : {}),
-    kinds: kinds.live,
+    ...(kinds ? { kinds: kinds.live } : {}),
   });
   return { desired, live, warnings };
 }
@@ -242,15 +240,15 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
  * while the live state is read beside them.
  */
 async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnType<typeof parseTargets>) {
-  const { dir, env, open, options = {}, kinds = BUILT_IN_KINDS } = input;
+  const { dir, env, open, options = {}, kinds } = input;
   const repository = selectManifests(await readRepository(dir), options.manifests);
-  const keys = (kind: string) => keysToRead(targets, kind, kinds.planners);
+  const keys = (kind: string) => keysToRead(targets, kind, kinds?.planners);
   const reading = await startReading(repository, env, open, keys, {
     everyKind: options.allowDelete === true,
     narrowed: targets.length > 0,
     shared: input.shared ?? sharedReads(),
     managedOnly: input.managedOnly === true,
-    kinds,
+    ...(kinds ? { kinds } : {}),
   });
   const ahead =
     input.cache && reading
@@ -273,7 +271,7 @@ export async function planEnvironment(input: PlanEnvironmentOptions): Promise<En
     context.desired,
     context.live,
     { ...input.options, createdAt: (input.now?.() ?? new Date()).toISOString() },
-    input.kinds ?? BUILT_IN_KINDS,
+    input.kinds,
   );
   return { ...context, plan };
 }

@@ -6,7 +6,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyPlan, executePlan, Journal, PlanMismatchError } from "../../src/apply/index.ts";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
-import { builtInKinds, createKinds } from "../../src/compose/index.ts";
+import { builtInKinds, createKinds } from "../../src/compose/kinds.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { exportManifests } from "../../src/export/index.ts";
 import { loadEnvironment, ManifestError, schemaFiles } from "../../src/manifest/index.ts";

@@ -129,8 +129,8 @@ export function createKinds(list: readonly Kind[]): Kinds {
     live: liveKinds(list.flatMap((kind) => (kind.live ? [kind.live] : []))),
     steps: stepKinds(list.map((kind) => kind.steps)),
     planners: Object.freeze(list.map((kind) => kind.planner)),
-    ops: Object.freeze(Object.assign({}, ...list.map((kind) => kind.ops))) as OpRegistry,
-    outlivePlan: new Set(list.flatMap((kind) => kind.outlivePlan ?? [])) as ReadonlySet<string>,
+    ops: Object.freeze(Object.fromEntries(list.flatMap((kind) => Object.entries(kind.ops)))),
+    outlivePlan: new Set(list.flatMap((kind) => kind.outlivePlan ?? [])),
     exporters: Object.freeze(exporters),
     named: (name: string) => byName.get(name),
   });

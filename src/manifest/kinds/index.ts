@@ -95,7 +95,7 @@ function assertUnique(listed: readonly AnyKind[]): void {
  */
 export function documentKinds(listed: readonly AnyKind[]): DocumentKinds {
   assertUnique(listed);
-  const prunable = listed.filter(isPrunable) as PrunableKind[];
+  const prunable: PrunableKind[] = listed.filter(isPrunable);
   const prunePolicy = prunePolicyKind<DesiredPrunePolicy>(prunable);
   const all: readonly AnyKind[] = Object.freeze([...listed, prunePolicy]);
   const byName = new Map(all.map((kind) => [kind.kind, kind]));

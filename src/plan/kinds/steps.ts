@@ -123,7 +123,7 @@ export function stepKinds(list: readonly KindSteps[]): StepKinds {
   return Object.freeze({
     kinds: Object.freeze([...byKind.keys()]),
     ops: Object.freeze([...kindOf.keys()]),
-    first: new Set(list.flatMap((steps) => steps.first ?? [])) as ReadonlySet<string>,
+    first: new Set(list.flatMap((steps) => steps.first ?? [])),
     kindOfOp: (op: string) => kindOf.get(op),
     opsOf: (kind: string, action: ChangeAction) => byKind.get(kind)?.actions[action] ?? [],
     inputSchema: (op: string) => schemas.get(op),

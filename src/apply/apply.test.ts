@@ -12,7 +12,7 @@ import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
 import { Journal } from "./journal.ts";
 import { acquireLock, isStale, LockedError } from "./lock.ts";
-import { OPS } from "./ops/index.ts";
+import { BUILT_IN_OPS } from "./ops/index.ts";
 import type { OpRegistry } from "./ops/types.ts";
 import { generatePassword } from "./password.ts";
 
@@ -225,7 +225,7 @@ describe("executePlan", () => {
       stateDir: dir,
       concurrency: 1,
       logger: quiet,
-      ops: { ...OPS, "user.create": async () => ({ id: 1 }) },
+      ops: { ...BUILT_IN_OPS, "user.create": async () => ({ id: 1 }) },
     });
     expect(result.failed).toEqual([
       {

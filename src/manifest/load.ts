@@ -9,14 +9,11 @@ import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } fr
 import { bytesOf, fileRead, type RepositoryFile } from "./file-bytes.ts";
 import { instanceIdentityOfDocument } from "./instance-identity.ts";
 import {
+  BUILT_IN_DOCUMENT_KINDS,
   type DesiredDocument,
   type DesiredLists,
   type DesiredPrunePolicy,
-  isBuiltInKind,
-  KINDS,
-  kindNamed,
-  LISTED_KINDS,
-  NO_PRUNING,
+  type DocumentKinds,
 } from "./kinds/index.ts";
 import {
   ENVIRONMENT_NAME,
@@ -64,6 +61,8 @@ export interface LoadOptions {
    * hashing every file and reading the entry again (`state` undefined: the cache had none to give).
    */
   readAhead?: { key: string; state: CachedState | undefined };
+  /** The document kinds to load (a kinds value's `documents`); egp's own by default. */
+  kinds?: DocumentKinds;
 }
 
 export interface LoadStats {
@@ -193,8 +192,7 @@ function scopeOf(
   return new Set(list as string[]);
 }
 
-/** Read per message, so that a kind registered after this module loaded is named too. */
-const kindNames = () => KINDS.map((kind) => kind.kind).join(", ");
+const kindNames = (kinds: DocumentKinds) => kinds.all.map((kind) => kind.kind).join(", ");
 
 interface ManifestScan {
   entries: ManifestEntry[];
@@ -222,6 +220,7 @@ function scanManifests(
   unset: UnsetVariables,
   issues: ManifestIssue[],
   cache: ManifestCache | undefined,
+  kinds: DocumentKinds,
 ): ManifestScan {
   const entries: ManifestEntry[] = [];
   let documents = 0;
@@ -232,15 +231,15 @@ function scanManifests(
     for (const [position, document] of parsed.documents.entries()) {
       const anonymous = reporterFor(document, ["documents", document.index], issues);
       if (!isMapping(document.value)) {
-        anonymous.error([], `a document is a mapping with a kind (${kindNames()})`);
+        anonymous.error([], `a document is a mapping with a kind (${kindNames(kinds)})`);
         continue;
       }
-      const kind = kindNamed(document.value.kind) as Kind<DesiredDocument> | undefined;
+      const kind = kinds.named(document.value.kind) as Kind<DesiredDocument> | undefined;
       if (!kind) {
         const missing = document.value.kind === undefined;
         anonymous.error(
           ["kind"],
-          missing ? `is required (${kindNames()})` : `expected one of ${kindNames()}`,
+          missing ? `is required (${kindNames(kinds)})` : `expected one of ${kindNames(kinds)}`,
         );
         continue;
       }
@@ -252,7 +251,7 @@ function scanManifests(
       const substitution = substituteDocument(document, variables, prefix, unset);
       issues.push(...substitution);
       // Only a document that names no variable is kept validated: its data holds no substituted value.
-      const keeps = cached !== undefined && document.substituted.size === 0 && isBuiltInKind(kind);
+      const keeps = cached !== undefined && document.substituted.size === 0 && kinds.cacheable(kind);
       const validated = keeps ? cached.data[position] : undefined;
       const before = issues.length;
       if (cache && validated !== undefined) cache.stats.validated += 1;
@@ -378,9 +377,10 @@ function runRules(
   environment: EnvironmentConfig,
   documents: PlacedDocument[],
   issues: ManifestIssue[],
+  kinds: DocumentKinds,
 ): boolean {
   const before = issues.length;
-  for (const rule of environmentRules()) rule({ environment, documents });
+  for (const rule of environmentRules(kinds)) rule({ environment, documents });
   return issues.length === before;
 }
 
@@ -390,17 +390,18 @@ function assembleState(
   all: readonly DesiredDocument[],
   files: readonly RepositoryFile[],
   sensitive: SensitiveValue[],
+  kinds: DocumentKinds,
 ): DesiredState {
   const desired = all.filter((d) => !isAbsent(d));
-  // Each listed kind's documents under its plural, in the registry's order. The filter by `kind`
-  // is what makes each list of its kind's type; TypeScript can't follow it through the map.
+  // Each listed kind's documents under its plural, in the list's order. The filter by `kind` is
+  // what makes each list of its kind's type; TypeScript can't follow it through the map.
   const lists = Object.fromEntries(
-    LISTED_KINDS.map((kind) => [kind.plural, desired.filter((d) => d.kind === kind.kind)]),
+    kinds.listed.map((kind) => [kind.plural, desired.filter((d) => d.kind === kind.kind)]),
   ) as unknown as DesiredLists;
   const state: DesiredState = {
     environment,
     ...lists,
-    prune: desired.find((d): d is DesiredPrunePolicy => d.kind === "PrunePolicy") ?? NO_PRUNING,
+    prune: desired.find((d): d is DesiredPrunePolicy => d.kind === "PrunePolicy") ?? kinds.noPruning,
     absent: all.filter(isAbsent),
     digest: digestOf(files),
     files: files.map((file) => file.path),
@@ -451,12 +452,12 @@ const CONNECTION_ONLY = new Set(["url", "instance", "auth", "tls", "limits", "ti
 
 /**
  * A state is kept, and taken from the cache, only when it is the same for the same bytes: egp's own
- * kinds and rules only (a registered kind's code is not in the cache's fingerprint), and no value
+ * kinds and rules only (a plugin kind's code is not in the cache's fingerprint), and no value
  * from a variable that its documents could see. Its documents' variables are checked where it is
  * kept; the environment file may take its connection from variables (url, auth, …), nothing else.
  */
-function keepsState(environment: LoadedEnvironment | undefined): boolean {
-  if (!environment?.document || !KINDS.every(isBuiltInKind)) return false;
+function keepsState(environment: LoadedEnvironment | undefined, kinds: DocumentKinds): boolean {
+  if (!environment?.document || !kinds.builtInOnly) return false;
   for (const path of environment.document.substituted.keys())
     if (!CONNECTION_ONLY.has(path.split(/[.[]/, 1)[0] ?? "")) return false;
   return true;
@@ -516,28 +517,35 @@ function stateFromCache(
   files: readonly RepositoryFile[],
   environmentValues: readonly SensitiveValue[],
   issues: ManifestIssue[],
+  kinds: DocumentKinds,
 ): DesiredState | undefined {
   const documents: PlacedDocument[] = [];
   for (const desired of hit.documents as DesiredDocument[]) {
-    const kind = kindNamed(desired.kind);
+    const kind = kinds.named(desired.kind);
     if (!kind) return undefined;
     documents.push({ kind, desired, report: UNPARSED });
   }
   try {
-    runRules(environment, documents, issues);
+    runRules(environment, documents, issues, kinds);
   } catch (error) {
     if (error instanceof RuleSpoke) return undefined;
     throw error;
   }
   issues.push(...hit.warnings);
-  return assembleState(environment, packagesFrom, hit.documents as DesiredDocument[], files, [
-    ...environmentValues,
-  ]);
+  return assembleState(
+    environment,
+    packagesFrom,
+    hit.documents as DesiredDocument[],
+    files,
+    [...environmentValues],
+    kinds,
+  );
 }
 
 /** Validates a repository that has been read: the three steps, for every environment or one. */
 export function validateRepository(repository: Repository, options: LoadOptions = {}): LoadResult {
   const issues: ManifestIssue[] = [];
+  const kinds = options.kinds ?? BUILT_IN_DOCUMENT_KINDS;
   const settings = {
     variables: options.variables ?? process.env,
     fileExists: options.fileExists ?? existsSync,
@@ -580,11 +588,19 @@ export function validateRepository(repository: Repository, options: LoadOptions 
   if (stateCache && options.env !== undefined) {
     const config = configOf(options.env);
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
-    const usable = config !== null && source !== null && keepsState(loaded.get(config.name));
+    const usable = config !== null && source !== null && keepsState(loaded.get(config.name), kinds);
     const hit = usable ? readState(stateCache, config.name, stateKey, options.readAhead) : undefined;
     const state =
       usable && hit
-        ? stateFromCache(hit, config, source, filesOf(config, source), valuesOf(config, source), issues)
+        ? stateFromCache(
+            hit,
+            config,
+            source,
+            filesOf(config, source),
+            valuesOf(config, source),
+            issues,
+            kinds,
+          )
         : undefined;
     if (hit && state)
       return finish(issues, [state], {
@@ -602,6 +618,7 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     settings.unsetVariables,
     issues,
     options.cache,
+    kinds,
   );
 
   const states: DesiredState[] = [];
@@ -618,14 +635,14 @@ export function validateRepository(repository: Repository, options: LoadOptions 
       issues,
       options.buildPackages,
     );
-    const quiet = runRules(config, placed.documents, issues);
+    const quiet = runRules(config, placed.documents, issues, kinds);
     if (errorCount(issues) > errorsBefore) continue;
     const documents = placed.documents.map((document) => document.desired);
-    states.push(assembleState(config, source, documents, filesOf(config, source), placed.sensitive));
+    states.push(assembleState(config, source, documents, filesOf(config, source), placed.sensitive, kinds));
     if (
       stateCache &&
       quiet &&
-      keepsState(loaded.get(name)) &&
+      keepsState(loaded.get(name), kinds) &&
       scan.entries.every((entry) => entry.document.substituted.size === 0) &&
       documents.every(isPlainData)
     )

@@ -2,6 +2,8 @@
 export const PlanErrorCode = {
   Invalid: "EGP_PLAN_INVALID",
   FileInvalid: "EGP_PLAN_FILE_INVALID",
+  /** A saved plan names a kind the applying process was not given (a plugin kind). */
+  UnknownKind: "EGP_PLAN_UNKNOWN_KIND",
   /** An environment's release has not been applied and verified where `requiresVerifiedOn` asks. */
   ReleaseNotVerified: "EGP_RELEASE_NOT_VERIFIED",
   /** A release's file or record in the store disagrees with the committed `releases/<name>.yaml`. */

@@ -193,6 +193,15 @@ export interface Kind<
   restore(data: unknown): PreparedDocument<Desired>;
 }
 
+/**
+ * A kind's documents in a desired state loaded with it, typed as its `normalize` returns them: the
+ * state's type knows egp's own lists only, and a plugin kind's code knows its own.
+ */
+export function documentsOf<Desired>(kind: Kind<Desired>, desired: object): readonly Desired[] {
+  const list = (desired as Readonly<Record<string, unknown>>)[kind.plural];
+  return Array.isArray(list) ? (list as readonly Desired[]) : [];
+}
+
 /** `file:line:col` of a field of a document, for a message that points at another document. */
 export function whereIs(report: Reporter, field: string): string {
   const { file, line, column } = report.document.locate([field]);

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { wireUser } from "../../test/builders/wire.ts";
 import { KINDS } from "../manifest/kinds/index.ts";
-import { PackageDocument } from "../manifest/kinds/package.ts";
 import { SecurityParameterDocument } from "../manifest/kinds/security-parameter.ts";
 import { UserDocument } from "../manifest/kinds/user.ts";
 import { Contact, ContactsByUser, FieldDefinition, IdObject, Level, User } from "../wire/index.ts";
@@ -192,16 +191,29 @@ describe("asIsOf", () => {
   });
 
   it("has none for schemas with parts it does not know", () => {
-    expect(asIsOf(z.object({ a: z.string().trim() }))).toBeUndefined();
-    expect(asIsOf(z.object({ a: z.email() }))).toBeUndefined();
     expect(asIsOf(z.object({ a: z.string().default("x") }))).toBeUndefined();
     expect(asIsOf(z.object({ a: z.string().transform((s) => s.length) }))).toBeUndefined();
     expect(asIsOf(z.object({ a: z.union([z.string(), z.number()]) }))).toBeUndefined();
     expect(asIsOf(z.object({ a: z.number() }).refine(() => true))).toBeUndefined();
     expect(asIsOf(Level.loose())).toBeDefined();
-    // A schema that is its own check: its definition has keys beyond a number's.
-    expect(asIsOf(z.object({ a: z.int() }))).toBeUndefined();
-    expect(safeParseFast(z.object({ a: z.int() }), { a: 1.5 }).success).toBe(false);
+  });
+
+  it("leaves a field with checks to zod, and takes it as is only when zod gives that very value back", () => {
+    const trimmed = z.object({ a: z.string().trim() });
+    expect(asIsOf(trimmed)?.({ a: "x" })).toBe(true);
+    expect(asIsOf(trimmed)?.({ a: " x " })).toBe(false);
+    expectZodsAnswer(trimmed, { a: " x " });
+    const formats = z.object({ a: z.email(), b: z.int(), c: z.number().int().min(1) });
+    const valid = { a: "j@example.com", b: 1, c: 2 };
+    expect(asIsOf(formats)?.(valid)).toBe(true);
+    for (const input of [valid, { ...valid, a: "nobody" }, { ...valid, b: 1.5 }, { ...valid, c: 0 }])
+      expectZodsAnswer(formats, input);
+    const lengths = z.object({ list: z.array(z.string().regex(/^x/)).min(1).max(2) });
+    expect(asIsOf(lengths)?.({ list: ["x1"] })).toBe(true);
+    for (const list of [[], ["x1", "x2", "x3"], ["y"], ["x", 1]]) {
+      expect(asIsOf(lengths)?.({ list })).toBe(false);
+      expectZodsAnswer(lengths, { list });
+    }
   });
 
   it("safeParseFast returns the value itself when as is, else zod's copy without asking zod", () => {
@@ -292,9 +304,7 @@ describe("the validation shortcut", () => {
     }
   });
 
-  it("goes through zod for what it does not know (a string format, a transform, a typed catchall)", () => {
-    expect(asIsOf(PackageDocument)).toBeUndefined();
-    expect(asIsOf(SecurityParameterDocument)).toBeUndefined();
+  it("goes through zod for what it does not know (a transform, a typed catchall) and for a format that fails", () => {
     expect(asIsOf(z.string().transform((text) => text.length))).toBeUndefined();
     expect(asIsOf(z.object({ a: z.string() }).catchall(z.string()))).toBeUndefined();
     const guid = z.strictObject({ id: z.guid() });

@@ -66,6 +66,8 @@ export interface PlanEnvironmentOptions {
   shared?: SharedReads;
   /** Read only what the manifests manage, where a kind can (`ReadLiveOptions.managedOnly`): status. */
   managedOnly?: boolean;
+  /** How the manifests are parsed and validated (LoadOptions); the loader's defaults when absent. */
+  read?: Pick<LoadOptions, "parser" | "validate">;
 }
 
 export interface PlanContext {
@@ -95,9 +97,15 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean },
+  run: {
+    everyKind: boolean;
+    narrowed: boolean;
+    shared: SharedReads;
+    managedOnly: boolean;
+    read: Pick<LoadOptions, "parser"> | undefined;
+  },
 ): Promise<Reading | undefined> {
-  const environments = validateRepository({ ...repository, manifests: [] }, { env });
+  const environments = validateRepository({ ...repository, manifests: [] }, { ...run.read, env });
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
   const mentioned = run.everyKind ? () => true : (kind: string) => mentions(repository, kind);
@@ -173,12 +181,13 @@ function loadDesired(
   repository: Repository,
   env: string,
   cache: ManifestCache | undefined,
+  read: Pick<LoadOptions, "parser" | "validate"> | undefined,
   readAhead?: LoadOptions["readAhead"],
 ) {
-  if (!cache) return environmentOf(repository, env);
+  if (!cache) return environmentOf(repository, env, { ...read });
   // Saved whether the load passed or not: a file that parsed is worth keeping while another is fixed.
   try {
-    return environmentOf(repository, env, { cache, ...(readAhead ? { readAhead } : {}) });
+    return environmentOf(repository, env, { ...read, cache, ...(readAhead ? { readAhead } : {}) });
   } finally {
     cache.save();
   }
@@ -228,6 +237,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     narrowed: targets.length > 0,
     shared: input.shared ?? sharedReads(),
     managedOnly: input.managedOnly === true,
+    read: input.read,
   });
   const ahead =
     input.cache && reading
@@ -237,6 +247,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     repository,
     env,
     input.cache,
+    input.read,
     ahead && { key: ahead.key, state: await ahead.state },
   );
   return { reading, ahead, loaded };

@@ -27,15 +27,11 @@ import type { SafeParse } from "./validate.ts";
  * literals and enums of plain values, optional, nullable. Anything else (a transform, a default, a
  * union, an object's refinement) compiles to null: that schema always goes through zod.
  *
- * Two entry points: `asIsOf` (a predicate, never a copy) and `safeParseFast` (as is, else the copy,
- * else zod).
+ * The entry point, `safeParseFast`: as is, else the copy, else zod.
  */
 
-/** True when zod's parse of `value` would succeed and return a value equal to `value`. */
-export type AsIs = (value: unknown) => boolean;
-
 const NOT_SURE: unique symbol = Symbol("not sure");
-/** The value itself, zod's output (only when copying), or NOT_SURE. */
+/** The value itself, zod's output (a copy), or NOT_SURE. */
 type Shortcut = (value: unknown) => unknown;
 
 /** The parts of a schema's public definition (`schema.def`) this file reads. */
@@ -173,7 +169,7 @@ function fitsAsIs(code: number, field: Shortcut, item: unknown): boolean {
   }
 }
 
-function objectFit(def: Def, copying: boolean): Shortcut | null {
+function objectFit(def: Def): Shortcut | null {
   const shape = def.shape ?? {};
   const keys = Object.keys(shape);
   // Symbol keys, and keys that objects list first whatever the order of writes (array indices).
@@ -194,7 +190,7 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
   const omittable: boolean[] = [];
   for (const key of keys) {
     const field = shape[key] as z.ZodType;
-    const shortcut = compile(field, copying);
+    const shortcut = compile(field);
     // A field with a default compiles to null: zod fills an absent key in, which is never as is.
     if (!shortcut) return null;
     fields.push(shortcut);
@@ -258,7 +254,7 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
     }
     const input = value as Record<string, unknown>;
     if (plainAsIs(input)) return value;
-    if (copying && strip) {
+    if (strip) {
       const copy = plainCopy(input);
       if (copy !== NOT_SURE) return copy;
     }
@@ -274,7 +270,7 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
       const item = input[key];
       const fitted = (fields[index] as Shortcut)(item);
       if (fitted !== item) {
-        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        if (fitted === NOT_SURE) return NOT_SURE;
         same = false;
       }
     }
@@ -285,16 +281,12 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
       if (!Object.hasOwn(input, key) || key === "__proto__" || indexLike(key)) return NOT_SURE;
       const index = indexOf.get(key);
       if (index !== undefined) {
-        if (index < last) {
-          if (!copying) return NOT_SURE;
-          same = false;
-        }
+        if (index < last) same = false;
         last = index;
         known += 1;
       } else if (strict || input[key] === undefined) {
         return NOT_SURE;
       } else if (strip || known < present) {
-        if (!copying) return NOT_SURE;
         same = false;
       }
     }
@@ -311,8 +303,8 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
   };
 }
 
-function arrayFit(def: Def, copying: boolean): Shortcut | null {
-  const element = def.element && compile(def.element, copying);
+function arrayFit(def: Def): Shortcut | null {
+  const element = def.element && compile(def.element);
   if (!element) return null;
   const test = arrayChecks(def);
   return (value) => {
@@ -323,7 +315,7 @@ function arrayFit(def: Def, copying: boolean): Shortcut | null {
       const item = value[index];
       const fitted = element(item);
       if (fitted !== item) {
-        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        if (fitted === NOT_SURE) return NOT_SURE;
         same = false;
       }
     }
@@ -355,7 +347,7 @@ const isFiniteNumber: Shortcut = (value) =>
 const isNull: Shortcut = (value) => (value === null ? value : NOT_SURE);
 const isPresent: Shortcut = (value) => (value === undefined ? NOT_SURE : value);
 
-function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
+function compileUncached(schema: z.ZodType): Shortcut | null {
   const def = defOf(schema);
   if (!def) return null;
   const known = knownDef(def);
@@ -363,9 +355,9 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
   if (!known) return null;
   switch (def.type) {
     case "object":
-      return objectFit(def, copying);
+      return objectFit(def);
     case "array":
-      return arrayFit(def, copying);
+      return arrayFit(def);
     case "string":
       return isString;
     case "number":
@@ -381,13 +373,13 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
     case "any":
       return unchecked(def) ? isPresent : null;
     case "nullable": {
-      const inner = unchecked(def) && def.innerType && compile(def.innerType, copying);
+      const inner = unchecked(def) && def.innerType && compile(def.innerType);
       if (!inner) return null;
       return NULLABLE.get(inner) ?? ((value) => (value === null ? value : inner(value)));
     }
     case "optional": {
       // A present value; an absent key is its object's business.
-      const inner = unchecked(def) && def.innerType && compile(def.innerType, copying);
+      const inner = unchecked(def) && def.innerType && compile(def.innerType);
       return inner ? (value) => (value === undefined ? NOT_SURE : inner(value)) : null;
     }
     default:
@@ -395,35 +387,18 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
   }
 }
 
-/** One cache per way of compiling: as is only, or as is or copied. */
-const compiled = [
-  new WeakMap<z.ZodType, Shortcut | null>(),
-  new WeakMap<z.ZodType, Shortcut | null>(),
-] as const;
+const compiled = new WeakMap<z.ZodType, Shortcut | null>();
 
-function compile(schema: z.ZodType, copying: boolean): Shortcut | null {
-  const cache = compiled[copying ? 1 : 0];
+function compile(schema: z.ZodType): Shortcut | null {
+  const cache = compiled;
   let shortcut = cache.get(schema);
   if (shortcut === undefined) {
     // A schema that contains itself (a getter in its shape) meets itself here: no shortcut.
     cache.set(schema, null);
-    shortcut = compileUncached(schema, copying);
+    shortcut = compileUncached(schema);
     cache.set(schema, shortcut);
   }
   return shortcut;
-}
-
-const predicates = new WeakMap<z.ZodType, AsIs | null>();
-
-/** The as-is predicate of `schema` (it never copies), or undefined when the schema has parts it does not know. */
-export function asIsOf(schema: z.ZodType): AsIs | undefined {
-  let predicate = predicates.get(schema);
-  if (predicate === undefined) {
-    const shortcut = compile(schema, false);
-    predicate = shortcut && ((value) => shortcut(value) === value);
-    predicates.set(schema, predicate);
-  }
-  return predicate ?? undefined;
 }
 
 /**
@@ -434,7 +409,7 @@ export const safeParseFast: SafeParse = <S extends z.ZodType>(
   schema: S,
   value: unknown,
 ): z.ZodSafeParseResult<z.output<S>> => {
-  const shortcut = compile(schema, true);
+  const shortcut = compile(schema);
   if (shortcut) {
     const data = shortcut(value);
     if (data !== NOT_SURE) return { success: true, data: data as z.output<S> };

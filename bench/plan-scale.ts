@@ -412,11 +412,9 @@ interface Setup {
 
 /** The guards: the bare reads, the floor and the three plans, round by round, and their targets. */
 async function guardRounds(setup: Setup, out: (text: string) => void): Promise<Verdict> {
-  const { few, all, emulators, env } = setup;
-  const target = { url: setup.target };
-  const source = { url: setup.source };
+  const { few, all, emulators, env, target, source } = setup;
   // Warm both emulators up once, so that neither measured run pays for their JIT; and the few's cache.
-  await bare(target.url, source.url);
+  await bare(target, source);
   await plan(few, env);
 
   // Each round runs the five in turn, so that the ratios are paired round by round. Cold: the
@@ -426,10 +424,8 @@ async function guardRounds(setup: Setup, out: (text: string) => void): Promise<V
   const rounds: Round[] = [];
   const cacheOf = join(all, ".egp", "cache");
   for (let round = 0; round < ROUNDS; round++) {
-    const reads = await withEmulatorCpu(emulators, () => bare(target.url, source.url));
-    const floor = await withEmulatorCpu(emulators, () =>
-      bare(target.url, source.url, join(all, "manifests")),
-    );
+    const reads = await withEmulatorCpu(emulators, () => bare(target, source));
+    const floor = await withEmulatorCpu(emulators, () => bare(target, source, join(all, "manifests")));
     const fewRun = await withEmulatorCpu(emulators, () => plan(few, env));
     rmSync(cacheOf, { recursive: true, force: true });
     const cold = await withEmulatorCpu(emulators, () => plan(all, env));
@@ -552,19 +548,16 @@ async function planOf(
  * with every piece on and with each piece off, in a turning order. Every variant must plan the same
  * changes with the same requests: a piece only makes a plan faster.
  */
-async function pieceRounds(
-  setup: Pick<Setup, "all" | "emulators">,
-  out: (text: string) => void,
-): Promise<void> {
-  const cacheOf = join(setup.all, ".egp", "cache");
+async function pieceRounds(all: string, out: (text: string) => void): Promise<void> {
+  const cacheOf = join(all, ".egp", "cache");
   const times = new Map<Variant, { cold: number[]; warm: number[] }>();
-  const reference = await planOf(setup.all, "all");
+  const reference = await planOf(all, "all");
   for (let round = 0; round < ROUNDS; round++) {
     const cells: string[] = [];
     for (const variant of variantsOf(round, PLAN_PIECES)) {
       rmSync(cacheOf, { recursive: true, force: true });
-      const cold = await planOf(setup.all, variant);
-      const warm = await planOf(setup.all, variant);
+      const cold = await planOf(all, variant);
+      const warm = await planOf(all, variant);
       for (const run of [cold, warm])
         if (
           JSON.stringify(run.summary) !== JSON.stringify(reference.summary) ||
@@ -623,11 +616,10 @@ async function main(): Promise<Verdict> {
     out(
       `setup: egp export wrote ${USERS + 1} users and ${PARAMETERS + 3} parameters in ${fmt(exported.ms)}\n`,
     );
-    const emulatorsUrls = { target: target.url, source: source.url };
     const guards = PIECES_ONLY
       ? { pass: true }
-      : await guardRounds({ few, all, emulators, env, ...emulatorsUrls }, out);
-    await pieceRounds({ all, emulators, ...emulatorsUrls }, out);
+      : await guardRounds({ few, all, emulators, env, target: target.url, source: source.url }, out);
+    await pieceRounds(all, out);
     return guards;
   } finally {
     for (const child of children) child.kill("SIGTERM");

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./emulator-child.ts";
-import { median, pairedRatios } from "./rounds.ts";
+import { LOAD_LIMIT, median, pairedRatios } from "./rounds.ts";
 
 /*
  * DESIGN §5: speed machinery stays only where an on/off run shows it saves at least 10% of a plan's
@@ -128,16 +128,23 @@ export function piecesReport(
   const mine: BenchResult = { bench, at: new Date().toISOString(), load, figures };
   writeFileSync(file, JSON.stringify([...others, mine], null, 2));
   const other = others.at(-1);
+  const counts = (at: number) => at <= LOAD_LIMIT;
   for (const piece of Object.keys(PIECES) as Piece[]) {
     const own = figures.filter((figure) => figure.piece === piece);
     const theirs = other?.figures.filter((figure) => figure.piece === piece) ?? [];
     if (own.length === 0 && theirs.length === 0) continue;
-    const both = other
-      ? `; with ${other.bench} (${other.at}, load ${other.load.toFixed(2)}): ${verdictOf([...own, ...theirs])}`
-      : "";
-    lines.push(
-      `verdict ${piece}: ${own.length > 0 ? `${verdictOf(own)} on ${bench}` : `not measured on ${bench}`}${both}`,
-    );
+    const here =
+      own.length === 0
+        ? `not measured on ${bench}`
+        : counts(load)
+          ? `${verdictOf(own)} on ${bench}`
+          : `no verdict on ${bench} (load ${load.toFixed(2)})`;
+    const both =
+      other &&
+      `; with ${other.bench} (${other.at}, load ${other.load.toFixed(2)}): ${
+        counts(load) && counts(other.load) ? verdictOf([...own, ...theirs]) : "no verdict"
+      }`;
+    lines.push(`verdict ${piece}: ${here}${both ?? ""}`);
   }
   return lines;
 }

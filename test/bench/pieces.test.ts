@@ -48,4 +48,14 @@ describe("the pieces' comparison", () => {
       /^verdict parse: keep on remote; with plan-scale \(.*, load 0\.50\): keep$/,
     );
   });
+
+  it("gives no verdict from figures taken above a one-minute load of 1.5", () => {
+    const file = join(work, "busy.json");
+    const busy = piecesReport("plan-scale", 3.2, [times("cache", [1.3], [1])], file);
+    expect(busy).toContain("verdict cache: no verdict on plan-scale (load 3.20)");
+    const quiet = piecesReport("remote", 0.4, [times("cache", [1], [1])], file);
+    expect(quiet.find((line) => line.startsWith("verdict cache:"))).toMatch(
+      /^verdict cache: drop on remote; with plan-scale \(.*, load 3\.20\): no verdict$/,
+    );
+  });
 });

@@ -294,7 +294,8 @@ function loadEnvironmentFile(
   options: Required<Pick<LoadOptions, "variables" | "fileExists" | "unsetVariables" | "parser">>,
   issues: ManifestIssue[],
 ): LoadedEnvironment {
-  const parsed = options.parser.parse(file.path, file.text);
+  const { parser, ...settings } = options;
+  const parsed = parser.parse(file.path, file.text);
   issues.push(...parsed.issues);
   if (parsed.issues.some((issue) => issue.severity === "error")) return { config: null };
   const [document, ...extra] = parsed.documents;
@@ -305,7 +306,7 @@ function loadEnvironmentFile(
   const report = reporterFor(document, [], issues);
   for (const more of extra) reporterFor(more, [], issues).error([], "an environment file holds one document");
   const instanceId = instanceIdentityOfDocument(document.value);
-  const substitution = substituteDocument(document, options.variables, [], options.unsetVariables);
+  const substitution = substituteDocument(document, settings.variables, [], settings.unsetVariables);
   issues.push(...substitution);
   const parsedDoc = EnvironmentDocument.safeParse(document.value);
   if (!parsedDoc.success) {
@@ -314,7 +315,7 @@ function loadEnvironmentFile(
   }
   const config = normalizeEnvironment(
     parsedDoc.data,
-    { name, dir: repository.dir, knownEnvironments: known, ...options },
+    { name, dir: repository.dir, knownEnvironments: known, ...settings },
     report,
   );
   if (config && instanceId) config.instanceId = instanceId;

@@ -73,6 +73,8 @@ export interface PlanEnvironmentOptions {
    * default. A plan made with plugins is applied with the same kinds (`ApplyPlanOptions.kinds`).
    */
   kinds?: Kinds;
+  /** How the manifests are parsed and validated (LoadOptions); the loader's defaults when absent. */
+  read?: Pick<LoadOptions, "parser" | "validate">;
 }
 
 export interface PlanContext {
@@ -102,11 +104,18 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean; kinds?: Kinds },
+  run: {
+    everyKind: boolean;
+    narrowed: boolean;
+    shared: SharedReads;
+    managedOnly: boolean;
+    kinds?: Kinds;
+    read: Pick<LoadOptions, "parser"> | undefined;
+  },
 ): Promise<Reading | undefined> {
   const environments = validateRepository(
     { ...repository, manifests: [] },
-    { env, ...(run.kinds ? { kinds: run.kinds.documents } : {}) },
+    { ...run.read, env, ...(run.kinds ? { kinds: run.kinds.documents } : {}) },
   );
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
@@ -191,13 +200,19 @@ function loadDesired(
   env: string,
   cache: ManifestCache | undefined,
   kinds: Kinds | undefined,
+  read: Pick<LoadOptions, "parser" | "validate"> | undefined,
   readAhead?: LoadOptions["readAhead"],
 ) {
   const documents = kinds ? { kinds: kinds.documents } : {};
-  if (!cache) return environmentOf(repository, env, documents);
+  if (!cache) return environmentOf(repository, env, { ...read, ...documents });
   // Saved whether the load passed or not: a file that parsed is worth keeping while another is fixed.
   try {
-    return environmentOf(repository, env, { cache, ...documents, ...(readAhead ? { readAhead } : {}) });
+    return environmentOf(repository, env, {
+      ...read,
+      cache,
+      ...documents,
+      ...(readAhead ? { readAhead } : {}),
+    });
   } finally {
     cache.save();
   }
@@ -249,6 +264,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     shared: input.shared ?? sharedReads(),
     managedOnly: input.managedOnly === true,
     ...(kinds ? { kinds } : {}),
+    read: input.read,
   });
   const ahead =
     input.cache && reading
@@ -259,6 +275,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     env,
     input.cache,
     kinds,
+    input.read,
     ahead && { key: ahead.key, state: await ahead.state },
   );
   return { reading, ahead, loaded };

@@ -6,19 +6,24 @@ import type { FieldKind } from "./odata.ts";
  * zod schema, so that a list read's query follows the shape it answers without a second table.
  */
 
-/** The values an enum or a literal allows, through zod's public API. */
-function valuesOf(schema: z.ZodType): unknown[] {
-  if (schema.def.type === "enum") return (schema as z.ZodEnum).options;
-  if (schema.def.type === "literal") return [...(schema as z.ZodLiteral).values];
-  return [];
+/** The parts of a schema's public definition (zod 4's `schema.def`) read here. */
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  /** A literal's. */
+  values?: readonly unknown[];
+  /** An enum's. */
+  entries?: Record<string, unknown>;
 }
 
+const defOf = (schema: z.ZodType) => (schema as unknown as { def: Def }).def;
+
 function kindOf(schema: z.ZodType): FieldKind {
-  const { type, innerType } = schema.def as { type: string; innerType?: z.ZodType };
+  const { type, innerType, values: literals, entries } = defOf(schema);
   if ((type === "nullable" || type === "optional") && innerType) return kindOf(innerType);
   if (type === "string" || type === "number" || type === "boolean") return type;
   if (type === "enum" || type === "literal") {
-    const values = valuesOf(schema);
+    const values = type === "literal" ? [...(literals ?? [])] : Object.values(entries ?? {});
     if (values.every((v) => typeof v === "string")) return "string";
     if (values.every((v) => typeof v === "number")) return "number";
   }

@@ -2,6 +2,8 @@ import { createHash, type Hash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
+import { safeParseFast } from "../schema/as-is.ts";
+import type { SafeParse } from "../schema/validate.ts";
 import type { CachedFile, CachedState, ManifestCache } from "./cache.ts";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
@@ -27,7 +29,7 @@ import { type Reporter, reporterFor } from "./report.ts";
 import { environmentRules, type PlacedDocument } from "./rules.ts";
 import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sensitive.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
-import { type ParsedFile, parseYamlFile, restoreYamlFile, type SourceDocument } from "./yaml-source.ts";
+import { fastParser, type ManifestParser, type ParsedFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
 
 export interface Repository {
@@ -63,6 +65,10 @@ export interface LoadOptions {
   readAhead?: { key: string; state: CachedState | undefined };
   /** The document kinds to load (a kinds value's `documents`); egp's own by default. */
   kinds?: DocumentKinds;
+  /** How YAML files are read; the fast path (`fastParser`) by default, `yamlParser` the plain variant. */
+  parser?: ManifestParser;
+  /** How documents are checked against their kind's schema; the shortcut of schema/as-is.ts by default. */
+  validate?: SafeParse;
 }
 
 export interface LoadStats {
@@ -203,10 +209,12 @@ interface ManifestScan {
 function parseManifest(
   file: RepositoryFile,
   cache: ManifestCache | undefined,
+  parser: ManifestParser,
 ): { parsed: ParsedFile; cached: CachedFile | undefined; fresh: boolean } {
-  const hit = cache?.lookup(file);
-  if (hit) return { parsed: restoreYamlFile(file.path, file.text, hit.documents), cached: hit, fresh: false };
-  const parsed = parseYamlFile(file.path, file.text);
+  const hit = parser.restore ? cache?.lookup(file) : undefined;
+  if (hit && parser.restore)
+    return { parsed: parser.restore(file.path, file.text, hit.documents), cached: hit, fresh: false };
+  const parsed = parser.parse(file.path, file.text);
   // Taken before substitution, which replaces a document's value and leaves the parsed one as written.
   const cached = cache && parsed.stored ? { documents: parsed.stored(), data: [] } : undefined;
   return { parsed, cached, fresh: true };
@@ -221,11 +229,12 @@ function scanManifests(
   issues: ManifestIssue[],
   cache: ManifestCache | undefined,
   kinds: DocumentKinds,
+  read: Required<Pick<LoadOptions, "parser" | "validate">>,
 ): ManifestScan {
   const entries: ManifestEntry[] = [];
   let documents = 0;
   for (const file of repository.manifests) {
-    const { parsed, cached, fresh } = parseManifest(file, cache);
+    const { parsed, cached, fresh } = parseManifest(file, cache, read.parser);
     let changed = fresh;
     issues.push(...parsed.issues);
     for (const [position, document] of parsed.documents.entries()) {
@@ -255,7 +264,8 @@ function scanManifests(
       const validated = keeps ? cached.data[position] : undefined;
       const before = issues.length;
       if (cache && validated !== undefined) cache.stats.validated += 1;
-      const prepared = validated !== undefined ? kind.restore(validated) : kind.prepare(report);
+      const prepared =
+        validated !== undefined ? kind.restore(validated) : kind.prepare(report, read.validate);
       if (keeps && validated === undefined && prepared?.data !== undefined && issues.length === before) {
         cached.data[position] = prepared.data;
         changed = true;
@@ -280,10 +290,11 @@ function loadEnvironmentFile(
   file: RepositoryFile,
   known: ReadonlySet<string>,
   repository: Repository,
-  options: Required<Pick<LoadOptions, "variables" | "fileExists" | "unsetVariables">>,
+  options: Required<Pick<LoadOptions, "variables" | "fileExists" | "unsetVariables" | "parser">>,
   issues: ManifestIssue[],
 ): LoadedEnvironment {
-  const parsed = parseYamlFile(file.path, file.text);
+  const { parser, ...settings } = options;
+  const parsed = parser.parse(file.path, file.text);
   issues.push(...parsed.issues);
   if (parsed.issues.some((issue) => issue.severity === "error")) return { config: null };
   const [document, ...extra] = parsed.documents;
@@ -294,7 +305,7 @@ function loadEnvironmentFile(
   const report = reporterFor(document, [], issues);
   for (const more of extra) reporterFor(more, [], issues).error([], "an environment file holds one document");
   const instanceId = instanceIdentityOfDocument(document.value);
-  const substitution = substituteDocument(document, options.variables, [], options.unsetVariables);
+  const substitution = substituteDocument(document, settings.variables, [], settings.unsetVariables);
   issues.push(...substitution);
   const parsedDoc = EnvironmentDocument.safeParse(document.value);
   if (!parsedDoc.success) {
@@ -303,7 +314,7 @@ function loadEnvironmentFile(
   }
   const config = normalizeEnvironment(
     parsedDoc.data,
-    { name, dir: repository.dir, knownEnvironments: known, ...options },
+    { name, dir: repository.dir, knownEnvironments: known, ...settings },
     report,
   );
   if (config && instanceId) config.instanceId = instanceId;
@@ -550,6 +561,7 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     variables: options.variables ?? process.env,
     fileExists: options.fileExists ?? existsSync,
     unsetVariables: options.unsetVariables ?? "error",
+    parser: options.parser ?? fastParser,
   };
   const environmentFileOf = environmentFiles(repository, issues);
   const known = new Set(environmentFileOf.keys());
@@ -619,6 +631,7 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     issues,
     options.cache,
     kinds,
+    { parser: settings.parser, validate: options.validate ?? safeParseFast },
   );
 
   const states: DesiredState[] = [];

@@ -106,8 +106,8 @@ interface Def {
   getter?: () => z.ZodType;
 }
 
-/** zod's public definition of a schema (`schema.def`). */
-const defOf = (schema: z.ZodType): Def => schema.def as unknown as Def;
+/** A schema's public definition (zod 4's `schema.def`). */
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { def: Def }).def;
 
 /** The schemas a value at `path` may match: unions give several, wrappers are looked through. */
 function schemasAt(schema: z.ZodType, path: Path): z.ZodType[] {

@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { wireUser } from "../../test/builders/wire.ts";
 import { BUILT_IN_DOCUMENT_KINDS } from "../manifest/kinds/index.ts";
-import { PackageDocument } from "../manifest/kinds/package.ts";
 import { SecurityParameterDocument } from "../manifest/kinds/security-parameter.ts";
 import { UserDocument } from "../manifest/kinds/user.ts";
 import { Contact, ContactsByUser, FieldDefinition, IdObject, User } from "../wire/index.ts";

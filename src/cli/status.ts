@@ -2,7 +2,6 @@ import type { Logger } from "pino";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { LoginRefusedError } from "../client/errors.ts";
 import { openProjectStore } from "../compose/project-store.ts";
-import { environmentsInOrder, verifiedAtOf } from "../compose/release-list.ts";
 import { type EnvironmentConfig, environmentOf, pipelinePlaces, type Repository } from "../manifest/index.ts";
 import {
   driftByKind,
@@ -16,6 +15,7 @@ import {
   type Wants,
   whatRuns,
 } from "../plan/index.ts";
+import { environmentsInOrder, verifiedAtOf } from "../release/release-list.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
 import type { Connections } from "./connect.ts";

@@ -8,13 +8,13 @@ import {
 } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError, TransferError } from "../client/errors.ts";
-import { FrozenError } from "../compose/freeze-gate.ts";
-import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
 import { ExportErrorCode } from "../export/error-codes.ts";
 import { IoErrorCode } from "../io/error-codes.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError, printable } from "../plan/index.ts";
+import { FrozenError } from "../release/freeze-gate.ts";
+import { ReleaseGateError } from "../release/release-gate.ts";
 import { StoreError } from "../store/index.ts";
 import { ExitError } from "./errors.ts";
 

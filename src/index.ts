@@ -103,6 +103,12 @@ export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
 export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
+export {
+  type CompareOptions,
+  compareEnvironments,
+  type EnvironmentComparison,
+} from "./compose/compare.ts";
+export { type EnvironmentExport, type ExportOptions, exportEnvironment } from "./compose/export.ts";
 export type {
   EnvironmentPlan,
   HttpConnections,
@@ -111,6 +117,7 @@ export type {
   PlanEnvironmentOptions,
 } from "./compose/index.ts";
 export { clientOptionsOf, httpConnections, openProjectStore } from "./compose/index.ts";
+export { validateProject } from "./compose/validate.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { registerExporter } from "./export/index.ts";
 export type {
@@ -176,6 +183,7 @@ export {
   type RollbackOutcome,
   rollback,
 } from "./release/rollback.ts";
+export { environmentNames, readStatus, type StatusOptions } from "./release/status.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, RegisteredLiveParts, SharedReads } from "./state/index.ts";
 export { registerLiveKind, sharedReads } from "./state/index.ts";

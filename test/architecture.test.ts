@@ -86,10 +86,12 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   apply: { runtime: ["client", "plan", "state", "io", "wire", "store"], types: ["manifest"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
-  // Amended: the composer reads the manifests and the live state and calls the pure planner; the
-  // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
-  // It never starts an emulator: that is the CLI's, for embedded environments.
-  compose: { runtime: ["manifest", "state", "plan", "client", "store"] },
+  // The composer reads the manifests and the live state and calls the pure stages on them: the
+  // planner (plan), the exporter (export, for `egp export`) and the comparison (plan); the caller's
+  // `open` brings the clients (`httpConnections` makes them for environments over HTTP), and the
+  // release store holds what a release's promotion installs (store). It never starts an emulator:
+  // that is the CLI's, for embedded environments.
+  compose: { runtime: ["manifest", "state", "plan", "export", "client", "store"] },
   // The release lifecycle and its governance, and the governed entry points (apply, rollback,
   // release create/reject) that the CLI and the library both call: it wraps the composer's plans and
   // the apply's run in their gates, audit records and notifications, so it sits above compose,

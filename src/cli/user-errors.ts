@@ -109,3 +109,10 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
   }
   return undefined;
 }
+
+/** A failure on one line, as the CLI would say it on its own (status's row of an unreadable environment). */
+export function oneLineOf(error: unknown): string {
+  const known = describeUserError(error);
+  if (known && known.lines.length > 0) return known.lines.join("; ");
+  return printable(error instanceof Error ? error.message : String(error));
+}

@@ -17,7 +17,7 @@ import { manifestCacheOf } from "../manifest-cache.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { stateDirOf } from "../state-dir.ts";
-import { describeUserError } from "../user-errors.ts";
+import { oneLineOf } from "../user-errors.ts";
 
 type StatusFormat = "text" | "markdown" | "json" | "html";
 
@@ -48,13 +48,6 @@ async function write(file: string, flag: string, text: string): Promise<void> {
       cause: error,
     });
   });
-}
-
-/** Why an environment can't be read, on one line, as the CLI would say it on its own. */
-function reasonOf(error: unknown): string {
-  const known = describeUserError(error);
-  if (known && known.lines.length > 0) return known.lines.join("; ");
-  return printable(error instanceof Error ? error.message : String(error));
 }
 
 /**
@@ -100,7 +93,7 @@ export function registerStatusCommand(program: Command): void {
           cache: manifestCacheOf(dir),
           logger,
           warn: (issue) => warn(issueLine(issue)),
-          reasonOf,
+          reasonOf: oneLineOf,
         });
         const { matching, drifted, unreadable } = report.summary;
         const counts = `${report.environments.length} environment(s): ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;

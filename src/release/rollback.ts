@@ -24,16 +24,13 @@ import { type Notice, notifierFor } from "./notify.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan, rollbackOfPlan } from "./rollback-plan.ts";
 
 /*
- * One rollback of one environment under its lock (docs/promotion.md): plan the snapshot's install,
- * ask, run it in a journal of its own (a killed rollback run again supersedes its journal and
- * reuses the upload it had made), and record it on the release once every step ran. A saved
- * rollback's plan (`--out`) runs only if planning the same install again gives the same plan, as a
- * saved plan does on apply.
- */
-
-/*
- * What `egp rollback` needs before it asks: the release to undo (the newest, or the one named),
- * its snapshot file, and the target's objects as they are now, planned by the pure planRollback.
+ * Rollback, in one place (docs/promotion.md): what it needs before it asks (the install to undo,
+ * the newest or the one named, its snapshot file, and the target's objects as they are now,
+ * planned by the pure planRollback of ./rollback-plan.ts); one run under the environment's lock
+ * (ask, run in a journal of its own: a killed rollback run again supersedes its journal and reuses
+ * the upload it had made; record it on the install once every step ran; a saved rollback's plan
+ * runs only if planning the same install again gives the same plan, as a saved plan does on
+ * apply); how it ended, in words; and the governed entry point that audits and notifies it.
  */
 
 export interface PreparedRollback {
@@ -41,7 +38,8 @@ export interface PreparedRollback {
   rollback: RollbackPlan;
 }
 
-export async function prepareRollback(
+/** The install to undo, its snapshot checked, and the rollback's plan against the target now. */
+async function prepareRollback(
   stateDir: string,
   env: string,
   client: PlatformClient,
@@ -81,7 +79,7 @@ export async function prepareRollback(
 }
 
 /** Rollbacks keep their journals apart, so that `apply --resume` never offers one. */
-export function rollbackJournalFolder(stateDir: string, env: string): string {
+function rollbackJournalFolder(stateDir: string, env: string): string {
   return join(Journal.folder(stateDir, env), "rollback");
 }
 

@@ -1,5 +1,4 @@
-import { ApplyErrorCode } from "../apply/error-codes.ts";
-import { ApplyError } from "../apply/errors.ts";
+import { ApplyRefusedError } from "../apply/apply-plan.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import {
@@ -77,7 +76,7 @@ export async function createRelease(
 ): Promise<{ file: string; release: ReleaseFile }> {
   const { dir, name } = options;
   const problem = releaseNameProblem(name);
-  if (problem) throw new ApplyError(ApplyErrorCode.ApplyRefused, `release create: ${problem}`);
+  if (problem) throw new ApplyRefusedError(`release create: ${problem}`);
   const repository = selectManifests(await readRepository(dir), options.selection?.manifests);
   const { state } = environmentOf(repository, options.from, { buildPackages: true });
   const desired = narrowDesired(state, parseTargets(options.selection?.targets));

@@ -1,10 +1,8 @@
 import type { Command } from "commander";
 import { localStoreNote, openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
-import { releaseNameProblem } from "../../manifest/index.ts";
 import { printable } from "../../plan/index.ts";
 import { createRelease } from "../../release/create.ts";
 import { releaseList } from "../../release/release-list.ts";
-import { ExitError } from "../errors.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { releaseTable } from "../release-table.ts";
 import { type GlobalFlags, repositoryDir, withEnvironments } from "../run.ts";
@@ -53,8 +51,6 @@ export function registerReleaseCommand(program: Command): void {
     );
   withSelection(create).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ReleaseCreateFlags>(command, async ({ flags, dir, connections }) => {
-      const problem = releaseNameProblem(flags.name);
-      if (problem) throw new ExitError(`release create: ${problem}`);
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
       const store = await openProjectStore(dir);
       const { file, release: built } = await createRelease({

@@ -652,7 +652,12 @@ async function promoteChild(
   variant: Variant,
 ): Promise<void> {
   const entry = process.env.EGP_BENCH_DIST ? join(ROOT, "dist/index.js") : join(ROOT, "src/index.ts");
-  const { createClient, promotePackage } = (await import(entry)) as typeof import("../src/index.ts");
+  const { createClient } = (await import(entry)) as typeof import("../src/index.ts");
+  // The promotion's transfer is the client's own, not the library's API (no gate runs around it).
+  const promoteEntry = process.env.EGP_BENCH_DIST
+    ? join(ROOT, "dist/client/promote.js")
+    : join(ROOT, "src/client/promote.ts");
+  const { promotePackage } = (await import(promoteEntry)) as typeof import("../src/client/promote.ts");
   const options = (url: string) => ({
     url,
     instance: "Default",

@@ -79,7 +79,12 @@ interface ClientReport {
 
 async function clientChild(sourceUrl: string, targetUrl: string, id: number, file: string): Promise<void> {
   const entry = process.env.EGP_BENCH_DIST ? join(ROOT, "dist/index.js") : join(ROOT, "src/index.ts");
-  const { createClient, promotePackage } = (await import(entry)) as typeof import("../src/index.ts");
+  const { createClient } = (await import(entry)) as typeof import("../src/index.ts");
+  // The promotion's transfer is the client's own, not the library's API (no gate runs around it).
+  const promoteEntry = process.env.EGP_BENCH_DIST
+    ? join(ROOT, "dist/client/promote.js")
+    : join(ROOT, "src/client/promote.ts");
+  const { promotePackage } = (await import(promoteEntry)) as typeof import("../src/client/promote.ts");
   const password = process.env.EGP_BENCH_PASSWORD ?? "";
   const options = (url: string) => ({
     url,

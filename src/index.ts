@@ -1,20 +1,17 @@
 // The library's public API: explicit named exports only.
 
-// Orchestration: plan an environment, apply it (docs/architecture.md, "The composer").
+// Orchestration: plan an environment; change one only through the governed entry points of the
+// release stage, which run the gates and write the audit record (docs/architecture.md, "The
+// governed entry points"). The executor and the ungoverned apply are not exported.
 export type {
   ApplyEvent,
   ApplyOutcome,
-  ApplyPlanOptions,
   ApplyReporter,
   ApplyResult,
   ApplySummary,
   ExecuteOptions,
-  PreparedRollback,
-  Replan,
-  RollBackOptions,
-  RollBackOutcome,
 } from "./apply/index.ts";
-export { ApplyRefusedError, applyPlan, executePlan, rollBack } from "./apply/index.ts";
+export { ApplyRefusedError } from "./apply/index.ts";
 // A kind from outside egp: its parts, bundled in one `Kind`, listed with the built-ins in one
 // `createKinds` call and passed as `kinds` (docs/architecture.md, "A kind from outside egp").
 export type { OpContext, OpHandler, OpRegistry } from "./apply/ops/types.ts";
@@ -55,8 +52,6 @@ export type {
 export type { ClientOptions, ClientOptionsInput, RequestInfo } from "./client/options.ts";
 export type { BasePath } from "./client/paths.ts";
 export type { OnProgress, Progress } from "./client/progress.ts";
-export type { PromoteOptions, PromoteResult } from "./client/promote.ts";
-export { promotePackage } from "./client/promote.ts";
 export type { MultipartAttachment } from "./client/resources/attachments.ts";
 export type { ContentApiResource } from "./client/resources/content-api.ts";
 export type {
@@ -108,6 +103,12 @@ export type { InstanceVersion } from "./client/schemas/version.ts";
 export type { WorkflowActionResult, WorkflowTransition } from "./client/schemas/workflow.ts";
 export type { ClientStats } from "./client/stats.ts";
 export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
+export {
+  type CompareOptions,
+  compareEnvironments,
+  type EnvironmentComparison,
+} from "./compose/compare.ts";
+export { type EnvironmentExport, type ExportOptions, exportEnvironment } from "./compose/export.ts";
 export type {
   EnvironmentPlan,
   HttpConnections,
@@ -117,14 +118,9 @@ export type {
   PlanContext,
   PlanEnvironmentOptions,
 } from "./compose/index.ts";
-export {
-  clientOptionsOf,
-  httpConnections,
-  openProjectStore,
-  planEnvironment,
-  readEnvironment,
-} from "./compose/index.ts";
+export { clientOptionsOf, httpConnections, openProjectStore } from "./compose/index.ts";
 export { BUILT_IN_KINDS, builtInKinds, createKinds } from "./compose/kinds.ts";
+export { validateProject } from "./compose/validate.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { exportManifests } from "./export/index.ts";
 export type { DesiredState, EnvironmentConfig, ManifestIssue, SourceLocation } from "./manifest/index.ts";
@@ -168,6 +164,23 @@ export { makeStep } from "./plan/kinds/make-step.ts";
 export type { KindSteps } from "./plan/kinds/steps.ts";
 export type { PruneInput, PruneVisitor } from "./plan/prune.ts";
 export { prunePass } from "./plan/prune.ts";
+// The release stage: the governed entry points, and the plans, listings and history the CLI shows.
+export { type ApplyOptions, apply } from "./release/apply.ts";
+export { type AuditChain, type AuditRecord, readAudit } from "./release/audit.ts";
+export { type CreateReleaseOptions, createRelease } from "./release/create.ts";
+export { FrozenError } from "./release/freeze-gate.ts";
+export { installHistory } from "./release/history.ts";
+export { planEnvironment, readEnvironment } from "./release/plan.ts";
+export { rejectRelease } from "./release/reject.ts";
+export { ReleaseGateError } from "./release/release-gate.ts";
+export { type ReleaseListing, releaseList } from "./release/release-list.ts";
+export {
+  type PreparedRollback,
+  type RollbackOptions,
+  type RollbackOutcome,
+  rollback,
+} from "./release/rollback.ts";
+export { environmentNames, readStatus, type StatusOptions } from "./release/status.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, SharedReads } from "./state/index.ts";
 export { liveOf, readLiveState, sharedReads } from "./state/index.ts";

@@ -24,7 +24,7 @@ type Stage =
   | "apply"
   | "export"
   | "compose"
-  | "govern"
+  | "release"
   | "cli"
   | "index.ts";
 
@@ -52,7 +52,7 @@ const ABOVE_CLI: readonly Stage[] = [
   "apply",
   "export",
   "compose",
-  "govern",
+  "release",
 ];
 
 /** DESIGN §1's "may import" column. */
@@ -86,17 +86,26 @@ const MAY_IMPORT: Record<Stage, Rule> = {
   apply: { runtime: ["client", "plan", "state", "io", "store"], types: ["manifest", "wire"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
-  // Amended: the composer reads the manifests and the live state and calls the pure planner; the
-  // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
-  // It never starts an emulator: that is the CLI's, for embedded environments.
-  // The composers assemble each kind from its stages' parts (compose/kinds.ts): ops and exporters too.
+  // The composer reads the manifests and the live state and calls the pure stages on them: the
+  // planner (plan), the exporter (export, for `egp export`) and the comparison (plan); the caller's
+  // `open` brings the clients (`httpConnections` makes them for environments over HTTP), and the
+  // release store holds what a release's promotion installs (store). It assembles each kind from
+  // its stages' parts (compose/kinds.ts), ops included (apply). It never starts an emulator: that is
+  // the CLI's, for embedded environments.
   compose: { runtime: ["manifest", "state", "plan", "apply", "export", "client", "store"] },
-  // Amended: what surrounds an apply for a compliance team (the freeze gate's use, the audit
-  // record, the notification, a rejection) needs the apply's outcome and the composer's reads, so
-  // it is a stage of its own between them and the CLI.
-  govern: { runtime: ["manifest", "plan", "apply", "compose", "store", "io"] },
+  // The release lifecycle and its governance, and the governed entry points (apply, rollback,
+  // release create/reject) that the CLI and the library both call: it wraps the composer's plans and
+  // the apply's run in their gates, audit records and notifications, so it sits above compose,
+  // apply and store, and reads the documents (manifest), the planner's model (plan), the live
+  // package parts a rollback compares (state), the client's types and errors (client), the private
+  // files (io) and the interface's shapes (wire) as the stages below it do.
+  release: {
+    runtime: ["compose", "apply", "store", "manifest", "plan", "state", "client", "io", "wire"],
+  },
+  // The CLI wires every stage, the release stage's entry points included.
   cli: { runtime: ABOVE_CLI },
-  // The library's public API; like everything else, it never imports cli.
+  // The library's public API; like everything else, it never imports cli. It exports the release
+  // stage's governed entry points, never the apply stage's executor.
   "index.ts": { runtime: ABOVE_CLI },
 };
 
@@ -253,6 +262,10 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "wire/x.ts", specifier: "undici", typeOnly: false },
       { file: "compose/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../cli/connect.ts", typeOnly: true },
+      { file: "apply/x.ts", specifier: "../release/verified.ts", typeOnly: false },
+      { file: "compose/x.ts", specifier: "../release/release-gate.ts", typeOnly: true },
+      { file: "release/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
+      { file: "release/x.ts", specifier: "../cli/errors.ts", typeOnly: false },
     ];
     expect(findings(sample).map((finding) => finding.message)).toEqual([
       "client imports emulator (../emulator/store.ts)",
@@ -265,6 +278,10 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "wire imports the package undici",
       "compose imports emulator (../emulator/index.ts)",
       "compose imports types from cli (../cli/connect.ts)",
+      "apply imports release (../release/verified.ts)",
+      "compose imports types from release (../release/release-gate.ts)",
+      "release imports emulator (../emulator/index.ts)",
+      "release imports cli (../cli/errors.ts)",
     ]);
   });
 

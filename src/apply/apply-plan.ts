@@ -14,7 +14,6 @@ import { assertResumable, type Carried, carryOver } from "./resume.ts";
 import { unsealSaved } from "./sealed.ts";
 import { assertFresh, assertSamePlan } from "./stale.ts";
 import { waitForStartedInstall } from "./started-install.ts";
-import { recordVerified } from "./verified.ts";
 
 /*
  * One apply of one environment, as DESIGN §3 and docs/resume.md describe it: the saved plan (or the
@@ -117,9 +116,17 @@ export interface ApplyPlanOptions {
 export type ApplyOutcome =
   | { result: "discarded"; discarded?: string; unreadable: string[] }
   | { result: "cancelled"; plan: Plan }
-  | { result: "no-changes"; plan: Plan }
+  | { result: "no-changes"; plan: Plan; desired: DesiredState }
   | { result: "interrupted"; plan: Plan; run: ApplyResult }
-  | { result: "complete" | "incomplete"; plan: Plan; run: ApplyResult; check: Plan; converged: boolean };
+  | {
+      result: "complete" | "incomplete";
+      plan: Plan;
+      run: ApplyResult;
+      check: Plan;
+      converged: boolean;
+      /** What the final check was planned from (the release stage records a verified release by it). */
+      desired: DesiredState;
+    };
 
 /**
  * The plans an apply makes (to resume, to apply, to verify) only read, so one that fails for a
@@ -321,12 +328,10 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     }
     report.plan?.(plan, { resumed: false });
     if (plan.changes.length === 0) {
-      if (options.store && (await recordVerified(options.store, fresh.desired, plan)))
-        say(`Verified: ${env} runs release ${fresh.desired.release?.name}.`);
       pending?.journal.close("superseded", plan.id);
       if (pending) say(`Discarded the interrupted apply (${progress}): nothing is left to do.`);
       report.summary?.(noChanges(env, plan));
-      return { result: "no-changes", plan };
+      return { result: "no-changes", plan, desired: fresh.desired };
     }
     if (!(await confirmed(plan))) return { result: "cancelled", plan };
     if (pending) {
@@ -355,11 +360,6 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
   const checked = await replan();
   const check = checked.plan;
   report.verification?.(check);
-  if (
-    options.store &&
-    run.failed.length === 0 &&
-    (await recordVerified(options.store, checked.desired, check))
-  )
-    say(`Verified: ${env} runs release ${checked.desired.release?.name}; recorded in the release store.`);
-  return { result: summary.result, plan, run, check, converged: check.changes.length === 0 };
+  const converged = check.changes.length === 0;
+  return { result: summary.result, plan, run, check, converged, desired: checked.desired };
 }

@@ -32,15 +32,10 @@ export {
 export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 export { inputOf } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
-export { type BuildReleaseOptions, buildRelease, releaseFileOf } from "./release-build.ts";
 export type { ReleaseRecord } from "./releases.ts";
 export { markRolledBack, ReleaseError } from "./releases.ts";
 export type { Carried } from "./resume.ts";
 export { assertResumable, carryOver } from "./resume.ts";
-export type { RollBackOptions, RollBackOutcome } from "./roll-back.ts";
-export { rollBack } from "./roll-back.ts";
-export type { PreparedRollback } from "./rollback.ts";
-export { prepareRollback, rollbackJournalFolder } from "./rollback.ts";
 export { SensitiveChangedError, unsealSaved } from "./sealed.ts";
 export { assertFresh, assertSamePlan, PlanMismatchError, StalePlanError } from "./stale.ts";
 export type { RunFailure, Verdict } from "./verdict.ts";
@@ -48,8 +43,5 @@ export {
   applyFailure,
   interruptedApply,
   resumeHint,
-  rollbackAgain,
-  rollbackVerdict,
   unreadableJournal,
 } from "./verdict.ts";
-export { recordVerified } from "./verified.ts";

@@ -1,6 +1,4 @@
-import { installName, printable } from "../plan/index.ts";
 import type { ApplyOutcome } from "./apply-plan.ts";
-import type { RollBackOutcome } from "./roll-back.ts";
 
 /*
  * How an apply or a rollback ended, in the words a person reads: the lines to say, and the failure
@@ -55,57 +53,4 @@ export function applyFailure(env: string, outcome: ApplyOutcome): RunFailure | u
 /** A journal egp can't read blocks every apply but --discard, which closes it. */
 export function unreadableJournal(env: string, message: string): string {
   return `${message}; discard it with 'egp apply --env ${env} --discard'`;
-}
-
-/** What a rollback run again does after an interrupt. */
-export const rollbackAgain = (env: string) => `Interrupted; run 'egp rollback --env ${env}' again to finish.`;
-
-/** `out`: where the rollback's plan was saved, if it was. */
-export function rollbackVerdict(env: string, outcome: RollBackOutcome, out: string | undefined): Verdict {
-  const { release, rollback } = outcome;
-  const snapshot = `the snapshot of ${printable(installName(release))}`;
-  switch (outcome.result) {
-    case "nothing-to-do":
-      return {
-        lines: [
-          `Nothing to roll back: ${env} already has the versions ${snapshot} holds.`,
-          ...rollback.notes.map((note) => `  # ${printable(note)}`),
-        ],
-      };
-    case "planned":
-      return {
-        lines: [
-          out
-            ? `\nSaved the rollback's plan to ${printable(out)}; run it with 'egp rollback ${printable(out)}'.`
-            : "\nPlanned only: nothing was changed.",
-        ],
-      };
-    case "cancelled":
-      return { lines: [], failure: { message: "rollback cancelled", interrupted: false } };
-    case "interrupted":
-      return { lines: [], failure: { message: rollbackAgain(env), interrupted: true } };
-    case "incomplete": {
-      const { failed, skipped } = outcome.run;
-      return {
-        lines: [
-          `\nRollback incomplete: ${failed.length} step(s) failed, ${skipped.length} skipped.`,
-          ...failed.map((failure) => `  ${printable(`${failure.step}: ${failure.error}`)}`),
-        ],
-        failure: { message: "rollback finished with failed steps", interrupted: false },
-      };
-    }
-    case "complete":
-      return {
-        lines: [
-          `\nRollback complete: ${env} has the versions of ${snapshot} again.`,
-          `Verified: every part the snapshot holds reads as it did on ${release.snapshot?.takenAt}.`,
-          ...rollback.notes.slice(1).map((note) => `Not undone: ${printable(note)}.`),
-          ...(release.release
-            ? [
-                `If release ${release.release} must never be promoted again: egp release reject ${release.release} --reason '…'`,
-              ]
-            : []),
-        ],
-      };
-  }
 }

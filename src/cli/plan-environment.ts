@@ -1,7 +1,8 @@
 import type { Logger } from "pino";
-import { type EnvironmentPlan, type OpenEnvironment, planEnvironment } from "../compose/plan-environment.ts";
+import type { EnvironmentPlan, OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
+import { planEnvironment } from "../release/plan.ts";
 import type { SharedReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 import { manifestCacheOf } from "./manifest-cache.ts";
@@ -12,7 +13,7 @@ export function clientsOf(connections: Connections): OpenEnvironment {
 }
 
 /**
- * `planEnvironment` as the commands call it: substituted values hidden from the output first.
+ * The gated `planEnvironment` (src/release/plan.ts) as the commands call it: substituted values hidden from the output first.
  * `context.shared`: package sources' reads kept across the plans of one read-only run.
  */
 export async function planWith(
@@ -37,15 +38,4 @@ export async function planWith(
     ...(context.shared ? { shared: context.shared } : {}),
     ...(context.managedOnly ? { managedOnly: true } : {}),
   });
-}
-
-/**
- * The plans of one apply (the plan, a retry, the final check), each with the apply's reads
- * (`Replan`): the package source is read once, and the target as the apply allows.
- */
-export function applyReplan(
-  context: { dir: string; connections: Connections; logger: Logger },
-  env: string,
-): (options: PlanOptions, reads?: SharedReads) => Promise<EnvironmentPlan> {
-  return (options, reads) => planWith({ ...context, ...(reads ? { shared: reads } : {}) }, env, options);
 }

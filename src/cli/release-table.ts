@@ -1,5 +1,5 @@
-import type { ReleaseListing } from "../compose/release-list.ts";
 import { printable } from "../plan/index.ts";
+import type { ReleaseListing } from "../release/release-list.ts";
 
 /** One row per release; below the table, what keeps a release from being promoted, if anything. */
 export function releaseTable(releases: readonly ReleaseListing[], location: string): string {

@@ -8,13 +8,13 @@ import {
 } from "../apply/index.ts";
 import { PlanMismatchError, StalePlanError } from "../apply/stale.ts";
 import { LoginRefusedError, PlatformError, ResponseShapeError, TransferError } from "../client/errors.ts";
-import { FrozenError } from "../compose/freeze-gate.ts";
-import { ReleaseGateError } from "../compose/release-gate.ts";
 import { EmulatorErrorCode } from "../emulator/error-codes.ts";
 import { ExportErrorCode } from "../export/error-codes.ts";
 import { IoErrorCode } from "../io/error-codes.ts";
 import { formatManifestError, ManifestError } from "../manifest/index.ts";
 import { formatPlanProblem, PlanError, PlanFileError, printable } from "../plan/index.ts";
+import { FrozenError } from "../release/freeze-gate.ts";
+import { ReleaseGateError } from "../release/release-gate.ts";
 import { StoreError } from "../store/index.ts";
 import { ExitError } from "./errors.ts";
 
@@ -108,4 +108,11 @@ function describe(error: unknown): { lines: string[]; exitCode: number } | undef
     return { lines: [(error as Error).message], exitCode: 1 };
   }
   return undefined;
+}
+
+/** A failure on one line, as the CLI would say it on its own (status's row of an unreadable environment). */
+export function oneLineOf(error: unknown): string {
+  const known = describeUserError(error);
+  if (known && known.lines.length > 0) return known.lines.join("; ");
+  return printable(error instanceof Error ? error.message : String(error));
 }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { PlatformClient } from "../client/client.ts";
 import {
   type CachedState,
@@ -8,6 +9,7 @@ import {
   type ManifestCache,
   type ManifestIssue,
   type Repository,
+  readReleaseFile,
   readRepository,
   selectManifests,
   stateKeyFor,
@@ -35,7 +37,6 @@ import {
 import type { ReleaseStore } from "../store/index.ts";
 // Types only: a plan with egp's own kinds loads no part of the apply and export stages (kinds.ts bundles them).
 import type { Kinds } from "./kinds.ts";
-import { withRelease } from "./release-gate.ts";
 
 /**
  * A client for an environment. The caller decides what opening means (a real instance, an
@@ -60,6 +61,11 @@ export interface PlanEnvironmentOptions {
   now?: () => Date;
   /** The release store, for an environment that runs a release (`release:`). */
   store?: ReleaseStore;
+  /**
+   * Asked with the desired state, its release file read, before the live state is read; it throws
+   * to refuse the plan (the release stage's gate: a rejected or unverified release).
+   */
+  gate?: (desired: DesiredState) => Promise<void>;
   /**
    * Catalogues, versions and trees kept across the plans of one run (`sharedReads()`), by
    * environment: plans of several environments read a shared source once, and an apply's final
@@ -219,6 +225,19 @@ function loadDesired(
 }
 
 /**
+ * The desired state with the release its environment runs (`release:`), from its committed file;
+ * unchanged without one. The file's text joins the digest: a saved plan is stale once it changes.
+ */
+async function withReleaseFile(dir: string, desired: DesiredState): Promise<DesiredState> {
+  if (!desired.environment.release) return desired;
+  const release = await readReleaseFile(dir, desired.environment.release);
+  const digest = createHash("sha256")
+    .update(`${desired.digest}\0${release.file}\0${release.text}`)
+    .digest("hex");
+  return { ...desired, release, digest, files: [...desired.files, release.file] };
+}
+
+/**
  * Loads the manifests for one environment (those `options.manifests` selects) and reads its live
  * state (and its package source's): with `options.targets`, only what the targets need, where the
  * interface can narrow a read.
@@ -229,7 +248,8 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   // Reads of the source are kept for the plan (or the caller's run): each is made once.
   const shared = input.shared ?? sharedReads();
   const { reading, ahead, loaded } = await loadEnvironment({ ...input, shared }, targets);
-  const desired = await withRelease(dir, loaded.state, input.store);
+  const desired = await withReleaseFile(dir, loaded.state);
+  await input.gate?.(desired);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
   const wanted = narrowDesired(desired, targets, kinds?.planners);

@@ -28,17 +28,19 @@ export const FreezeExceptionDocument = z
   })
   .describe("A reviewed exception to an environment's freeze windows.");
 
-export interface FreezeExceptionFile {
+/** A reviewed way through a freeze, as read from its file: the one type the gate and the audit use. */
+export interface FreezeException {
   name: string;
   /** Repository-relative path. */
   file: string;
   environment: string;
+  /** An instant with its offset. */
   until: string;
   reason: string;
   allowedBy: readonly string[];
 }
 
-export function parseFreezeException(file: string, name: string, text: string): FreezeExceptionFile {
+export function parseFreezeException(file: string, name: string, text: string): FreezeException {
   const parsed = parsePrecise(file, text);
   const issues: ManifestIssue[] = [...parsed.issues];
   const [document] = parsed.documents;
@@ -53,13 +55,13 @@ export function parseFreezeException(file: string, name: string, text: string): 
 }
 
 /** Every exception of the repository; none when the folder is absent. A malformed one is an error. */
-export async function readFreezeExceptions(dir: string): Promise<FreezeExceptionFile[]> {
+export async function readFreezeExceptions(dir: string): Promise<FreezeException[]> {
   const names = await readdir(join(dir, FREEZE_EXCEPTIONS_DIR)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return [];
     throw error;
   });
   const files = names.filter((name) => /\.ya?ml$/.test(name)).sort();
-  const exceptions: FreezeExceptionFile[] = [];
+  const exceptions: FreezeException[] = [];
   for (const entry of files) {
     const file = `${FREEZE_EXCEPTIONS_DIR}/${entry}`;
     const text = await readFile(join(dir, file), "utf8");

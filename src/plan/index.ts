@@ -96,8 +96,6 @@ export {
 } from "./render/status.ts";
 export { renderText } from "./render/text.ts";
 export type { RenderOptions } from "./render/values.ts";
-export type { RollbackInput, RollbackPlan, RollbackRelease } from "./rollback.ts";
-export { DEFAULT_ROLLBACK_PREFIX, planRollback, rollbackOfPlan } from "./rollback.ts";
 export { sealSensitive, unsealStep } from "./sensitive.ts";
 export type {
   EnvironmentStatus,

@@ -3,12 +3,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyPlan } from "../../src/apply/index.ts";
 import { ErrorCode } from "../../src/client/error-codes.ts";
 import { TransientError } from "../../src/client/errors.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import {
   ApplyRefusedError,
-  applyPlan,
   httpConnections,
   type Plan,
   type PlanOptions,
@@ -17,8 +17,8 @@ import {
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * The library's plan and apply (src/index.ts), in-process against the emulator over HTTP: what the
- * CLI's apply does, without the CLI. demo-prod's General User Parameter has no minimum length of 14.
+ * The library's plan (src/index.ts) and the apply's orchestration under the governed entry point
+ * (src/apply/apply-plan.ts), in-process against the emulator over HTTP. demo-prod's General User Parameter has no minimum length of 14.
  */
 
 const PASSWORD = "Compose#Test2026";

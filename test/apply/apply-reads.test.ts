@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyPlan } from "../../src/apply/index.ts";
 import { type Connections, connections } from "../../src/cli/connect.ts";
-import { applyReplan, clientsOf } from "../../src/cli/plan-environment.ts";
+import { manifestCacheOf } from "../../src/cli/manifest-cache.ts";
+import { clientsOf, planWith } from "../../src/cli/plan-environment.ts";
 import { httpConnections } from "../../src/compose/connections.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { loadEnvironment } from "../../src/manifest/index.ts";
+import { apply } from "../../src/release/apply.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -75,7 +76,7 @@ async function withStateDir<T>(body: (stateDir: string) => Promise<T>): Promise<
 }
 
 /** dev's requests by route, made by `body` with one run's connections. */
-async function devRoutes(body: (context: Parameters<typeof applyReplan>[0]) => Promise<unknown>) {
+async function devRoutes(body: (context: Parameters<typeof planWith>[0]) => Promise<unknown>) {
   const logger = pino({ level: "silent" });
   const open = connections({ logger });
   try {
@@ -88,7 +89,7 @@ async function devRoutes(body: (context: Parameters<typeof applyReplan>[0]) => P
 }
 
 /** The requests of `body`, by environment and `METHOD path`, with one run's connections. */
-async function countedPaths(body: (context: Parameters<typeof applyReplan>[0]) => Promise<unknown>) {
+async function countedPaths(body: (context: Parameters<typeof planWith>[0]) => Promise<unknown>) {
   const counted: Record<string, Record<string, number>> = {};
   const byName = new Map<string, ReturnType<typeof httpConnections>>();
   const run: Connections = {
@@ -131,14 +132,15 @@ const most = (paths: Record<string, number>) => Math.max(...Object.values(paths)
 
 /** The plan of `env` alone, then its apply, each with a run's connections of its own. */
 async function planThenApply(env: string) {
-  const planned = await countedPaths((context) => applyReplan(context, env)({}));
-  let outcome: Awaited<ReturnType<typeof applyPlan>> | undefined;
+  const planned = await countedPaths((context) => planWith(context, env, {}));
+  let outcome: Awaited<ReturnType<typeof apply>> | undefined;
   const applied = await withStateDir((stateDir) =>
     countedPaths(async (context) => {
-      outcome = await applyPlan({
+      outcome = await apply({
+        dir,
         env,
         stateDir,
-        replan: applyReplan(context, env),
+        cache: manifestCacheOf(dir),
         open: clientsOf(context.connections),
       });
     }),
@@ -148,15 +150,16 @@ async function planThenApply(env: string) {
 
 describe("an apply's reads of its package source", () => {
   it("are made once for the plan and the final check, and the check still sees the promotion", async () => {
-    const planned = await devRoutes((context) => applyReplan(context, "prod")({}));
+    const planned = await devRoutes((context) => planWith(context, "prod", {}));
     expect(planned[TREE]).toBeGreaterThan(0);
     let converged: boolean | undefined;
     const applied = await devRoutes((context) =>
       withStateDir(async (stateDir) => {
-        const outcome = await applyPlan({
+        const outcome = await apply({
+          dir,
           env: "prod",
           stateDir,
-          replan: applyReplan(context, "prod"),
+          cache: manifestCacheOf(dir),
           open: clientsOf(context.connections),
         });
         expect(outcome.result).toBe("complete");

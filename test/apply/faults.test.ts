@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
-import { applyPlan, httpConnections, type PlanOptions, planEnvironment } from "../../src/index.ts";
+import { apply, httpConnections, type PlanOptions, planEnvironment } from "../../src/index.ts";
 import { exampleOnEmulators } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 
@@ -29,7 +29,7 @@ afterEach(() => connections.close());
 
 const usernames = (emulator: Emulator) => emulator.store.allUsers().map((u) => u.user.UserName.toLowerCase());
 
-describe("applyPlan under faults", () => {
+describe("the governed apply under faults", () => {
   it("converges through transient errors, a 429 with Retry-After, resets and a session expiry, with no duplicates", async () => {
     const faults = {
       seed: 11,
@@ -52,10 +52,10 @@ describe("applyPlan under faults", () => {
     const replan = (options: PlanOptions) =>
       planEnvironment({ dir, env: "local-prod", options, open: connections.open });
 
-    const outcome = await applyPlan({
+    const outcome = await apply({
+      dir,
       env: "local-prod",
       stateDir: join(dir, ".egp"),
-      replan,
       open: connections.open,
     });
     expect(outcome).toMatchObject({ result: "complete", converged: true });

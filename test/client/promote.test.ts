@@ -7,9 +7,10 @@ import pino from "pino";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 import yauzl from "yauzl";
 import { ZipFile } from "yazl";
+import { promotePackage } from "../../src/client/promote.ts";
 import { packageById } from "../../src/emulator/packages/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
-import { type PlatformClient, PlatformError, promotePackage } from "../../src/index.ts";
+import { type PlatformClient, PlatformError } from "../../src/index.ts";
 import { generatedPackage, useClientEmulator } from "./helpers/client.ts";
 
 /*

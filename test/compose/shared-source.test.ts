@@ -1,14 +1,16 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${…} here is environment-file text, not a template.
+
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connections } from "../../src/cli/connect.ts";
-import { readStatus } from "../../src/cli/status.ts";
+import { clientsOf } from "../../src/cli/plan-environment.ts";
 import type { PlatformClient } from "../../src/client/client.ts";
 import { httpConnections } from "../../src/compose/connections.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { type EnvironmentConfig, planEnvironment, sharedReads } from "../../src/index.ts";
-import { readRepository } from "../../src/manifest/index.ts";
+import { readStatus } from "../../src/release/status.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -77,11 +79,14 @@ async function status(envs: readonly string[]): Promise<Record<string, number>> 
   const logger = pino({ level: "debug" }, sink);
   const open = connections({ logger });
   try {
-    const report = await readStatus(
-      { dir, repository: await readRepository(dir), connections: open, logger, warn: () => undefined },
-      envs,
-      4,
-    );
+    const report = await readStatus({
+      dir,
+      open: clientsOf(open),
+      stateDir: join(dir, ".egp"),
+      environments: envs,
+      parallel: 4,
+      logger,
+    });
     expect(report.summary.unreadable).toBe(0);
   } finally {
     await open.closeAll();

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connections } from "../../src/cli/connect.ts";
-import { readStatus } from "../../src/cli/status.ts";
+import { clientsOf } from "../../src/cli/plan-environment.ts";
 import { httpConnections } from "../../src/compose/connections.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { planEnvironment } from "../../src/index.ts";
-import { readRepository } from "../../src/manifest/index.ts";
 import { driftByKind } from "../../src/plan/index.ts";
+import { readStatus } from "../../src/release/status.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -68,11 +68,14 @@ async function statusOf(dir: string) {
   const logger = pino({ level: "silent" });
   const open = connections({ logger });
   try {
-    const report = await readStatus(
-      { dir, repository: await readRepository(dir), connections: open, logger, warn: () => undefined },
-      ["prod"],
-      1,
-    );
+    const report = await readStatus({
+      dir,
+      open: clientsOf(open),
+      stateDir: join(dir, ".egp"),
+      environments: ["prod"],
+      parallel: 1,
+      logger,
+    });
     const [row] = report.environments;
     if (!row?.reachable) throw new Error(`prod unreadable: ${row && "reason" in row ? row.reason : ""}`);
     return row.drift;

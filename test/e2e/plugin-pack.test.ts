@@ -1,66 +1,35 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${P} here is environment-file text, not a template.
-import { execFile, execFileSync } from "node:child_process";
-import { cp, symlink } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { promisify } from "node:util";
+import { cp } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { ROOT } from "../helpers/cli.ts";
-import { testdir } from "../helpers/testdir.ts";
+import { installPacked, npmEnv, packEgp, run } from "../helpers/pack.ts";
 
 /*
  * A kind from outside egp, through the published package: egp is packed from a fresh copy of the
  * repository (no dist/, as a clone has none), the tarball installed into an empty project with npm,
  * and the project's own files (./plugin/) make a `GroupMember` kind with ops of its own, list it in
  * one call (`createKinds([...builtInKinds, groupMemberKind])`), plan it through `planEnvironment`,
- * save the plan to a file, apply it from the file through `applyPlan` against the emulator as `egp
+ * save the plan to a file, apply it from the file through the governed `apply` against the emulator as `egp
  * apply FILE` does, export it, and prune it with a PrunePolicy made from the same kinds value.
  * demo-prod's groups: 3 is Auditors, and anguyen is not one; 4 is Risk Owners.
  */
 
-const run = promisify(execFile);
 const PASSWORD = "Plugin#Test2026";
-/** What a clone has that the build and the package need; dist/ is left out on purpose. */
-const SHIPPED = /^(src|bin|schema|scripts)\/|^(package\.json|tsconfig(\.build)?\.json|LICENSE|README\.md)$/;
-const npmEnv = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
 
 let files: string[] = [];
 let consumer = "";
 let prod: Emulator;
 
 beforeAll(async () => {
-  const clone = await testdir({});
-  const tracked = execFileSync("git", ["ls-files", "-co", "--exclude-standard"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter((file) => SHIPPED.test(file) && !file.endsWith(".test.ts"));
-  await Promise.all(tracked.map((file) => cp(join(ROOT, file), join(clone, file))));
-  await symlink(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
-
-  const out = await testdir({});
-  const packed = await run("npm", ["pack", "--json", "--pack-destination", out], { cwd: clone, env: npmEnv });
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as {
-    filename: string;
-    files: { path: string }[];
-  }[];
-  if (!info) throw new Error(`npm pack printed no package: ${packed.stdout}`);
-  files = info.files.map((file) => file.path);
-
+  const packed = await packEgp();
+  files = packed.files;
   prod = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
-  consumer = await testdir({
-    "package.json": '{ "name": "egp-plugin-consumer", "private": true, "type": "module" }\n',
+  consumer = await installPacked(packed.tarball, {
     "environments/prod.yaml": `url: ${prod.url}\ninstance: Default\nauth: { username: sysadmin, password: '\${P}' }\n`,
     "manifests/members.yaml": "kind: GroupMember\ngroup: Auditors\nuser: anguyen\n",
   });
-  // The npm cache holds egp's dependencies; the registry is asked only for what it lacks.
-  await run(
-    "npm",
-    ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", join(out, info.filename)],
-    { cwd: consumer, env: npmEnv },
-  );
   await cp(join(import.meta.dirname, "plugin"), join(consumer, "plugin"), { recursive: true });
 }, 300_000);
 

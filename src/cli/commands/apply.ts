@@ -1,19 +1,18 @@
 import type { Command } from "commander";
 import {
   applyFailure,
-  applyPlan,
   interruptedApply,
   JournalUnreadableError,
   type Lock,
   unreadableJournal,
 } from "../../apply/index.ts";
-import { openProjectStore } from "../../compose/project-store.ts";
-import { governApply } from "../../govern/govern-apply.ts";
+import { apply } from "../../release/apply.ts";
 import { applyOutput } from "../apply-output.ts";
 import { confirm, graceMs } from "../confirm.ts";
 import { ExitError, exitOf } from "../errors.ts";
 import { Interrupts } from "../interrupts.ts";
-import { applyReplan, clientsOf } from "../plan-environment.ts";
+import { manifestCacheOf } from "../manifest-cache.ts";
+import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { runSteps } from "../run-steps.ts";
 import { assertCanAsk, savedPlanOf } from "../saved-plan.ts";
@@ -60,14 +59,12 @@ export function registerApplyCommand(program: Command): void {
       let lock: Lock | undefined;
       const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
       const asking = !flags.yes && !saved;
-      const store = await openProjectStore(dir);
-      const governance = await governApply({ dir, env, store, say });
       try {
-        const outcome = await applyPlan({
+        const outcome = await apply({
+          dir,
           env,
           stateDir,
-          store,
-          replan: applyReplan({ dir, connections, logger }, env),
+          cache: manifestCacheOf(dir),
           open: clientsOf(connections),
           logger,
           options: {
@@ -95,17 +92,14 @@ export function registerApplyCommand(program: Command): void {
               interrupted: (done, inFlight) =>
                 interruptedApply(env, execute.plan.steps.length, done, inFlight),
             }),
-          gate: governance.gate,
           planKey: process.env.EGP_PLAN_KEY,
           onLocked: (held) => {
             lock = held;
           },
         });
-        await governance.ended({ outcome });
         const failure = applyFailure(env, outcome);
         if (failure) throw exitOf(failure);
       } catch (error) {
-        if (!(error instanceof ExitError)) await governance.ended({ error });
         if (error instanceof JournalUnreadableError)
           throw new ExitError(unreadableJournal(env, error.message), 1, { cause: error });
         throw error;

@@ -1,9 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { type AuditFormat, renderAudit } from "../../apply/audit-report.ts";
 import { openProjectStore } from "../../compose/project-store.ts";
-import { filterAudit, readAudit } from "../../store/audit.ts";
+import { filterAudit, readAudit } from "../../release/audit.ts";
+import { type AuditFormat, renderAudit } from "../../release/audit-report.ts";
 import { ExitError } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 

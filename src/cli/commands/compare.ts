@@ -1,19 +1,18 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
-import { type EnvironmentConfig, environmentOf, readRepository } from "../../manifest/index.ts";
+import { compareEnvironments } from "../../compose/compare.ts";
 import {
   type Comparison,
-  compareInstances,
   comparisonDiffers,
   renderComparisonHtml,
   renderComparisonJson,
   renderComparisonMarkdown,
   renderComparisonText,
 } from "../../plan/index.ts";
-import { readForComparison } from "../../state/compare-read.ts";
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
+import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 
 type CompareFormat = "text" | "markdown" | "json" | "html";
@@ -54,27 +53,19 @@ export function registerCompareCommand(program: Command): void {
     .option("--expand", "html: every section open (the page has no script to open them all)")
     .action(async (_options: unknown, command: Command) => {
       await withEnvironments<CompareFlags>(command, async ({ flags, dir, connections }) => {
-        const repository = await readRepository(dir);
-        // Only the two environment files matter: compare reads instances, not manifests.
-        const bare = { ...repository, manifests: [] };
-        const config = (name: string): EnvironmentConfig => {
-          const { state, warnings } = environmentOf(bare, name);
-          for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
-          return state.environment;
-        };
-        const [from, to] = [config(flags.from), config(flags.to)];
-        const [a, b] = await Promise.all([connections.open(from), connections.open(to)]);
-        const sides = await readForComparison(a.client, b.client, flags.applications);
-        if (sides.unknown.length > 0) {
+        const { comparison, unknown, issues } = await compareEnvironments({
+          dir,
+          from: flags.from,
+          to: flags.to,
+          open: clientsOf(connections),
+          ...(flags.applications ? { applications: flags.applications } : {}),
+        });
+        for (const issue of issues) process.stderr.write(`${issueLine(issue)}\n`);
+        if (unknown.length > 0) {
           throw new ExitError(
-            `--applications: no application or sub-form named ${sides.unknown.map((n) => JSON.stringify(n)).join(", ")} on ${from.name} or ${to.name}`,
+            `--applications: no application or sub-form named ${unknown.map((n) => JSON.stringify(n)).join(", ")} on ${flags.from} or ${flags.to}`,
           );
         }
-        const comparison = compareInstances({
-          from: { environment: from.name, ...sides.from },
-          to: { environment: to.name, ...sides.to },
-          createdAt: new Date().toISOString(),
-        });
         const format: CompareFormat = flags.json ? "json" : flags.format;
         const report = RENDER[format](comparison, flags);
         if (flags.out) {

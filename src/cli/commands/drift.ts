@@ -38,7 +38,7 @@ export function registerDriftCommand(program: Command): void {
       printPlan(plan, flags, "drift");
       if (plan.summary.drift === 0) return;
       // Loaded only when there is drift to tell: a clean drift check loads no webhook code.
-      const { driftNotice, notifierFor } = await import("../../govern/notify.ts");
+      const { driftNotice, notifierFor } = await import("../../release/notify.ts");
       const notify = await notifierFor(dir, (line) => process.stderr.write(`${line}\n`));
       await notify(driftNotice(plan, desired.release?.name));
       throw new ExitError("", 2);

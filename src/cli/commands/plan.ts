@@ -65,7 +65,7 @@ interface PlanFlags extends SelectionFlags {
 /** The freeze notice, its code loaded only for an environment that has freeze windows. */
 async function freezeNoticeOf(check: { dir: string; environment: EnvironmentConfig; now: Date }) {
   if (!check.environment.freeze?.length) return undefined;
-  const { actorOf, freezeNotice } = await import("../../compose/freeze-gate.ts");
+  const { actorOf, freezeNotice } = await import("../../release/freeze-gate.ts");
   return freezeNotice({ ...check, actor: actorOf() });
 }
 

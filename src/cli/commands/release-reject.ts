@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { rejectReleaseNamed } from "../../govern/reject.ts";
 import { RELEASE_NAME } from "../../manifest/index.ts";
 import { printable } from "../../plan/index.ts";
+import { rejectRelease } from "../../release/reject.ts";
 import { ExitError } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
@@ -22,7 +22,7 @@ export function registerReleaseReject(release: Command): void {
         throw new ExitError(`release reject: ${JSON.stringify(name)} is not a release name`);
       if (!flags.reason.trim()) throw new ExitError("release reject: --reason must say why");
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
-      const { rejection, already } = await rejectReleaseNamed({
+      const { rejection, already } = await rejectRelease({
         dir: repositoryDir(flags.dir),
         name,
         reason: flags.reason,

@@ -1,11 +1,8 @@
 import type { Command } from "commander";
-import { buildRelease } from "../../apply/index.ts";
 import { localStoreNote, openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
-import { environmentsInOrder, listReleases } from "../../compose/release-list.ts";
-import { releaseCreateEntry, writeAudit } from "../../govern/audit-trail.ts";
-import { environmentOf, readRepository, releaseNameProblem, selectManifests } from "../../manifest/index.ts";
-import { narrowDesired, parseTargets, printable } from "../../plan/index.ts";
-import { ExitError } from "../errors.ts";
+import { printable } from "../../plan/index.ts";
+import { createRelease } from "../../release/create.ts";
+import { releaseList } from "../../release/release-list.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { releaseTable } from "../release-table.ts";
 import { type GlobalFlags, repositoryDir, withEnvironments } from "../run.ts";
@@ -35,14 +32,12 @@ export function registerReleaseCommand(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const flags = command.optsWithGlobals<GlobalFlags>();
       const dir = repositoryDir(flags.dir);
-      const repository = await readRepository(dir);
-      const store = await openProjectStore(dir);
-      const releases = await listReleases(dir, store, environmentsInOrder(repository));
+      const { releases, store } = await releaseList(dir);
       if (flags.json) {
         for (const listed of releases) process.stdout.write(`${JSON.stringify(listed)}\n`);
         return;
       }
-      process.stdout.write(releaseTable(releases, store.location));
+      process.stdout.write(releaseTable(releases, store));
     });
   const create = release
     .command("create")
@@ -56,24 +51,18 @@ export function registerReleaseCommand(program: Command): void {
     );
   withSelection(create).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ReleaseCreateFlags>(command, async ({ flags, dir, connections }) => {
-      const problem = releaseNameProblem(flags.name);
-      if (problem) throw new ExitError(`release create: ${problem}`);
-      const selection = selectionOf(flags);
-      const repository = selectManifests(await readRepository(dir), selection.manifests);
-      const { state } = environmentOf(repository, flags.from, { buildPackages: true });
-      const desired = narrowDesired(state, parseTargets(selection.targets));
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
       const store = await openProjectStore(dir);
-      const { file, release: built } = await buildRelease({
+      const { file, release: built } = await createRelease({
         dir,
+        from: flags.from,
         name: flags.name,
-        desired,
-        client: await clientsOf(connections)(desired.environment),
+        selection: selectionOf(flags),
+        open: clientsOf(connections),
         store,
         stateDir: ensureStateDir(stateDirOf(dir)),
         say,
       });
-      await writeAudit(store, releaseCreateEntry(desired.environment, built), say);
       if (flags.json) {
         process.stdout.write(`${JSON.stringify({ file, ...built })}\n`);
         return;

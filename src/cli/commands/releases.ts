@@ -1,8 +1,7 @@
 import type { Command } from "commander";
-import { type HistoryEntry, readHistory } from "../../apply/index.ts";
-import { openProjectStore } from "../../compose/project-store.ts";
-import { environmentOf, readRepository } from "../../manifest/index.ts";
+import type { HistoryEntry } from "../../apply/index.ts";
 import { installName, printable } from "../../plan/index.ts";
+import { installHistory } from "../../release/history.ts";
 import { distrust } from "../../store/index.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
@@ -55,18 +54,13 @@ export function registerReleasesCommand(program: Command): void {
     .action(async (_options: unknown, command: Command) => {
       const flags = command.optsWithGlobals<HistoryFlags>();
       const dir = repositoryDir(flags.dir);
-      // The environment must exist: a typo should not read as "no history".
-      environmentOf({ ...(await readRepository(dir)), manifests: [] }, flags.env);
-      const store = await openProjectStore(dir);
-      const history = await readHistory(store, flags.env);
+      const { history, store } = await installHistory(dir, flags.env);
       if (flags.json) {
         for (const entry of history) process.stdout.write(`${JSON.stringify(summary(entry))}\n`);
         return;
       }
       if (history.length === 0) {
-        process.stdout.write(
-          `Nothing was installed on ${flags.env} (no history in the store ${store.location}).\n`,
-        );
+        process.stdout.write(`Nothing was installed on ${flags.env} (no history in the store ${store}).\n`);
         return;
       }
       for (const entry of history) process.stdout.write(`${printable(line(entry))}\n`);

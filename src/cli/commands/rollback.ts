@@ -1,11 +1,9 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { type Lock, rollBack, rollbackAgain, rollbackVerdict } from "../../apply/index.ts";
-import { openProjectStore } from "../../compose/project-store.ts";
-import { rollbackEntry, writeAudit } from "../../govern/audit-trail.ts";
-import { environmentOf, readRepository } from "../../manifest/index.ts";
+import type { Lock } from "../../apply/index.ts";
 import { writePlanFile } from "../../plan/index.ts";
+import { rollback, rollbackAgain, rollbackVerdict } from "../../release/rollback.ts";
 import { applyOutput } from "../apply-output.ts";
 import { confirm, graceMs } from "../confirm.ts";
 import { ExitError, exitOf } from "../errors.ts";
@@ -29,7 +27,7 @@ interface RollbackFlags {
 
 /*
  * `egp rollback`: plans, shows, asks (as apply does) and installs the snapshot a promotion took of
- * the environment, then checks it (src/apply/rollback.ts plans it; docs/promotion.md). Exit codes
+ * the environment, then checks it (src/release/rollback.ts; docs/promotion.md). Exit codes
  * as apply: 0 done and verified, 1 failed, 130 interrupted. A killed rollback run again reuses
  * the upload it had made. `--plan-only --out FILE` saves the plan; `egp rollback FILE` runs it.
  */
@@ -59,18 +57,15 @@ export function registerRollbackCommand(program: Command): void {
         const asking = !flags.yes && !saved && !flags.planOnly;
         assertCanAsk("rollback", asking, "pass --yes");
         if (!flags.prefix) throw new ExitError("rollback: --prefix must not be empty");
-        const repository = await readRepository(dir);
-        const { state: desired } = environmentOf({ ...repository, manifests: [] }, env);
         const stateDir = ensureStateDir(stateDirOf(dir));
         let lock: Lock | undefined;
         const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });
-        const store = await openProjectStore(dir);
         try {
-          const outcome = await rollBack({
+          const outcome = await rollback({
+            dir,
             env,
             stateDir,
-            store,
-            desired,
+            say,
             open: clientsOf(connections),
             to: flags.to,
             prefix: flags.prefix,
@@ -89,7 +84,6 @@ export function registerRollbackCommand(program: Command): void {
               runSteps({ ...execute, output, interrupts, interrupted: () => rollbackAgain(env) }),
             logger,
           });
-          if ("run" in outcome) await writeAudit(store, rollbackEntry(desired, outcome), say);
           const verdict = rollbackVerdict(env, outcome, flags.out);
           for (const line of verdict.lines) say(line);
           if (verdict.failure) throw exitOf(verdict.failure);

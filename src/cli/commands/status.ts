@@ -1,7 +1,6 @@
 import { writeFile } from "node:fs/promises";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { readRepository } from "../../manifest/index.ts";
 import {
   printable,
   renderStatusHtml,
@@ -11,9 +10,14 @@ import {
   type StatusReport,
   statusExitCode,
 } from "../../plan/index.ts";
+import { environmentNames, readStatus } from "../../release/status.ts";
 import { ExitError } from "../errors.ts";
+import { issueLine } from "../issue-line.ts";
+import { manifestCacheOf } from "../manifest-cache.ts";
+import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
-import { readStatus } from "../status.ts";
+import { stateDirOf } from "../state-dir.ts";
+import { oneLineOf } from "../user-errors.ts";
 
 type StatusFormat = "text" | "markdown" | "json" | "html";
 
@@ -67,25 +71,30 @@ export function registerStatusCommand(program: Command): void {
     .option("--parallel <n>", "environments read at once", positive, 10)
     .action(async (_options: unknown, command: Command) => {
       await withEnvironments<StatusFlags>(command, async ({ flags, dir, logger, connections }) => {
-        const repository = await readRepository(dir);
-        const known = repository.environments.map((file) => basename(file.path, ".yaml"));
+        const known = await environmentNames(dir);
         const unknown = (flags.env ?? []).filter((env) => !known.includes(env));
         if (unknown.length > 0)
           throw new ExitError(
             `--env: no environments/${unknown[0]}.yaml (known: ${known.join(", ") || "none"})`,
           );
-        const environments = flags.env ? [...new Set(flags.env)] : known;
-        if (environments.length === 0) throw new ExitError("no environments: environments/*.yaml is empty");
+        if ((flags.env ?? known).length === 0)
+          throw new ExitError("no environments: environments/*.yaml is empty");
         const warned = new Set<string>();
         const warn = (line: string) => {
           if (!warned.has(line)) process.stderr.write(`${line}\n`);
           warned.add(line);
         };
-        const report = await readStatus(
-          { dir, repository, connections, logger, warn },
-          environments,
-          flags.parallel,
-        );
+        const report = await readStatus({
+          dir,
+          open: clientsOf(connections),
+          stateDir: stateDirOf(dir),
+          ...(flags.env ? { environments: flags.env } : {}),
+          parallel: flags.parallel,
+          cache: manifestCacheOf(dir),
+          logger,
+          warn: (issue) => warn(issueLine(issue)),
+          reasonOf: oneLineOf,
+        });
         const { matching, drifted, unreadable } = report.summary;
         const counts = `${report.environments.length} environment(s): ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;
         if (flags.html) {

@@ -1,15 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { readFreezeExceptions } from "../../manifest/freeze-exception.ts";
-import {
-  type LoadResult,
-  loadProject,
-  loadRepository,
-  ManifestError,
-  type ManifestIssue,
-} from "../../manifest/index.ts";
-import { checkStoreSpec } from "../../store/open-store.ts";
+import { validateProject } from "../../compose/validate.ts";
+import type { LoadResult } from "../../manifest/index.ts";
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
 
@@ -35,31 +28,6 @@ function repositoryDir(dir: string): string {
   return path;
 }
 
-/** The issues of egp.yaml (the release store's address) and of the freeze exceptions; none when right. */
-async function projectIssues(dir: string): Promise<ManifestIssue[]> {
-  return [
-    ...(await issuesOf(() => loadProject(dir, { checkStore: checkStoreSpec }))),
-    ...(await issuesOf(() => readFreezeExceptions(dir))),
-  ];
-}
-
-async function issuesOf(read: () => Promise<unknown>): Promise<ManifestIssue[]> {
-  try {
-    await read();
-    return [];
-  } catch (error) {
-    if (error instanceof ManifestError) return [...error.issues];
-    throw error;
-  }
-}
-
-/** The repository's result with egp.yaml's issues first. */
-function withProject(result: LoadResult, issues: ManifestIssue[]): LoadResult {
-  if (issues.length === 0) return result;
-  const errors = [...issues, ...(result.ok ? [] : result.errors)];
-  return { ok: false, errors, warnings: result.warnings, stats: result.stats };
-}
-
 function printJson(result: LoadResult): void {
   const body = result.ok
     ? { ok: true, ...result.stats, warnings: result.warnings }
@@ -81,17 +49,11 @@ export function registerValidateCommand(program: Command): void {
     .action(async (_flags: unknown, command: Command) => {
       const flags = command.optsWithGlobals<ValidateFlags>();
       const dir = repositoryDir(flags.dir);
-      // Without --env nothing is connected to, so an unset ${VAR} is no error: a lint job on a pull
-      // request needs no environment's secrets. With --env it checks that job's variables too.
-      const unsetVariables = flags.env === undefined ? "keep" : "error";
-      const unreadable = (error: NodeJS.ErrnoException) => {
-        throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
-      };
-      const [loaded, project] = await Promise.all([
-        loadRepository(dir, { env: flags.env, unsetVariables }).catch(unreadable),
-        projectIssues(dir).catch(unreadable),
-      ]);
-      const result = withProject(loaded, project);
+      const result = await validateProject(dir, flags.env === undefined ? {} : { env: flags.env }).catch(
+        (error: NodeJS.ErrnoException) => {
+          throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
+        },
+      );
       if (flags.json) printJson(result);
       else printText(result);
       if (!result.ok) throw new ExitError(`invalid: ${plural(result.errors.length, "error")}`);

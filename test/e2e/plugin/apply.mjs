@@ -5,7 +5,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
-  applyPlan,
+  apply,
   builtInKinds,
   createKinds,
   exportManifests,
@@ -38,15 +38,7 @@ async function applySaved(name) {
       return error.code;
     }
   })();
-  const outcome = await applyPlan({
-    env,
-    stateDir,
-    replan,
-    open: connections.open,
-    saved,
-    savedFile: file,
-    kinds,
-  });
+  const outcome = await apply({ dir, env, stateDir, open: connections.open, saved, savedFile: file, kinds });
   return {
     planned: saved.changes.map((change) => [change.kind, change.key, change.action]),
     ops: [...new Set(saved.steps.map((step) => step.op))],

@@ -3,15 +3,15 @@ import { mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { stringify } from "yaml";
+import { artifactPath, artifactsDir, inspectPackage, store as keep } from "../apply/artifacts.ts";
+import { ApplyErrorCode } from "../apply/error-codes.ts";
+import { ApplyError } from "../apply/errors.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { PlatformError } from "../client/errors.ts";
 import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
 import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
 import { type ReleaseStore, releaseKey, StoreError, StoreErrorCode } from "../store/index.ts";
-import { artifactPath, artifactsDir, inspectPackage, store as keep } from "./artifacts.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
-import { ApplyError } from "./errors.ts";
 
 /*
  * `egp release create`: the packages of the Package documents, built once on the source, kept in

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PackageObjectParts, PackagePart } from "../state/index.ts";
-import { planRollback, type RollbackRelease } from "./rollback.ts";
+import { planRollback, type RollbackRelease } from "./rollback-plan.ts";
 
 const part = (
   fingerprint: string,

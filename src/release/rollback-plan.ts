@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import type { InstallCodeOverrides } from "../manifest/index.ts";
+import { canonicalJson } from "../plan/compare.ts";
+import { installName } from "../plan/install-name.ts";
+import { makeStep } from "../plan/kinds/make-step.ts";
+import { KIND } from "../plan/kinds/package.ts";
+import { BUILT_IN_STEP_INPUTS, type StepInputIn } from "../plan/kinds/steps.ts";
+import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "../plan/model.ts";
+import { summarize } from "../plan/plan-changes.ts";
 import type { PackageObjectParts, PackageObjectType } from "../state/index.ts";
-import { canonicalJson } from "./compare.ts";
-import { installName } from "./install-name.ts";
-import { makeStep } from "./kinds/make-step.ts";
-import { KIND } from "./kinds/package.ts";
-import { BUILT_IN_STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
-import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
-import { summarize } from "./plan-changes.ts";
 
 /*
  * `egp rollback`: installs the snapshot a promotion took of the target, with create-and-update,

@@ -1,11 +1,11 @@
 import { request } from "undici";
 import type { ApplyOutcome, ApplySummary } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
-import { actorOf, FrozenError } from "../compose/freeze-gate.ts";
-import { ReleaseGateError } from "../compose/release-gate.ts";
 import { loadProject, type NotifyEvent, type NotifySpec, type Project } from "../manifest/project.ts";
 import { expandString } from "../manifest/substitute.ts";
 import type { Plan } from "../plan/model.ts";
+import { actorOf, FrozenError } from "./freeze-gate.ts";
+import { ReleaseGateError } from "./release-gate.ts";
 
 /*
  * Webhooks of egp.yaml's `notify:`. A notification reports; it never decides: a failed one is said
@@ -123,6 +123,10 @@ export async function notifierFor(dir: string, say: (line: string) => void) {
   return (notice: Notice) => notify(project, notice, { say });
 }
 
+/** A gate said no before anything was written: a freeze, the release gate. */
+export const isRefusal = (error: unknown) =>
+  error instanceof FrozenError || error instanceof ReleaseGateError;
+
 const counted = (s: ApplySummary) =>
   `${s.added} added, ${s.changed} changed, ${s.destroyed} destroyed, ${s.promoted} promoted`;
 
@@ -137,7 +141,7 @@ export function applyNotice(
 ): Notice | undefined {
   const base = { environment, ...(release ? { release } : {}) };
   if ("error" in ended) {
-    const refused = ended.error instanceof FrozenError || ended.error instanceof ReleaseGateError;
+    const refused = isRefusal(ended.error);
     const message = ended.error instanceof Error ? ended.error.message : String(ended.error);
     return { ...base, event: refused ? "refused" : "failed", summary: message.split("\n")[0] ?? "" };
   }

@@ -2,7 +2,7 @@ import { userInfo } from "node:os";
 import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
-import { describeWindow, type FreezeDecision, freezeDecision } from "../plan/freeze.ts";
+import { describeWindow, type FreezeDecision, freezeDecision } from "./freeze.ts";
 
 /*
  * Freeze windows are read from the environment file and exceptions from the repository at the

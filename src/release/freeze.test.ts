@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FreezeWindow } from "../manifest/freeze.ts";
-import { describeWindow, type FreezeException, freezeDecision, inWindow } from "./freeze.ts";
+import type { FreezeException } from "../manifest/freeze-exception.ts";
+import { describeWindow, freezeDecision, inWindow } from "./freeze.ts";
 
 const yearEnd: FreezeWindow = {
   kind: "once",

@@ -1,19 +1,13 @@
-import { createHash } from "node:crypto";
-import {
-  type DesiredRelease,
-  type DesiredState,
-  instanceIdentityOf,
-  readReleaseFile,
-} from "../manifest/index.ts";
+import { type DesiredRelease, type DesiredState, instanceIdentityOf } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey, verifiedKey } from "../store/keys.ts";
-import { rejectionOf } from "../store/rejections.ts";
 import { distrust, trustOf } from "../store/signing.ts";
+import { rejectionOf } from "./rejections.ts";
 
 /*
- * Before an environment that runs a release is planned: its committed release file is read, the
- * store's record of the release must agree with it package by package (the committed sha256s are
+ * Before an environment that runs a release is planned (its committed release file read by the
+ * composer): the store's record of the release must agree with it package by package (the committed sha256s are
  * the truth), and every environment `requiresVerifiedOn` names must have a verification of the
  * same bytes in the store, signed by a trusted key, made on the instance that environment's file
  * names now.
@@ -120,17 +114,17 @@ async function assertNotRejected(store: ReleaseStore, name: string, file: string
 }
 
 /**
- * The desired state with its release, once the gate passes; unchanged for an environment without
- * `release:`. The release file's text joins the digest: a saved plan is stale once it changes.
+ * The release gate, asked of an environment that runs a release (`release:`) once its release file
+ * is read: the store must hold the committed bytes, the release must not be rejected, and every
+ * environment of `requiresVerifiedOn` must have verified it. Nothing to check without `release:`.
  */
-export async function withRelease(
+export async function assertReleaseGate(
   dir: string,
   desired: DesiredState,
   store: ReleaseStore | undefined,
-): Promise<DesiredState> {
-  const { environment } = desired;
-  if (!environment.release) return desired;
-  const release = await readReleaseFile(dir, environment.release);
+): Promise<void> {
+  const { environment, release } = desired;
+  if (!release) return;
   if (!store)
     throw new ReleaseGateError(
       PlanErrorCode.ReleaseMismatch,
@@ -146,8 +140,4 @@ export async function withRelease(
       `release ${release.name} has not been verified on ${missing.map((m) => m.env).join(", ")}${whys.length ? `: ${whys.join("; ")}` : ""} (requiresVerifiedOn in ${environment.file})`,
     );
   }
-  const digest = createHash("sha256")
-    .update(`${desired.digest}\0${release.file}\0${release.text}`)
-    .digest("hex");
-  return { ...desired, release, digest, files: [...desired.files, release.file] };
 }

@@ -2,15 +2,16 @@ import { createHash } from "node:crypto";
 import type { ApplyOutcome } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
 import type { ApplyResult } from "../apply/executor.ts";
-import { actorOf } from "../compose/freeze-gate.ts";
+import type { ReleaseRecord } from "../apply/releases.ts";
 import type { DesiredState, EnvironmentConfig, ReleaseFile } from "../manifest/index.ts";
 import { canonicalJson } from "../plan/compare.ts";
-import type { FreezeDecision } from "../plan/freeze.ts";
 import type { Plan } from "../plan/model.ts";
 import { printable } from "../plan/render/printable.ts";
-import { type AuditEntry, appendAudit } from "../store/audit.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { runUrlOf } from "./notify.ts";
+import { type AuditEntry, appendAudit } from "./audit.ts";
+import type { FreezeDecision } from "./freeze.ts";
+import { actorOf } from "./freeze-gate.ts";
+import { isRefusal, runUrlOf } from "./notify.ts";
 
 /*
  * The audit records of what egp does to an environment (apply/audit.ts keeps the chain). A record
@@ -47,13 +48,12 @@ const releaseOf = (desired: DesiredState | undefined): AuditEntry["release"] =>
 const changesOf = (plan: Plan | undefined): AuditEntry["changes"] =>
   (plan?.changes ?? []).map((c) => ({ kind: c.kind, name: c.key, action: c.action }));
 
-/** The record of an apply (or a rollback): what it changed, and whether it converged. */
+/** The record of an apply: what it changed, and whether it converged; refused when a gate said no. */
 export function applyEntry(input: {
-  action: "apply" | "rollback";
   environment: string;
   desired?: DesiredState;
   freeze?: FreezeDecision;
-  ended: { outcome: ApplyOutcome } | { error: unknown; refused: boolean };
+  ended: { outcome: ApplyOutcome } | { error: unknown };
 }): AuditEntry | undefined {
   const { desired, ended } = input;
   const plan = "outcome" in ended && "plan" in ended.outcome ? ended.outcome.plan : undefined;
@@ -66,7 +66,7 @@ export function applyEntry(input: {
         }
       : null;
   const base = {
-    ...auditBase(input.action),
+    ...auditBase("apply"),
     environment: input.environment,
     instance: desired ? instanceOf(desired.environment) : null,
     planSha256: plan ? planSha256(plan) : null,
@@ -79,7 +79,7 @@ export function applyEntry(input: {
     const message = ended.error instanceof Error ? ended.error.message : String(ended.error);
     return {
       ...base,
-      result: ended.refused ? "refused" : "failed",
+      result: isRefusal(ended.error) ? "refused" : "failed",
       failures: [printable(message.split("\n")[0] ?? "")],
     };
   }
@@ -131,14 +131,17 @@ export function releaseCreateEntry(
   };
 }
 
-/** The record of a rollback that ran: the install it undid, and whether the snapshot reads back. */
+/**
+ * The record of a rollback that ran: the install it undid (its release, by name, and the package
+ * bytes that install put there), and whether the snapshot reads back.
+ */
 export function rollbackEntry(
   desired: Pick<DesiredState, "environment">,
   outcome: {
     result: "interrupted" | "incomplete" | "complete";
     run: ApplyResult;
     rollback: { plan: Plan };
-    release: { id: string; release?: string | undefined };
+    release: Pick<ReleaseRecord, "id" | "release" | "package">;
   },
 ): AuditEntry {
   const { plan } = outcome.rollback;
@@ -149,7 +152,12 @@ export function rollbackEntry(
     environment: desired.environment.name,
     instance: instanceOf(desired.environment),
     planSha256: planSha256(plan),
-    release: outcome.release.release ? { name: outcome.release.release, packages: [] } : null,
+    release: outcome.release.release
+      ? {
+          name: outcome.release.release,
+          packages: [{ name: outcome.release.package.name, sha256: outcome.release.package.digest }],
+        }
+      : null,
     changes: changesOf(plan),
     result: outcome.result === "complete" ? "verified" : "failed",
     failures,

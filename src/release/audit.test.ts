@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { localKey } from "../io/local-key.ts";
+import { FolderStore } from "../store/index.ts";
+import { Keyring, SignedStore } from "../store/signing.ts";
 import { type AuditEntry, appendAudit, auditKey, readAudit } from "./audit.ts";
-import { FolderStore } from "./index.ts";
-import { Keyring, SignedStore } from "./signing.ts";
 
 const key = localKey({ EGP_STATE_KEY: "k".repeat(40) });
 const otherKey = localKey({ EGP_STATE_KEY: "o".repeat(40) });

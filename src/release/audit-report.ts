@@ -1,7 +1,7 @@
 import { escapeHtml } from "../plan/render/folds.ts";
 import { htmlPage } from "../plan/render/html-page.ts";
 import { printable } from "../plan/render/printable.ts";
-import type { AuditChain, AuditRecord } from "../store/audit.ts";
+import type { AuditChain, AuditRecord } from "./audit.ts";
 
 /*
  * `egp audit` as a person or a spreadsheet reads it. The HTML page is what an auditor is handed:
@@ -21,7 +21,11 @@ export interface AuditReport {
 
 const changesOf = (r: AuditRecord) => r.changes.map((c) => `${c.action} ${c.kind} ${c.name}`).join("; ");
 const releaseOf = (r: AuditRecord) =>
-  r.release ? `${r.release.name} (${r.release.packages.map((p) => `${p.name} ${p.sha256}`).join(", ")})` : "";
+  !r.release
+    ? ""
+    : r.release.packages.length === 0
+      ? r.release.name
+      : `${r.release.name} (${r.release.packages.map((p) => `${p.name} ${p.sha256}`).join(", ")})`;
 const instanceOf = (r: AuditRecord) => (r.instance ? `${r.instance.name} at ${r.instance.url}` : "");
 const exceptionOf = (r: AuditRecord) =>
   r.exception ? `${r.exception.file} (${r.exception.reason}, until ${r.exception.until})` : "";

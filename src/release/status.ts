@@ -1,9 +1,17 @@
-import type { Logger } from "pino";
+import { basename } from "node:path";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { LoginRefusedError } from "../client/errors.ts";
+import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
-import { environmentsInOrder, verifiedAtOf } from "../compose/release-list.ts";
-import { type EnvironmentConfig, environmentOf, pipelinePlaces, type Repository } from "../manifest/index.ts";
+import {
+  type EnvironmentConfig,
+  environmentOf,
+  type ManifestCache,
+  type ManifestIssue,
+  pipelinePlaces,
+  type Repository,
+  readRepository,
+} from "../manifest/index.ts";
 import {
   driftByKind,
   type EnvironmentStatus,
@@ -18,26 +26,52 @@ import {
 } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
-import type { Connections } from "./connect.ts";
-import { issueLine } from "./issue-line.ts";
-import { planWith } from "./plan-environment.ts";
-import { stateDirOf } from "./state-dir.ts";
-import { describeUserError } from "./user-errors.ts";
+import { planEnvironment } from "./plan.ts";
+import { environmentsInOrder, verifiedAtOf } from "./release-list.ts";
 
 /*
  * Gathers `egp status`: each environment read on its own, a bounded number at once, so that one that
  * can't be read becomes a row saying why and never hides the others.
  */
 
-export interface StatusContext {
+export interface StatusOptions {
+  /** The repository: its environments, manifests and egp.yaml. */
   dir: string;
-  repository: Repository;
-  connections: Connections;
-  logger: Logger;
-  /** Manifest warnings, once each: every environment's plan loads the same manifests. */
-  warn: (line: string) => void;
+  /** The clients of the environments (`httpConnections().open`, or the CLI's connections). */
+  open: OpenEnvironment;
+  /** The repository's state folder (`.egp`): where an interrupted apply's journal is. */
+  stateDir: string;
+  /** The environments to read, in any order (default: every file in environments/). */
+  environments?: readonly string[];
+  /** Environments read at once (default 10). */
+  parallel?: number;
+  /** The release store (default: the one egp.yaml names). */
+  store?: ReleaseStore;
+  /** Parsed manifests kept between runs (`.egp/cache/`); none by default. */
+  cache?: ManifestCache;
+  logger?: StatusLogger;
+  /** Manifest warnings: every environment's plan loads the same manifests, so one may come more than once. */
+  warn?: (issue: ManifestIssue) => void;
+  /** Why an environment can't be read, on one line (default: the error's message). */
+  reasonOf?: (error: unknown) => string;
   /** Package sources' reads kept for the run: a source many environments promote from is read once. */
   shared?: SharedReads;
+}
+
+interface StatusLogger {
+  debug(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+const SILENT: StatusLogger = { debug: () => undefined, warn: () => undefined };
+
+interface StatusContext extends Omit<StatusOptions, "environments" | "parallel" | "store"> {
+  repository: Repository;
+  /** Opened once, when first needed: a store that can't be opened makes rows unreadable, not the report. */
+  store: () => Promise<ReleaseStore>;
+  shared: SharedReads;
+  logger: StatusLogger;
+  reasonOf: (error: unknown) => string;
 }
 
 function lastInstallOf(record: ReleaseRecord | undefined): LastInstall | null {
@@ -73,12 +107,11 @@ async function verificationsOf(
  * The environment's latest install and what it runs, from its history and verifications in the
  * release store; the one place status reads them.
  */
-export async function installsOf(
-  dir: string,
+async function installsOf(
+  store: ReleaseStore,
   env: string,
   wanted?: string,
 ): Promise<{ lastInstall: LastInstall | null; runs: Runs | null }> {
-  const store = await openProjectStore(dir);
   const history = await listHistory(store, env);
   const verifications = await verificationsOf(store, env, history, wanted);
   const entries = history.map((record) => ({
@@ -93,9 +126,9 @@ export async function installsOf(
 }
 
 /** The interrupted apply `egp apply --resume` would take up, or why its journal can't be read. */
-export function pendingApply(dir: string, env: string): EnvironmentStatus["pending"] {
+function pendingApply(stateDir: string, env: string): EnvironmentStatus["pending"] {
   try {
-    const pending = Journal.unfinished(stateDirOf(dir), env);
+    const pending = Journal.unfinished(stateDir, env);
     if (!pending) return null;
     const { plan, done, startedAt } = pending.state;
     return { plan: plan.id, done: done.size, steps: plan.steps.length, startedAt };
@@ -105,18 +138,24 @@ export function pendingApply(dir: string, env: string): EnvironmentStatus["pendi
   }
 }
 
-/** Why an environment can't be read, on one line, as the CLI would say it on its own. */
-function reasonOf(error: unknown): string {
-  const known = describeUserError(error);
-  if (known && known.lines.length > 0) return known.lines.join("; ");
-  return printable(error instanceof Error ? error.message : String(error));
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () => {
+    made ??= make();
+    return made;
+  };
 }
 
-async function readHistory(dir: string, env: string, logger: Logger, wanted: string | undefined) {
+const messageOf = (error: unknown) => printable(error instanceof Error ? error.message : String(error));
+
+async function readHistory(context: StatusContext, env: string, wanted: string | undefined) {
   try {
-    return { ...(await installsOf(dir, env, wanted)), pending: pendingApply(dir, env) };
+    return {
+      ...(await installsOf(await context.store(), env, wanted)),
+      pending: pendingApply(context.stateDir, env),
+    };
   } catch (error) {
-    logger.warn({ env }, `${env}: history unreadable: ${reasonOf(error)}`);
+    context.logger.warn({ env }, `${env}: history unreadable: ${context.reasonOf(error)}`);
     return { lastInstall: null, runs: null, pending: null };
   }
 }
@@ -130,8 +169,8 @@ function placeOf(context: StatusContext, env: string, config: EnvironmentConfig 
   return { upstream: written?.upstream ?? [], wants };
 }
 
-export async function environmentStatus(context: StatusContext, env: string): Promise<EnvironmentStatus> {
-  const { dir, connections, logger } = context;
+async function environmentStatus(context: StatusContext, env: string): Promise<EnvironmentStatus> {
+  const { dir, logger } = context;
   const bare = { ...context.repository, manifests: [] };
   let config: EnvironmentConfig | undefined;
   let unloadable: unknown;
@@ -141,18 +180,23 @@ export async function environmentStatus(context: StatusContext, env: string): Pr
     unloadable = error;
   }
   const place = placeOf(context, env, config);
-  const history = { ...place, ...(await readHistory(dir, env, logger, config?.release)) };
+  const history = { ...place, ...(await readHistory(context, env, config?.release)) };
   try {
     if (!config) throw unloadable;
-    const { client } = await connections.open(config);
+    const client = await context.open(config);
     const { Version } = await client.metadata.version();
     // Status counts drift and lists no unmanaged object: it reads only the users it manages.
-    const { plan, warnings } = await planWith(
-      { dir, connections, logger, managedOnly: true, ...(context.shared ? { shared: context.shared } : {}) },
+    const { plan, warnings } = await planEnvironment({
+      dir,
       env,
-      {},
-    );
-    for (const warning of warnings) context.warn(issueLine(warning));
+      open: context.open,
+      store: await context.store(),
+      logger,
+      managedOnly: true,
+      shared: context.shared,
+      ...(context.cache ? { cache: context.cache } : {}),
+    });
+    for (const warning of warnings) context.warn?.(warning);
     const drift = driftByKind(plan);
     const driftTotal = Object.values(drift).reduce((sum, n) => sum + n, 0);
     return { environment: env, ...history, reachable: true, version: Version, drift, driftTotal };
@@ -163,14 +207,14 @@ export async function environmentStatus(context: StatusContext, env: string): Pr
       environment: env,
       ...history,
       reachable: false,
-      reason: reasonOf(error),
+      reason: context.reasonOf(error),
       ...(loginRefused ? { loginRefused } : {}),
     };
   }
 }
 
 /** `fn` over `items`, at most `limit` at once, results in the items' order. */
-export async function mapBounded<T, R>(
+async function mapBounded<T, R>(
   items: readonly T[],
   limit: number,
   fn: (item: T) => Promise<R>,
@@ -187,12 +231,29 @@ export async function mapBounded<T, R>(
   return results;
 }
 
-export async function readStatus(
-  context: StatusContext,
-  environments: readonly string[],
-  parallel: number,
-): Promise<StatusReport> {
-  const run = { ...context, shared: context.shared ?? sharedReads() };
-  const rows = await mapBounded(environments, parallel, (env) => environmentStatus(run, env));
-  return statusReport(rows, new Date().toISOString(), environmentsInOrder(context.repository));
+/** The environments of the repository at `dir`: the names of its environments/*.yaml, in file order. */
+export async function environmentNames(dir: string): Promise<string[]> {
+  return (await readRepository(dir)).environments.map((file) => basename(file.path, ".yaml"));
+}
+
+/**
+ * `egp status` for the CLI and a library caller: every environment (or those named) read on its
+ * own, a bounded number at once, in pipeline order; one that can't be read is a row saying why.
+ */
+export async function readStatus(options: StatusOptions): Promise<StatusReport> {
+  const repository = await readRepository(options.dir);
+  const known = repository.environments.map((file) => basename(file.path, ".yaml"));
+  const environments = options.environments ? [...new Set(options.environments)] : known;
+  const context: StatusContext = {
+    ...options,
+    repository,
+    store: once(async () => options.store ?? openProjectStore(options.dir)),
+    shared: options.shared ?? sharedReads(),
+    logger: options.logger ?? SILENT,
+    reasonOf: options.reasonOf ?? messageOf,
+  };
+  const rows = await mapBounded(environments, options.parallel ?? 10, (env) =>
+    environmentStatus(context, env),
+  );
+  return statusReport(rows, new Date().toISOString(), environmentsInOrder(repository));
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { StoreError } from "./error-codes.ts";
-import { distrust, trustOf, withoutSignature } from "./signing.ts";
-import type { ReleaseStore } from "./store.ts";
+import { StoreError } from "../store/error-codes.ts";
+import { distrust, trustOf, withoutSignature } from "../store/signing.ts";
+import type { ReleaseStore } from "../store/store.ts";
 
 /*
  * A rejected release: `rejected/<name>` in the store, written by `egp release reject` and signed by
@@ -27,7 +27,7 @@ export interface ReadRejection extends Rejection {
 }
 
 /** Records the rejection once; the first rejection of a release stands. */
-export async function rejectRelease(
+export async function recordRejection(
   store: ReleaseStore,
   rejection: Rejection,
 ): Promise<{ rejection: ReadRejection; already: boolean }> {

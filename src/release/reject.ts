@@ -1,23 +1,25 @@
 import { openProjectStore } from "../compose/project-store.ts";
-import { ReleaseGateError } from "../compose/release-gate.ts";
 import { readReleaseFile } from "../manifest/index.ts";
 import { PlanErrorCode } from "../plan/error-codes.ts";
 import { releaseKey } from "../store/keys.ts";
-import { type ReadRejection, rejectRelease } from "../store/rejections.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
+import { type ReadRejection, recordRejection } from "./rejections.ts";
+import { ReleaseGateError } from "./release-gate.ts";
 
 /**
  * `egp release reject`: the release must be one egp built (its file or its store record); the
  * rejection is recorded once, audited and notified. The first rejection of a release stands.
  */
-export async function rejectReleaseNamed(input: {
+export async function rejectRelease(input: {
   dir: string;
   name: string;
   reason: string;
-  say: (line: string) => void;
+  /** Where a record or a notification that could not be made is said (default: nowhere). */
+  say?: (line: string) => void;
 }): Promise<{ rejection: ReadRejection; already: boolean }> {
-  const { dir, name, reason, say } = input;
+  const { dir, name, reason } = input;
+  const say = input.say ?? (() => undefined);
   const store = await openProjectStore(dir);
   const file = await readReleaseFile(dir, name).catch(() => undefined);
   if (!file && (await store.getRecord(releaseKey(name))) === undefined)
@@ -26,7 +28,7 @@ export async function rejectReleaseNamed(input: {
       `no release ${name}: neither releases/${name}.yaml nor the store ${store.location} has it`,
     );
   const base = auditBase("reject");
-  const result = await rejectRelease(store, {
+  const result = await recordRejection(store, {
     name,
     reason,
     at: base.at,

@@ -1,16 +1,18 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { openProjectStore } from "../compose/project-store.ts";
 import {
   ManifestError,
   parseReleaseFile,
   pipelinePlaces,
   RELEASE_NAME,
   type Repository,
+  readRepository,
   releaseFilePath,
 } from "../manifest/index.ts";
 import { pipelineOrder } from "../plan/index.ts";
 import { type ReleaseStore, releaseKey, verifiedKey } from "../store/index.ts";
-import { rejectionOf } from "../store/rejections.ts";
+import { rejectionOf } from "./rejections.ts";
 
 /*
  * `egp release list`: every release the repository commits (`releases/*.yaml`) or the store holds
@@ -166,8 +168,21 @@ async function listing(
   };
 }
 
+/**
+ * `egp release list` for the CLI and a library caller: the releases of the repository at `dir` and
+ * of its store (default: the one egp.yaml names), newest first, and where the store is.
+ */
+export async function releaseList(
+  dir: string,
+  given?: ReleaseStore,
+): Promise<{ releases: ReleaseListing[]; store: string }> {
+  const store = given ?? (await openProjectStore(dir));
+  const order = environmentsInOrder(await readRepository(dir));
+  return { releases: await listReleases(dir, store, order), store: store.location };
+}
+
 /** The releases, newest first (by when they were built, then by name). */
-export async function listReleases(
+async function listReleases(
   dir: string,
   store: ReleaseStore,
   order: readonly string[] = [],

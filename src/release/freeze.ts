@@ -1,15 +1,5 @@
 import type { FreezeWindow } from "../manifest/freeze.ts";
-
-/** A reviewed way through a freeze: `freeze-exceptions/<name>.yaml`. */
-export interface FreezeException {
-  name: string;
-  file: string;
-  environment: string;
-  /** An instant with its offset. */
-  until: string;
-  reason: string;
-  allowedBy: readonly string[];
-}
+import type { FreezeException } from "../manifest/freeze-exception.ts";
 
 /** The longest an exception may still run at the moment it is used. */
 export const EXCEPTION_HORIZON_MS = 24 * 3600_000;

@@ -1,0 +1,48 @@
+import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
+import {
+  type LoadResult,
+  loadProject,
+  loadRepository,
+  ManifestError,
+  type ManifestIssue,
+} from "../manifest/index.ts";
+import { checkStoreSpec } from "../store/open-store.ts";
+
+/*
+ * `egp validate` for the CLI and a library caller: the environment files and manifests parsed and
+ * validated offline, with egp.yaml (the release store's address) and the freeze exceptions.
+ */
+
+async function issuesOf(read: () => Promise<unknown>): Promise<ManifestIssue[]> {
+  try {
+    await read();
+    return [];
+  } catch (error) {
+    if (error instanceof ManifestError) return [...error.issues];
+    throw error;
+  }
+}
+
+/** The issues of egp.yaml and of the freeze exceptions; none when right. */
+async function projectIssues(dir: string): Promise<ManifestIssue[]> {
+  return [
+    ...(await issuesOf(() => loadProject(dir, { checkStore: checkStoreSpec }))),
+    ...(await issuesOf(() => readFreezeExceptions(dir))),
+  ];
+}
+
+/**
+ * The repository at `dir` validated, egp.yaml's and the exceptions' issues first. Without `env`
+ * nothing is connected to, so an unset `${VAR}` is no error (a lint job needs no secrets); with it
+ * that environment's variables are checked too. A repository that can't be read rejects.
+ */
+export async function validateProject(dir: string, options: { env?: string } = {}): Promise<LoadResult> {
+  const unsetVariables = options.env === undefined ? "keep" : "error";
+  const [result, issues] = await Promise.all([
+    loadRepository(dir, { env: options.env, unsetVariables }),
+    projectIssues(dir),
+  ]);
+  if (issues.length === 0) return result;
+  const errors = [...issues, ...(result.ok ? [] : result.errors)];
+  return { ok: false, errors, warnings: result.warnings, stats: result.stats };
+}

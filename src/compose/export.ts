@@ -4,6 +4,7 @@ import { type ExportedFile, ExportMergeError, exportManifests, mergeExportedFile
 import { environmentOf, type ManifestIssue, readRepository, selectManifests } from "../manifest/index.ts";
 import { keysToRead, parseTargets, selects } from "../plan/index.ts";
 import { readLiveState, startEarlyReads } from "../state/index.ts";
+import type { Kinds } from "./kinds.ts";
 import type { OpenEnvironment } from "./plan-environment.ts";
 
 /*
@@ -28,6 +29,8 @@ export interface ExportOptions {
   includeLoginUser?: boolean;
   /** Replace documents of the folder that differ from the instance (refused otherwise). */
   force?: boolean;
+  /** The kinds to load, read and write (`createKinds`); egp's own by default. */
+  kinds?: Kinds;
 }
 
 export interface EnvironmentExport {
@@ -72,9 +75,13 @@ async function mergedFiles(
 
 /** Reads the environment's live state and makes its manifest files, merged into `out`'s. */
 export async function exportEnvironment(options: ExportOptions): Promise<EnvironmentExport> {
-  const { env } = options;
+  const { env, kinds } = options;
   const repository = selectManifests(await readRepository(options.dir), options.manifests);
-  const { state: desired, warnings: issues } = environmentOf(repository, env);
+  const { state: desired, warnings: issues } = environmentOf(
+    repository,
+    env,
+    kinds ? { kinds: kinds.documents } : {},
+  );
   const targets = parseTargets(options.targets);
   const client = await options.open(desired.environment);
   // Objects named exactly are read by name; a kind no target names is not needed to write the
@@ -83,13 +90,24 @@ export async function exportEnvironment(options: ExportOptions): Promise<Environ
     targets.length > 0 && !targets.some((t) => t.kind === kind) ? [] : keysToRead(targets, kind),
   );
   // Packages are promotions between environments, not state to export: skip their trees.
-  const live = await readLiveState(client, { ...desired, packages: [] }, { scope: "all", early });
-  const exported = exportManifests({
-    environment: desired.environment,
-    live,
-    ...(options.includeLoginUser ? { includeLoginUser: true } : {}),
-    ...(targets.length > 0 ? { selects: (kind: string, key: string) => selects(targets, kind, key) } : {}),
-  });
+  const live = await readLiveState(
+    client,
+    { ...desired, packages: [] },
+    {
+      scope: "all",
+      early,
+      ...(kinds ? { kinds: kinds.live } : {}),
+    },
+  );
+  const exported = exportManifests(
+    {
+      environment: desired.environment,
+      live,
+      ...(options.includeLoginUser ? { includeLoginUser: true } : {}),
+      ...(targets.length > 0 ? { selects: (kind: string, key: string) => selects(targets, kind, key) } : {}),
+    },
+    kinds?.exporters,
+  );
   const out = resolve(options.out);
   const files = await mergedFiles(out, exported.files, (file, existing) => {
     const leftOut = new Set(file.leftOut.map((key) => key.toLowerCase()));

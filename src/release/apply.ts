@@ -1,5 +1,6 @@
 import type { ApplyOutcome, ApplyPlanOptions } from "../apply/apply-plan.ts";
 import { applyPlan } from "../apply/apply-plan.ts";
+import type { Kinds } from "../compose/kinds.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { DesiredState, ManifestCache } from "../manifest/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
@@ -19,7 +20,7 @@ import { recordVerified } from "./verified.ts";
  * connections, the question and the output, never the planner: a plan it made could skip a gate.
  */
 
-export interface ApplyOptions extends Omit<ApplyPlanOptions, "replan" | "gate" | "store"> {
+export interface ApplyOptions extends Omit<ApplyPlanOptions, "replan" | "gate" | "store" | "kinds"> {
   /** The repository: environments/, manifests/, releases/, freeze-exceptions/ and egp.yaml. */
   dir: string;
   /** The release store (default: the one egp.yaml names, as `openProjectStore(dir)` opens it). */
@@ -28,6 +29,8 @@ export interface ApplyOptions extends Omit<ApplyPlanOptions, "replan" | "gate" |
   cache?: ManifestCache;
   /** The clock the freeze gate reads (default: now). */
   now?: () => Date;
+  /** The kinds to plan and apply (`createKinds([...builtInKinds, ...plugins])`); egp's own by default. */
+  kinds?: Kinds;
 }
 
 interface Governed {
@@ -104,6 +107,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
           ...(options.logger ? { logger: options.logger } : {}),
           ...(cache ? { cache } : {}),
           ...(reads ? { shared: reads } : {}),
+          ...(options.kinds ? { kinds: options.kinds } : {}),
         }),
       gate: governance.gate,
     });

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { LoginRefusedError } from "../client/errors.ts";
+import type { Kinds } from "../compose/kinds.ts";
 import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import {
@@ -56,6 +57,8 @@ export interface StatusOptions {
   reasonOf?: (error: unknown) => string;
   /** Package sources' reads kept for the run: a source many environments promote from is read once. */
   shared?: SharedReads;
+  /** The kinds to load, read and plan (`createKinds`); egp's own by default. */
+  kinds?: Kinds;
 }
 
 interface StatusLogger {
@@ -195,6 +198,7 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
       managedOnly: true,
       shared: context.shared,
       ...(context.cache ? { cache: context.cache } : {}),
+      ...(context.kinds ? { kinds: context.kinds } : {}),
     });
     for (const warning of warnings) context.warn?.(warning);
     const drift = driftByKind(plan);

@@ -21,7 +21,6 @@ export type { OpContext, OpHandler, OpRegistry } from "./apply/ops/types.ts";
 export { inputOf } from "./apply/ops/types.ts";
 export type { PlatformClient } from "./client/client.ts";
 export { createClient } from "./client/client.ts";
-export { ERROR_CODES, ErrorCode } from "./client/error-codes.ts";
 export {
   AuthError,
   ClientOptionsError,
@@ -90,7 +89,6 @@ export {
   shouldRetry,
 } from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
-
 export type {
   AttachmentWrapper,
   ContentPost,
@@ -122,6 +120,8 @@ export {
   planEnvironment,
   readEnvironment,
 } from "./compose/index.ts";
+export type { ErrorCode } from "./errors/index.ts";
+export { EgpError, ERROR_CODES } from "./errors/index.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { registerExporter } from "./export/index.ts";
 export type {

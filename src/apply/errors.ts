@@ -1,6 +1,6 @@
 import { PlatformError } from "../client/errors.ts";
+import { EgpError, type ErrorCode, isErrorCode } from "../errors/index.ts";
 import type { ChangeKind, Step, StepOp } from "../plan/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
  * Apply's errors are one family with the client's: each carries a stable code from a registry
@@ -10,18 +10,12 @@ import { ApplyErrorCode } from "./error-codes.ts";
  */
 
 /** A failure an op raises itself (not the client's): a job that failed, an object that is gone. */
-export class ApplyError extends Error {
-  readonly code: ApplyErrorCode;
+export class ApplyError extends EgpError {
   /** The platform's message keys, where the failure came with validation messages (an install job). */
   readonly messageKeys: readonly string[];
-  constructor(
-    code: ApplyErrorCode,
-    message: string,
-    options: { cause?: unknown; messageKeys?: string[] } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; messageKeys?: string[] } = {}) {
+    super(code, message, { cause: options.cause });
     this.name = "ApplyError";
-    this.code = code;
     this.messageKeys = options.messageKeys ?? [];
   }
 }
@@ -58,8 +52,6 @@ export interface StepFailure {
   cause: ErrorCause;
 }
 
-const isEgpCode = (code: unknown): code is string => typeof code === "string" && code.startsWith("EGP_");
-
 export function causeOf(error: unknown): ErrorCause {
   if (!(error instanceof Error)) return { name: typeof error, message: String(error) };
   const cause: ErrorCause = { name: error.name, message: error.message };
@@ -86,17 +78,21 @@ export function causeOf(error: unknown): ErrorCause {
  * that every failure has a code to branch on. The message is the cause's: the step id is printed
  * next to it already.
  */
-export class StepError extends Error {
-  readonly code: string;
+export class StepError extends EgpError {
   readonly kind: ChangeKind | undefined;
   readonly key: string | undefined;
   readonly op: StepOp;
   readonly step: string;
   constructor(step: Step, change: { kind: ChangeKind; key: string } | undefined, cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
-    this.name = "StepError";
     const code = (cause as { code?: unknown } | null)?.code;
-    this.code = isEgpCode(code) ? code : ApplyErrorCode.StepFailed;
+    super(
+      isErrorCode(code) ? code : "EGP_STEP_FAILED",
+      cause instanceof Error ? cause.message : String(cause),
+      {
+        cause,
+      },
+    );
+    this.name = "StepError";
     this.kind = change?.kind;
     this.key = change?.key;
     this.op = step.op;

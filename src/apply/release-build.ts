@@ -8,9 +8,8 @@ import { PlatformError } from "../client/errors.ts";
 import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
 import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
-import { type ReleaseStore, releaseKey, StoreError, StoreErrorCode } from "../store/index.ts";
+import { type ReleaseStore, releaseKey, StoreError } from "../store/index.ts";
 import { artifactPath, artifactsDir, inspectPackage, store as keep } from "./artifacts.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError } from "./errors.ts";
 
 /*
@@ -38,7 +37,7 @@ export const releaseFileOf = (dir: string, name: string) => join(dir, "releases"
 
 function exists(name: string, where: string): StoreError {
   return new StoreError(
-    StoreErrorCode.Exists,
+    "EGP_STORE_EXISTS",
     `release ${name} already exists (${where}): a release name is never reused; pick another`,
   );
 }
@@ -87,7 +86,7 @@ async function buildPackage(
     const what = object.by === "name" ? `application "${object.name}"` : `${object.type} ${object.guid}`;
     if (!guid || (!live && object.type !== "GlobalReport"))
       throw new ApplyError(
-        ApplyErrorCode.TargetGone,
+        "EGP_TARGET_GONE",
         `${pkg.source.file}:${object.source.line}:${object.source.column} package "${pkg.name}": ${what} does not exist on ${env}`,
       );
     return {
@@ -170,7 +169,7 @@ export async function buildRelease(
     throw exists(name, `in the store ${store.location}`);
   if (desired.packages.length === 0)
     throw new ApplyError(
-      ApplyErrorCode.ApplyRefused,
+      "EGP_APPLY_REFUSED",
       `no Package documents for ${desired.environment.name}: a release holds the packages they name`,
     );
   const source = await readPackageObjects(

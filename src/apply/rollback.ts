@@ -6,7 +6,6 @@ import { DEFAULT_ROLLBACK_PREFIX, installName, planRollback, type RollbackPlan }
 import { readPackageParts } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { artifactPath, verifiedArtifact } from "./artifacts.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { cacheInstall, historyToRollBack } from "./history.ts";
 import { Journal } from "./journal.ts";
 import { ReleaseError, type ReleaseRecord } from "./releases.ts";
@@ -32,17 +31,16 @@ export async function prepareRollback(
   const release = await historyToRollBack(store, env, options.to);
   await cacheInstall(store, stateDir, release);
   const snapshot = release.snapshot;
-  if (!snapshot)
-    throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `${installName(release)} has no snapshot`);
+  if (!snapshot) throw new ReleaseError("EGP_RELEASE_UNUSABLE", `${installName(release)} has no snapshot`);
   const file = artifactPath(stateDir, snapshot.digest);
   if (!existsSync(file))
     throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `the snapshot of ${installName(release)}, ${file}, is gone; nothing to roll back to`,
     );
   await verifiedArtifact(stateDir, snapshot.digest).catch((error: Error) => {
     throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `the snapshot of ${installName(release)} can't be used: ${error.message}`,
     );
   });

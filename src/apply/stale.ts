@@ -1,12 +1,11 @@
+import { EgpError } from "../errors/index.ts";
 import { type Plan, planConsistency, planDifferences, SIDE_SEPARATOR } from "../plan/index.ts";
 import { LIVE_KINDS } from "../state/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /** A saved plan made from manifests or a live state that have changed since. */
-export class StalePlanError extends Error {
-  readonly code = ApplyErrorCode.PlanStale;
+export class StalePlanError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_PLAN_STALE", message);
     this.name = "StalePlanError";
   }
 }
@@ -55,10 +54,9 @@ export function assertFresh(saved: Plan, fresh: Plan, again = PLAN_AGAIN): void 
 }
 
 /** A saved plan whose changes or steps are not what its own manifests and live state give. */
-export class PlanMismatchError extends Error {
-  readonly code = ApplyErrorCode.PlanMismatch;
+export class PlanMismatchError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_PLAN_MISMATCH", message);
     this.name = "PlanMismatchError";
   }
 }

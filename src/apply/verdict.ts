@@ -8,10 +8,10 @@ import type { RollBackOutcome } from "./roll-back.ts";
  * to its exit code.
  */
 
-/** A run that did not end well; `interrupted`: stopped on a signal, to be finished later. */
+/** A run that did not end well, and its code: EGP_INTERRUPTED when a signal stopped it, to be finished later. */
 export interface RunFailure {
   message: string;
-  interrupted: boolean;
+  code: "EGP_INTERRUPTED" | "EGP_CANCELLED" | "EGP_APPLY_FAILED" | "EGP_ROLLBACK_FAILED";
 }
 
 export interface Verdict {
@@ -31,7 +31,7 @@ export function interruptedApply(env: string, total: number, done: number, inFli
 
 /** Nothing when the environment converged and every step ran. */
 export function applyFailure(env: string, outcome: ApplyOutcome): RunFailure | undefined {
-  if (outcome.result === "cancelled") return { message: "apply cancelled", interrupted: false };
+  if (outcome.result === "cancelled") return { message: "apply cancelled", code: "EGP_CANCELLED" };
   if (outcome.result === "interrupted") {
     const { plan, run } = outcome;
     const completed = new Set([...run.done, ...run.reused]).size;
@@ -40,14 +40,14 @@ export function applyFailure(env: string, outcome: ApplyOutcome): RunFailure | u
       : "";
     return {
       message: `Interrupted: ${completed} of ${plan.steps.length} steps done, ${run.notStarted.length} not started${stopped}. ${resumeHint(env)}`,
-      interrupted: true,
+      code: "EGP_INTERRUPTED",
     };
   }
   if (outcome.result === "complete" || outcome.result === "incomplete") {
     if (!outcome.converged)
-      return { message: "apply did not converge; see the plan above", interrupted: false };
+      return { message: "apply did not converge; see the plan above", code: "EGP_APPLY_FAILED" };
     if (outcome.result === "incomplete")
-      return { message: "apply finished with failed steps", interrupted: false };
+      return { message: "apply finished with failed steps", code: "EGP_APPLY_FAILED" };
   }
   return undefined;
 }
@@ -81,9 +81,9 @@ export function rollbackVerdict(env: string, outcome: RollBackOutcome, out: stri
         ],
       };
     case "cancelled":
-      return { lines: [], failure: { message: "rollback cancelled", interrupted: false } };
+      return { lines: [], failure: { message: "rollback cancelled", code: "EGP_CANCELLED" } };
     case "interrupted":
-      return { lines: [], failure: { message: rollbackAgain(env), interrupted: true } };
+      return { lines: [], failure: { message: rollbackAgain(env), code: "EGP_INTERRUPTED" } };
     case "incomplete": {
       const { failed, skipped } = outcome.run;
       return {
@@ -91,7 +91,7 @@ export function rollbackVerdict(env: string, outcome: RollBackOutcome, out: stri
           `\nRollback incomplete: ${failed.length} step(s) failed, ${skipped.length} skipped.`,
           ...failed.map((failure) => `  ${printable(`${failure.step}: ${failure.error}`)}`),
         ],
-        failure: { message: "rollback finished with failed steps", interrupted: false },
+        failure: { message: "rollback finished with failed steps", code: "EGP_ROLLBACK_FAILED" },
       };
     }
     case "complete":

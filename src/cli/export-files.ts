@@ -9,6 +9,7 @@ export function refuseOverwrites(files: readonly ExportedFile[], shown: string):
   const lost = files.flatMap((f) => (f.overwrites ?? []).map((what) => `${join(shown, f.file)}: ${what}`));
   if (lost.length === 0) return;
   throw new ExitError(
+    "EGP_EXPORT_OVERWRITE",
     `export: the files hold what the instance does not, which this export would overwrite (${lost.join("; ")}); plan to see the difference, or pass --force to overwrite`,
   );
 }
@@ -26,9 +27,13 @@ export async function mergedFiles(
       const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
         // Nothing there yet (or no folder: writing it says why).
         if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
-        throw new ExitError(`--out: cannot read ${path} (${error.code ?? error.message})`, 1, {
-          cause: error,
-        });
+        throw new ExitError(
+          "EGP_FILE_SYSTEM",
+          `--out: cannot read ${path} (${error.code ?? error.message})`,
+          {
+            cause: error,
+          },
+        );
       });
       return text === undefined ? file : merge(file, { path: join(shown, file.file), text });
     }),
@@ -37,7 +42,9 @@ export async function mergedFiles(
 
 export async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<void> {
   const fail = (error: NodeJS.ErrnoException, path: string) => {
-    throw new ExitError(`--out: cannot write ${path} (${error.code ?? error.message})`, 1, { cause: error });
+    throw new ExitError("EGP_FILE_SYSTEM", `--out: cannot write ${path} (${error.code ?? error.message})`, {
+      cause: error,
+    });
   };
   await mkdir(out, { recursive: true }).catch((error) => fail(error, out));
   for (const file of files) {

@@ -6,6 +6,7 @@
  * line as steps start and end, so it is consistent however the run ends.
  */
 
+import { ERROR_CODES } from "../errors/index.ts";
 import { printable } from "../plan/index.ts";
 
 export interface InterruptOptions {
@@ -27,7 +28,7 @@ export type Phase =
   | { name: "steps"; inFlight(): number; summary(): string }
   | { name: "after"; env: string };
 
-export const INTERRUPTED_EXIT_CODE = 130;
+export const INTERRUPTED_EXIT_CODE = ERROR_CODES.EGP_INTERRUPTED.exitCode;
 
 export class Interrupts {
   private readonly options: InterruptOptions;
@@ -85,7 +86,9 @@ export class Interrupts {
   private exitNow(message: string): never {
     this.dispose();
     this.options.release();
-    (this.options.fail ?? ((line) => process.stderr.write(`egp: ${printable(line)}\n`)))(message);
+    (this.options.fail ?? ((line) => process.stderr.write(`egp: EGP_INTERRUPTED ${printable(line)}\n`)))(
+      message,
+    );
     return (this.options.exit ?? process.exit)(INTERRUPTED_EXIT_CODE);
   }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { ERROR_CODES } from "../errors/codes.ts";
 import { printable } from "../plan/render/printable.ts";
 import { survivePipeClosures } from "./broken-pipe.ts";
 import { COMMANDS, commandsFor, type Register } from "./command-list.ts";
@@ -10,13 +11,13 @@ function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** commander's `error: required option '--env <name>' not specified` as `egp: …`, on one line. */
+/** commander's `error: required option '--env <name>' not specified` as `egp: EGP_USAGE …`, on one line. */
 export function usageError(text: string): string {
   const line = text
     .trim()
     .replace(/^error:\s*/, "")
     .replace(/\s*\n\s*/g, " ");
-  return `egp: ${printable(line)}\n`;
+  return `egp: EGP_USAGE ${printable(line)}\n`;
 }
 
 /** The program with the commands `args` (the words after `egp`) need; all of them by default. */
@@ -30,7 +31,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .option("--no-color", "no colours (also NO_COLOR=1; FORCE_COLOR=1 colours off a terminal)")
     .exitOverride()
     .showHelpAfterError(false)
-    // Usage errors read as egp's other errors: one `egp: …` line.
+    // Usage errors read as egp's other errors: one `egp: CODE …` line.
     .configureOutput({ outputError: (text, write) => write(usageError(text)) });
   const names = args ? commandsFor(args) : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
@@ -44,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
     await (await buildProgram(argv.slice(2))).parseAsync(argv);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : ERROR_CODES.EGP_USAGE.exitCode;
     const [{ describeUserError }, { printableLines }] = await Promise.all([
       import("./user-errors.ts"),
       import("../plan/index.ts"),

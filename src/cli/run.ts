@@ -30,14 +30,14 @@ function emulatorOverrides(): Record<string, unknown> | undefined {
   try {
     return JSON.parse(text) as Record<string, unknown>;
   } catch {
-    throw new ExitError("EGP_EMULATOR_OPTIONS is not JSON");
+    throw new ExitError("EGP_USAGE", "EGP_EMULATOR_OPTIONS is not JSON");
   }
 }
 
 export function repositoryDir(dir: string): string {
   const path = resolve(dir);
   if (!existsSync(path) || !statSync(path).isDirectory())
-    throw new ExitError(`--dir: not a directory: ${dir}`);
+    throw new ExitError("EGP_USAGE", `--dir: not a directory: ${dir}`);
   return path;
 }
 

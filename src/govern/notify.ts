@@ -3,6 +3,7 @@ import type { ApplyOutcome, ApplySummary } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
 import { actorOf, FrozenError } from "../compose/freeze-gate.ts";
 import { ReleaseGateError } from "../compose/release-gate.ts";
+import { codedMessage } from "../errors/index.ts";
 import { loadProject, type NotifyEvent, type NotifySpec, type Project } from "../manifest/project.ts";
 import { expandString } from "../manifest/substitute.ts";
 import type { Plan } from "../plan/model.ts";
@@ -138,7 +139,7 @@ export function applyNotice(
   const base = { environment, ...(release ? { release } : {}) };
   if ("error" in ended) {
     const refused = ended.error instanceof FrozenError || ended.error instanceof ReleaseGateError;
-    const message = ended.error instanceof Error ? ended.error.message : String(ended.error);
+    const message = codedMessage(ended.error);
     return { ...base, event: refused ? "refused" : "failed", summary: message.split("\n")[0] ?? "" };
   }
   const { outcome } = ended;

@@ -1,7 +1,6 @@
 import { openProjectStore } from "../compose/project-store.ts";
 import { ReleaseGateError } from "../compose/release-gate.ts";
 import { readReleaseFile } from "../manifest/index.ts";
-import { PlanErrorCode } from "../plan/error-codes.ts";
 import { releaseKey } from "../store/keys.ts";
 import { type ReadRejection, rejectRelease } from "../store/rejections.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
@@ -22,7 +21,7 @@ export async function rejectReleaseNamed(input: {
   const file = await readReleaseFile(dir, name).catch(() => undefined);
   if (!file && (await store.getRecord(releaseKey(name))) === undefined)
     throw new ReleaseGateError(
-      PlanErrorCode.ReleaseMismatch,
+      "EGP_RELEASE_MISMATCH",
       `no release ${name}: neither releases/${name}.yaml nor the store ${store.location} has it`,
     );
   const base = auditBase("reject");

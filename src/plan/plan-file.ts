@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { EgpError } from "../errors/index.ts";
 import { CHANGE_ACTIONS } from "./actions.ts";
-import { PlanErrorCode } from "./error-codes.ts";
 import { CHANGE_KINDS, type ChangeKind, STEP_OPS, type StepOp, stepInputSchema } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { PART_TYPES, type PartDifference } from "./package-diff.ts";
@@ -131,10 +131,9 @@ const PlanFile = z.object({
 });
 
 /** A plan file that can't be read: not JSON, another format version, or a damaged plan. */
-export class PlanFileError extends Error {
-  readonly code = PlanErrorCode.FileInvalid;
+export class PlanFileError extends EgpError {
   constructor(file: string, reason: string) {
-    super(`${file}: not a usable plan file (${reason})`);
+    super("EGP_PLAN_FILE_INVALID", `${file}: not a usable plan file (${reason})`);
     this.name = "PlanFileError";
   }
 }

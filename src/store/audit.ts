@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import stringify from "safe-stable-stringify";
 import { z } from "zod";
-import { StoreError } from "./error-codes.ts";
 import { distrust, trustOf, withoutSignature } from "./signing.ts";
 import type { ReleaseStore } from "./store.ts";
+import { StoreError } from "./store-error.ts";
 
 /*
  * The audit trail: one record per change egp makes or refuses to make on an auditor's behalf

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { StoreError } from "./error-codes.ts";
 import { distrust, trustOf, withoutSignature } from "./signing.ts";
 import type { ReleaseStore } from "./store.ts";
+import { StoreError } from "./store-error.ts";
 
 /*
  * A rejected release: `rejected/<name>` in the store, written by `egp release reject` and signed by

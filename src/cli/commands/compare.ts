@@ -67,6 +67,7 @@ export function registerCompareCommand(program: Command): void {
         const sides = await readForComparison(a.client, b.client, flags.applications);
         if (sides.unknown.length > 0) {
           throw new ExitError(
+            "EGP_USAGE",
             `--applications: no application or sub-form named ${sides.unknown.map((n) => JSON.stringify(n)).join(", ")} on ${from.name} or ${to.name}`,
           );
         }
@@ -80,16 +81,20 @@ export function registerCompareCommand(program: Command): void {
         if (flags.out) {
           const path = resolve(flags.out);
           await writeFile(path, report).catch((error: NodeJS.ErrnoException) => {
-            throw new ExitError(`--out: cannot write ${flags.out} (${error.code ?? error.message})`, 1, {
-              cause: error,
-            });
+            throw new ExitError(
+              "EGP_FILE_SYSTEM",
+              `--out: cannot write ${flags.out} (${error.code ?? error.message})`,
+              {
+                cause: error,
+              },
+            );
           });
           const { summary } = comparison;
           process.stdout.write(
             `wrote ${flags.out}: ${summary.mismatched} mismatched, ${summary.missingInTarget} missing in target, ${summary.missingInSource} missing in source, ${summary.matched} matched\n`,
           );
         } else process.stdout.write(report);
-        if (comparisonDiffers(comparison)) throw new ExitError("", 2);
+        if (comparisonDiffers(comparison)) throw new ExitError("EGP_DIFFERENCES", "");
       });
     });
 }

@@ -57,7 +57,7 @@ export function registerReleaseCommand(program: Command): void {
   withSelection(create).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ReleaseCreateFlags>(command, async ({ flags, dir, connections }) => {
       const problem = releaseNameProblem(flags.name);
-      if (problem) throw new ExitError(`release create: ${problem}`);
+      if (problem) throw new ExitError("EGP_USAGE", `release create: ${problem}`);
       const selection = selectionOf(flags);
       const repository = selectManifests(await readRepository(dir), selection.manifests);
       const { state } = environmentOf(repository, flags.from, { buildPackages: true });

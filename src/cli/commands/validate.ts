@@ -31,7 +31,7 @@ function summary(result: LoadResult): string {
 function repositoryDir(dir: string): string {
   const path = resolve(dir);
   if (!existsSync(path) || !statSync(path).isDirectory())
-    throw new ExitError(`--dir: not a directory: ${dir}`);
+    throw new ExitError("EGP_USAGE", `--dir: not a directory: ${dir}`);
   return path;
 }
 
@@ -85,7 +85,9 @@ export function registerValidateCommand(program: Command): void {
       // request needs no environment's secrets. With --env it checks that job's variables too.
       const unsetVariables = flags.env === undefined ? "keep" : "error";
       const unreadable = (error: NodeJS.ErrnoException) => {
-        throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
+        throw new ExitError("EGP_FILE_SYSTEM", `cannot read the repository: ${error.message}`, {
+          cause: error,
+        });
       };
       const [loaded, project] = await Promise.all([
         loadRepository(dir, { env: flags.env, unsetVariables }).catch(unreadable),
@@ -94,6 +96,7 @@ export function registerValidateCommand(program: Command): void {
       const result = withProject(loaded, project);
       if (flags.json) printJson(result);
       else printText(result);
-      if (!result.ok) throw new ExitError(`invalid: ${plural(result.errors.length, "error")}`);
+      if (!result.ok)
+        throw new ExitError("EGP_MANIFEST_INVALID", `invalid: ${plural(result.errors.length, "error")}`);
     });
 }

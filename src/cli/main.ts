@@ -46,13 +46,14 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : ERROR_CODES.EGP_USAGE.exitCode;
-    const [{ describeUserError }, { printableLines }] = await Promise.all([
+    const [{ userErrorOutput }, { printableLines }] = await Promise.all([
       import("./user-errors.ts"),
       import("../plan/index.ts"),
     ]);
-    const known = describeUserError(error);
+    // One of egp's failures: its lines, each `egp: CODE message`; anything else is a bug.
+    const known = userErrorOutput(error);
     if (known) {
-      for (const line of known.lines) process.stderr.write(`egp: ${line}\n`);
+      process.stderr.write(known.text);
       return known.exitCode;
     }
     process.stderr.write(

@@ -69,3 +69,9 @@ export function describeUserError(error: unknown): { lines: string[]; exitCode: 
     exitCode: known.exitCode,
   };
 }
+
+/** What the CLI writes on stderr for a failure it knows, `egp: ` before each line, and its exit code. */
+export function userErrorOutput(error: unknown): { text: string; exitCode: number } | undefined {
+  const known = describeUserError(error);
+  return known && { text: known.lines.map((line) => `egp: ${line}\n`).join(""), exitCode: known.exitCode };
+}

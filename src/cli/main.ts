@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { ERROR_CODES } from "../errors/codes.ts";
 import { printable } from "../plan/render/printable.ts";
 import { survivePipeClosures } from "./broken-pipe.ts";
 import { COMMANDS, commandsFor, type Register } from "./command-list.ts";
@@ -45,7 +44,12 @@ export async function main(argv: string[]): Promise<number> {
     await (await buildProgram(argv.slice(2))).parseAsync(argv);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : ERROR_CODES.EGP_USAGE.exitCode;
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0;
+      // Loaded only for a usage error: `--help` and `--version` load nothing more.
+      const { ERROR_CODES } = await import("../errors/index.ts");
+      return ERROR_CODES.EGP_USAGE.exitCode;
+    }
     const [{ userErrorOutput }, { printableLines }] = await Promise.all([
       import("./user-errors.ts"),
       import("../plan/index.ts"),

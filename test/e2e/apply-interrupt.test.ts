@@ -162,7 +162,7 @@ describe("egp apply after an interrupt: the same plan resumes, any other plans a
     const resumed = await egp(applyArgs(dir, "--resume", "--yes"), { env: ENV });
     expect(resumed.code).toBe(1);
     expect(resumed.stderr).toMatch(
-      /^egp: the interrupted plan [0-9a-f]{16} is stale: the manifests or environment files changed since it was made\./,
+      /^egp: EGP_PLAN_STALE the interrupted plan [0-9a-f]{16} is stale: the manifests or environment files changed since it was made\./,
     );
     expect(prod.store.userByName("kmurphy")).toBeUndefined();
 
@@ -171,7 +171,9 @@ describe("egp apply after an interrupt: the same plan resumes, any other plans a
     expect(discarded.stdout).toMatch(/^Discarded the interrupted apply of local-prod \(plan [0-9a-f]{16}/);
     const none = await egp(applyArgs(dir, "--resume", "--yes"), { env: ENV });
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe("egp: --resume: no interrupted apply is pending for local-prod\n");
+    expect(none.stderr).toBe(
+      "egp: EGP_APPLY_REFUSED --resume: no interrupted apply is pending for local-prod\n",
+    );
   }, 60_000);
 });
 

@@ -3,10 +3,10 @@ import { EgpError, type ErrorCode, isErrorCode } from "../errors/index.ts";
 import type { ChangeKind, Step, StepOp } from "../plan/index.ts";
 
 /*
- * Apply's errors are one family with the client's: each carries a stable code from a registry
- * (docs/errors.md). A failed step is a StepError: the op's error, whatever it was, with the step it
- * failed in. The journal and `apply --json` record its plain-data form (`StepFailure`), never a
- * bare message, so that scripts branch on codes.
+ * Apply's errors are of the family (EgpError): each carries a stable code from the one table
+ * (src/errors/codes.ts, docs/errors.md). A failed step is a StepError: the op's error, whatever it
+ * was, with the step it failed in. The journal and `apply --json` record its plain-data form
+ * (`StepFailure`), never a bare message, so that scripts branch on codes.
  */
 
 /** A failure an op raises itself (not the client's): a job that failed, an object that is gone. */
@@ -26,7 +26,7 @@ export class ApplyError extends EgpError {
  * `ErroredValue`s are left out.
  */
 export interface ErrorCause {
-  /** The error's code, when it has one (`EGP_…` from the registries, or a Node code like `ENOSPC`). */
+  /** The error's code, when it has one (`EGP_…` from the table, or a Node code like `ENOSPC`). */
   code?: string;
   /** Its class: `ValidationError`, `ConnectionError`… */
   name: string;

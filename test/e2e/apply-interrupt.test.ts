@@ -195,6 +195,7 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
       "Interrupt received: starting no new steps; waiting for 1 step(s) in flight, 30 s left (interrupt again to stop at once).",
     );
     expect(output).toContain("Package/GRC Core#install (local-prod): done");
+    expect(output).toMatch(/^egp: EGP_INTERRUPTED Interrupted: /m);
     const [, done, total, notStarted] = output.match(INTERRUPTED) ?? [];
     expect(Number(notStarted)).toBeGreaterThanOrEqual(1); // verify, at least
     expect(Number(done) + Number(notStarted)).toBe(Number(total));
@@ -223,7 +224,9 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
     const { code, output } = await child.exit;
     expect(code).toBe(130);
     expect(Date.now() - sent).toBeLessThan(3_000);
-    expect(output).toMatch(/Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/);
+    expect(output).toMatch(
+      /^egp: EGP_INTERRUPTED Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/m,
+    );
     expect(output).not.toContain("Package/GRC Core#install (local-prod): done");
     expect(existsSync(lockFile(dir))).toBe(false);
 
@@ -244,7 +247,9 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
     const { code, output } = await child.exit;
     expect(code).toBe(130);
     expect(output).toContain("waiting for 1 step(s) in flight, 1 s left");
-    expect(output).toMatch(/Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/);
+    expect(output).toMatch(
+      /^egp: EGP_INTERRUPTED Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/m,
+    );
     expect(existsSync(lockFile(dir))).toBe(false);
   }, 60_000);
 });

@@ -4,15 +4,13 @@ import { defineConfig } from "vitest/config";
  * Two projects. Unit and integration files share their workers' module cache (no isolation): they
  * import the same heavy modules (zod schemas, fastify, the emulator), and loading them once per
  * worker instead of once per file is most of what isolation costs. End-to-end files, and the few
- * files that replace modules (vi.mock) or register a kind for the whole process, run isolated.
+ * files that replace modules (vi.mock), run isolated.
  */
 const ISOLATED = [
   "test/e2e/**/*.test.ts",
   // vi.mock of a module (the lock file, node:fs).
   "src/apply/lock-wait.test.ts",
   "test/apply/artifacts-store.test.ts",
-  // Registers a kind in the process-wide registries.
-  "test/kinds/group-membership.test.ts",
 ];
 
 export default defineConfig({

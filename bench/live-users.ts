@@ -12,7 +12,7 @@ import { usersResource } from "../src/client/resources/users.ts";
 import { startEmulator } from "../src/emulator/index.ts";
 import { exportManifests } from "../src/export/index.ts";
 import { loadEnvironment } from "../src/manifest/index.ts";
-import { KIND_PLANNERS } from "../src/plan/index.ts";
+import { BUILT_IN_PLANNERS } from "../src/plan/index.ts";
 import type { PlanInput, PlannedState } from "../src/plan/kinds/kind.ts";
 import { userPlanner } from "../src/plan/kinds/user.ts";
 import { userLive } from "../src/state/kinds/user.ts";
@@ -163,7 +163,7 @@ async function measure(work: string): Promise<void> {
     answers: Answers;
   };
   const planned: PlannedState = {};
-  for (const planner of KIND_PLANNERS) Object.assign(planned, planner.leaves?.({ desired, live }));
+  for (const planner of BUILT_IN_PLANNERS) Object.assign(planned, planner.leaves?.({ desired, live }));
   const input: PlanInput = { desired, live, options: {}, planned };
   const resource = decodingResource(answers);
   const decode = () =>

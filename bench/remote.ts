@@ -7,6 +7,14 @@ import { Agent } from "undici";
 import { bareCall } from "./lib/bare-call.ts";
 import { BIN, type EmulatorChild, launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
 import { bigPackage, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
+import {
+  isVariant,
+  type Piece,
+  type PieceTimes,
+  piecesReport,
+  type Variant,
+  variantsOf,
+} from "./lib/pieces.ts";
 import { loadAverage, machine, memoryOf } from "./lib/proc.ts";
 import { type Exchange, type RemoteProxy, startProxy } from "./lib/remote-proxy.ts";
 import { benchEnvironmentFile, everythingPackage } from "./lib/repo.ts";
@@ -36,7 +44,13 @@ import type { Verdict } from "./lib/verdict.ts";
  * lines are the figures, then the load.
  *
  *   bash scripts/node24 node bench/remote.ts [--rounds N] [--users N] [--apps N] [--parameters N]
- *     [--fleet N] [--mb N] [--latency MS] [--rate MB/s] [--handshakes N] [--source]
+ *     [--fleet N] [--mb N] [--latency MS] [--rate MB/s] [--handshakes N] [--source] [--pieces]
+ *
+ * Then the speed machinery (DESIGN §5, lib/pieces.ts): in each round, the warm plan at concurrency
+ * 16 with every piece on and with each piece off in turn (its plain variant passed in through the
+ * library: lib/plan-child.ts), and egp's promotion with every piece on and with the download sink's
+ * thread switch off; each piece's figure is the median of its per-round ratios off / all on.
+ * `--pieces` runs only this part (and the setup it needs).
  */
 
 const argv = process.argv.slice(2);
@@ -59,6 +73,12 @@ const FROM_SOURCE = argv.includes("--source");
 const PASSWORD = "Password1!";
 const GROUPS = { Everyone: 1, Administrators: 2 };
 const DEADLINE_MS = 30 * 60_000;
+const PIECES_ONLY = argv.includes("--pieces");
+/** The pieces a plan uses; the download sink's is measured by the promotion. */
+const PLAN_PIECES: readonly Piece[] = ["parse", "validate", "cache"];
+const PLAN_CHILD = join(ROOT, "bench", "lib", "plan-child.ts");
+/** The machine's load, taken first, before the bench's own processes add to it. */
+const gate = new LoadGate();
 const TARGETS = { c4: 1.1, c16: 1.15, handshakes: 1.2, fleet: 1.5, apply: 2, promotion: 1.05 };
 
 const appName = (i: number) => `Scale Application ${String(i + 1).padStart(4, "0")}`;
@@ -366,121 +386,129 @@ async function main(): Promise<Verdict> {
     // Warm: the manifest cache written, both emulators' JIT warmed.
     for (const dir of [c4, c16]) await plan(dir);
 
-    // The fleet: FLEET environments promoting from one source, a few users and the Package.
-    const fleet = join(work, "fleet");
-    mkdirSync(join(fleet, "environments"), { recursive: true });
-    mkdirSync(join(fleet, "manifests"), { recursive: true });
-    writeFileSync(join(fleet, "environments", "dev.yaml"), environmentFile(s.url, 16));
-    const members = Array.from({ length: FLEET }, (_, i) => `prod${String(i + 1).padStart(2, "0")}`);
-    for (const name of members)
-      writeFileSync(
-        join(fleet, "environments", `${name}.yaml`),
-        environmentFile(t.url, 16, ["packagesFrom: dev"]),
-      );
-    writeFileSync(join(fleet, "manifests", "package.yaml"), packageManifest());
-    writeFileSync(join(fleet, "manifests", "users.yaml"), FEW_USERS);
-    const status = (envs: string[]) => egp(["status", "--dir", fleet, "--env", ...envs], [0, 2]);
-    await status(members.slice(0, 1));
-    const fleetTimes = { one: [] as number[], all: [] as number[] };
+    let verdict: Verdict = { pass: true };
+    if (!PIECES_ONLY) {
+      // The fleet: FLEET environments promoting from one source, a few users and the Package.
+      const fleet = join(work, "fleet");
+      mkdirSync(join(fleet, "environments"), { recursive: true });
+      mkdirSync(join(fleet, "manifests"), { recursive: true });
+      writeFileSync(join(fleet, "environments", "dev.yaml"), environmentFile(s.url, 16));
+      const members = Array.from({ length: FLEET }, (_, i) => `prod${String(i + 1).padStart(2, "0")}`);
+      for (const name of members)
+        writeFileSync(
+          join(fleet, "environments", `${name}.yaml`),
+          environmentFile(t.url, 16, ["packagesFrom: dev"]),
+        );
+      writeFileSync(join(fleet, "manifests", "package.yaml"), packageManifest());
+      writeFileSync(join(fleet, "manifests", "users.yaml"), FEW_USERS);
+      const status = (envs: string[]) => egp(["status", "--dir", fleet, "--env", ...envs], [0, 2]);
+      await status(members.slice(0, 1));
+      const fleetTimes = { one: [] as number[], all: [] as number[] };
 
-    for (let round = 0; round < ROUNDS; round++) {
-      const cells: string[] = [];
-      for (const scenario of scenarios) {
-        for (const proxy of [t, s])
-          proxy.configure({ latencyMs: LATENCY_MS, handshakes: scenario.handshakes });
-        const [first, second] = orderOf(round, "egp", "floor");
-        for (const side of [first, second]) {
-          if (side === "egp") {
-            const result = await plan(scenario.dir);
-            scenario.egp.push(result.ms);
-            scenario.requests.egp = total(result.requests);
-            scenario.peakMb = Math.max(scenario.peakMb, result.peakMb);
-          } else {
-            const result = await bare(t.url, s.url, scenario.concurrency);
-            scenario.floor.push(result.ms);
-            scenario.requests.floor = result.requests;
+      for (let round = 0; round < ROUNDS; round++) {
+        const cells: string[] = [];
+        for (const scenario of scenarios) {
+          for (const proxy of [t, s])
+            proxy.configure({ latencyMs: LATENCY_MS, handshakes: scenario.handshakes });
+          const [first, second] = orderOf(round, "egp", "floor");
+          for (const side of [first, second]) {
+            if (side === "egp") {
+              const result = await plan(scenario.dir);
+              scenario.egp.push(result.ms);
+              scenario.requests.egp = total(result.requests);
+              scenario.peakMb = Math.max(scenario.peakMb, result.peakMb);
+            } else {
+              const result = await bare(t.url, s.url, scenario.concurrency);
+              scenario.floor.push(result.ms);
+              scenario.requests.floor = result.requests;
+            }
           }
+          cells.push(
+            `${scenario.label} ${fmt(scenario.egp.at(-1) ?? 0)} / ${fmt(scenario.floor.at(-1) ?? 0)}`,
+          );
         }
-        cells.push(`${scenario.label} ${fmt(scenario.egp.at(-1) ?? 0)} / ${fmt(scenario.floor.at(-1) ?? 0)}`);
+        for (const proxy of [t, s]) proxy.configure(latency);
+        const [first, second] = orderOf(round, "all", "one");
+        for (const side of [first, second]) {
+          const result = await status(side === "all" ? members : members.slice(0, 1));
+          fleetTimes[side === "all" ? "all" : "one"].push(result.ms);
+        }
+        cells.push(
+          `status of ${FLEET} ${fmt(fleetTimes.all.at(-1) ?? 0)} / of 1 ${fmt(fleetTimes.one.at(-1) ?? 0)}`,
+        );
+        out(`round ${round + 1}: ${cells.join("; ")}; load ${loadAverage().toFixed(2)}`);
       }
+
+      // The trace of one plan and one floor at concurrency 16: when each phase's exchanges ran.
       for (const proxy of [t, s]) proxy.configure(latency);
-      const [first, second] = orderOf(round, "all", "one");
-      for (const side of [first, second]) {
-        const result = await status(side === "all" ? members : members.slice(0, 1));
-        fleetTimes[side === "all" ? "all" : "one"].push(result.ms);
+      for (const side of ["egp", "floor"] as const) {
+        const exchanges: Exchange[] = [];
+        t.trace(exchanges, "target");
+        s.trace(exchanges, "source");
+        const started = performance.now();
+        const ms = side === "egp" ? (await plan(c16)).ms : (await bare(t.url, s.url, 16)).ms;
+        t.trace(undefined);
+        s.trace(undefined);
+        out(traceLine(side, exchanges, started, ms));
       }
-      cells.push(
-        `status of ${FLEET} ${fmt(fleetTimes.all.at(-1) ?? 0)} / of 1 ${fmt(fleetTimes.one.at(-1) ?? 0)}`,
+
+      // The apply: once, since it changes the instance it promotes to.
+      const apply = join(work, "apply");
+      mkdirSync(join(apply, "environments"), { recursive: true });
+      mkdirSync(join(apply, "manifests"), { recursive: true });
+      writeFileSync(
+        join(apply, "environments", "fresh.yaml"),
+        environmentFile(f.url, 16, ["packagesFrom: source"]),
       );
-      out(`round ${round + 1}: ${cells.join("; ")}; load ${loadAverage().toFixed(2)}`);
-    }
-
-    // The trace of one plan and one floor at concurrency 16: when each phase's exchanges ran.
-    for (const proxy of [t, s]) proxy.configure(latency);
-    for (const side of ["egp", "floor"] as const) {
-      const exchanges: Exchange[] = [];
-      t.trace(exchanges, "target");
-      s.trace(exchanges, "source");
-      const started = performance.now();
-      const ms = side === "egp" ? (await plan(c16)).ms : (await bare(t.url, s.url, 16)).ms;
-      t.trace(undefined);
-      s.trace(undefined);
-      out(traceLine(side, exchanges, started, ms));
-    }
-
-    // The apply: once, since it changes the instance it promotes to.
-    const apply = join(work, "apply");
-    mkdirSync(join(apply, "environments"), { recursive: true });
-    mkdirSync(join(apply, "manifests"), { recursive: true });
-    writeFileSync(
-      join(apply, "environments", "fresh.yaml"),
-      environmentFile(f.url, 16, ["packagesFrom: source"]),
-    );
-    writeFileSync(join(apply, "environments", "source.yaml"), environmentFile(s.url, 16));
-    writeFileSync(join(apply, "manifests", "package.yaml"), packageManifest());
-    const applyPlan = await egp(["plan", "--env", "fresh", "--dir", apply, "--format", "json"]);
-    const applied = await egp(["apply", "--env", "fresh", "--dir", apply, "--yes"]);
-    const applyRatio = total(applied.requests) / total(applyPlan.requests);
-    out(
-      `apply of a promotion of ${APPS} applications: ${total(applied.requests)} requests (${JSON.stringify(applied.requests)}), its plan ${total(applyPlan.requests)} (${JSON.stringify(applyPlan.requests)}), ${fmt(applied.ms)}`,
-    );
-
-    const promotion = await promotionRounds(work, dist, out);
-    out(
-      `promotion peak RSS: ${promotion.peakMb.toFixed(0)} MB; the plans': ${Math.max(...scenarios.map((s) => s.peakMb)).toFixed(0)} MB`,
-    );
-
-    out("");
-    for (const scenario of scenarios)
+      writeFileSync(join(apply, "environments", "source.yaml"), environmentFile(s.url, 16));
+      writeFileSync(join(apply, "manifests", "package.yaml"), packageManifest());
+      const applyPlan = await egp(["plan", "--env", "fresh", "--dir", apply, "--format", "json"]);
+      const applied = await egp(["apply", "--env", "fresh", "--dir", apply, "--yes"]);
+      const applyRatio = total(applied.requests) / total(applyPlan.requests);
       out(
-        `plan, ${scenario.label}: egp ${fmt(median(scenario.egp))} (${scenario.requests.egp} requests, peak RSS ${scenario.peakMb.toFixed(0)} MB), floor ${fmt(median(scenario.floor))} (${scenario.requests.floor} requests)`,
+        `apply of a promotion of ${APPS} applications: ${total(applied.requests)} requests (${JSON.stringify(applied.requests)}), its plan ${total(applyPlan.requests)} (${JSON.stringify(applyPlan.requests)}), ${fmt(applied.ms)}`,
       );
-    out(`status: of ${FLEET} ${fmt(median(fleetTimes.all))}, of 1 ${fmt(median(fleetTimes.one))}`);
-    out(
-      `targets: plan ≤ ${TARGETS.c4}× the floor at concurrency 4, ≤ ${TARGETS.c16}× at 16, ≤ ${TARGETS.handshakes}× with handshakes; status of ${FLEET} ≤ ${TARGETS.fleet}× one; apply requests ≤ ${TARGETS.apply}× the plan's; promotion without a length ≤ ${TARGETS.promotion}× the slower transfer; peak RSS < 150 MB (promotion), < 250 MB (plan)`,
-    );
-    const [p4, p16, hs] = scenarios.map((s) => ratioOf(s.egp, s.floor)) as [number, number, number];
-    const planPeak = Math.max(...scenarios.map((s) => s.peakMb));
-    figures.push(
-      `remote plan / floor, concurrency 4, ${LATENCY_MS} ms: ${p4.toFixed(2)}`,
-      `remote plan / floor, concurrency 16, ${LATENCY_MS} ms: ${p16.toFixed(2)}`,
-      `remote plan / floor, ${HANDSHAKES} handshakes: ${hs.toFixed(2)}`,
-      `status of ${FLEET} / status of 1: ${ratioOf(fleetTimes.all, fleetTimes.one).toFixed(2)}`,
-      `apply requests / plan requests: ${applyRatio.toFixed(2)}`,
-      `promotion / slower transfer, no length: ${promotion.ratio.toFixed(2)}`,
-      `peak RSS MB: ${Math.max(planPeak, promotion.peakMb).toFixed(0)}`,
-    );
-    const missed = [
-      p4 > TARGETS.c4 && "plan at concurrency 4",
-      p16 > TARGETS.c16 && "plan at concurrency 16",
-      hs > TARGETS.handshakes && "plan with handshakes",
-      ratioOf(fleetTimes.all, fleetTimes.one) > TARGETS.fleet && "status of the fleet",
-      applyRatio > TARGETS.apply && "apply requests",
-      promotion.ratio > TARGETS.promotion && "promotion",
-      promotion.peakMb >= 150 && "promotion peak RSS",
-      planPeak >= 250 && "plan peak RSS",
-    ].filter((miss): miss is string => typeof miss === "string");
-    return missed.length === 0 ? { pass: true } : { pass: false, reason: `missed: ${missed.join(", ")}` };
+
+      const promotion = await promotionRounds(work, dist, out);
+      out(
+        `promotion peak RSS: ${promotion.peakMb.toFixed(0)} MB; the plans': ${Math.max(...scenarios.map((s) => s.peakMb)).toFixed(0)} MB`,
+      );
+
+      out("");
+      for (const scenario of scenarios)
+        out(
+          `plan, ${scenario.label}: egp ${fmt(median(scenario.egp))} (${scenario.requests.egp} requests, peak RSS ${scenario.peakMb.toFixed(0)} MB), floor ${fmt(median(scenario.floor))} (${scenario.requests.floor} requests)`,
+        );
+      out(`status: of ${FLEET} ${fmt(median(fleetTimes.all))}, of 1 ${fmt(median(fleetTimes.one))}`);
+      out(
+        `targets: plan ≤ ${TARGETS.c4}× the floor at concurrency 4, ≤ ${TARGETS.c16}× at 16, ≤ ${TARGETS.handshakes}× with handshakes; status of ${FLEET} ≤ ${TARGETS.fleet}× one; apply requests ≤ ${TARGETS.apply}× the plan's; promotion without a length ≤ ${TARGETS.promotion}× the slower transfer; peak RSS < 150 MB (promotion), < 250 MB (plan)`,
+      );
+      const [p4, p16, hs] = scenarios.map((s) => ratioOf(s.egp, s.floor)) as [number, number, number];
+      const planPeak = Math.max(...scenarios.map((s) => s.peakMb));
+      figures.push(
+        `remote plan / floor, concurrency 4, ${LATENCY_MS} ms: ${p4.toFixed(2)}`,
+        `remote plan / floor, concurrency 16, ${LATENCY_MS} ms: ${p16.toFixed(2)}`,
+        `remote plan / floor, ${HANDSHAKES} handshakes: ${hs.toFixed(2)}`,
+        `status of ${FLEET} / status of 1: ${ratioOf(fleetTimes.all, fleetTimes.one).toFixed(2)}`,
+        `apply requests / plan requests: ${applyRatio.toFixed(2)}`,
+        `promotion / slower transfer, no length: ${promotion.ratio.toFixed(2)}`,
+        `peak RSS MB: ${Math.max(planPeak, promotion.peakMb).toFixed(0)}`,
+      );
+      const missed = [
+        p4 > TARGETS.c4 && "plan at concurrency 4",
+        p16 > TARGETS.c16 && "plan at concurrency 16",
+        hs > TARGETS.handshakes && "plan with handshakes",
+        ratioOf(fleetTimes.all, fleetTimes.one) > TARGETS.fleet && "status of the fleet",
+        applyRatio > TARGETS.apply && "apply requests",
+        promotion.ratio > TARGETS.promotion && "promotion",
+        promotion.peakMb >= 150 && "promotion peak RSS",
+        planPeak >= 250 && "plan peak RSS",
+      ].filter((miss): miss is string => typeof miss === "string");
+      verdict =
+        missed.length === 0 ? { pass: true } : { pass: false, reason: `missed: ${missed.join(", ")}` };
+    }
+    await pieceRounds(c16, [t, s], work, dist, out);
+    return verdict;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
     await Promise.all(emulators.map((e) => e.stop()));
@@ -488,8 +516,19 @@ async function main(): Promise<Verdict> {
   }
 }
 
-/** egp's promotion (the `--promote` child) and curl's two transfers, through capped proxies. */
-async function promotionRounds(work: string, dist: boolean, out: (text: string) => void) {
+interface Promotion {
+  source: RemoteProxy;
+  target: RemoteProxy;
+  /** The package's id on the source. */
+  id: number;
+}
+
+/** A package of PACKAGE_MB on demo-dev, behind a capped proxy, and demo-prod behind another. */
+async function withPromotion<T>(
+  work: string,
+  dist: boolean,
+  body: (promotion: Promotion) => Promise<T>,
+): Promise<T> {
   const [from, to] = await Promise.all([
     spawnEmulator({ seed: "demo-dev", dist }),
     spawnEmulator({ seed: "demo-prod", dist }),
@@ -504,6 +543,16 @@ async function promotionRounds(work: string, dist: boolean, out: (text: string) 
     await bigPackage(small, big, PACKAGE_MB);
     const id = await rawUpload(from.url, token, big);
     rmSync(big);
+    return await body({ source, target, id });
+  } finally {
+    await Promise.all([source.close(), target.close()]);
+    await Promise.all([from.stop(), to.stop()]);
+  }
+}
+
+/** egp's promotion (the `--promote` child) and curl's two transfers, through capped proxies. */
+async function promotionRounds(work: string, dist: boolean, out: (text: string) => void) {
+  return withPromotion(work, dist, async ({ source, target, id }) => {
     const egpMs: number[] = [];
     const slower: number[] = [];
     let peakMb = 0;
@@ -523,17 +572,85 @@ async function promotionRounds(work: string, dist: boolean, out: (text: string) 
       );
     }
     return { ratio: ratioOf(egpMs, slower), peakMb };
-  } finally {
-    await Promise.all([source.close(), target.close()]);
-    await Promise.all([from.stop(), to.stop()]);
-  }
+  });
+}
+
+/** A plan of `dir` through the library (lib/plan-child.ts), with `variant`'s piece off. */
+async function planOf(dir: string, variant: Variant, dist: boolean) {
+  const env = { EGP_BENCH_PASSWORD: PASSWORD, ...(dist ? { EGP_BENCH_DIST: "1" } : {}) };
+  const result = await run([PLAN_CHILD, dir, "scale", variant], env, launcherFlags());
+  if (result.code !== 0)
+    throw new Error(`plan (${variant}) failed (${result.code}): ${result.stderr.slice(-2000)}`);
+  return { ...result, ...(JSON.parse(result.stdout) as { summary: unknown; requests: number }) };
+}
+
+/**
+ * The speed machinery's pieces (lib/pieces.ts): each round, the warm plan at concurrency 16 with
+ * every piece on and with each of the plan's pieces off, in a turning order, then egp's promotion
+ * with every piece on and with the download sink's piece off. Every plan must give the same
+ * changes with the same requests: a piece only makes a plan faster.
+ */
+async function pieceRounds(
+  dir: string,
+  proxies: readonly RemoteProxy[],
+  work: string,
+  dist: boolean,
+  out: (text: string) => void,
+): Promise<void> {
+  for (const proxy of proxies) proxy.configure({ latencyMs: LATENCY_MS, handshakes: 0 });
+  // Also writes the cache that the warm plans read.
+  const reference = await planOf(dir, "all", dist);
+  const plans = new Map<Variant, number[]>();
+  const promotions = { all: [] as number[], sink: [] as number[] };
+  await withPromotion(work, dist, async ({ source, target, id }) => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const cells: string[] = [];
+      for (const variant of variantsOf(round, PLAN_PIECES)) {
+        const result = await planOf(dir, variant, dist);
+        if (
+          JSON.stringify(result.summary) !== JSON.stringify(reference.summary) ||
+          result.requests !== reference.requests
+        )
+          throw new Error(
+            `the plan with ${variant} off differs: ${JSON.stringify(result.summary)}, ${result.requests} requests`,
+          );
+        plans.set(variant, [...(plans.get(variant) ?? []), result.ms]);
+        cells.push(`plan ${variant === "all" ? "all on" : `${variant} off`} ${fmt(result.ms)}`);
+      }
+      for (const side of orderOf<"all" | "sink">(round, "all", "sink")) {
+        const file = join(work, `pieces-${side}-${round}.zip`);
+        const result = await promoteWithEgp(source.url, target.url, id, file, dist, side);
+        promotions[side].push(result.ms);
+        rmSync(file, { force: true });
+        cells.push(`promotion ${side === "all" ? "all on" : "sink off"} ${fmt(result.ms)}`);
+      }
+      out(`pieces round ${round + 1}: ${cells.join(", ")}; load ${loadAverage().toFixed(2)}`);
+    }
+  });
+  const on = plans.get("all") ?? [];
+  const measured: PieceTimes[] = [
+    ...PLAN_PIECES.map((piece) => ({
+      piece,
+      measure: "plan, concurrency 16",
+      off: plans.get(piece) ?? [],
+      on,
+    })),
+    { piece: "sink", measure: "promotion", off: promotions.sink, on: promotions.all },
+  ];
+  figures.push(...piecesReport("remote", gate.before, measured));
 }
 
 /**
  * The promotion as egp's apply makes it, run as a child (`--promote`) so that its memory is its own:
  * the download teed into the upload where it can be, and otherwise the upload from the file after.
  */
-async function promoteChild(sourceUrl: string, targetUrl: string, id: number, file: string): Promise<void> {
+async function promoteChild(
+  sourceUrl: string,
+  targetUrl: string,
+  id: number,
+  file: string,
+  variant: Variant,
+): Promise<void> {
   const entry = process.env.EGP_BENCH_DIST ? join(ROOT, "dist/index.js") : join(ROOT, "src/index.ts");
   const { createClient, promotePackage } = (await import(entry)) as typeof import("../src/index.ts");
   const options = (url: string) => ({
@@ -543,8 +660,10 @@ async function promoteChild(sourceUrl: string, targetUrl: string, id: number, fi
     password: PASSWORD,
     limits: { requestsPerSecond: 0 },
   });
-  const source = createClient(options(sourceUrl));
-  const target = createClient(options(targetUrl));
+  // The download sink's piece off: its plain variant passed in.
+  const machinery = variant === "sink" ? { sink: { threadSwitch: false } } : {};
+  const source = createClient(options(sourceUrl), machinery);
+  const target = createClient(options(targetUrl), machinery);
   // Logged in before the clock starts, as the apply's clients are (its plan logged them in) and as
   // curl's tokens are taken before its transfers are timed.
   await Promise.all([source.security.login(), target.security.login()]);
@@ -558,8 +677,15 @@ async function promoteChild(sourceUrl: string, targetUrl: string, id: number, fi
   process.stdout.write(JSON.stringify(report));
 }
 
-async function promoteWithEgp(sourceUrl: string, targetUrl: string, id: number, file: string, dist: boolean) {
-  const args = ["--promote", sourceUrl, targetUrl, String(id), file];
+async function promoteWithEgp(
+  sourceUrl: string,
+  targetUrl: string,
+  id: number,
+  file: string,
+  dist: boolean,
+  variant: Variant = "all",
+) {
+  const args = ["--promote", sourceUrl, targetUrl, String(id), file, variant];
   const script = new URL(import.meta.url).pathname;
   const { report } = await reportOfChild<{ promotionMs: number; hwm: number }>(
     "egp promotion",
@@ -622,9 +748,9 @@ async function promoteWithCurl(sourceUrl: string, targetUrl: string, id: number,
 if (BARE) {
   await bareReads(argv[1] ?? "", argv[2] ?? "", Number(argv[3]), Number(argv[4]));
 } else if (argv[0] === "--promote") {
-  await promoteChild(argv[1] ?? "", argv[2] ?? "", Number(argv[3]), argv[4] ?? "");
+  const variant = argv[5];
+  if (!isVariant(variant)) throw new Error(`unknown variant ${variant}`);
+  await promoteChild(argv[1] ?? "", argv[2] ?? "", Number(argv[3]), argv[4] ?? "", variant);
 } else {
-  // Taken first, before the bench's own processes add to it.
-  const gate = new LoadGate();
   await finishFair(DEADLINE_MS, gate, main, () => figures);
 }

@@ -15,8 +15,8 @@ export type {
   RollBackOutcome,
 } from "./apply/index.ts";
 export { ApplyRefusedError, applyPlan, executePlan, rollBack } from "./apply/index.ts";
-export { registerOps } from "./apply/ops/index.ts";
-// A kind from outside egp: one registration per stage (docs/architecture.md, "A kind from outside egp").
+// A kind from outside egp: its parts, bundled in one `Kind`, listed with the built-ins in one
+// `createKinds` call and passed as `kinds` (docs/architecture.md, "A kind from outside egp").
 export type { OpContext, OpHandler, OpRegistry } from "./apply/ops/types.ts";
 export { inputOf } from "./apply/ops/types.ts";
 export type { PlatformClient } from "./client/client.ts";
@@ -109,6 +109,8 @@ export type { EndWait, OnWait, WaitInfo } from "./client/waits.ts";
 export type {
   EnvironmentPlan,
   HttpConnections,
+  Kind,
+  Kinds,
   OpenEnvironment,
   PlanContext,
   PlanEnvironmentOptions,
@@ -120,20 +122,15 @@ export {
   planEnvironment,
   readEnvironment,
 } from "./compose/index.ts";
+export { BUILT_IN_KINDS, builtInKinds, createKinds } from "./compose/kinds.ts";
 export type { ErrorCode } from "./errors/index.ts";
 export { EgpError, ERROR_CODES } from "./errors/index.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
-export { registerExporter } from "./export/index.ts";
-export type {
-  DesiredState,
-  EnvironmentConfig,
-  ManifestIssue,
-  RegisteredKinds,
-  SourceLocation,
-} from "./manifest/index.ts";
-export { ManifestError, registerKind } from "./manifest/index.ts";
-export type { Kind, KindDefinition } from "./manifest/kinds/kind.ts";
-export { defineKind, reportRepeats, scoping, sourceOf } from "./manifest/kinds/kind.ts";
+export { exportManifests } from "./export/index.ts";
+export type { DesiredState, EnvironmentConfig, ManifestIssue, SourceLocation } from "./manifest/index.ts";
+export { ManifestError } from "./manifest/index.ts";
+export type { Kind as DocumentKind, KindDefinition, PruneChoice } from "./manifest/kinds/kind.ts";
+export { defineKind, documentsOf, reportRepeats, scoping, sourceOf } from "./manifest/kinds/kind.ts";
 // The planner's registries, and the status stage: `egp status` without the CLI (docs/status.md).
 export type {
   Change,
@@ -158,22 +155,22 @@ export type {
 export {
   driftByKind,
   isDrifted,
-  opsOf,
   PlanError,
+  PlanFileError,
   pipelineOrder,
   readPlanFile,
-  registerKindSteps,
-  registerPlanner,
   statusExitCode,
   statusReport,
   whatRuns,
   writePlanFile,
 } from "./plan/index.ts";
 export { makeStep } from "./plan/kinds/make-step.ts";
-export type { KindSteps, RegisteredKindSteps, RegisteredStepInputs } from "./plan/kinds/steps.ts";
+export type { KindSteps } from "./plan/kinds/steps.ts";
+export type { PruneInput, PruneVisitor } from "./plan/prune.ts";
+export { prunePass } from "./plan/prune.ts";
 export { hash } from "./state/digest.ts";
-export type { LiveState, RegisteredLiveParts, SharedReads } from "./state/index.ts";
-export { registerLiveKind, sharedReads } from "./state/index.ts";
+export type { LiveState, SharedReads } from "./state/index.ts";
+export { liveOf, readLiveState, sharedReads } from "./state/index.ts";
 export type { LiveKind, ReadContext } from "./state/kinds/kind.ts";
 export { earlyRead, liveKind } from "./state/kinds/kind.ts";
 export type {

@@ -91,15 +91,16 @@ const MAY_IMPORT: Record<Stage, Rule> = {
     node: ["node:crypto"],
   },
   // io also holds the exclusive lock file that apply's lock and the emulator's data file share.
-  // Amended: a package's manifest.json is checked with wire's schema; the steps need the desired
-  // state's type (secrets, the environment's limits, the prune policy).
-  apply: { runtime: ["client", "plan", "state", "io", "wire", "store"], types: ["manifest"] },
+  // The steps need the desired state's type (secrets, the environment's limits, the prune policy)
+  // and wire's types of what they send; no schema of wire: a package file is opaque to apply.
+  apply: { runtime: ["client", "plan", "state", "io", "store"], types: ["manifest", "wire"] },
   // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
   export: { runtime: ["state", "manifest", "wire"] },
   // Amended: the composer reads the manifests and the live state and calls the pure planner; the
   // caller's `open` brings the clients (`httpConnections` makes them for environments over HTTP).
   // It never starts an emulator: that is the CLI's, for embedded environments.
-  compose: { runtime: ["manifest", "state", "plan", "client", "store"] },
+  // The composers assemble each kind from its stages' parts (compose/kinds.ts): ops and exporters too.
+  compose: { runtime: ["manifest", "state", "plan", "apply", "export", "client", "store"] },
   // Amended: what surrounds an apply for a compliance team (the freeze gate's use, the audit
   // record, the notification, a rejection) needs the apply's outcome and the composer's reads, so
   // it is a stage of its own between them and the CLI.
@@ -262,7 +263,6 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "export/x.ts", specifier: "../client/index.ts", typeOnly: false },
       { file: "cli/x.ts", specifier: "../export/index.ts", typeOnly: false },
       { file: "wire/x.ts", specifier: "undici", typeOnly: false },
-      { file: "compose/x.ts", specifier: "../apply/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
       { file: "compose/x.ts", specifier: "../cli/connect.ts", typeOnly: true },
       { file: "errors/x.ts", specifier: "../wire/index.ts", typeOnly: true },
@@ -278,7 +278,6 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "apply imports types from cli (../cli/errors.ts)",
       "export imports client (../client/index.ts)",
       "wire imports the package undici",
-      "compose imports apply (../apply/index.ts)",
       "compose imports emulator (../emulator/index.ts)",
       "compose imports types from cli (../cli/connect.ts)",
       "errors imports types from wire (../wire/index.ts)",

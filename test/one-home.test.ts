@@ -64,7 +64,8 @@ describe("one home for a promotion's snapshot", () => {
 
 describe("environment rules derive from the kind registry", () => {
   it("src/manifest/rules.ts names no kind: each kind brings its own rules, references and built-ins", async () => {
-    const { KINDS } = await import("../src/manifest/kinds/index.ts");
+    const { BUILT_IN_DOCUMENT_KINDS } = await import("../src/manifest/kinds/index.ts");
+    const KINDS = BUILT_IN_DOCUMENT_KINDS.all;
     const text = readFileSync(join(SRC, "manifest/rules.ts"), "utf8");
     const named = KINDS.map((kind) => kind.kind).filter((name) => text.includes(`"${name}"`));
     expect(KINDS.length).toBeGreaterThan(2);
@@ -74,7 +75,7 @@ describe("environment rules derive from the kind registry", () => {
 
 describe("the ops a change may run derive from the kind registry", () => {
   it("no module but a kind's own names a list of its ops or of their verbs (each kind's `actions` says which run)", async () => {
-    const { STEP_OPS } = await import("../src/plan/kinds/steps.ts");
+    const STEP_OPS = (await import("../src/plan/kinds/steps.ts")).BUILT_IN_STEPS.ops;
     const verbs = [...new Set(STEP_OPS.map((op) => op.slice(op.indexOf(".") + 1)))];
     const quoted = `"(?:${[...STEP_OPS, ...verbs].map((name) => name.replace(/[.-]/g, "\\$&")).join("|")})"`;
     // Two of them side by side in a list: a second list of what some change runs.

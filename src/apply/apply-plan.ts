@@ -9,6 +9,7 @@ import type { ReleaseStore } from "../store/index.ts";
 import { type ApplyResult, type ExecuteOptions, executePlan } from "./executor.ts";
 import { Journal } from "./journal.ts";
 import { acquireLock, type Lock } from "./lock.ts";
+import { type ApplyKinds, BUILT_IN_APPLY_KINDS } from "./ops/index.ts";
 import { assertResumable, type Carried, carryOver } from "./resume.ts";
 import { unsealSaved } from "./sealed.ts";
 import { assertFresh, assertSamePlan } from "./stale.ts";
@@ -105,6 +106,11 @@ export interface ApplyPlanOptions {
   planTries?: number;
   /** How a re-plan waits between tries (tests record the waits instead of sleeping). */
   planDelay?: (ms: number) => Promise<void>;
+  /**
+   * The kinds the plan is checked and run with (a kinds value from `createKinds`); egp's own by
+   * default. `replan` must plan with the same kinds.
+   */
+  kinds?: ApplyKinds;
 }
 
 export type ApplyOutcome =
@@ -227,11 +233,12 @@ export async function applyPlan(options: ApplyPlanOptions): Promise<ApplyOutcome
 
 async function underLock(options: ApplyPlanOptions, say: (line: string) => void): Promise<ApplyOutcome> {
   const { env, stateDir, saved, report = {} } = options;
+  const kinds = options.kinds ?? BUILT_IN_APPLY_KINDS;
   const unreadable = options.discard
-    ? Journal.discardUnreadable(stateDir, Journal.folder(stateDir, env))
+    ? Journal.discardUnreadable(stateDir, Journal.folder(stateDir, env), kinds.steps)
     : [];
   for (const journal of unreadable) say(`Discarded ${journal}, an apply journal egp can't read.`);
-  const pending = Journal.unfinished(stateDir, env);
+  const pending = Journal.unfinished(stateDir, env, kinds.steps);
   const progress = pending
     ? `plan ${pending.state.plan.id}, ${pending.state.done.size} of ${pending.state.plan.steps.length} steps done`
     : "";
@@ -297,7 +304,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
   let plan = fresh.plan;
   let previous: Carried | undefined;
   if (resuming) {
-    assertResumable(resuming.state, fresh.plan);
+    assertResumable(resuming.state, fresh.plan, kinds.steps);
     plan = unsealSaved(resuming.state.plan, fresh.plan, options.planKey);
     previous = resuming.state;
     say(
@@ -307,8 +314,8 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     if (!(await confirmed(plan))) return { result: "cancelled", plan };
   } else {
     if (saved) {
-      assertFresh(saved, fresh.plan);
-      assertSamePlan(saved, fresh.plan);
+      assertFresh(saved, fresh.plan, undefined, kinds.live);
+      assertSamePlan(saved, fresh.plan, undefined, kinds.steps);
       plan = unsealSaved(saved, fresh.plan, options.planKey);
     }
     report.plan?.(plan, { resumed: false });
@@ -323,7 +330,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     if (!(await confirmed(plan))) return { result: "cancelled", plan };
     if (pending) {
       pending.journal.close("superseded", plan.id);
-      previous = carryOver(pending.state, plan);
+      previous = carryOver(pending.state, plan, kinds.outlivePlan);
       say(`Discarded the interrupted apply (${progress}), superseded by plan ${plan.id}.`);
     }
   }
@@ -331,8 +338,9 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     plan,
     desired: fresh.desired,
     clients: await clientsFor(plan, fresh.desired, options.open),
-    journal: Journal.open(stateDir, plan),
+    journal: Journal.open(stateDir, plan, { steps: kinds.steps }),
     previous,
+    ops: kinds.ops,
     stateDir,
     ...(options.store ? { store: options.store } : {}),
     reads,

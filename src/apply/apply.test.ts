@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -9,9 +9,9 @@ import { TransientError, ValidationError } from "../client/errors.ts";
 import { NO_PRUNING } from "../manifest/index.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
-import { appendRaw, Journal } from "./journal.ts";
+import { Journal } from "./journal.ts";
 import { acquireLock, isStale, LockedError } from "./lock.ts";
-import { OPS } from "./ops/index.ts";
+import { BUILT_IN_OPS } from "./ops/index.ts";
 import type { OpRegistry } from "./ops/types.ts";
 import { generatePassword } from "./password.ts";
 
@@ -59,7 +59,7 @@ describe("Journal", () => {
     journal.append({ type: "start", at: CREATED_AT, step: "User/a#create" });
     journal.append({ type: "done", at: CREATED_AT, step: "User/a#create", output: { id: 7 } });
     journal.append({ type: "start", at: CREATED_AT, step: "User/b#create" });
-    appendRaw(journal.file, '{"type":"done","step":"User/b#cr'); // torn by a crash
+    appendFileSync(journal.file, '{"type":"done","step":"User/b#cr'); // torn by a crash
     const found = Journal.unfinished(dir, "prod");
     expect(found?.state.plan.id).toBe(plan.id);
     expect([...(found?.state.done ?? [])]).toEqual([["User/a#create", { id: 7 }]]);
@@ -224,7 +224,7 @@ describe("executePlan", () => {
       stateDir: dir,
       concurrency: 1,
       logger: quiet,
-      ops: { ...OPS, "user.create": async () => ({ id: 1 }) },
+      ops: { ...BUILT_IN_OPS, "user.create": async () => ({ id: 1 }) },
     });
     expect(result.failed).toEqual([
       {

@@ -7,7 +7,6 @@ import type { Entry, ZipFile } from "yauzl";
 import { EgpError } from "../errors/index.ts";
 import { privateDir } from "../io/private-dir.ts";
 import { ZipSafety } from "../io/zip-safety.ts";
-import { PackageManifest } from "../wire/index.ts";
 
 // Loaded when a package is inspected: plans and drift checks never open a zip.
 const require = createRequire(import.meta.url);
@@ -20,8 +19,8 @@ const yauzl = (): typeof import("yauzl") => require("yauzl") as typeof import("y
  * package is installed anywhere it is inspected for what holds of any zip (a promotion uploads it
  * while it downloads, and installs only once the complete file passed): no entry that could
  * escape a folder, no link, nothing that expands past the limits. What the install did is verified
- * on the target's metadata afterwards. Where the file happens to carry a `manifest.json` in the
- * emulator's layout, it must also list the objects the plan expects: egp says more, never less.
+ * on the target's metadata afterwards, whatever the layout: no entry is opened by name, so a file
+ * from egp's own emulator is judged as any other (DESIGN §3).
  */
 
 export interface ArtifactLimits {
@@ -95,82 +94,29 @@ function open(file: string): Promise<ZipFile> {
   });
 }
 
-/** The emulator's manifest entry, read only when it is small enough to be one. */
-const MANIFEST_ENTRY = "manifest.json";
-const MANIFEST_LIMIT = 16 * 1024 * 1024;
-
-function readEntry(zip: ZipFile, entry: Entry, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (error, stream) => {
-      if (error || !stream) return reject(error ?? new Error("no stream"));
-      const chunks: Buffer[] = [];
-      let size = 0;
-      stream.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limit) stream.destroy(new Error(`manifest.json is larger than ${limit} bytes`));
-        else chunks.push(chunk);
-      });
-      stream.on("error", reject);
-      stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    });
-  });
-}
-
-/** The emulator's layout, where a file happens to be in it: the GUIDs its manifest lists, checked. */
-function listedObjects(file: string, text: string, names: Set<string>): string[] | undefined {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const manifest = PackageManifest.safeParse(json);
-  if (!manifest.success) return undefined;
-  for (const object of manifest.data.Objects) {
-    if (!names.has(object.File)) throw new ArtifactError(file, `${object.File} is listed but missing`);
-  }
-  return manifest.data.Objects.map((o) => o.Guid.toLowerCase());
-}
-
 /**
- * Inspects a package file for what holds of any zip. Returns the GUIDs (lower case) of the objects
- * its manifest lists where the file is in the emulator's layout (each expected one must be there),
- * and undefined for any other layout: an opaque file.
+ * Inspects a package file for what holds of any zip, without opening an entry: its entries are
+ * checked by their names and sizes only.
  */
 export async function inspectPackage(
   file: string,
-  expected: readonly string[],
   limits: ArtifactLimits = DEFAULT_ARTIFACT_LIMITS,
-): Promise<string[] | undefined> {
+): Promise<void> {
   const zip = await open(file).catch((error: Error) => {
     throw new ArtifactError(file, `not a zip file (${error.message})`);
   });
   try {
     const safety = new ZipSafety({ entries: limits.maxEntries, expandedBytes: limits.maxExpandedBytes });
-    let manifestText: string | undefined;
-    const names = new Set<string>();
     await new Promise<void>((resolve, reject) => {
       zip.on("error", reject);
       zip.on("end", resolve);
       zip.on("entry", (entry: Entry) => {
         const problem = safety.check(entry);
         if (problem) return reject(new ArtifactError(file, `${problem.reason}: ${entry.fileName}`));
-        names.add(entry.fileName);
-        if (entry.fileName !== MANIFEST_ENTRY || entry.uncompressedSize > MANIFEST_LIMIT)
-          return zip.readEntry();
-        readEntry(zip, entry, MANIFEST_LIMIT).then((text) => {
-          manifestText = text;
-          zip.readEntry();
-        }, reject);
+        zip.readEntry();
       });
       zip.readEntry();
     });
-    const listed = manifestText === undefined ? undefined : listedObjects(file, manifestText, names);
-    if (!listed) return undefined;
-    const missing = expected.map((g) => g.toLowerCase()).filter((guid) => !listed.includes(guid));
-    if (missing.length)
-      throw new ArtifactError(file, `objects missing from the package: ${missing.join(", ")}`);
-    return listed;
   } catch (error) {
     if (error instanceof ArtifactError) throw error;
     throw new ArtifactError(file, (error as Error).message);

@@ -8,8 +8,8 @@ import { type SharedReads, sharedReads } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { ApplyError, StepError, type StepFailure } from "./errors.ts";
 import type { Journal } from "./journal.ts";
-import { OPS } from "./ops/index.ts";
-import type { OpContext, OpRegistry } from "./ops/types.ts";
+import { BUILT_IN_OPS } from "./ops/index.ts";
+import type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
 import type { Carried } from "./resume.ts";
 import { runStep, type StepOutcome } from "./run-step.ts";
 import { Schedule } from "./schedule.ts";
@@ -70,6 +70,7 @@ export interface ExecuteOptions {
   timeouts?: Partial<OpContext["timeouts"]>;
   /** Tries of a step that fails for a passing reason (default 8). */
   attempts?: number;
+  /** The handlers of the kinds' ops (a kinds value's `ops`); egp's own by default. */
   ops?: OpRegistry;
 }
 
@@ -85,7 +86,7 @@ function aborted(signal: AbortSignal | undefined): Promise<void> {
 
 export async function executePlan(options: ExecuteOptions): Promise<ApplyResult> {
   const { plan, journal } = options;
-  const ops = options.ops ?? OPS;
+  const ops: OpRegistry = options.ops ?? BUILT_IN_OPS;
   refuseUnhandled(plan, ops);
   const sleep = options.sleep ?? ((ms: number) => delay(ms).then(() => undefined));
   const emit = options.onEvent ?? (() => undefined);
@@ -138,7 +139,7 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
   const start = async (step: Step) => {
     const outcome = await runStep(step, {
       journal,
-      handler: ops[step.op] as NonNullable<OpRegistry[typeof step.op]>,
+      handler: ops[step.op] as OpHandler,
       context: (resumed) => contextFor(step, resumed),
       resumed: interrupted.has(step.id),
       onStart: () => emit({ type: "start", step }),

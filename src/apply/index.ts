@@ -17,8 +17,18 @@ export type { JournalEntry, JournalState } from "./journal.ts";
 export { Journal, JournalUnreadableError } from "./journal.ts";
 export type { Lock, LockHolder } from "./lock.ts";
 export { acquireLock, LockedError } from "./lock.ts";
-export { OPS, registerOps } from "./ops/index.ts";
+export type { ApplyKinds } from "./ops/index.ts";
+export {
+  BUILT_IN_APPLY_KINDS,
+  BUILT_IN_OPS,
+  BUILT_IN_OUTLIVE_PLAN,
+  packageOps,
+  packageOpsOutlivingPlan,
+  securityParameterOps,
+  userOps,
+} from "./ops/index.ts";
 export type { OpContext, OpHandler, OpRegistry } from "./ops/types.ts";
+export { inputOf } from "./ops/types.ts";
 export { generatePassword } from "./password.ts";
 export { type BuildReleaseOptions, buildRelease, releaseFileOf } from "./release-build.ts";
 export type { ReleaseRecord } from "./releases.ts";

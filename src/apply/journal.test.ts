@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -9,7 +9,7 @@ import type { PlatformClient } from "../client/client.ts";
 import { ValidationError } from "../client/errors.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
-import { appendRaw, Journal, type JournalEntry, JournalUnreadableError } from "./journal.ts";
+import { Journal, type JournalEntry, JournalUnreadableError } from "./journal.ts";
 import type { OpRegistry } from "./ops/types.ts";
 
 const plan = () =>
@@ -194,7 +194,7 @@ describe("Journal: one egp did not write here", () => {
   it("refuses a line without this user's seal, and reads one closed here as nothing to resume", () => {
     const dir = mkdtempSync(join(tmpdir(), "egp-journal-"));
     const journal = started(dir);
-    appendRaw(
+    appendFileSync(
       journal.file,
       `${JSON.stringify({ type: "done", at: CREATED_AT, step: "User/b#create", output: {} })}\n`,
     );

@@ -1,5 +1,4 @@
 import {
-  appendFileSync,
   closeSync,
   constants,
   fsync,
@@ -14,7 +13,14 @@ import { EgpError } from "../errors/index.ts";
 import { type LocalKey, localKey } from "../io/local-key.ts";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
 import { isTracked } from "../io/tracked.ts";
-import { type Plan, PlanFileError, readPlanFile, writePlanFile } from "../plan/index.ts";
+import {
+  BUILT_IN_STEPS,
+  type Plan,
+  PlanFileError,
+  readPlanFile,
+  type StepKinds,
+  writePlanFile,
+} from "../plan/index.ts";
 import type { StepFailure } from "./errors.ts";
 
 /*
@@ -120,12 +126,17 @@ export class Journal {
 
   /**
    * Starts the journal of a plan (or reopens it, when it exists); `folder` keeps another command's
-   * journals (a rollback's) apart from the applies that `apply --resume` offers.
+   * journals (a rollback's) apart from the applies that `apply --resume` offers. `steps`: the
+   * kinds' step ops its plan is read back with (egp's own by default).
    */
-  static open(stateDir: string, plan: Plan, options: { syncFile?: SyncFile; folder?: string } = {}): Journal {
+  static open(
+    stateDir: string,
+    plan: Plan,
+    options: { syncFile?: SyncFile; folder?: string; steps?: StepKinds } = {},
+  ): Journal {
     const folder = options.folder ?? Journal.folder(stateDir, plan.environment);
     privateDir(stateDir, folder);
-    const run = Journal.runOf(stateDir, folder, plan.id);
+    const run = Journal.runOf(stateDir, folder, plan.id, options.steps);
     const journal = new Journal(join(folder, `${run}.jsonl`), options.syncFile, stateDir);
     assertPrivateFile(journal.file);
     const fd = openSync(journal.file, APPEND, PRIVATE_FILE_MODE);
@@ -145,7 +156,7 @@ export class Journal {
    * (`<plan-id>.<n>`). The same plan applied again after it completed (a promotion, a rollback,
    * the promotion again) is another run, with a journal and install records of its own.
    */
-  private static runOf(stateDir: string, folder: string, planId: string): string {
+  private static runOf(stateDir: string, folder: string, planId: string, steps?: StepKinds): string {
     let latest = 0;
     for (const name of readdirSync(folder)) {
       if (name === `${planId}.jsonl`) latest = Math.max(latest, 1);
@@ -154,7 +165,7 @@ export class Journal {
     }
     if (latest === 0) return planId;
     const name = latest === 1 ? planId : `${planId}.${latest}`;
-    const state = new Journal(join(folder, `${name}.jsonl`), undefined, stateDir).read();
+    const state = new Journal(join(folder, `${name}.jsonl`), undefined, stateDir).read(steps);
     if (state === undefined || !state.complete) return name;
     return `${planId}.${latest + 1}`;
   }
@@ -165,14 +176,19 @@ export class Journal {
   }
 
   /** The most recent journal of an environment that never completed: a crashed apply. */
-  static unfinished(stateDir: string, env: string): { journal: Journal; state: JournalState } | undefined {
-    return Journal.unfinishedIn(stateDir, Journal.folder(stateDir, env));
+  static unfinished(
+    stateDir: string,
+    env: string,
+    steps?: StepKinds,
+  ): { journal: Journal; state: JournalState } | undefined {
+    return Journal.unfinishedIn(stateDir, Journal.folder(stateDir, env), steps);
   }
 
   /** The most recent journal in a folder (under the state folder) that never completed. */
   static unfinishedIn(
     stateDir: string,
     folder: string,
+    steps?: StepKinds,
   ): { journal: Journal; state: JournalState } | undefined {
     if (!privateDir(stateDir, folder, { create: false })) return undefined;
     let files: string[];
@@ -183,7 +199,7 @@ export class Journal {
     }
     const candidates = files
       .map((name) => new Journal(join(folder, name), undefined, stateDir))
-      .map((journal) => ({ journal, state: journal.read() }))
+      .map((journal) => ({ journal, state: journal.read(steps) }))
       .filter(
         (entry): entry is { journal: Journal; state: JournalState } =>
           entry.state !== undefined && !entry.state.complete,
@@ -196,7 +212,7 @@ export class Journal {
    * Closes, as discarded, the journals of a folder that were never closed and can't be read, so
    * that they stop blocking applies; returns their files.
    */
-  static discardUnreadable(stateDir: string, folder: string): string[] {
+  static discardUnreadable(stateDir: string, folder: string, steps?: StepKinds): string[] {
     if (!privateDir(stateDir, folder, { create: false })) return [];
     let files: string[];
     try {
@@ -208,7 +224,7 @@ export class Journal {
     for (const name of files) {
       const journal = new Journal(join(folder, name), undefined, stateDir);
       try {
-        journal.read();
+        journal.read(steps);
       } catch (error) {
         if (!(error instanceof JournalUnreadableError)) throw error;
         // A tracked journal stays refused however it is closed: only removing it from git helps.
@@ -279,9 +295,9 @@ export class Journal {
   /**
    * Reads the journal; a torn last line (a crash mid-write) is ignored. A journal that was never
    * closed and whose plan can't be read throws `JournalUnreadableError`; a closed one is nothing
-   * to resume, whatever its plan.
+   * to resume, whatever its plan. `steps`: the kinds' step ops its plan is read with.
    */
-  read(): JournalState | undefined {
+  read(steps: StepKinds = BUILT_IN_STEPS): JournalState | undefined {
     assertPrivateFile(this.file);
     let text: string;
     try {
@@ -328,7 +344,7 @@ export class Journal {
     if (!planned) return undefined;
     let plan: Plan;
     try {
-      plan = readPlanFile(JSON.stringify(planned.plan), "its plan");
+      plan = readPlanFile(JSON.stringify(planned.plan), "its plan", steps);
     } catch (error) {
       if (complete) return undefined;
       if (error instanceof PlanFileError) throw new JournalUnreadableError(this.file, error.message);
@@ -336,9 +352,4 @@ export class Journal {
     }
     return { plan, done, interrupted: started, origins, complete, startedAt: planned.at };
   }
-}
-
-/** Appends without reading, for tests that simulate a torn write or a hand-written line. */
-export function appendRaw(file: string, text: string): void {
-  appendFileSync(file, text);
 }

@@ -1,6 +1,13 @@
-import { compareResumed, type Plan, type Step, canonicalJson as stringify } from "../plan/index.ts";
+import {
+  BUILT_IN_STEPS,
+  compareResumed,
+  type Plan,
+  type Step,
+  type StepKinds,
+  canonicalJson as stringify,
+} from "../plan/index.ts";
 import type { JournalState } from "./journal.ts";
-import { OUTLIVE_PLAN } from "./ops/index.ts";
+import { BUILT_IN_OUTLIVE_PLAN } from "./ops/index.ts";
 import { PlanMismatchError, StalePlanError } from "./stale.ts";
 
 /*
@@ -20,8 +27,12 @@ const sameStep = (a: Step, b: Step | undefined) =>
   stringify(a.input) === stringify(b.input) &&
   stringify(a.dependsOn) === stringify(b.dependsOn);
 
-/** What of a superseded run the new plan can use. */
-export function carryOver(previous: JournalState, plan: Plan): Carried {
+/** What of a superseded run the new plan can use; `outlivePlan`: the kinds' ops whose outputs it reuses. */
+export function carryOver(
+  previous: JournalState,
+  plan: Plan,
+  outlivePlan: ReadonlySet<string> = BUILT_IN_OUTLIVE_PLAN,
+): Carried {
   const before = new Map(previous.plan.steps.map((step) => [step.id, step]));
   const byChange = Map.groupBy(plan.steps, (step) => step.change);
   const done = new Map<string, Record<string, unknown>>();
@@ -33,7 +44,7 @@ export function carryOver(previous: JournalState, plan: Plan): Carried {
       if (!sameStep(step, before.get(step.id))) continue;
       const origin = previous.origins.get(step.id) ?? previous.plan.id;
       const output = previous.done.get(step.id);
-      if (output && unchanged && OUTLIVE_PLAN.has(step.op)) {
+      if (output && unchanged && outlivePlan.has(step.op)) {
         done.set(step.id, output);
         origins.set(step.id, origin);
       } else if (previous.interrupted.has(step.id)) {
@@ -50,7 +61,7 @@ export function carryOver(previous: JournalState, plan: Plan): Carried {
  * interrupted run does not explain: a change the plan never had, or a change none of whose steps
  * ran that no longer reads the same.
  */
-export function assertResumable(state: JournalState, fresh: Plan): void {
+export function assertResumable(state: JournalState, fresh: Plan, steps: StepKinds = BUILT_IN_STEPS): void {
   const saved = state.plan;
   const reasons: string[] = [];
   if (saved.digests.manifests !== fresh.digests.manifests)
@@ -78,7 +89,7 @@ export function assertResumable(state: JournalState, fresh: Plan): void {
       `the interrupted plan ${saved.id} is stale: ${reasons.join("; ")} since it was made. ` +
         `Run 'egp apply --env ${saved.environment}' to plan afresh (it discards the interrupted run).`,
     );
-  assertResumedSamePlan(state, fresh);
+  assertResumedSamePlan(state, fresh, steps);
 }
 
 /**
@@ -86,11 +97,13 @@ export function assertResumable(state: JournalState, fresh: Plan): void {
  * give, as a saved plan runs only if it is (`assertSamePlan`): a journal whose plan was edited (a
  * step's input, a change's fields) is refused before anything is written.
  */
-function assertResumedSamePlan(state: JournalState, fresh: Plan): void {
-  const found = compareResumed(state.plan, fresh, {
-    done: new Set(state.done.keys()),
-    interrupted: state.interrupted,
-  });
+function assertResumedSamePlan(state: JournalState, fresh: Plan, steps: StepKinds): void {
+  const found = compareResumed(
+    state.plan,
+    fresh,
+    { done: new Set(state.done.keys()), interrupted: state.interrupted },
+    steps,
+  );
   if (found.length === 0) return;
   const shown = found.slice(0, 5).join("; ") + (found.length > 5 ? `; and ${found.length - 5} more` : "");
   throw new PlanMismatchError(

@@ -91,7 +91,7 @@ describe("a saved plan that is not the one derived again", () => {
     const undeclared = structuredClone(fresh);
     for (const change of undeclared.changes) change.action = "rollback";
     expect(() => assertSamePlan(saved(), undeclared)).toThrow(
-      /^egp's own plan of test does not hold together \(.*which a rollback of a Package never runs.*\): a defect of egp or of a registered kind \(its declared actions, its planner\), not of the file; the saved plan \w+ is not applied$/,
+      /^egp's own plan of test does not hold together \(.*which a rollback of a Package never runs.*\): a defect of egp or of a plugin kind \(its declared actions, its planner\), not of the file; the saved plan \w+ is not applied$/,
     );
     expect(() => assertSamePlan(saved(), undeclared)).not.toThrow(PlanMismatchError);
   });

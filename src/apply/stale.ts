@@ -1,6 +1,13 @@
 import { EgpError } from "../errors/index.ts";
-import { type Plan, planConsistency, planDifferences, SIDE_SEPARATOR } from "../plan/index.ts";
-import { LIVE_KINDS } from "../state/index.ts";
+import {
+  BUILT_IN_STEPS,
+  type Plan,
+  planConsistency,
+  planDifferences,
+  SIDE_SEPARATOR,
+  type StepKinds,
+} from "../plan/index.ts";
+import { type AnyLiveKind, BUILT_IN_LIVE_KINDS } from "../state/index.ts";
 
 /** A saved plan made from manifests or a live state that have changed since. */
 export class StalePlanError extends EgpError {
@@ -13,8 +20,13 @@ export class StalePlanError extends EgpError {
 /** What a refused saved plan's message ends with: how to make it again. */
 const PLAN_AGAIN = "Run egp plan again.";
 
-/** Refuses a saved plan whose inputs changed, saying which. */
-export function assertFresh(saved: Plan, fresh: Plan, again = PLAN_AGAIN): void {
+/** Refuses a saved plan whose inputs changed, saying which (by the labels of `live`, the kinds' live reads). */
+export function assertFresh(
+  saved: Plan,
+  fresh: Plan,
+  again = PLAN_AGAIN,
+  live: readonly Pick<AnyLiveKind, "part" | "label">[] = BUILT_IN_LIVE_KINDS,
+): void {
   const reasons: string[] = [];
   if (saved.digests.manifests !== fresh.digests.manifests)
     reasons.push("the manifests or environment files changed");
@@ -26,14 +38,14 @@ export function assertFresh(saved: Plan, fresh: Plan, again = PLAN_AGAIN): void 
       keys.filter((key) => key.startsWith(`${part}${SIDE_SEPARATOR}`) && differs(key));
     const of = new Map<string, string[]>();
     const add = (env: string, what: string) => of.set(env, [...(of.get(env) ?? []), what]);
-    for (const kind of LIVE_KINDS.filter(({ part }) => differs(part))) {
+    for (const kind of live.filter(({ part }) => differs(part))) {
       const changed = sides(kind.part);
       if (changed.length === 0) add(saved.environment, kind.label);
       for (const key of changed) add(key.slice(kind.part.length + 1), kind.label);
     }
     // A partial plan's parts are its targets by kind (`User`, …), not the live state's.
     for (const kind of keys.filter(
-      (part) => !part.includes(SIDE_SEPARATOR) && !LIVE_KINDS.some((k) => k.part === part) && differs(part),
+      (part) => !part.includes(SIDE_SEPARATOR) && !live.some((k) => k.part === part) && differs(part),
     ))
       add(saved.environment, `targeted ${kind} objects`);
     if (of.size === 0) add(saved.environment, "state");
@@ -72,13 +84,18 @@ const listed = (found: readonly string[]) =>
  * may as well come from another egp. A fresh plan that does not hold together is egp's own defect
  * (a kind whose declared actions miss an op its planner uses), never blamed on the file.
  */
-export function assertSamePlan(saved: Plan, derived: Plan, again = PLAN_AGAIN): void {
-  const own = planConsistency(derived);
+export function assertSamePlan(
+  saved: Plan,
+  derived: Plan,
+  again = PLAN_AGAIN,
+  steps: StepKinds = BUILT_IN_STEPS,
+): void {
+  const own = planConsistency(derived, steps);
   if (own.length > 0)
     throw new Error(
-      `egp's own plan of ${derived.environment} does not hold together (${listed(own)}): a defect of egp or of a registered kind (its declared actions, its planner), not of the file; the saved plan ${saved.id} is not applied`,
+      `egp's own plan of ${derived.environment} does not hold together (${listed(own)}): a defect of egp or of a plugin kind (its declared actions, its planner), not of the file; the saved plan ${saved.id} is not applied`,
     );
-  const broken = planConsistency(saved);
+  const broken = planConsistency(saved, steps);
   const found = planDifferences(saved, derived);
   if (broken.length > 0)
     throw new PlanMismatchError(

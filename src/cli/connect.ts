@@ -3,9 +3,10 @@ import { dirname } from "node:path";
 import type { Logger } from "pino";
 import { createClient, type PlatformClient } from "../client/client.ts";
 import { clientOptionsOf } from "../compose/connections.ts";
-import type { Emulator } from "../emulator/index.ts";
+import type { Emulator, FaultSpec } from "../emulator/index.ts";
 import { assertPrivateFile, privateDir } from "../io/private-dir.ts";
 import type { Endpoint, EnvironmentConfig } from "../manifest/index.ts";
+import { ExitError } from "./errors.ts";
 import { ensureStateDir, insideStateDir } from "./state-dir.ts";
 
 /*
@@ -28,12 +29,23 @@ export interface Connections {
 
 export interface ConnectOptions {
   logger: Logger;
-  /** Extra emulator options for embedded environments (tests raise job durations or inject faults). */
-  emulator?: Record<string, unknown>;
   /** How often a long wait is reported (default 10 s; tests pass less). */
   waitNoticeMs?: number;
   /** The repository's state folder (`.egp`): an embedded data file in it creates it with its `.gitignore`. */
   stateDir?: string;
+}
+
+/** An embedded url's `faults=`, read by the parser `egp emulator --faults` uses; a bad one is the file's error. */
+function faultsOf(
+  config: EnvironmentConfig,
+  spec: string,
+  parse: (text: string, label: string) => FaultSpec,
+): FaultSpec {
+  try {
+    return parse(spec, `${config.file}: url: faults=`);
+  } catch (error) {
+    throw new ExitError((error as Error).message, 1, { cause: error });
+  }
 }
 
 export function connections(options: ConnectOptions): Connections {
@@ -56,15 +68,15 @@ export function connections(options: ConnectOptions): Connections {
         } else mkdirSync(dirname(dataFile), { recursive: true });
       }
       // Loaded only for embedded environments: a run against real instances never loads fastify.
-      started = import("../emulator/index.ts").then(({ startEmulator }) =>
+      started = import("../emulator/index.ts").then(({ startEmulator, parseFaultSpec }) =>
         startEmulator({
           port: 0,
           seed,
           dataFile,
           ...(endpoint.profile ? { profile: endpoint.profile } : {}),
+          ...(endpoint.faults ? { faults: faultsOf(config, endpoint.faults, parseFaultSpec) } : {}),
           instance: config.instance,
           adminPassword: config.auth.password.reveal(),
-          ...options.emulator,
         }),
       );
       emulators.set(key, started);

@@ -23,17 +23,6 @@ export interface RunContext<F> {
   connections: Connections;
 }
 
-/** Options for embedded emulators, for tests: `EGP_EMULATOR_OPTIONS='{"jobs":{"installMs":5000}}'`. */
-function emulatorOverrides(): Record<string, unknown> | undefined {
-  const text = process.env.EGP_EMULATOR_OPTIONS;
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    throw new ExitError("EGP_USAGE", "EGP_EMULATOR_OPTIONS is not JSON");
-  }
-}
-
 export function repositoryDir(dir: string): string {
   const path = resolve(dir);
   if (!existsSync(path) || !statSync(path).isDirectory())
@@ -49,11 +38,7 @@ export async function withEnvironments<F>(
   const flags = command.optsWithGlobals<F & GlobalFlags>();
   const dir = repositoryDir(flags.dir);
   const logger = createLogger(flags.logLevel, Boolean(flags.json), wantsColour(process.stderr, flags));
-  const open = connections({
-    logger,
-    stateDir: stateDirOf(dir),
-    emulator: emulatorOverrides(),
-  });
+  const open = connections({ logger, stateDir: stateDirOf(dir) });
   try {
     await body({ flags, dir, logger, connections: open });
   } finally {

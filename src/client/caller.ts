@@ -1,4 +1,6 @@
 import pRetry from "p-retry";
+import type { InlineIoOptions } from "../io/inline-io.ts";
+import type { SafeParse } from "../schema/validate.ts";
 import { Deadlines } from "./deadlines.ts";
 import { type DecodeContext, type Decoder, messagesOf, parseJson } from "./envelope.ts";
 import {
@@ -19,6 +21,7 @@ import {
 } from "./errors.ts";
 import { type RateLimiter, realSleep, type Semaphore } from "./limits.ts";
 import type { ClientLog } from "./logger.ts";
+import { type ClientMachinery, sinkIoOf } from "./machinery.ts";
 import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
@@ -89,6 +92,8 @@ export interface CallerDeps {
   semaphore: Semaphore;
   limiter: RateLimiter;
   waits: Waits;
+  /** The speed machinery's variants (machinery.ts); none: the defaults. */
+  machinery?: ClientMachinery;
 }
 
 const ERROR_BODY_LIMIT = 1024 * 1024;
@@ -117,6 +122,11 @@ export class Caller {
   /** Largest package file a download of this client writes (`limits.packageBytes`). */
   get packageBytes(): number {
     return this.deps.options.limits.packageBytes;
+  }
+
+  /** A package download's file I/O options (machinery.ts); undefined: the default. */
+  get downloadIo(): InlineIoOptions | undefined {
+    return sinkIoOf(this.deps.machinery ?? {});
   }
 
   /** The client's log, for what a resource says of its own choices. */
@@ -278,7 +288,12 @@ export class Caller {
     // The path is egp's own text (names, never a secret): only secret-shaped patterns leave it,
     // when something shows it (a notice, a log line, an error), not for every request.
     let shown: string | undefined;
-    const context = lazyContext(call, scrubber.scrub, () => (shown ??= scrubPatterns(target)));
+    const context = lazyContext(
+      call,
+      scrubber.scrub,
+      () => (shown ??= scrubPatterns(target)),
+      this.deps.machinery?.validate,
+    );
     const spaced = limiter.acquire();
     if (spaced) await spaced;
     const release = semaphore.tryAcquire() ?? (await semaphore.acquire());
@@ -478,8 +493,14 @@ function textOf(chunks: Buffer[]): string {
  * What decoders and errors know of a try. `path` is the scrubbed path, computed when first read
  * (an error, a notice), not for every request; `status` is set once the answer comes.
  */
-function lazyContext(call: Call<unknown>, scrub: Scrub, shown: () => string): DecodeContext {
+function lazyContext(
+  call: Call<unknown>,
+  scrub: Scrub,
+  shown: () => string,
+  validate: SafeParse | undefined,
+): DecodeContext {
   return {
+    ...(validate ? { validate } : {}),
     method: call.method,
     get path() {
       return shown();

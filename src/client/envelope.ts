@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { type AsIs, asIsOf, safeParseFast } from "../schema/as-is.ts";
+import { safeParseFast } from "../schema/as-is.ts";
+import type { SafeParse } from "../schema/validate.ts";
 import { Envelope, ValidationMessage } from "../wire/index.ts";
 import { errorFromResponse, ResponseShapeError } from "./errors.ts";
 import type { Scrub } from "./redact.ts";
@@ -17,6 +18,8 @@ export interface DecodeContext {
   scrub: Scrub;
   /** The call was a login: a non-success means rejected credentials. */
   login?: boolean;
+  /** How an answer is checked against its schema (the client's); the shortcut of schema/as-is.ts by default. */
+  validate?: SafeParse;
 }
 
 export type Decoder<T> = (payload: unknown, context: DecodeContext) => T;
@@ -57,73 +60,50 @@ function requestedOf(item: unknown, context: DecodeContext, prefix: PropertyKey[
 }
 
 /**
- * The schema, and its as-is predicate when it has one (src/schema/as-is.ts): an object that zod would return
- * unchanged is returned without zod's copy; one that zod would copy (a strip schema's answer with
- * more keys, such as a group's members read for their ids) gets the same copy from the shortcut;
- * zod decides everything else, and its issues are the ones reported.
+ * The answer's `RequestedObject` through its schema: by default the shortcut of schema/as-is.ts,
+ * which returns an object that zod would return unchanged without zod's copy, and the same copy
+ * where zod would make one (a strip schema's answer with more keys, such as a group's members read
+ * for their ids); zod decides everything else, and its issues are the ones reported.
  */
-interface Decoding<S extends z.ZodType> {
-  schema: S;
-  asIs: AsIs | undefined;
-}
-
-function decodingOf<S extends z.ZodType>(schema: S): Decoding<S> {
-  return { schema, asIs: asIsOf(schema) };
-}
-
-function unwrap<S extends z.ZodType>(
-  decoding: Decoding<S>,
-  item: unknown,
-  context: DecodeContext,
-  prefix: PropertyKey[],
-): z.output<S> {
-  const requested = requestedOf(item, context, prefix);
-  if (decoding.asIs?.(requested)) return requested as z.output<S>;
-  return parsed(decoding.schema, requested, context, prefix);
-}
-
 function parsed<S extends z.ZodType>(
   schema: S,
   requested: unknown,
   context: DecodeContext,
   prefix: PropertyKey[],
 ): z.output<S> {
-  const result = safeParseFast(schema, requested);
+  const result = (context.validate ?? safeParseFast)(schema, requested);
   if (!result.success) throw shapeError(context, result.error.issues, [...prefix, "RequestedObject"]);
   return result.data;
 }
 
+function unwrap<S extends z.ZodType>(
+  schema: S,
+  item: unknown,
+  context: DecodeContext,
+  prefix: PropertyKey[],
+): z.output<S> {
+  return parsed(schema, requestedOf(item, context, prefix), context, prefix);
+}
+
 /** One envelope; returns its `RequestedObject`. */
 export function one<S extends z.ZodType>(schema: S): Decoder<z.output<S>> {
-  const decoding = decodingOf(schema);
-  return (payload, context) => unwrap(decoding, payload, context, []);
+  return (payload, context) => unwrap(schema, payload, context, []);
 }
 
 /** An array of envelopes; returns their `RequestedObject`s. */
 export function many<S extends z.ZodType>(schema: S): Decoder<Array<z.output<S>>> {
-  const decoding = decodingOf(schema);
   return (payload, context) => {
     if (!Array.isArray(payload)) {
       // A failure answers one envelope, not an array: report that failure, not the shape.
       const single = Envelope.safeParse(payload);
-      if (single.success && !single.data.IsSuccessful) unwrap(decoding, payload, context, []);
+      if (single.success && !single.data.IsSuccessful) unwrap(schema, payload, context, []);
       throw shapeError(context, [
         { code: "custom", message: "expected an array of envelopes", path: [], input: undefined },
       ]);
     }
-    // The objects of one answer come from one serializer: once one needs a copy (keys in another
-    // order than the schema's, or keys a strip schema drops), the rest go to safeParseFast at once.
-    let asIs = decoding.asIs;
     const out: Array<z.output<S>> = [];
-    for (let index = 0; index < payload.length; index++) {
-      const requested = requestedOf(payload[index], context, [index]);
-      if (asIs?.(requested)) {
-        out.push(requested as z.output<S>);
-        continue;
-      }
-      asIs = undefined;
-      out.push(parsed(decoding.schema, requested, context, [index]));
-    }
+    for (let index = 0; index < payload.length; index++)
+      out.push(unwrap(schema, payload[index], context, [index]));
     return out;
   };
 }

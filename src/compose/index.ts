@@ -7,6 +7,9 @@ export {
   freezeNotice,
   freezeState,
 } from "./freeze-gate.ts";
+// kinds.ts is imported by its own name (src/index.ts): it bundles parts of the apply and export
+// stages, which a command that only plans does not load.
+export type { Kind, Kinds } from "./kinds.ts";
 export type {
   EnvironmentPlan,
   OpenEnvironment,

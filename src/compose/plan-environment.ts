@@ -33,6 +33,8 @@ import {
   startPackagesAhead,
 } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
+// Types only: a plan with egp's own kinds loads no part of the apply and export stages (kinds.ts bundles them).
+import type { Kinds } from "./kinds.ts";
 import { withRelease } from "./release-gate.ts";
 
 /**
@@ -66,6 +68,13 @@ export interface PlanEnvironmentOptions {
   shared?: SharedReads;
   /** Read only what the manifests manage, where a kind can (`ReadLiveOptions.managedOnly`): status. */
   managedOnly?: boolean;
+  /**
+   * The kinds to load, read and plan (`createKinds([...builtInKinds, ...plugins])`); egp's own by
+   * default. A plan made with plugins is applied with the same kinds (`ApplyPlanOptions.kinds`).
+   */
+  kinds?: Kinds;
+  /** How the manifests are parsed and validated (LoadOptions); the loader's defaults when absent. */
+  read?: Pick<LoadOptions, "parser" | "validate">;
 }
 
 export interface PlanContext {
@@ -95,9 +104,19 @@ async function startReading(
   env: string,
   open: OpenEnvironment,
   keys: (kind: string) => readonly string[] | undefined,
-  run: { everyKind: boolean; narrowed: boolean; shared: SharedReads; managedOnly: boolean },
+  run: {
+    everyKind: boolean;
+    narrowed: boolean;
+    shared: SharedReads;
+    managedOnly: boolean;
+    kinds?: Kinds;
+    read: Pick<LoadOptions, "parser"> | undefined;
+  },
 ): Promise<Reading | undefined> {
-  const environments = validateRepository({ ...repository, manifests: [] }, { env });
+  const environments = validateRepository(
+    { ...repository, manifests: [] },
+    { ...run.read, env, ...(run.kinds ? { kinds: run.kinds.documents } : {}) },
+  );
   const files = environments.ok ? environments.states[0] : undefined;
   if (!files) return undefined;
   const mentioned = run.everyKind ? () => true : (kind: string) => mentions(repository, kind);
@@ -112,7 +131,14 @@ async function startReading(
     readOnce(run.shared.of(packagesFrom.name), "catalogue", () => readCatalogue(source)).catch(
       () => undefined,
     );
-  const early = startEarlyReads(target, keys, mentioned, run.managedOnly, run.shared.of(environment.name));
+  const early = startEarlyReads(
+    target,
+    keys,
+    mentioned,
+    run.managedOnly,
+    run.shared.of(environment.name),
+    run.kinds?.live,
+  );
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return { early, files };
@@ -173,12 +199,20 @@ function loadDesired(
   repository: Repository,
   env: string,
   cache: ManifestCache | undefined,
+  kinds: Kinds | undefined,
+  read: Pick<LoadOptions, "parser" | "validate"> | undefined,
   readAhead?: LoadOptions["readAhead"],
 ) {
-  if (!cache) return environmentOf(repository, env);
+  const documents = kinds ? { kinds: kinds.documents } : {};
+  if (!cache) return environmentOf(repository, env, { ...read, ...documents });
   // Saved whether the load passed or not: a file that parsed is worth keeping while another is fixed.
   try {
-    return environmentOf(repository, env, { cache, ...(readAhead ? { readAhead } : {}) });
+    return environmentOf(repository, env, {
+      ...read,
+      cache,
+      ...documents,
+      ...(readAhead ? { readAhead } : {}),
+    });
   } finally {
     cache.save();
   }
@@ -190,15 +224,15 @@ function loadDesired(
  * interface can narrow a read.
  */
 export async function readEnvironment(input: PlanEnvironmentOptions): Promise<PlanContext> {
-  const { dir, env, open, options = {} } = input;
-  const targets = parseTargets(options.targets);
+  const { dir, env, open, options = {}, kinds } = input;
+  const targets = parseTargets(options.targets, kinds?.steps.kinds);
   // Reads of the source are kept for the plan (or the caller's run): each is made once.
   const shared = input.shared ?? sharedReads();
   const { reading, ahead, loaded } = await loadEnvironment({ ...input, shared }, targets);
   const desired = await withRelease(dir, loaded.state, input.store);
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
-  const wanted = narrowDesired(desired, targets);
+  const wanted = narrowDesired(desired, targets, kinds?.planners);
   const target = await open(desired.environment);
   const source =
     wanted.packagesFrom && wanted.packages.length > 0 ? await open(wanted.packagesFrom) : undefined;
@@ -210,6 +244,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     shared,
     ...(options.allowDelete ? { everyKind: true } : {}),
     ...(input.managedOnly ? { managedOnly: true } : {}),
+    ...(kinds ? { kinds: kinds.live } : {}),
   });
   return { desired, live, warnings };
 }
@@ -220,14 +255,16 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
  * while the live state is read beside them.
  */
 async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnType<typeof parseTargets>) {
-  const { dir, env, open, options = {} } = input;
+  const { dir, env, open, options = {}, kinds } = input;
   const repository = selectManifests(await readRepository(dir), options.manifests);
-  const keys = (kind: string) => keysToRead(targets, kind);
+  const keys = (kind: string) => keysToRead(targets, kind, kinds?.planners);
   const reading = await startReading(repository, env, open, keys, {
     everyKind: options.allowDelete === true,
     narrowed: targets.length > 0,
     shared: input.shared ?? sharedReads(),
     managedOnly: input.managedOnly === true,
+    ...(kinds ? { kinds } : {}),
+    read: input.read,
   });
   const ahead =
     input.cache && reading
@@ -237,6 +274,8 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     repository,
     env,
     input.cache,
+    kinds,
+    input.read,
     ahead && { key: ahead.key, state: await ahead.state },
   );
   return { reading, ahead, loaded };
@@ -245,9 +284,11 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
 /** The composer: reads what the plan needs, then calls the pure planner. */
 export async function planEnvironment(input: PlanEnvironmentOptions): Promise<EnvironmentPlan> {
   const context = await readEnvironment(input);
-  const plan = planChanges(context.desired, context.live, {
-    ...input.options,
-    createdAt: (input.now?.() ?? new Date()).toISOString(),
-  });
+  const plan = planChanges(
+    context.desired,
+    context.live,
+    { ...input.options, createdAt: (input.now?.() ?? new Date()).toISOString() },
+    input.kinds,
+  );
   return { ...context, plan };
 }

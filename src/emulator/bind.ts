@@ -20,7 +20,7 @@ type Def = {
 };
 
 function defOf(schema: z.ZodType): Def {
-  return (schema as unknown as { _zod: { def: Def } })._zod.def;
+  return (schema as unknown as { def: Def }).def;
 }
 
 /** Follows wrappers down to the schema that says what shape the value has. */

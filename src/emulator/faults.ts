@@ -8,8 +8,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  * 1. scripted rules, keyed on the count of matching requests ("fail twice, then succeed");
  * 2. random faults at a rate, drawn from a seeded generator.
  *
- * Spec string (`--faults`): comma-separated `key=value` pairs, e.g.
+ * Spec string (`--faults`, or `faults=` of an `embedded:` url): comma-separated `key=value` pairs, e.g.
  *   `seed=7,rate=0.2,statuses=500+502+503+429,reset=0.05,latency=5-20,retryAfter=1,expireAt=40,jobMs=3000`
+ * `generateMs=N` and `installMs=N` set one kind of package job's duration (a slow install), over `jobMs`.
  * Two switches stand for what may sit in front of an instance: `noLength=1` (package downloads
  * without a Content-Length, as a proxy that re-encodes them sends them) and `lengthRequired=1`
  * (a body without a Content-Length refused with 411, as some web servers and proxies do).
@@ -48,6 +49,10 @@ export interface FaultSpec {
   expireAt: number | null;
   /** Duration of package jobs (generate, install), when set. */
   jobMs: number | null;
+  /** Duration of package generate jobs, when set; wins over jobMs. */
+  generateMs: number | null;
+  /** Duration of package install jobs, when set; wins over jobMs. */
+  installMs: number | null;
   /** Paths never faulted by the random source (login is faulted unless listed). */
   exempt: string[];
   /** Package downloads are sent without a Content-Length (chunked). */
@@ -65,12 +70,15 @@ export const NO_FAULTS: FaultSpec = {
   retryAfter: 0,
   expireAt: null,
   jobMs: null,
+  generateMs: null,
+  installMs: null,
   exempt: [],
   noLength: false,
   lengthRequired: false,
 };
 
-export function parseFaultSpec(text: string): FaultSpec {
+/** `label` names where the spec was given, in its errors: `--faults`, or an environment's `faults=`. */
+export function parseFaultSpec(text: string, label = "--faults"): FaultSpec {
   const spec: FaultSpec = { ...NO_FAULTS, statuses: [...NO_FAULTS.statuses], exempt: [] };
   for (const part of text
     .split(",")
@@ -84,25 +92,27 @@ export function parseFaultSpec(text: string): FaultSpec {
       case "reset":
       case "retryAfter":
         if (!Number.isFinite(number) || number < 0)
-          throw new Error(`--faults: ${key} needs a number, got "${value}"`);
+          throw new Error(`${label}: ${key} needs a number, got "${value}"`);
         spec[key] = number;
         break;
       case "expireAt":
       case "jobMs":
+      case "generateMs":
+      case "installMs":
         if (!Number.isInteger(number) || number < 0)
-          throw new Error(`--faults: ${key} needs a whole number, got "${value}"`);
+          throw new Error(`${label}: ${key} needs a whole number, got "${value}"`);
         spec[key] = number;
         break;
       case "statuses":
         spec.statuses = value.split("+").map(Number);
         if (spec.statuses.some((s) => !Number.isInteger(s) || s < 400 || s > 599)) {
-          throw new Error(`--faults: statuses are 4xx/5xx codes joined by +, got "${value}"`);
+          throw new Error(`${label}: statuses are 4xx/5xx codes joined by +, got "${value}"`);
         }
         break;
       case "latency": {
         const [min, max] = value.split("-").map(Number);
         if (!Number.isFinite(min) || !Number.isFinite(max ?? min))
-          throw new Error(`--faults: latency is MIN-MAX ms, got "${value}"`);
+          throw new Error(`${label}: latency is MIN-MAX ms, got "${value}"`);
         spec.latency = [min as number, (max ?? min) as number];
         break;
       }
@@ -111,15 +121,15 @@ export function parseFaultSpec(text: string): FaultSpec {
         break;
       case "noLength":
       case "lengthRequired":
-        if (value !== "0" && value !== "1") throw new Error(`--faults: ${key} is 0 or 1, got "${value}"`);
+        if (value !== "0" && value !== "1") throw new Error(`${label}: ${key} is 0 or 1, got "${value}"`);
         spec[key] = value === "1";
         break;
       default:
-        throw new Error(`--faults: unknown key "${key}"`);
+        throw new Error(`${label}: unknown key "${key}"`);
     }
   }
   if (spec.rate > 1 || spec.reset > 1)
-    throw new Error("--faults: rate and reset are probabilities from 0 to 1");
+    throw new Error(`${label}: rate and reset are probabilities from 0 to 1`);
   return spec;
 }
 

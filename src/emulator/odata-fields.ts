@@ -6,20 +6,24 @@ import type { FieldKind } from "./odata.ts";
  * zod schema, so that a list read's query follows the shape it answers without a second table.
  */
 
-interface Internals {
-  def: { type: string; innerType?: z.ZodType };
-  values?: Set<unknown>;
+/** The parts of a schema's public definition (zod 4's `schema.def`) read here. */
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  /** A literal's. */
+  values?: readonly unknown[];
+  /** An enum's. */
+  entries?: Record<string, unknown>;
 }
 
-const internals = (schema: z.ZodType) => (schema as unknown as { _zod: Internals })._zod;
+const defOf = (schema: z.ZodType) => (schema as unknown as { def: Def }).def;
 
 function kindOf(schema: z.ZodType): FieldKind {
-  const zod = internals(schema);
-  const { type, innerType } = zod.def;
+  const { type, innerType, values: literals, entries } = defOf(schema);
   if ((type === "nullable" || type === "optional") && innerType) return kindOf(innerType);
   if (type === "string" || type === "number" || type === "boolean") return type;
   if (type === "enum" || type === "literal") {
-    const values = [...(zod.values ?? [])];
+    const values = type === "literal" ? [...(literals ?? [])] : Object.values(entries ?? {});
     if (values.every((v) => typeof v === "string")) return "string";
     if (values.every((v) => typeof v === "number")) return "number";
   }

@@ -1,5 +1,4 @@
 import type { z } from "zod";
-import { KINDS } from "../manifest/index.ts";
 import type { ExportedDocument } from "./kind.ts";
 
 /**
@@ -34,17 +33,16 @@ export function conform(
 }
 
 /**
- * Writes one document per item and keeps those that pass the kind's own manifest schema, so that
- * export never writes a file `egp validate` would refuse.
+ * Writes one document per item and keeps those that pass the kind's own manifest schema (`kind`,
+ * its document kind), so that export never writes a file `egp validate` would refuse.
  */
 export function conformEach<T>(
-  kind: string,
+  kind: { schema: z.ZodType },
   items: readonly T[],
   write: (item: T) => { doc: ExportedDocument; warnings: string[]; label: string },
   required: readonly string[],
 ): { documents: ExportedDocument[]; warnings: string[] } {
-  const schema = KINDS.find((k) => k.kind === kind)?.schema;
-  if (!schema) throw new Error(`the ${kind} kind is not registered`);
+  const { schema } = kind;
   const result = { documents: [] as ExportedDocument[], warnings: [] as string[] };
   for (const item of items) {
     const { doc, warnings, label } = write(item);

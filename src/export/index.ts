@@ -7,15 +7,16 @@ import { manifestFile } from "./yaml.ts";
 export type { ExportContext, KindExporter } from "./kind.ts";
 export { ExportMergeError } from "./merge.ts";
 
-/** The kinds `egp export` writes, one file each. Packages are promotions, not state: not exported. */
-export const EXPORTERS: readonly KindExporter[] = [securityParameterExporter, userExporter];
+/**
+ * egp's own kinds that `egp export` writes, one file each (packages are promotions, not state: not
+ * exported). A kind from outside egp brings its exporter in the kinds value the caller passes.
+ */
+export const BUILT_IN_EXPORTERS: readonly KindExporter[] = Object.freeze([
+  securityParameterExporter,
+  userExporter,
+]);
 
-/** Adds the exporter of a kind outside this list; `egp export` then writes its file too. */
-export function registerExporter(exporter: KindExporter): void {
-  if (EXPORTERS.some((known) => known.kind === exporter.kind || known.file === exporter.file))
-    throw new TypeError(`an exporter for ${exporter.kind} (${exporter.file}) is already registered`);
-  (EXPORTERS as KindExporter[]).push(exporter);
-}
+export { securityParameterExporter, userExporter };
 
 export interface ExportedFile {
   /** Name under the output directory. */
@@ -76,7 +77,7 @@ export function mergeExportedFile(
 /** Live state → manifest files (pure), and the warnings for what had to be left out. */
 export function exportManifests(
   context: ExportContext,
-  exporters: readonly KindExporter[] = EXPORTERS,
+  exporters: readonly KindExporter[] = BUILT_IN_EXPORTERS,
 ): { files: ExportedFile[]; warnings: string[] } {
   const files: ExportedFile[] = [];
   const warnings: string[] = [];

@@ -49,7 +49,7 @@ export const EnvironmentDocument = z
       .string()
       .regex(/^(https?:\/\/|embedded:)/i, "expected https://host[/path] or embedded:<seed>[?data=<file>]")
       .describe(
-        "The platform's {base_url}, or embedded:<seed>[?data=<file>][&profile=foreign] for an in-process emulator.",
+        "The platform's {base_url}, or embedded:<seed>[?data=<file>][&profile=foreign][&faults=<spec>] for an in-process emulator.",
       ),
     instance: z.string().min(1).optional().describe("InstanceName to log into (embedded default: Default)."),
     auth: z
@@ -186,6 +186,8 @@ export type Endpoint =
       dataFile?: string;
       /** `foreign`: an emulator that behaves like an instance egp has never seen. */
       profile?: "foreign";
+      /** The emulator's fault spec, as `egp emulator --faults` takes it (docs/emulator.md). */
+      faults?: string;
     };
 
 export interface EnvironmentConfig {
@@ -255,6 +257,8 @@ const SEED =
 const URL_FORMS = "expected https://host[/path] or embedded:<seed>[?data=<file>]";
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+const EMBEDDED_OPTIONS = new Set(["data", "profile", "faults"]);
+
 function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint | null {
   const [seed = "", query = ""] = url.slice("embedded:".length).split("?", 2);
   if (!SEED.test(seed)) {
@@ -266,13 +270,20 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
   }
   const params = new URLSearchParams(query);
   for (const key of params.keys())
-    if (key !== "data" && key !== "profile")
+    if (!EMBEDDED_OPTIONS.has(key))
       report.error(
         ["url"],
-        `unknown embedded option "${key}"; the options are data=<file> and profile=foreign`,
+        `unknown embedded option "${key}"; the options are data=<file>, profile=foreign and faults=<spec>`,
       );
   const data = params.get("data");
   if (data === "") report.error(["url"], "data= needs a file path");
+  // Taken as written (a spec joins statuses with `+`, which a query would decode to a space), and
+  // checked by the emulator's own parser when it starts: manifest does not load the emulator.
+  const faults = query
+    .split("&")
+    .find((part) => part.startsWith("faults="))
+    ?.slice("faults=".length);
+  if (faults === "") report.error(["url"], "faults= needs a fault spec, as egp emulator --faults takes it");
   const profile = params.get("profile") ?? "default";
   if (profile !== "default" && profile !== "foreign") report.error(["url"], "profile= is default or foreign");
   const dataFile = data ? resolve(dir, data) : undefined;
@@ -287,6 +298,7 @@ function embeddedEndpoint(url: string, dir: string, report: Reporter): Endpoint 
     seed,
     ...(dataFile ? { dataFile } : {}),
     ...(profile === "foreign" ? { profile } : {}),
+    ...(faults ? { faults } : {}),
   };
 }
 

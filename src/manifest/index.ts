@@ -22,11 +22,19 @@ export type {
   DesiredDocument,
   DesiredLists,
   DesiredPrunePolicy,
+  DocumentKinds,
   PrunablePlural,
   PruneOptions,
-  RegisteredKinds,
 } from "./kinds/index.ts";
-export { fieldWordsOf, KINDS, NO_PRUNING, PRUNABLE_KINDS, registerKind } from "./kinds/index.ts";
+export {
+  BUILT_IN_DOCUMENT_KINDS,
+  documentKinds,
+  fieldWordsOf,
+  NO_PRUNING,
+  packageKind,
+  securityParameterKind,
+  userKind,
+} from "./kinds/index.ts";
 export type { DesiredAbsent, FieldWord, FieldWords } from "./kinds/kind.ts";
 export type {
   AssumedInstallCode,

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { EnvironmentDocument } from "./environment.ts";
-import { KINDS } from "./kinds/index.ts";
+import { BUILT_IN_DOCUMENT_KINDS, type DocumentKinds } from "./kinds/index.ts";
 
-/** A manifest document of any kind registered when it is called, discriminated by `kind`. */
-export function manifestDocumentSchema() {
+/** A manifest document of any of these kinds (egp's own by default), discriminated by `kind`. */
+export function manifestDocumentSchema(kinds: DocumentKinds = BUILT_IN_DOCUMENT_KINDS) {
   return z.discriminatedUnion(
     "kind",
-    KINDS.map((kind) => kind.schema) as unknown as [z.ZodObject, ...z.ZodObject[]],
+    kinds.all.map((kind) => kind.schema) as unknown as [z.ZodObject, ...z.ZodObject[]],
   );
 }
 
@@ -21,12 +21,15 @@ export interface SchemaFile {
   text: string;
 }
 
-/** The JSON Schemas generated from the zod schemas, as the files `egp schema` writes. */
-export function schemaFiles(): SchemaFile[] {
+/**
+ * The JSON Schemas generated from the zod schemas, as the files `egp schema` writes; the manifest
+ * schema covers these kinds (egp's own by default).
+ */
+export function schemaFiles(kinds: DocumentKinds = BUILT_IN_DOCUMENT_KINDS): SchemaFile[] {
   const files = [
     {
       name: "manifest.schema.json",
-      schema: jsonSchemaOf(manifestDocumentSchema(), "egp manifest document"),
+      schema: jsonSchemaOf(manifestDocumentSchema(kinds), "egp manifest document"),
     },
     {
       name: "environment.schema.json",

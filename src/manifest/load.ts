@@ -2,6 +2,8 @@ import { createHash, type Hash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, extname, join, matchesGlob, relative, resolve, sep } from "node:path";
+import { safeParseFast } from "../schema/as-is.ts";
+import type { SafeParse } from "../schema/validate.ts";
 import type { CachedFile, CachedState, ManifestCache } from "./cache.ts";
 import { type DesiredState, deepFreeze } from "./desired-state.ts";
 import { type EnvironmentConfig, EnvironmentDocument, normalizeEnvironment } from "./environment.ts";
@@ -9,14 +11,11 @@ import { ManifestError, type ManifestIssue, type SourceLocation, sortIssues } fr
 import { bytesOf, fileRead, type RepositoryFile } from "./file-bytes.ts";
 import { instanceIdentityOfDocument } from "./instance-identity.ts";
 import {
+  BUILT_IN_DOCUMENT_KINDS,
   type DesiredDocument,
   type DesiredLists,
   type DesiredPrunePolicy,
-  isBuiltInKind,
-  KINDS,
-  kindNamed,
-  LISTED_KINDS,
-  NO_PRUNING,
+  type DocumentKinds,
 } from "./kinds/index.ts";
 import {
   ENVIRONMENT_NAME,
@@ -30,7 +29,7 @@ import { type Reporter, reporterFor } from "./report.ts";
 import { environmentRules, type PlacedDocument } from "./rules.ts";
 import { refuseUnhideable, type SensitiveValue, sensitiveValuesOf } from "./sensitive.ts";
 import { substituteDocument, type UnsetVariables, type Variables } from "./substitute.ts";
-import { type ParsedFile, parseYamlFile, restoreYamlFile, type SourceDocument } from "./yaml-source.ts";
+import { fastParser, type ManifestParser, type ParsedFile, type SourceDocument } from "./yaml-source.ts";
 import { reportZodIssues } from "./zod-issues.ts";
 
 export interface Repository {
@@ -64,6 +63,12 @@ export interface LoadOptions {
    * hashing every file and reading the entry again (`state` undefined: the cache had none to give).
    */
   readAhead?: { key: string; state: CachedState | undefined };
+  /** The document kinds to load (a kinds value's `documents`); egp's own by default. */
+  kinds?: DocumentKinds;
+  /** How YAML files are read; the fast path (`fastParser`) by default, `yamlParser` the plain variant. */
+  parser?: ManifestParser;
+  /** How documents are checked against their kind's schema; the shortcut of schema/as-is.ts by default. */
+  validate?: SafeParse;
 }
 
 export interface LoadStats {
@@ -193,8 +198,7 @@ function scopeOf(
   return new Set(list as string[]);
 }
 
-/** Read per message, so that a kind registered after this module loaded is named too. */
-const kindNames = () => KINDS.map((kind) => kind.kind).join(", ");
+const kindNames = (kinds: DocumentKinds) => kinds.all.map((kind) => kind.kind).join(", ");
 
 interface ManifestScan {
   entries: ManifestEntry[];
@@ -205,10 +209,12 @@ interface ManifestScan {
 function parseManifest(
   file: RepositoryFile,
   cache: ManifestCache | undefined,
+  parser: ManifestParser,
 ): { parsed: ParsedFile; cached: CachedFile | undefined; fresh: boolean } {
-  const hit = cache?.lookup(file);
-  if (hit) return { parsed: restoreYamlFile(file.path, file.text, hit.documents), cached: hit, fresh: false };
-  const parsed = parseYamlFile(file.path, file.text);
+  const hit = parser.restore ? cache?.lookup(file) : undefined;
+  if (hit && parser.restore)
+    return { parsed: parser.restore(file.path, file.text, hit.documents), cached: hit, fresh: false };
+  const parsed = parser.parse(file.path, file.text);
   // Taken before substitution, which replaces a document's value and leaves the parsed one as written.
   const cached = cache && parsed.stored ? { documents: parsed.stored(), data: [] } : undefined;
   return { parsed, cached, fresh: true };
@@ -222,25 +228,27 @@ function scanManifests(
   unset: UnsetVariables,
   issues: ManifestIssue[],
   cache: ManifestCache | undefined,
+  kinds: DocumentKinds,
+  read: Required<Pick<LoadOptions, "parser" | "validate">>,
 ): ManifestScan {
   const entries: ManifestEntry[] = [];
   let documents = 0;
   for (const file of repository.manifests) {
-    const { parsed, cached, fresh } = parseManifest(file, cache);
+    const { parsed, cached, fresh } = parseManifest(file, cache, read.parser);
     let changed = fresh;
     issues.push(...parsed.issues);
     for (const [position, document] of parsed.documents.entries()) {
       const anonymous = reporterFor(document, ["documents", document.index], issues);
       if (!isMapping(document.value)) {
-        anonymous.error([], `a document is a mapping with a kind (${kindNames()})`);
+        anonymous.error([], `a document is a mapping with a kind (${kindNames(kinds)})`);
         continue;
       }
-      const kind = kindNamed(document.value.kind) as Kind<DesiredDocument> | undefined;
+      const kind = kinds.named(document.value.kind) as Kind<DesiredDocument> | undefined;
       if (!kind) {
         const missing = document.value.kind === undefined;
         anonymous.error(
           ["kind"],
-          missing ? `is required (${kindNames()})` : `expected one of ${kindNames()}`,
+          missing ? `is required (${kindNames(kinds)})` : `expected one of ${kindNames(kinds)}`,
         );
         continue;
       }
@@ -252,11 +260,12 @@ function scanManifests(
       const substitution = substituteDocument(document, variables, prefix, unset);
       issues.push(...substitution);
       // Only a document that names no variable is kept validated: its data holds no substituted value.
-      const keeps = cached !== undefined && document.substituted.size === 0 && isBuiltInKind(kind);
+      const keeps = cached !== undefined && document.substituted.size === 0 && kinds.cacheable(kind);
       const validated = keeps ? cached.data[position] : undefined;
       const before = issues.length;
       if (cache && validated !== undefined) cache.stats.validated += 1;
-      const prepared = validated !== undefined ? kind.restore(validated) : kind.prepare(report);
+      const prepared =
+        validated !== undefined ? kind.restore(validated) : kind.prepare(report, read.validate);
       if (keeps && validated === undefined && prepared?.data !== undefined && issues.length === before) {
         cached.data[position] = prepared.data;
         changed = true;
@@ -281,10 +290,11 @@ function loadEnvironmentFile(
   file: RepositoryFile,
   known: ReadonlySet<string>,
   repository: Repository,
-  options: Required<Pick<LoadOptions, "variables" | "fileExists" | "unsetVariables">>,
+  options: Required<Pick<LoadOptions, "variables" | "fileExists" | "unsetVariables" | "parser">>,
   issues: ManifestIssue[],
 ): LoadedEnvironment {
-  const parsed = parseYamlFile(file.path, file.text);
+  const { parser, ...settings } = options;
+  const parsed = parser.parse(file.path, file.text);
   issues.push(...parsed.issues);
   if (parsed.issues.some((issue) => issue.severity === "error")) return { config: null };
   const [document, ...extra] = parsed.documents;
@@ -295,7 +305,7 @@ function loadEnvironmentFile(
   const report = reporterFor(document, [], issues);
   for (const more of extra) reporterFor(more, [], issues).error([], "an environment file holds one document");
   const instanceId = instanceIdentityOfDocument(document.value);
-  const substitution = substituteDocument(document, options.variables, [], options.unsetVariables);
+  const substitution = substituteDocument(document, settings.variables, [], settings.unsetVariables);
   issues.push(...substitution);
   const parsedDoc = EnvironmentDocument.safeParse(document.value);
   if (!parsedDoc.success) {
@@ -304,7 +314,7 @@ function loadEnvironmentFile(
   }
   const config = normalizeEnvironment(
     parsedDoc.data,
-    { name, dir: repository.dir, knownEnvironments: known, ...options },
+    { name, dir: repository.dir, knownEnvironments: known, ...settings },
     report,
   );
   if (config && instanceId) config.instanceId = instanceId;
@@ -378,9 +388,10 @@ function runRules(
   environment: EnvironmentConfig,
   documents: PlacedDocument[],
   issues: ManifestIssue[],
+  kinds: DocumentKinds,
 ): boolean {
   const before = issues.length;
-  for (const rule of environmentRules()) rule({ environment, documents });
+  for (const rule of environmentRules(kinds)) rule({ environment, documents });
   return issues.length === before;
 }
 
@@ -390,17 +401,18 @@ function assembleState(
   all: readonly DesiredDocument[],
   files: readonly RepositoryFile[],
   sensitive: SensitiveValue[],
+  kinds: DocumentKinds,
 ): DesiredState {
   const desired = all.filter((d) => !isAbsent(d));
-  // Each listed kind's documents under its plural, in the registry's order. The filter by `kind`
-  // is what makes each list of its kind's type; TypeScript can't follow it through the map.
+  // Each listed kind's documents under its plural, in the list's order. The filter by `kind` is
+  // what makes each list of its kind's type; TypeScript can't follow it through the map.
   const lists = Object.fromEntries(
-    LISTED_KINDS.map((kind) => [kind.plural, desired.filter((d) => d.kind === kind.kind)]),
+    kinds.listed.map((kind) => [kind.plural, desired.filter((d) => d.kind === kind.kind)]),
   ) as unknown as DesiredLists;
   const state: DesiredState = {
     environment,
     ...lists,
-    prune: desired.find((d): d is DesiredPrunePolicy => d.kind === "PrunePolicy") ?? NO_PRUNING,
+    prune: desired.find((d): d is DesiredPrunePolicy => d.kind === "PrunePolicy") ?? kinds.noPruning,
     absent: all.filter(isAbsent),
     digest: digestOf(files),
     files: files.map((file) => file.path),
@@ -451,12 +463,12 @@ const CONNECTION_ONLY = new Set(["url", "instance", "auth", "tls", "limits", "ti
 
 /**
  * A state is kept, and taken from the cache, only when it is the same for the same bytes: egp's own
- * kinds and rules only (a registered kind's code is not in the cache's fingerprint), and no value
+ * kinds and rules only (a plugin kind's code is not in the cache's fingerprint), and no value
  * from a variable that its documents could see. Its documents' variables are checked where it is
  * kept; the environment file may take its connection from variables (url, auth, …), nothing else.
  */
-function keepsState(environment: LoadedEnvironment | undefined): boolean {
-  if (!environment?.document || !KINDS.every(isBuiltInKind)) return false;
+function keepsState(environment: LoadedEnvironment | undefined, kinds: DocumentKinds): boolean {
+  if (!environment?.document || !kinds.builtInOnly) return false;
   for (const path of environment.document.substituted.keys())
     if (!CONNECTION_ONLY.has(path.split(/[.[]/, 1)[0] ?? "")) return false;
   return true;
@@ -516,32 +528,40 @@ function stateFromCache(
   files: readonly RepositoryFile[],
   environmentValues: readonly SensitiveValue[],
   issues: ManifestIssue[],
+  kinds: DocumentKinds,
 ): DesiredState | undefined {
   const documents: PlacedDocument[] = [];
   for (const desired of hit.documents as DesiredDocument[]) {
-    const kind = kindNamed(desired.kind);
+    const kind = kinds.named(desired.kind);
     if (!kind) return undefined;
     documents.push({ kind, desired, report: UNPARSED });
   }
   try {
-    runRules(environment, documents, issues);
+    runRules(environment, documents, issues, kinds);
   } catch (error) {
     if (error instanceof RuleSpoke) return undefined;
     throw error;
   }
   issues.push(...hit.warnings);
-  return assembleState(environment, packagesFrom, hit.documents as DesiredDocument[], files, [
-    ...environmentValues,
-  ]);
+  return assembleState(
+    environment,
+    packagesFrom,
+    hit.documents as DesiredDocument[],
+    files,
+    [...environmentValues],
+    kinds,
+  );
 }
 
 /** Validates a repository that has been read: the three steps, for every environment or one. */
 export function validateRepository(repository: Repository, options: LoadOptions = {}): LoadResult {
   const issues: ManifestIssue[] = [];
+  const kinds = options.kinds ?? BUILT_IN_DOCUMENT_KINDS;
   const settings = {
     variables: options.variables ?? process.env,
     fileExists: options.fileExists ?? existsSync,
     unsetVariables: options.unsetVariables ?? "error",
+    parser: options.parser ?? fastParser,
   };
   const environmentFileOf = environmentFiles(repository, issues);
   const known = new Set(environmentFileOf.keys());
@@ -580,11 +600,19 @@ export function validateRepository(repository: Repository, options: LoadOptions 
   if (stateCache && options.env !== undefined) {
     const config = configOf(options.env);
     const source = config?.packagesFrom ? configOf(config.packagesFrom) : undefined;
-    const usable = config !== null && source !== null && keepsState(loaded.get(config.name));
+    const usable = config !== null && source !== null && keepsState(loaded.get(config.name), kinds);
     const hit = usable ? readState(stateCache, config.name, stateKey, options.readAhead) : undefined;
     const state =
       usable && hit
-        ? stateFromCache(hit, config, source, filesOf(config, source), valuesOf(config, source), issues)
+        ? stateFromCache(
+            hit,
+            config,
+            source,
+            filesOf(config, source),
+            valuesOf(config, source),
+            issues,
+            kinds,
+          )
         : undefined;
     if (hit && state)
       return finish(issues, [state], {
@@ -602,6 +630,8 @@ export function validateRepository(repository: Repository, options: LoadOptions 
     settings.unsetVariables,
     issues,
     options.cache,
+    kinds,
+    { parser: settings.parser, validate: options.validate ?? safeParseFast },
   );
 
   const states: DesiredState[] = [];
@@ -618,14 +648,14 @@ export function validateRepository(repository: Repository, options: LoadOptions 
       issues,
       options.buildPackages,
     );
-    const quiet = runRules(config, placed.documents, issues);
+    const quiet = runRules(config, placed.documents, issues, kinds);
     if (errorCount(issues) > errorsBefore) continue;
     const documents = placed.documents.map((document) => document.desired);
-    states.push(assembleState(config, source, documents, filesOf(config, source), placed.sensitive));
+    states.push(assembleState(config, source, documents, filesOf(config, source), placed.sensitive, kinds));
     if (
       stateCache &&
       quiet &&
-      keepsState(loaded.get(name)) &&
+      keepsState(loaded.get(name), kinds) &&
       scan.entries.every((entry) => entry.document.substituted.size === 0) &&
       documents.every(isPlainData)
     )

@@ -211,6 +211,22 @@ class FastSource implements SourceDocument {
 }
 
 /**
+ * How the loader reads a YAML file: `parse`, and `restore` for a plain file's documents from the
+ * manifest cache (a parser without it keeps no parse in the cache).
+ */
+export interface ManifestParser {
+  parse(file: string, text: string): ParsedFile;
+  restore?(file: string, text: string, stored: readonly StoredDocument[]): ParsedFile;
+}
+
+/** The `yaml` library alone, for every file: the plain variant of `fastParser`. */
+export function parseWithYaml(file: string, text: string): ParsedFile {
+  const unreadable = unreadableCharacter(file, text);
+  if (unreadable) return { file, documents: [], issues: [unreadable] };
+  return parsePrecise(file, text);
+}
+
+/**
  * Parses a multi-document YAML file (YAML 1.2, unique keys), keeping positions. Plain files take the
  * fast path (yaml-events.ts); the others, and every file with an error, are read by the `yaml`
  * library, whose messages users see.
@@ -259,6 +275,12 @@ export function restoreYamlFile(file: string, text: string, stored: readonly Sto
   const documents = restoreFast(file, text, stored).map((parsed) => new FastSource(file, parsed));
   return { file, documents, issues: [] };
 }
+
+/** The loader's default: the fast path for plain files, whose parse the manifest cache keeps. */
+export const fastParser: ManifestParser = { parse: parseYamlFile, restore: restoreYamlFile };
+
+/** The `yaml` library for every file, and nothing kept in the cache: what the fast path saves is measured against it. */
+export const yamlParser: ManifestParser = { parse: parseWithYaml };
 
 /** The `yaml` library's reading: per-document errors and warnings, alias limits, node trees for positions. */
 export function parsePrecise(file: string, text: string): ParsedFile {

@@ -106,7 +106,8 @@ interface Def {
   getter?: () => z.ZodType;
 }
 
-const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+/** A schema's public definition (zod 4's `schema.def`). */
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { def: Def }).def;
 
 /** The schemas a value at `path` may match: unions give several, wrappers are looked through. */
 function schemasAt(schema: z.ZodType, path: Path): z.ZodType[] {

@@ -1,6 +1,6 @@
 import { DESTRUCTIVE_ACTIONS } from "./actions.ts";
 import { canonicalJson } from "./compare.ts";
-import { opsOf } from "./kinds/steps.ts";
+import { BUILT_IN_STEPS, type StepKinds } from "./kinds/steps.ts";
 import type { Change, Plan, Step } from "./model.ts";
 
 /*
@@ -74,12 +74,18 @@ function repeated(ids: readonly string[]): string[] {
   return ids.filter((id) => seen.has(id) || !seen.add(id));
 }
 
-function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earlier: Set<string>): string[] {
+function stepProblems(
+  plan: Plan,
+  step: Step,
+  changes: Map<string, Change>,
+  earlier: Set<string>,
+  steps: StepKinds,
+): string[] {
   const problems: string[] = [];
   const change = changes.get(step.change);
   if (!change)
     problems.push(`step ${step.id} belongs to change ${step.change}, which the plan does not have`);
-  else if (!opsOf(change.kind, change.action).includes(step.op))
+  else if (!steps.opsOf(change.kind, change.action).includes(step.op))
     problems.push(
       `step ${step.id} runs ${step.op}, which ${article(change.action)} ${change.action} of a ${change.kind} never runs`,
     );
@@ -94,10 +100,10 @@ function stepProblems(plan: Plan, step: Step, changes: Map<string, Change>, earl
 
 /**
  * Whether a plan holds together as the planner makes plans: unique ids, every step one that its
- * change's kind declares for the change's action (src/plan/kinds/steps.ts), every change with a step, deletes marked destructive, dependencies that
+ * change's kind declares for the change's action (`KindSteps.actions`), every change with a step, deletes marked destructive, dependencies that
  * exist and come first. Empty when it does.
  */
-export function planConsistency(plan: Plan): string[] {
+export function planConsistency(plan: Plan, steps: StepKinds = BUILT_IN_STEPS): string[] {
   const problems = [
     ...repeated(plan.changes.map((c) => c.id)).map((id) => `change ${id} is listed twice`),
     ...repeated(plan.steps.map((s) => s.id)).map((id) => `step ${id} is listed twice`),
@@ -105,7 +111,7 @@ export function planConsistency(plan: Plan): string[] {
   const changes = byId(plan.changes);
   const earlier = new Set<string>();
   for (const step of plan.steps) {
-    problems.push(...stepProblems(plan, step, changes, earlier));
+    problems.push(...stepProblems(plan, step, changes, earlier, steps));
     earlier.add(step.id);
   }
   const stepped = new Set(plan.steps.map((step) => step.change));
@@ -161,9 +167,9 @@ export function planDifferences(saved: Plan, derived: Plan): string[] {
  * How a saved plan fails to hold together on its own (`planConsistency`), then how it differs from
  * one derived afresh (`planDifferences`); empty when apply may run it.
  */
-export function comparePlans(saved: Plan, derived: Plan): string[] {
+export function comparePlans(saved: Plan, derived: Plan, steps: StepKinds = BUILT_IN_STEPS): string[] {
   return [
-    ...planConsistency(saved).map((problem) => `${SAVED}: ${problem}`),
+    ...planConsistency(saved, steps).map((problem) => `${SAVED}: ${problem}`),
     ...planDifferences(saved, derived),
   ];
 }
@@ -179,6 +185,7 @@ export function compareResumed(
   saved: Plan,
   derived: Plan,
   progress: { done: ReadonlySet<string>; interrupted: ReadonlySet<string> },
+  kinds: StepKinds = BUILT_IN_STEPS,
 ): string[] {
   const changes = byId(derived.changes);
   const steps = byId(derived.steps);
@@ -188,7 +195,7 @@ export function compareResumed(
       .filter((step) => progress.done.has(step.id) || progress.interrupted.has(step.id))
       .map((step) => step.change),
   );
-  const lines = planConsistency(saved).map((problem) => `${SAVED}: ${problem}`);
+  const lines = planConsistency(saved, kinds).map((problem) => `${SAVED}: ${problem}`);
   // The source is named only while something is left to promote; each step names its own.
   lines.push(...valueDifferences("plan.environment", saved.environment, derived.environment));
   const compared = new Set<string>();

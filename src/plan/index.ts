@@ -15,7 +15,14 @@ export { comparePlans, compareResumed, planConsistency, planDifferences } from "
 export { globMatcher } from "./glob.ts";
 export type { InstallIdentity } from "./install-name.ts";
 export { installName } from "./install-name.ts";
-export { KIND_PLANNERS, registerPlanner } from "./kinds/index.ts";
+export type { PlanKinds } from "./kinds/index.ts";
+export {
+  BUILT_IN_PLAN_KINDS,
+  BUILT_IN_PLANNERS,
+  packagePlanner,
+  securityParameterPlanner,
+  userPlanner,
+} from "./kinds/index.ts";
 export type {
   KindPlanner,
   ParametersAfterPlan,
@@ -28,14 +35,22 @@ export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
 export { makeStep } from "./kinds/make-step.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
 export type {
+  BuiltInChangeKind,
   BuiltInStepOp,
   KindSteps,
-  RegisteredKindSteps,
   StepInputIn,
   StepInputOf,
   StepInputs,
+  StepKinds,
 } from "./kinds/steps.ts";
-export { opsOf, registerKindSteps, STEP_INPUTS, STEP_OPS } from "./kinds/steps.ts";
+export {
+  BUILT_IN_STEP_INPUTS,
+  BUILT_IN_STEPS,
+  packageSteps,
+  securityParameterSteps,
+  stepKinds,
+  userSteps,
+} from "./kinds/steps.ts";
 export type {
   Change,
   ChangeAction,

@@ -7,7 +7,7 @@ import type { PartDifference } from "./part-difference.ts";
 /** Version of the plan file format (docs/plan-format.md). */
 export const PLAN_FORMAT_VERSION = 1;
 
-/** The kinds of the registry (kinds/steps.ts). */
+/** The kinds a plan can name (kinds/steps.ts). */
 /** What happens to one resource (actions.ts). */
 export type { ChangeAction, ChangeKind };
 
@@ -72,7 +72,7 @@ export interface Change {
   source?: SourceLocation;
 }
 
-/** The operations the executor knows: the keys of the step-input registry (kinds/steps.ts). */
+/** An op of a kind: one of egp's own (kinds/steps.ts) or one a kind from outside egp declares. */
 export type { StepOp };
 
 export interface Step {

@@ -1,5 +1,4 @@
 import { RESOURCE_DEPENDENCY } from "./kinds/kind.ts";
-import { FIRST_OPS } from "./kinds/steps.ts";
 import type { Change, Step } from "./model.ts";
 
 /**
@@ -7,16 +6,20 @@ import type { Change, Step } from "./model.ts";
  * - `resource:<change id>` becomes a dependency on that change's last step, or is dropped when the
  *   plan does not change that resource;
  * - every destructive step waits for every non-destructive one (deletes come last);
- * - every step waits for the steps that fetch and check what the apply needs (`FIRST_OPS`: a
+ * - every step waits for the steps that fetch and check what the apply needs (`first`, the kinds' `KindSteps.first`: a
  *   release's package file), so that a file that fails its check leaves the target untouched;
  * - the result is a topological order, stable for equal inputs (kind order, then plan order).
  */
-export function orderSteps(changes: readonly Change[], steps: readonly Step[]): Step[] {
+export function orderSteps(
+  changes: readonly Change[],
+  steps: readonly Step[],
+  first: ReadonlySet<string>,
+): Step[] {
   const destructive = new Set(changes.filter((c) => c.destructive).map((c) => c.id));
   const lastStepOf = new Map<string, string>();
   for (const step of steps) lastStepOf.set(step.change, step.id);
   const constructive = steps.filter((s) => !destructive.has(s.change)).map((s) => s.id);
-  const first = steps.filter((s) => FIRST_OPS.has(s.op)).map((s) => s.id);
+  const firstSteps = steps.filter((s) => first.has(s.op)).map((s) => s.id);
 
   const resolved = steps.map((step) => {
     const dependsOn = new Set<string>();
@@ -29,7 +32,7 @@ export function orderSteps(changes: readonly Change[], steps: readonly Step[]): 
       if (target && target !== step.id) dependsOn.add(target);
     }
     if (destructive.has(step.change)) for (const id of constructive) dependsOn.add(id);
-    if (!FIRST_OPS.has(step.op)) for (const id of first) dependsOn.add(id);
+    if (!first.has(step.op)) for (const id of firstSteps) dependsOn.add(id);
     return { ...step, dependsOn: [...dependsOn] };
   });
   return topological(resolved);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "./compare.ts";
-import { KIND_PLANNERS } from "./kinds/index.ts";
+import { BUILT_IN_PLAN_KINDS, BUILT_IN_PLANNERS, type PlanKinds } from "./kinds/index.ts";
 import {
   type KindPlan,
   type KindPlanner,
@@ -43,7 +43,7 @@ function planInput(
 export function planRefusals(
   desired: PlanInput["desired"],
   live: PlanInput["live"],
-  planners: readonly KindPlanner[] = KIND_PLANNERS,
+  planners: readonly KindPlanner[] = BUILT_IN_PLANNERS,
   targets: readonly Target[] = [],
 ): PlanProblem[] {
   const input = planInput(narrowDesired(desired, targets, planners), live, {}, planners);
@@ -68,15 +68,17 @@ export function summarize(changes: readonly Change[]): PlanSummary {
  * Desired + live → plan. Pure and synchronous: the same inputs give the same plan (the caller
  * passes the time the plan was made). Throws a `PlanError` listing every problem at its manifest
  * position when the platform would refuse part of the plan, so that no plan, and no apply, is made
- * of it.
+ * of it. `kinds`: the planners and step ops of the kinds to plan (egp's own by default; a kinds
+ * value from `createKinds` with plugins).
  */
 export function planChanges(
   desired: PlanInput["desired"],
   live: PlanInput["live"],
   options: PlanOptions & { createdAt: string },
-  planners: readonly KindPlanner[] = KIND_PLANNERS,
+  kinds: PlanKinds = BUILT_IN_PLAN_KINDS,
 ): Plan {
-  const targets = parseTargets(options.targets);
+  const { planners } = kinds;
+  const targets = parseTargets(options.targets, kinds.steps.kinds);
   const input = planInput(narrowDesired(desired, targets, planners), live, options, planners);
   const problems = planRefusals(desired, live, planners, targets);
   if (problems.length > 0) throw PlanError.refused(problems);
@@ -91,7 +93,7 @@ export function planChanges(
     desired.sensitive,
   );
   const changes = sealed.changes;
-  const steps = orderSteps(changes, sealed.steps);
+  const steps = orderSteps(changes, sealed.steps, kinds.steps.first);
   const allowDelete = options.allowDelete ?? false;
   const partial = targets.length > 0 ? partialOf(desired, live, planners, targets) : undefined;
   const digests = partial?.digests ?? {

@@ -5,7 +5,7 @@ import { canonicalJson } from "./compare.ts";
 import { installName } from "./install-name.ts";
 import { makeStep } from "./kinds/make-step.ts";
 import { KIND } from "./kinds/package.ts";
-import { STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
+import { BUILT_IN_STEP_INPUTS, type StepInputIn } from "./kinds/steps.ts";
 import { type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { summarize } from "./plan-changes.ts";
 
@@ -197,8 +197,8 @@ export function rollbackOfPlan(plan: Plan): { release: string; prefix: string } 
   const change = plan.changes.find((c) => c.action === "rollback");
   if (!change) return undefined;
   const input = (op: string) => plan.steps.find((s) => s.change === change.id && s.op === op)?.input;
-  const verify = STEP_INPUTS["package.rollback-verify"].safeParse(input("package.rollback-verify"));
-  const install = STEP_INPUTS["package.install"].safeParse(input("package.install"));
+  const verify = BUILT_IN_STEP_INPUTS["package.rollback-verify"].safeParse(input("package.rollback-verify"));
+  const install = BUILT_IN_STEP_INPUTS["package.install"].safeParse(input("package.install"));
   if (!verify.success) return undefined;
   return {
     release: verify.data.release,

@@ -1,8 +1,8 @@
 import type { DesiredState } from "../manifest/index.ts";
 import { globMatcher, isGlob } from "./glob.ts";
-import { KIND_PLANNERS } from "./kinds/index.ts";
+import { BUILT_IN_PLANNERS } from "./kinds/index.ts";
 import { documentsWhere, type KindPlanner, PlanError } from "./kinds/kind.ts";
-import { CHANGE_KINDS, type ChangeKind } from "./kinds/steps.ts";
+import { BUILT_IN_STEPS, type ChangeKind } from "./kinds/steps.ts";
 
 /*
  * `--target KIND/KEY` (repeatable, `*` globs, case-insensitive), as Terraform's -target: a plan of
@@ -16,11 +16,14 @@ export interface Target {
   pattern: string;
 }
 
-/** `User/kmurphy`, `Package/"GRC Core"`, `user/k*`: the kind is matched case-insensitively. */
-export function parseTarget(text: string): Target {
+/**
+ * `User/kmurphy`, `Package/"GRC Core"`, `user/k*`: the kind, one of `kinds` (the names plans give
+ * them), is matched case-insensitively.
+ */
+export function parseTarget(text: string, kinds: readonly string[] = BUILT_IN_STEPS.kinds): Target {
   const slash = text.indexOf("/");
   const kindText = slash < 0 ? text : text.slice(0, slash);
-  const kind = CHANGE_KINDS.find((k) => k.toLowerCase() === kindText.trim().toLowerCase());
+  const kind = kinds.find((k) => k.toLowerCase() === kindText.trim().toLowerCase());
   const pattern =
     slash < 0
       ? ""
@@ -30,7 +33,7 @@ export function parseTarget(text: string): Target {
           .replace(/^"(.*)"$/su, "$1");
   if (!kind)
     throw new PlanError(
-      `--target ${JSON.stringify(text)}: unknown kind "${kindText}" (expected KIND/KEY, KIND one of ${CHANGE_KINDS.join(", ")})`,
+      `--target ${JSON.stringify(text)}: unknown kind "${kindText}" (expected KIND/KEY, KIND one of ${kinds.join(", ")})`,
     );
   if (pattern === "")
     throw new PlanError(
@@ -39,8 +42,11 @@ export function parseTarget(text: string): Target {
   return { kind, pattern };
 }
 
-export function parseTargets(texts: readonly string[] | undefined): Target[] {
-  return (texts ?? []).map(parseTarget);
+export function parseTargets(
+  texts: readonly string[] | undefined,
+  kinds: readonly string[] = BUILT_IN_STEPS.kinds,
+): Target[] {
+  return (texts ?? []).map((text) => parseTarget(text, kinds));
 }
 
 /** The written form, as a plan file records it. */
@@ -77,7 +83,7 @@ function keptWhole(targets: readonly Target[], planners: readonly KindPlanner[])
 export function narrowDesired(
   desired: DesiredState,
   targets: readonly Target[],
-  planners: readonly KindPlanner[] = KIND_PLANNERS,
+  planners: readonly KindPlanner[] = BUILT_IN_PLANNERS,
 ): DesiredState {
   if (targets.length === 0) return desired;
   const whole = keptWhole(targets, planners);
@@ -99,7 +105,7 @@ export function narrowDesired(
 export function keysToRead(
   targets: readonly Target[],
   kind: string,
-  planners: readonly KindPlanner[] = KIND_PLANNERS,
+  planners: readonly KindPlanner[] = BUILT_IN_PLANNERS,
 ): string[] | undefined {
   if (targets.length === 0 || keptWhole(targets, planners).has(kind)) return undefined;
   const own = targets.filter((t) => t.kind === kind);

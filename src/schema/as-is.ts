@@ -1,4 +1,5 @@
-import type { z } from "zod";
+import { z } from "zod";
+import type { SafeParse } from "./validate.ts";
 
 /*
  * A shortcut for the common case of parsing: a value that its schema accepts. zod's parse builds a
@@ -7,8 +8,8 @@ import type { z } from "zod";
  * order, that copy equals its input and is garbage at once.
  *
  * A schema made only of the constructs below is compiled into a plain function that returns what
- * zod's parse would return: the value itself when zod's output would equal it (the same keys in the
- * same order, the same values), or (when asked to copy) the cheap copy zod would make (the shape's
+ * zod's parse would return: the value itself when zod's output would equal it (the same keys in
+ * the same order, the same values), or (when asked to copy) the cheap copy zod would make (the shape's
  * keys in the shape's order, then a loose object's other keys in the input's order; a strip
  * object drops them), or NOT_SURE. NOT_SURE covers every invalid value and anything the function
  * does not know for certain (`undefined`, a key that is not a plain own key or that looks like an
@@ -16,50 +17,47 @@ import type { z } from "zod";
  * are the ones reported. So the shortcut can only make a valid value cheaper, never change what is
  * accepted or what an error says.
  *
- * Known: objects (strict, loose, strip), arrays (min/max length), strings (min/max length, regex),
- * numbers (safe integer, bounds), booleans, null, unknown/any, literals and enums of plain values,
- * optional, nullable. Anything else (a transform, a default, a refinement, a union, a string format,
- * a coercion) compiles to null: that schema always goes through zod.
+ * It reads schemas through zod's public API only (`schema.def`, its `type`, `shape`, `element`,
+ * `innerType`, `catchall`, `entries`, `values`, and the checks as values to pass back to zod): how
+ * zod keeps a check's parameters is its own business. So a field with checks (a string's length or
+ * pattern, a format, a bound) is left to zod itself, field by field, and taken as is when zod gives
+ * back that very value; an array's checks run on a schema of zod's own that has only them.
  *
- * Two entry points: `asIsOf` (a predicate, never a copy: the client returns the parsed JSON itself)
- * and `safeParseFast` (the manifest: as is, else the copy, else zod).
+ * Known: objects (strict, loose, strip), arrays, strings, numbers, booleans, null, unknown/any,
+ * literals and enums of plain values, optional, nullable. Anything else (a transform, a default, a
+ * union, an object's refinement) compiles to null: that schema always goes through zod.
+ *
+ * The entry point, `safeParseFast`: as is, else the copy, else zod.
  */
 
-/** True when zod's parse of `value` would succeed and return a value equal to `value`. */
-export type AsIs = (value: unknown) => boolean;
-
 const NOT_SURE: unique symbol = Symbol("not sure");
-/** The value itself, zod's output (only when copying), or NOT_SURE. */
+/** The value itself, zod's output (a copy), or NOT_SURE. */
 type Shortcut = (value: unknown) => unknown;
 
-/** The parts of zod's definitions this file reads (zod v4's `_zod.def`). */
+/** The parts of a schema's public definition (`schema.def`) this file reads. */
 interface Def {
   type: string;
-  checks?: Array<{ _zod: { def: CheckDef } }>;
+  checks?: readonly z.core.$ZodCheck<never>[];
   shape?: Record<string, z.ZodType>;
   catchall?: z.ZodType;
   element?: z.ZodType;
   innerType?: z.ZodType;
+  entries?: Record<string, unknown>;
+  values?: readonly unknown[];
 }
 
-interface CheckDef {
-  check: string;
-  minimum?: number;
-  maximum?: number;
-  format?: string;
-  pattern?: RegExp;
-  value?: number;
-  inclusive?: boolean;
-  when?: (payload: { value: unknown; issues: unknown[] }) => boolean;
+/** A schema's public definition; undefined for a schema that has none (not one of zod's classic schemas). */
+function defOf(schema: z.ZodType): Def | undefined {
+  const def = (schema as { def?: unknown }).def;
+  return def !== null && typeof def === "object" && typeof (def as Def).type === "string"
+    ? (def as Def)
+    : undefined;
 }
-
-const internals = (schema: z.ZodType) =>
-  (schema as unknown as { _zod: { def: Def; values?: Set<unknown>; optin?: string; optout?: string } })._zod;
 
 /*
  * The only keys each definition may have: anything more (a string format's `format`, a coercion's
- * `coerce`, a default, the check of a schema that is itself a check like `z.int()`) is something
- * this file does not know, so that schema goes through zod. `error` only words zod's message.
+ * `coerce`, a default, a schema that is itself a check like `z.int()`) is something this file does
+ * not check itself. `error` only words zod's message.
  */
 const DEF_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   object: new Set(["type", "shape", "catchall", "checks", "error"]),
@@ -77,84 +75,45 @@ const DEF_KEYS: Readonly<Record<string, ReadonlySet<string>>> = {
   optional: new Set(["type", "innerType", "checks", "error"]),
   nullable: new Set(["type", "innerType", "checks", "error"]),
 };
-/** Keys of a check's definition that do not change what it accepts (messages, when to stop). */
-const CHECK_KEYS = new Set([
-  "check",
-  "minimum",
-  "maximum",
-  "format",
-  "pattern",
-  "value",
-  "inclusive",
-  "abort",
-  "error",
-  "type",
-  "when",
-]);
+
+/** Schemas of a single value that zod gives back as it came when it accepts it unchanged. */
+const LEAVES = new Set(["string", "number", "boolean", "null", "literal", "enum"]);
 
 function knownDef(def: Def): boolean {
   const keys = DEF_KEYS[def.type];
-  if (!keys || !Object.keys(def).every((key) => keys.has(key))) return false;
-  return (def.checks ?? []).every(({ _zod }) => Object.keys(_zod.def).every((key) => CHECK_KEYS.has(key)));
+  return keys !== undefined && Object.keys(def).every((key) => keys.has(key));
 }
 
-/** A check on a value already known to be of the checked type (a string, an array or a number). */
-type Test<T> = (value: T) => boolean;
-const safeInteger: Test<number> = (value) => Number.isSafeInteger(value);
+const unchecked = (def: Def) => (def.checks ?? []).length === 0;
 
-/** Checks on a string or an array's length, or on a number; null when one is not known. */
-function checksOf(def: Def, on: "string"): Test<string>[] | null;
-function checksOf(def: Def, on: "array"): Test<readonly unknown[]>[] | null;
-function checksOf(def: Def, on: "number"): Test<number>[] | null;
-function checksOf(def: Def, on: "string" | "array" | "number"): Test<never>[] | null {
-  const out: Test<never>[] = [];
-  for (const { _zod } of def.checks ?? []) {
-    const check = _zod.def;
-    let test: Test<never>;
-    if (check.check === "min_length" && on !== "number" && typeof check.minimum === "number") {
-      const minimum = check.minimum;
-      test = (value: { length: number }) => value.length >= minimum;
-    } else if (check.check === "max_length" && on !== "number" && typeof check.maximum === "number") {
-      const maximum = check.maximum;
-      test = (value: { length: number }) => value.length <= maximum;
-    } else if (
-      check.check === "string_format" &&
-      on === "string" &&
-      check.format === "regex" &&
-      check.pattern instanceof RegExp
-    ) {
-      const pattern = check.pattern;
-      test = (value: string) => {
-        pattern.lastIndex = 0;
-        return pattern.test(value);
-      };
-    } else if (check.check === "number_format" && on === "number" && check.format === "safeint") {
-      test = safeInteger;
-    } else if (check.check === "greater_than" && on === "number" && typeof check.value === "number") {
-      const { value: bound, inclusive } = check;
-      test = (value: number) => (inclusive ? value >= bound : value > bound);
-    } else if (check.check === "less_than" && on === "number" && typeof check.value === "number") {
-      const { value: bound, inclusive } = check;
-      test = (value: number) => (inclusive ? value <= bound : value < bound);
-    } else {
-      return null;
-    }
-    // A check that zod would skip for this value (its `when`, e.g. length checks skip null) is not
-    // one the shortcut can vouch for.
-    const { when } = check;
-    const checked = test;
-    out.push(when ? (value: never) => when({ value, issues: [] }) === true && checked(value) : test);
-  }
-  return out;
-}
-
-/** All of `checks` as one test (none: always true), so that the common cases cost one call or none. */
-function allOf<T>(checks: readonly Test<T>[]): Test<T> | undefined {
-  if (checks.length <= 1) return checks[0];
+/**
+ * A single value with checks (a length, a pattern, a format, a bound, `z.int()`), left to zod
+ * itself: as is when zod accepts it and gives back that very value (a trim that changes it does not).
+ */
+function checkedLeaf(schema: z.ZodType): Shortcut {
   return (value) => {
-    for (const check of checks) if (!check(value)) return false;
-    return true;
+    if (value === undefined || (typeof value === "object" && value !== null) || typeof value === "function")
+      return NOT_SURE;
+    const parsed = schema.safeParse(value);
+    return parsed.success && Object.is(parsed.data, value) ? value : NOT_SURE;
   };
+}
+
+/**
+ * An array's own checks (its length), run by zod on a schema that has only them: its elements are
+ * the element's shortcut's business, and this schema's copy of the array is a copy of references.
+ */
+function arrayChecks(def: Def): ((value: readonly unknown[]) => boolean) | undefined {
+  if (unchecked(def)) return undefined;
+  const lengths = z.array(z.unknown()).check(...(def.checks as z.core.$ZodCheck<unknown[]>[]));
+  return (value) => lengths.safeParse(value).success;
+}
+
+/** Whether an object may leave this field out: zod's optional, also under a nullable. */
+function mayBeAbsent(def: Def): boolean {
+  if (def.type === "optional") return true;
+  const inner = def.type === "nullable" && def.innerType ? defOf(def.innerType) : undefined;
+  return inner !== undefined && mayBeAbsent(inner);
 }
 
 /** A key that looks like an array index: objects list such keys first, whatever the order of writes. */
@@ -210,19 +169,19 @@ function fitsAsIs(code: number, field: Shortcut, item: unknown): boolean {
   }
 }
 
-function objectFit(def: Def, copying: boolean): Shortcut | null {
+function objectFit(def: Def): Shortcut | null {
   const shape = def.shape ?? {};
   const keys = Object.keys(shape);
   // Symbol keys, and keys that objects list first whatever the order of writes (array indices).
   if (Object.getOwnPropertySymbols(shape).length > 0 || keys.some(indexLike) || keys.includes("__proto__")) {
     return null;
   }
-  if ((def.checks ?? []).length > 0) return null;
+  if (!unchecked(def)) return null;
   // Other keys: kept (loose), refused (strict), or dropped (strip, the default: never as is).
   let others: "loose" | "strict" | "strip" = "strip";
   if (def.catchall !== undefined) {
-    const catchall = internals(def.catchall).def;
-    if (!knownDef(catchall) || (catchall.checks ?? []).length > 0) return null;
+    const catchall = defOf(def.catchall);
+    if (!catchall || !knownDef(catchall) || !unchecked(catchall)) return null;
     if (catchall.type === "unknown" || catchall.type === "any") others = "loose";
     else if (catchall.type === "never") others = "strict";
     else return null;
@@ -231,12 +190,11 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
   const omittable: boolean[] = [];
   for (const key of keys) {
     const field = shape[key] as z.ZodType;
-    const shortcut = compile(field, copying);
-    const { optin, optout } = internals(field);
-    // An absent key is left out only where zod leaves it out; a default (optin "defaulted") is not.
-    if (!shortcut || (optin !== undefined && optin !== "optional")) return null;
+    const shortcut = compile(field);
+    // A field with a default compiles to null: zod fills an absent key in, which is never as is.
+    if (!shortcut) return null;
     fields.push(shortcut);
-    omittable.push(optin === "optional" && optout === "optional");
+    omittable.push(mayBeAbsent(defOf(field) as Def));
   }
   const indexOf = new Map(keys.map((key, index) => [key, index]));
   const strict = others === "strict";
@@ -296,7 +254,7 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
     }
     const input = value as Record<string, unknown>;
     if (plainAsIs(input)) return value;
-    if (copying && strip) {
+    if (strip) {
       const copy = plainCopy(input);
       if (copy !== NOT_SURE) return copy;
     }
@@ -312,7 +270,7 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
       const item = input[key];
       const fitted = (fields[index] as Shortcut)(item);
       if (fitted !== item) {
-        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        if (fitted === NOT_SURE) return NOT_SURE;
         same = false;
       }
     }
@@ -323,16 +281,12 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
       if (!Object.hasOwn(input, key) || key === "__proto__" || indexLike(key)) return NOT_SURE;
       const index = indexOf.get(key);
       if (index !== undefined) {
-        if (index < last) {
-          if (!copying) return NOT_SURE;
-          same = false;
-        }
+        if (index < last) same = false;
         last = index;
         known += 1;
       } else if (strict || input[key] === undefined) {
         return NOT_SURE;
       } else if (strip || known < present) {
-        if (!copying) return NOT_SURE;
         same = false;
       }
     }
@@ -349,11 +303,10 @@ function objectFit(def: Def, copying: boolean): Shortcut | null {
   };
 }
 
-function arrayFit(def: Def, copying: boolean): Shortcut | null {
-  const element = def.element && compile(def.element, copying);
-  const checks = checksOf(def, "array");
-  if (!element || !checks) return null;
-  const test = allOf(checks);
+function arrayFit(def: Def): Shortcut | null {
+  const element = def.element && compile(def.element);
+  if (!element) return null;
+  const test = arrayChecks(def);
   return (value) => {
     if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return NOT_SURE;
     if (test && !test(value)) return NOT_SURE;
@@ -362,7 +315,7 @@ function arrayFit(def: Def, copying: boolean): Shortcut | null {
       const item = value[index];
       const fitted = element(item);
       if (fitted !== item) {
-        if (fitted === NOT_SURE || !copying) return NOT_SURE;
+        if (fitted === NOT_SURE) return NOT_SURE;
         same = false;
       }
     }
@@ -373,52 +326,60 @@ function arrayFit(def: Def, copying: boolean): Shortcut | null {
 /** Values a literal or an enum may take that zod compares as JSON would. */
 const plain = (item: unknown) => item === null || ["string", "number", "boolean"].includes(typeof item);
 
-function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
-  const { def, values } = internals(schema);
-  if (!knownDef(def)) return null;
-  const unchecked = (def.checks ?? []).length === 0;
+/** A literal's or an enum's values, each one zod itself accepts; null when one is not plain data. */
+function valuesFit(schema: z.ZodType, def: Def): Shortcut | null {
+  const candidates = def.type === "literal" ? (def.values ?? []) : Object.values(def.entries ?? {});
+  if (!candidates.every(plain)) return null;
+  const values = new Set(candidates.filter((value) => schema.safeParse(value).success));
+  return (value) => (value !== undefined && values.has(value) ? value : NOT_SURE);
+}
+
+/** A single value with checks or parts this file does not check itself. */
+function leafFit(schema: z.ZodType, def: Def): Shortcut {
+  // `.int()`, the common check: ZodNumber's public `format` says it is the one check there is.
+  const int = (schema as { format?: unknown }).format === "safeint";
+  if (def.type === "number" && knownDef(def) && def.checks?.length === 1 && int) return isSafeInteger;
+  return checkedLeaf(schema);
+}
+
+const isFiniteNumber: Shortcut = (value) =>
+  typeof value === "number" && Number.isFinite(value) ? value : NOT_SURE;
+const isNull: Shortcut = (value) => (value === null ? value : NOT_SURE);
+const isPresent: Shortcut = (value) => (value === undefined ? NOT_SURE : value);
+
+function compileUncached(schema: z.ZodType): Shortcut | null {
+  const def = defOf(schema);
+  if (!def) return null;
+  const known = knownDef(def);
+  if (LEAVES.has(def.type) && !(known && unchecked(def))) return leafFit(schema, def);
+  if (!known) return null;
   switch (def.type) {
     case "object":
-      return objectFit(def, copying);
+      return objectFit(def);
     case "array":
-      return arrayFit(def, copying);
-    case "string": {
-      const checks = checksOf(def, "string");
-      if (!checks) return null;
-      const test = allOf(checks);
-      if (!test) return isString;
-      return (value) => (typeof value === "string" && test(value) ? value : NOT_SURE);
-    }
-    case "number": {
-      const checks = checksOf(def, "number");
-      if (!checks) return null;
-      const test = allOf(checks);
-      if (!test) return (value) => (typeof value === "number" && Number.isFinite(value) ? value : NOT_SURE);
-      // `.int()`, the common case: a safe integer is a finite number.
-      if (test === safeInteger) return isSafeInteger;
-      return (value) =>
-        typeof value === "number" && Number.isFinite(value) && test(value) ? value : NOT_SURE;
-    }
+      return arrayFit(def);
+    case "string":
+      return isString;
+    case "number":
+      return isFiniteNumber;
     case "boolean":
-      return unchecked ? isBoolean : null;
+      return isBoolean;
     case "null":
-      return unchecked ? (value) => (value === null ? value : NOT_SURE) : null;
+      return isNull;
+    case "literal":
+    case "enum":
+      return valuesFit(schema, def);
     case "unknown":
     case "any":
-      return unchecked ? (value) => (value === undefined ? NOT_SURE : value) : null;
-    case "literal":
-    case "enum": {
-      if (!unchecked || !values || ![...values].every(plain)) return null;
-      return (value) => (value !== undefined && values.has(value) ? value : NOT_SURE);
-    }
+      return unchecked(def) ? isPresent : null;
     case "nullable": {
-      const inner = unchecked && def.innerType && compile(def.innerType, copying);
+      const inner = unchecked(def) && def.innerType && compile(def.innerType);
       if (!inner) return null;
       return NULLABLE.get(inner) ?? ((value) => (value === null ? value : inner(value)));
     }
     case "optional": {
       // A present value; an absent key is its object's business.
-      const inner = unchecked && def.innerType && compile(def.innerType, copying);
+      const inner = unchecked(def) && def.innerType && compile(def.innerType);
       return inner ? (value) => (value === undefined ? NOT_SURE : inner(value)) : null;
     }
     default:
@@ -426,49 +387,32 @@ function compileUncached(schema: z.ZodType, copying: boolean): Shortcut | null {
   }
 }
 
-/** One cache per way of compiling: as is only, or as is or copied. */
-const compiled = [
-  new WeakMap<z.ZodType, Shortcut | null>(),
-  new WeakMap<z.ZodType, Shortcut | null>(),
-] as const;
+const compiled = new WeakMap<z.ZodType, Shortcut | null>();
 
-function compile(schema: z.ZodType, copying: boolean): Shortcut | null {
-  const cache = compiled[copying ? 1 : 0];
+function compile(schema: z.ZodType): Shortcut | null {
+  const cache = compiled;
   let shortcut = cache.get(schema);
   if (shortcut === undefined) {
     // A schema that contains itself (a getter in its shape) meets itself here: no shortcut.
     cache.set(schema, null);
-    shortcut = compileUncached(schema, copying);
+    shortcut = compileUncached(schema);
     cache.set(schema, shortcut);
   }
   return shortcut;
-}
-
-const predicates = new WeakMap<z.ZodType, AsIs | null>();
-
-/** The as-is predicate of `schema` (it never copies), or undefined when the schema has parts it does not know. */
-export function asIsOf(schema: z.ZodType): AsIs | undefined {
-  let predicate = predicates.get(schema);
-  if (predicate === undefined) {
-    const shortcut = compile(schema, false);
-    predicate = shortcut && ((value) => shortcut(value) === value);
-    predicates.set(schema, predicate);
-  }
-  return predicate ?? undefined;
 }
 
 /**
  * `schema.safeParse(value)`, through the compiled shortcut when it is sure the value is valid: the
  * value itself or the same copy as zod's `data`, and zod's issues whenever it is not sure.
  */
-export function safeParseFast<S extends z.ZodType>(
+export const safeParseFast: SafeParse = <S extends z.ZodType>(
   schema: S,
   value: unknown,
-): z.ZodSafeParseResult<z.output<S>> {
-  const shortcut = compile(schema, true);
+): z.ZodSafeParseResult<z.output<S>> => {
+  const shortcut = compile(schema);
   if (shortcut) {
     const data = shortcut(value);
     if (data !== NOT_SURE) return { success: true, data: data as z.output<S> };
   }
   return schema.safeParse(value);
-}
+};

@@ -1,5 +1,12 @@
-export type { LivePartName, LiveParts, RegisteredLiveParts } from "./kinds/index.ts";
-export { LIVE_KINDS, registerLiveKind } from "./kinds/index.ts";
+export type { AnyLiveKind, LivePartName, LiveParts } from "./kinds/index.ts";
+export {
+  BUILT_IN_LIVE_KINDS,
+  liveKinds,
+  liveOf,
+  packageLive,
+  securityParameterLive,
+  userLive,
+} from "./kinds/index.ts";
 export type { PackageReads, PackagesAhead } from "./kinds/package.ts";
 export { startPackagesAhead } from "./kinds/package.ts";
 export type {

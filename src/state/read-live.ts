@@ -1,7 +1,7 @@
 import type { PlatformClient } from "../client/client.ts";
 import type { DesiredState } from "../manifest/index.ts";
 import { hash } from "./digest.ts";
-import { LIVE_KINDS, type LiveParts } from "./kinds/index.ts";
+import { type AnyLiveKind, BUILT_IN_LIVE_KINDS, type LiveParts } from "./kinds/index.ts";
 import type { EarlyReads, ReadLiveOptions } from "./kinds/kind.ts";
 import type { LiveState } from "./live-state.ts";
 import type { InstanceReads } from "./shared-reads.ts";
@@ -30,9 +30,10 @@ export function startEarlyReads(
   mentioned?: (documentKind: string) => boolean,
   managedOnly = false,
   reads?: InstanceReads,
+  kinds: readonly AnyLiveKind[] = BUILT_IN_LIVE_KINDS,
 ): EarlyReads {
   const early = new Map<string, Promise<unknown>>();
-  for (const kind of LIVE_KINDS) {
+  for (const kind of kinds) {
     if (!kind.early) continue;
     if (managedOnly && kind.early.managed) continue;
     // `mentioned`: whether some manifest may hold a document of that kind (a test of their text).
@@ -53,30 +54,31 @@ export async function readLiveState(
   desired: DesiredState,
   options: ReadLiveOptions = {},
 ): Promise<LiveState> {
+  const kinds = options.kinds ?? BUILT_IN_LIVE_KINDS;
   const context = {
     client,
     desired,
     options,
-    early: options.early ?? startEarlyReads(client),
+    early: options.early ?? startEarlyReads(client, undefined, undefined, false, undefined, kinds),
     all: options.scope === "all",
   };
   const every = context.all || options.everyKind === true;
-  const skipped = LIVE_KINDS.filter((kind) => !every && kind.needed && !kind.needed.of(desired));
+  const skipped = kinds.filter((kind) => !every && kind.needed && !kind.needed.of(desired));
   // A plan that needs no read still logs in (and reads the version): it must say whether the
   // instance answers and takes its credentials, not report "No changes" of an instance it never reached.
   const readsNothing =
-    LIVE_KINDS.every((kind) => skipped.includes(kind) || !kind.needed) &&
+    kinds.every((kind) => skipped.includes(kind) || !kind.needed) &&
     desired.packages.length === 0 &&
     !desired.release;
   const [parts] = await Promise.all([
-    Promise.all(LIVE_KINDS.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : kind.read(context)))),
+    Promise.all(kinds.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : kind.read(context)))),
     readsNothing ? client.metadata.version() : undefined,
   ]);
   const state: Omit<LiveState, "digest" | "partDigests"> = Object.assign(
     { environment: desired.environment.name },
     ...parts,
   );
-  const digests = partDigests(state);
+  const digests = partDigests(state, kinds);
   const notRead = skipped.map((kind) => kind.label);
   return {
     ...state,
@@ -86,10 +88,8 @@ export async function readLiveState(
   };
 }
 
-function partDigests(state: LiveParts): LiveState["partDigests"] {
-  return Object.fromEntries(
-    LIVE_KINDS.map((kind) => [kind.part, kind.digest(state)]),
-  ) as LiveState["partDigests"];
+function partDigests(state: LiveParts, kinds: readonly AnyLiveKind[]): LiveState["partDigests"] {
+  return Object.fromEntries(kinds.map((kind) => [kind.part, kind.digest(state)])) as LiveState["partDigests"];
 }
 
 function combine(environment: string, parts: LiveState["partDigests"]): string {
@@ -100,6 +100,9 @@ function combine(environment: string, parts: LiveState["partDigests"]): string {
  * Digest of what a plan depends on. Volatile fields that change without anyone changing the
  * configuration (last login) are left out, so a saved plan is not refused for them.
  */
-export function liveDigest(state: Omit<LiveState, "digest" | "partDigests" | "notRead">): string {
-  return combine(state.environment, partDigests(state));
+export function liveDigest(
+  state: Omit<LiveState, "digest" | "partDigests" | "notRead">,
+  kinds: readonly AnyLiveKind[] = BUILT_IN_LIVE_KINDS,
+): string {
+  return combine(state.environment, partDigests(state, kinds));
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import pino from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApplyError } from "../../src/apply/errors.ts";
-import { OPS } from "../../src/apply/ops/index.ts";
+import { BUILT_IN_OPS } from "../../src/apply/ops/index.ts";
 import type { OpContext } from "../../src/apply/ops/types.ts";
 import { type ReleaseRecord, writeRelease } from "../../src/apply/releases.ts";
 import type { PlatformClient } from "../../src/index.ts";
@@ -50,7 +50,7 @@ describe("package.verify", () => {
   const { emulator, client } = useClientEmulator({ seed: "demo-prod" });
 
   it("passes a read that keeps failing on to the executor as it is, not as a difference", async () => {
-    const verify = OPS["package.verify"];
+    const verify = BUILT_IN_OPS["package.verify"];
     if (!verify) throw new Error("no package.verify op");
     // The applications list is the trees' first read: what the object is does not matter here.
     const guid = "6f1d3c2a-0000-4000-8000-000000000001";
@@ -67,7 +67,7 @@ describe("package.verify", () => {
   });
 
   it("fails with what still differs once the environment's verify wait is over, naming that wait", async () => {
-    const verify = OPS["package.verify"];
+    const verify = BUILT_IN_OPS["package.verify"];
     if (!verify) throw new Error("no package.verify op");
     // Not on the target: it differs at every read.
     const guid = "6f1d3c2a-0000-4000-8000-000000000001";
@@ -87,7 +87,7 @@ describe("package.rollback-verify", () => {
   });
 
   it("gives up after its own bound, not the environment's hour, when the parts never read as the snapshot", async () => {
-    const rollbackVerify = OPS["package.rollback-verify"];
+    const rollbackVerify = BUILT_IN_OPS["package.rollback-verify"];
     if (!rollbackVerify) throw new Error("no package.rollback-verify op");
     const stateDir = mkdtempSync(join(tmpdir(), "egp-rollback-verify-"));
     const record: ReleaseRecord = {

@@ -10,12 +10,13 @@ import { ROOT } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
- * A kind registered from outside egp, through the published package: egp is packed from a fresh
- * copy of the repository (no dist/, as a clone has none), the tarball installed into an empty
- * project with npm, and the project's own files (./plugin/) register a `GroupMember` kind with an op
- * of its own, plan it through `planEnvironment`, save the plan to a file, and apply it from the
- * file through `applyPlan` against the emulator, as `egp apply FILE` does.
- * demo-prod's groups: 3 is Auditors, and anguyen is not one.
+ * A kind from outside egp, through the published package: egp is packed from a fresh copy of the
+ * repository (no dist/, as a clone has none), the tarball installed into an empty project with npm,
+ * and the project's own files (./plugin/) make a `GroupMember` kind with ops of its own, list it in
+ * one call (`createKinds([...builtInKinds, groupMemberKind])`), plan it through `planEnvironment`,
+ * save the plan to a file, apply it from the file through `applyPlan` against the emulator as `egp
+ * apply FILE` does, export it, and prune it with a PrunePolicy made from the same kinds value.
+ * demo-prod's groups: 3 is Auditors, and anguyen is not one; 4 is Risk Owners.
  */
 
 const run = promisify(execFile);
@@ -93,15 +94,34 @@ describe("a kind from outside egp, through the published package", () => {
     expect(imported.stdout.trim()).toBe("function function function");
   });
 
-  it("registers from the plugin's own files, plans, applies its saved plan against the emulator and converges", async () => {
+  it("lists the plugin's kind in one call, plans, applies its saved plan, exports and prunes it against the emulator", async () => {
     const applied = await run(
       process.execPath,
       [join(consumer, "plugin", "apply.mjs"), consumer, join(consumer, ".egp")],
       { cwd: consumer, env: { ...process.env, P: PASSWORD }, timeout: 60_000 },
     );
-    expect(JSON.parse(applied.stdout)).toEqual({
+    const outcome = JSON.parse(applied.stdout);
+    expect(outcome).toMatchObject({
       planned: [["GroupMember", "Auditors/anguyen", "update"]],
       ops: ["groupMember.add"],
+      withoutKind: "EGP_PLAN_UNKNOWN_KIND",
+      result: "complete",
+      converged: true,
+      after: 0,
+    });
+    expect(outcome.exported).toContain("anguyen");
+    // Every membership the policy removes is one of Risk Owners: the others are managed or excluded.
+    const pruned = outcome.pruned.planned as [string, string, string][];
+    expect(pruned.length).toBeGreaterThan(0);
+    expect(
+      pruned.filter(
+        ([kind, key, action]) =>
+          kind !== "GroupMember" || !key.startsWith("Risk Owners/") || action !== "delete",
+      ),
+    ).toEqual([]);
+    expect(outcome.pruned).toMatchObject({
+      ops: ["groupMember.remove"],
+      withoutKind: "EGP_PLAN_UNKNOWN_KIND",
       result: "complete",
       converged: true,
       after: 0,
@@ -117,6 +137,7 @@ describe("a kind from outside egp, through the published package", () => {
     try {
       const anguyen = (await client.users.list()).find((user) => user.UserName === "anguyen");
       expect(await client.users.memberIds(3)).toContain(anguyen?.Id);
+      expect(await client.users.memberIds(4)).toEqual([]);
     } finally {
       await client.close();
     }

@@ -1,19 +1,20 @@
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_ARTIFACT_LIMITS } from "../../src/apply/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { packageById, packagesOf } from "../../src/emulator/packages/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
-import { createClient } from "../../src/index.ts";
 import { egp, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
+import { generatedOn, swapGenerated } from "../helpers/swap-package.ts";
+import { rawZip, readZipEntries } from "../helpers/zip.ts";
 
 /*
  * Apply uploads a package to the target while it downloads it from the source, and
- * inspects the file once the download is complete. A package that fails the inspection is never
- * installed, and the run says so, naming the copy it left on the target.
+ * inspects the file once the download is complete, as any zip (docs/apply.md). A package that fails
+ * the inspection is never installed, and the run says so, naming the copy it left on the target.
  */
 
 const ENV = { EGP_TEST_PASSWORD: "Password1!" };
@@ -25,65 +26,50 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
+/** `prod` takes more entries in a package than egp does: what egp refuses, it stores. */
 async function emulators(): Promise<{ dev: Emulator; prod: Emulator; devDir: string }> {
   const devDir = mkdtempSync(join(tmpdir(), "egp-promote-dev-"));
   dirs.push(devDir);
   const jobs = { generateMs: 20, installMs: 20 };
   const [dev, prod] = await Promise.all([
     startEmulator({ port: 0, seed: "demo-dev", jobs, workDir: devDir }),
-    startEmulator({ port: 0, seed: "demo-prod", jobs }),
+    startEmulator({ port: 0, seed: "demo-prod", jobs, limits: { zipEntries: 2 * MAX_ENTRIES } }),
   ]);
   running.push(dev, prod);
   return { dev, prod, devDir };
 }
 
-/** A valid package of the Controls application alone, generated on dev: its file in dev's folder. */
-async function controlsOnly(dev: Emulator, devDir: string): Promise<string> {
-  const client = createClient({
-    url: dev.url,
-    instance: "Default",
-    username: "sysadmin",
-    password: ENV.EGP_TEST_PASSWORD,
-  });
-  try {
-    const id = await client.packages.create({
-      Name: "Controls only",
-      Description: "",
-      PreparedBy: "test",
-      PackageObjects: [{ Guid: demoGuid("controls"), Type: "Application" }],
-    });
-    await client.packages.generate(id);
-    for (let i = 0; (await client.packages.get(id)).Status !== "Ready"; i++) {
-      if (i > 200) throw new Error("generation did not finish");
-      await sleep(20);
-    }
-    return join(devDir, packageById(dev.store, id)?.File as string);
-  } finally {
-    await client.close();
-  }
+const MAX_ENTRIES = DEFAULT_ARTIFACT_LIMITS.maxEntries;
+
+/** The example's package (manifests/packages.yaml), as generated on dev: its file in dev's folder. */
+function grcCore(dev: Emulator, devDir: string): Promise<string> {
+  const objects = [
+    ...["risks", "controls", "policies", "findings"].map((app) => ({
+      Guid: demoGuid(app),
+      Type: "Application" as const,
+    })),
+    { Guid: "f6ad3b50-dc4f-53ce-9630-6ae114cf566f", Type: "SubForm" as const },
+    { Guid: "f38aad5e-2d81-5d69-aadc-02fa7db00617", Type: "GlobalReport" as const },
+  ];
+  return generatedOn(dev, devDir, objects, ENV.EGP_TEST_PASSWORD);
 }
 
-/** Each package egp generates on dev is swapped, as soon as it is ready, for `file`. */
-function swapGenerated(dev: Emulator, devDir: string, file: string): { swapped: number[] } {
-  const swapped: number[] = [];
-  const changed = dev.store.changed.bind(dev.store);
-  dev.store.changed = () => {
-    for (const record of Object.values(packagesOf(dev.store).byId)) {
-      const ours = record.Description?.includes("[egp ");
-      if (!ours || record.Status !== "Ready" || !record.File || swapped.includes(record.Id)) continue;
-      copyFileSync(file, join(devDir, record.File));
-      record.Size = statSync(file).size;
-      swapped.push(record.Id);
-    }
-    changed();
-  };
-  return { swapped };
+/** `file` with more entries than egp takes of any zip: small assets, which the emulator stores unread. */
+async function overfull(file: string): Promise<string> {
+  const entries = [...(await readZipEntries(file))].map(([name, data]) => ({ name, data }));
+  const assets = Array.from({ length: MAX_ENTRIES }, (_, i) => ({
+    name: `assets/${i}.txt`,
+    data: Buffer.from("x"),
+  }));
+  const padded = `${file}.overfull.zip`;
+  writeFileSync(padded, rawZip([...entries, ...assets]));
+  return padded;
 }
 
 describe("egp apply: a package uploaded while it downloads", () => {
   it("is uploaded alongside the download but never installed, and the run says so", async () => {
     const { dev, prod, devDir } = await emulators();
-    const wrong = await controlsOnly(dev, devDir);
+    const wrong = await overfull(await grcCore(dev, devDir));
     const swap = swapGenerated(dev, devDir, wrong);
     const uploadedTo = (emulator: Emulator) =>
       Object.values(packagesOf(emulator.store).byId).filter((p) => p.Origin === "Uploaded");
@@ -95,7 +81,9 @@ describe("egp apply: a package uploaded while it downloads", () => {
     expect(swap.swapped).toHaveLength(1);
     expect(applied.code, applied.stdout + applied.stderr).toBe(1);
     expect(applied.stdout).toMatch(
-      /#download \(local-dev\): FAILED: EGP_ARTIFACT_REJECTED package \S+ rejected: objects missing from the package: .*; not installed \(its copy uploaded alongside the download is package (\d+) on the target, left uninstalled\)/,
+      new RegExp(
+        `#download \\(local-dev\\): FAILED: EGP_ARTIFACT_REJECTED package \\S+ rejected: more than ${MAX_ENTRIES} entries: \\S+; not installed \\(its copy uploaded alongside the download is package (\\d+) on the target, left uninstalled\\)`,
+      ),
     );
     const copyId = Number(/is package (\d+) on the target/.exec(applied.stdout)?.[1]);
     // Uploaded: one copy (the target's snapshot package is made there, not uploaded).

@@ -9,16 +9,25 @@ import { testdir } from "../helpers/testdir.ts";
  * apply, warnings in words; and off a terminal, the plain log CI keeps.
  */
 
-// A slow install job, so that the live view redraws the running step with its time going up.
-const SLOW_INSTALL = { EGP_EMULATOR_OPTIONS: JSON.stringify({ jobs: { installMs: 1200 } }) };
-
 const example = () => testdir(exampleTree({ persist: false }));
+
+/**
+ * The example with local-prod's install jobs slowed by the emulator's own fault spec, so that the
+ * live view redraws the running step with its time going up.
+ */
+function slowInstalls(): Promise<string> {
+  const tree = exampleTree({ persist: false });
+  const prod = "environments/local-prod.yaml";
+  const slowed = (tree[prod] ?? "").replace(/^url: (embedded:demo-prod)$/m, "url: $1?faults=installMs=1200");
+  if (slowed === tree[prod]) throw new Error(`${prod} has no url: embedded:demo-prod line to slow`);
+  tree[prod] = slowed;
+  return testdir(tree);
+}
 
 describe("apply on a terminal", () => {
   it("colours, redraws one line per running step with its time and transfer, then the summary", async () => {
     const run = await egpOnPty(["apply", "--env", "local-prod", "--yes"], {
-      cwd: await example(),
-      env: SLOW_INSTALL,
+      cwd: await slowInstalls(),
     });
     const screen = screenOf(run.raw);
     expect(run.code, screen).toBe(0);
@@ -104,8 +113,7 @@ describe("warnings on a terminal", () => {
 describe("apply off a terminal", () => {
   it("keeps the one-line-per-event log, without escapes", async () => {
     const applied = await egp(["apply", "--env", "local-prod", "--yes"], {
-      cwd: await example(),
-      env: SLOW_INSTALL,
+      cwd: await slowInstalls(),
     });
     expect(applied.code, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/^Package\/GRC Core#install \(local-prod\): started$/m);

@@ -2,12 +2,14 @@ import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
+import { FIXED_CLOCK_VARIABLE } from "./fixed-clock.ts";
 import { type FileTree, testdir } from "./testdir.ts";
 
 /* The egp binary, run as a user runs it: Node 24 (this process's node) on bin/egp.js. */
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 const BIN = join(ROOT, "bin", "egp.js");
+const FIXED_CLOCK = join(ROOT, "test", "helpers", "fixed-clock.ts");
 
 export interface Run {
   code: number;
@@ -19,14 +21,24 @@ export interface RunOptions {
   cwd?: string;
   /** The only variables the child sees besides PATH, so that nothing of the machine leaks in. */
   env?: Record<string, string>;
+  /** The instant the child's clock starts at (fixed-clock.ts); the machine's time when not given. */
+  now?: Date | string;
+}
+
+/** Node's arguments and the variables that start a child's clock at `now`. */
+function clockOf(now: RunOptions["now"]): { args: string[]; env: Record<string, string> } {
+  if (now === undefined) return { args: [], env: {} };
+  const at = typeof now === "string" ? now : now.toISOString();
+  return { args: ["--import", FIXED_CLOCK], env: { [FIXED_CLOCK_VARIABLE]: at } };
 }
 
 export function egp(args: readonly string[], options: RunOptions = {}): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? "", ...options.env };
+  const clock = clockOf(options.now);
+  const env = { PATH: process.env.PATH ?? "", ...options.env, ...clock.env };
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [BIN, ...args],
+      [...clock.args, BIN, ...args],
       { cwd: options.cwd ?? ROOT, env, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;

@@ -3,6 +3,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type LoadOptions,
   type LoadResult,
   ManifestCache,
   type Repository,
@@ -34,6 +35,7 @@ export interface RunOptions {
   variables?: Variables;
   /** Plays another egp. */
   fingerprint?: string;
+  parser?: LoadOptions["parser"];
 }
 
 /** One run of egp: a cache of its own, saved after the load. */

@@ -96,7 +96,7 @@ describe("environment files: embedded emulators", () => {
       expect.stringMatching(
         /^environments\/a\.yaml:1:6 url: unknown emulator seed; expected empty, demo-dev/,
       ),
-      'environments/b.yaml:1:6 url: unknown embedded option "port"; the options are data=<file> and profile=foreign',
+      'environments/b.yaml:1:6 url: unknown embedded option "port"; the options are data=<file>, profile=foreign and faults=<spec>',
     ]);
   });
 
@@ -117,6 +117,25 @@ describe("environment files: embedded emulators", () => {
       errorsOf({ environments: { a: environmentDoc({ url: "embedded:empty?profile=alien" }) } }),
     );
     expect(errors).toEqual(["environments/a.yaml:1:6 url: profile= is default or foreign"]);
+  });
+
+  it("takes faults=<spec> as written, `+` included, and refuses an empty one", () => {
+    expect(
+      onlyEnvironment(
+        environmentDoc({ url: "embedded:demo-dev?faults=installMs=1200,statuses=503+429&profile=foreign" }),
+      ).endpoint,
+    ).toEqual({
+      kind: "embedded",
+      seed: "demo-dev",
+      profile: "foreign",
+      faults: "installMs=1200,statuses=503+429",
+    });
+    const errors = lines(
+      errorsOf({ environments: { a: environmentDoc({ url: "embedded:empty?faults=" }) } }),
+    );
+    expect(errors).toEqual([
+      "environments/a.yaml:1:6 url: faults= needs a fault spec, as egp emulator --faults takes it",
+    ]);
   });
 
   it("warns that tls is ignored", () => {

@@ -1,25 +1,43 @@
-import type { BuiltInStepOp, StepOp } from "../../plan/index.ts";
+import { BUILT_IN_STEPS, type BuiltInStepOp, type StepKinds } from "../../plan/index.ts";
+import { type AnyLiveKind, BUILT_IN_LIVE_KINDS } from "../../state/index.ts";
 import { packageOps, packageOpsOutlivingPlan } from "./package.ts";
 import { securityParameterOps } from "./security-parameter.ts";
 import type { OpHandler, OpRegistry } from "./types.ts";
 import { userOps } from "./user.ts";
 
-/** Every built-in step op and its handler (the compiler checks none is missing); a new kind's ops are a new file and one spread here. */
-const BUILT_IN: Record<BuiltInStepOp, OpHandler> = { ...securityParameterOps, ...userOps, ...packageOps };
-
-/** Handlers by op; grows as kinds are registered. */
-export const OPS: OpRegistry = { ...BUILT_IN };
+/**
+ * Every built-in step op and its handler (the compiler checks none is missing). A kind from outside
+ * egp brings its handlers in the kinds value the caller passes (src/compose/kinds.ts).
+ */
+export const BUILT_IN_OPS: Readonly<Record<BuiltInStepOp, OpHandler>> = Object.freeze({
+  ...securityParameterOps,
+  ...userOps,
+  ...packageOps,
+});
 
 /**
- * Ops whose outputs are facts a live read does not show (a package made on the source, a file
- * downloaded, a package uploaded): a new plan that promotes the same content reuses them.
+ * Built-in ops whose outputs are facts a live read does not show (a package made on the source, a
+ * file downloaded, a package uploaded): a new plan that promotes the same content reuses them.
  */
-export const OUTLIVE_PLAN: ReadonlySet<StepOp> = new Set(packageOpsOutlivingPlan);
+export const BUILT_IN_OUTLIVE_PLAN: ReadonlySet<string> = new Set(packageOpsOutlivingPlan);
 
-/** Adds the handlers of a kind outside this list (its steps registered with `registerKindSteps`). */
-export function registerOps(ops: OpRegistry): void {
-  for (const op of Object.keys(ops)) {
-    if (Object.hasOwn(OPS, op)) throw new TypeError(`a handler for ${op} is already registered`);
-  }
-  Object.assign(OPS, ops);
+/** What an apply runs a plan with: the kinds' steps (to read and check plans), handlers and live reads. */
+export interface ApplyKinds {
+  readonly steps: StepKinds;
+  /** Handlers by op; the executor refuses a plan with an op that has none before any step runs. */
+  readonly ops: OpRegistry;
+  /** Ops whose outputs a new plan of the same content reuses (`BUILT_IN_OUTLIVE_PLAN`). */
+  readonly outlivePlan: ReadonlySet<string>;
+  /** The live reads, whose labels name what changed in a stale plan's message. */
+  readonly live: readonly Pick<AnyLiveKind, "part" | "label">[];
 }
+
+/** egp's own kinds, as an apply sees them: what it runs with when no kinds are given. */
+export const BUILT_IN_APPLY_KINDS: ApplyKinds = Object.freeze({
+  steps: BUILT_IN_STEPS,
+  ops: BUILT_IN_OPS,
+  outlivePlan: BUILT_IN_OUTLIVE_PLAN,
+  live: BUILT_IN_LIVE_KINDS,
+});
+
+export { packageOps, packageOpsOutlivingPlan, securityParameterOps, userOps };

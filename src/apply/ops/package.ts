@@ -186,7 +186,6 @@ async function poll<T>(
 async function downloadInto(
   context: OpContext,
   createVerb: string,
-  expected: readonly string[],
   pipelineTo?: { client: PlatformClient; name: string },
 ) {
   const packageId = packageIdFrom(context, createVerb);
@@ -235,7 +234,7 @@ async function downloadInto(
   });
   const sha256 = await store(context.stateDir, partial, digest);
   try {
-    await inspectPackage(artifactPath(context.stateDir, sha256), expected);
+    await inspectPackage(artifactPath(context.stateDir, sha256));
   } catch (error) {
     rmSync(artifactPath(context.stateDir, sha256), { force: true });
     if (uploaded === undefined || !(error instanceof ArtifactError)) throw error;
@@ -255,7 +254,7 @@ const download: OpHandler = async (context) => {
     target && target !== context.client
       ? { client: target, name: context.environmentOfStep?.(upload) ?? "the target" }
       : undefined;
-  return downloadInto(context, "create", inputOf(context, "package.download").objects, pipelineTo);
+  return downloadInto(context, "create", pipelineTo);
 };
 
 /**
@@ -266,7 +265,7 @@ const download: OpHandler = async (context) => {
  */
 const snapshotDownload: OpHandler = async (context) => {
   const { objects } = inputOf(context, "package.snapshot-download");
-  const downloaded = await downloadInto(context, "snapshot", objects);
+  const downloaded = await downloadInto(context, "snapshot");
   const parts = await readPackageParts(
     context.client,
     objects.map((guid) => ({ guid, type: "Application" as const })),
@@ -312,7 +311,7 @@ const fetch: OpHandler = async (context) => {
       );
     });
   }
-  await inspectPackage(await verifiedArtifact(context.stateDir, input.sha256), []);
+  await inspectPackage(await verifiedArtifact(context.stateDir, input.sha256));
   return { artifact: input.sha256, bytes: input.size };
 };
 

@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
-import type { ZodType } from "zod";
+import type { ZodType, z } from "zod";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
-import { STEP_INPUTS, type Step, type StepInputOf, type StepOp } from "../../plan/index.ts";
+import { BUILT_IN_STEP_INPUTS, type BuiltInStepOp, type Step, type StepInputOf } from "../../plan/index.ts";
 import type { SharedReads } from "../../state/index.ts";
 import type { ReleaseStore } from "../../store/index.ts";
 import { ApplyError } from "../errors.ts";
@@ -56,23 +56,31 @@ export interface OpContext {
 export type OpHandler = (context: OpContext) => Promise<Record<string, unknown>>;
 
 /** Handlers by op; the executor refuses a plan with an op that has none before any step runs. */
-export type OpRegistry = { readonly [O in StepOp]?: OpHandler };
+export type OpRegistry = { readonly [op: string]: OpHandler | undefined };
 
-/** The registry seen per op, so that indexing it with a generic op keeps the op's type. */
-const SCHEMAS: { [O in StepOp]: ZodType<StepInputOf<O>> } = STEP_INPUTS;
+/** The built-in schemas seen per op, so that indexing them with a generic op keeps the op's type. */
+const SCHEMAS: { [O in BuiltInStepOp]: ZodType<StepInputOf<O>> } = BUILT_IN_STEP_INPUTS;
 
 /**
- * The step's input, read through its op's schema (the one the planner wrote it by). A plan file is
- * checked on load, so this fails only for a step whose op is not the one asked for.
+ * The step's input, read through its op's schema (the one the planner wrote it by): a built-in op's
+ * own, or the one a plugin kind's handler passes (its `KindSteps.ops[op]`). A plan file is checked
+ * on load, so this fails only for a step whose op is not the one asked for.
  */
-export function inputOf<O extends StepOp>(context: OpContext, op: O): StepInputOf<O> {
+export function inputOf<O extends BuiltInStepOp>(context: OpContext, op: O): StepInputOf<O>;
+export function inputOf<S extends ZodType>(context: OpContext, op: string, schema: S): z.output<S>;
+export function inputOf(context: OpContext, op: string, schema?: ZodType): unknown {
   const { step } = context;
-  const schema = SCHEMAS[op];
-  const parsed = step.op === op ? schema.safeParse(step.input) : undefined;
+  const parsed = step.op === op ? (schema ?? schemaOf(op)).safeParse(step.input) : undefined;
   if (!parsed?.success) {
     const issue = parsed?.error.issues[0];
     const why = issue ? `${issue.path.join(".") || "input"}: ${issue.message}` : `it is a ${step.op} step`;
     throw new ApplyError("EGP_STEP_INPUT_MISSING", `${step.id}: not a usable ${op} input (${why})`);
   }
   return parsed.data;
+}
+
+function schemaOf(op: string): ZodType {
+  const schema = Object.hasOwn(SCHEMAS, op) ? SCHEMAS[op as BuiltInStepOp] : undefined;
+  if (!schema) throw new TypeError(`${op} is not an op of egp's own kinds: pass its input schema to inputOf`);
+  return schema;
 }

@@ -1,6 +1,7 @@
-import type { PackagedModule, PackageObjectFile, ValidationMessage } from "../../wire/index.ts";
+import type { ValidationMessage } from "../../wire/index.ts";
 import { type Catalogue, KINDS, type Kind, type ModuleRecord } from "../catalogue/model.ts";
 import { message } from "../failure.ts";
+import type { PackagedModule, PackageObjectFile } from "./file-format.ts";
 
 /*
  * What a real instance refuses in a package, checked before (GUIDs) and after (aliases, names) the

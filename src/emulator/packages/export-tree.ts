@@ -1,11 +1,6 @@
-import type {
-  PackagedField,
-  PackagedLevel,
-  PackagedModule,
-  PackageObjectFile,
-  PackageObjectType,
-} from "../../wire/index.ts";
+import type { PackageObjectType } from "../../wire/index.ts";
 import type { Catalogue, FieldRecord, LevelRecord, ModuleRecord } from "../catalogue/model.ts";
+import type { PackagedField, PackagedLevel, PackagedModule, PackageObjectFile } from "./file-format.ts";
 
 /*
  * A packaged object's whole metadata tree, with every reference rewritten from an instance id to a

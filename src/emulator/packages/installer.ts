@@ -3,10 +3,6 @@ import {
   fieldReferenceKind,
   InstallMethod,
   InstallOption,
-  type PackagedLevel,
-  type PackagedModule,
-  type PackagedReport,
-  type PackageObjectFile,
   TranslationOption,
   type ValidationMessage,
 } from "../../wire/index.ts";
@@ -22,6 +18,7 @@ import {
 } from "../catalogue/model.ts";
 import { message } from "../failure.ts";
 import { guidConflicts, nameConflicts, packagedGuids } from "./conflicts.ts";
+import type { PackagedLevel, PackagedModule, PackagedReport, PackageObjectFile } from "./file-format.ts";
 import type { InstallChoiceRecord } from "./model.ts";
 
 /*

@@ -2,14 +2,15 @@ import { mkdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { PackageManifest, PackageObjectFile, ValidationMessage } from "../../wire/index.ts";
-import { PACKAGE_FORMAT_VERSION } from "../../wire/index.ts";
+import type { ValidationMessage } from "../../wire/index.ts";
 import { catalogueOf, replaceCatalogue } from "../catalogue/model.ts";
 import { HttpFailure, message } from "../failure.ts";
 import type { Faults } from "../faults.ts";
 import type { EmulatorOptions } from "../options.ts";
 import type { Store } from "../store.ts";
 import { exportObject } from "./export-tree.ts";
+import type { PackageManifest, PackageObjectFile } from "./file-format.ts";
+import { PACKAGE_FORMAT_VERSION } from "./file-format.ts";
 import { type InstallInput, planInstall } from "./installer.ts";
 import { type InstallJobRecord, type PackageRecord, packageById, packagesOf } from "./model.ts";
 import { type PackageContents, readPackageFile, type ZipLimits } from "./zip-reader.ts";
@@ -18,7 +19,8 @@ import { layoutOf, writePackageZip } from "./zip-writer.ts";
 /*
  * Generate and install are asynchronous jobs, as on real instances. A generation runs on its own
  * timer; installs wait in one FIFO queue and run one at a time. `--faults jobMs=N` overrides both
- * durations (slow jobs for chaos runs). Closing the emulator cancels whatever is waiting.
+ * durations, `generateMs=N` or `installMs=N` one (slow jobs for chaos runs and tests of waiting).
+ * Closing the emulator cancels whatever is waiting.
  */
 
 export interface JobContext {
@@ -74,7 +76,8 @@ export class PackageJobs {
   }
 
   private duration(kind: "generateMs" | "installMs"): number {
-    return this.context.faults.spec.jobMs ?? this.context.options.jobs[kind];
+    const { spec } = this.context.faults;
+    return spec[kind] ?? spec.jobMs ?? this.context.options.jobs[kind];
   }
 
   private track(work: Promise<void>): void {

@@ -1,13 +1,13 @@
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import type { z } from "zod";
 import { type ZipEntryProblem, ZipSafety } from "../../io/zip-safety.ts";
+import { HttpFailure, message } from "../failure.ts";
 import {
   PackageManifest as ManifestSchema,
   PackageObjectFile as ObjectFileSchema,
   type PackageManifest,
   type PackageObjectFile,
-} from "../../wire/index.ts";
-import { HttpFailure, message } from "../failure.ts";
+} from "./file-format.ts";
 import { DEFAULT_LAYOUT, LAYOUTS, type PackageLayout } from "./zip-writer.ts";
 
 /*

@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { ZipFile } from "yazl";
-import type { PackageManifest, PackageObjectFile } from "../../wire/index.ts";
+import type { PackageManifest, PackageObjectFile } from "./file-format.ts";
 
 /**
  * Where a package's manifest, object files and assets sit in its zip. The interface description

@@ -1,4 +1,4 @@
-import { DAY_CODES, PERIOD_UNIT_CODES } from "../../manifest/index.ts";
+import { DAY_CODES, PERIOD_UNIT_CODES, securityParameterKind } from "../../manifest/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import { conformEach } from "../conform.ts";
 import {
@@ -125,7 +125,7 @@ export const securityParameterExporter: KindExporter = {
   export({ environment, live }: ExportContext): KindExport {
     const sorted = [...live.securityParameters].sort((a, b) => a.Name.localeCompare(b.Name, "en"));
     return conformEach(
-      "SecurityParameter",
+      securityParameterKind,
       sorted,
       (parameter) => ({
         ...securityParameterDocument(parameter, environment.name),

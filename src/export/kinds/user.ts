@@ -3,6 +3,7 @@ import {
   CONTACT_TYPE_CODES,
   type EnvironmentConfig,
   STATUS_CODES,
+  userKind,
 } from "../../manifest/index.ts";
 import type { LiveState, LiveUser } from "../../state/index.ts";
 import { type Contact, contactSubTypeAllowed, type User } from "../../wire/index.ts";
@@ -158,7 +159,7 @@ export const userExporter: KindExporter = {
       .sort((a, b) => a.user.UserName.toLowerCase().localeCompare(b.user.UserName.toLowerCase(), "en"));
     const leftOut = live.users.filter((u) => isLogin(u.user.UserName)).map((u) => u.user.UserName);
     const result = conformEach(
-      "User",
+      userKind,
       sorted,
       (liveUser) => ({
         ...userDocument(liveUser, environment.name, lookups),

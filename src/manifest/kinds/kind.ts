@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { safeParseFast } from "../../schema/as-is.ts";
+import type { SafeParse } from "../../schema/validate.ts";
 import type { EnvironmentConfig } from "../environment.ts";
 import { ENVIRONMENT_NAME } from "../environment-name.ts";
 import type { SourceLocation } from "../errors.ts";
@@ -187,10 +188,22 @@ export interface Kind<
   builtIn: readonly string[];
   references: readonly Reference[];
   environmentRules: readonly EnvironmentRule[];
-  /** Step 1 (zod) and step 3 (rules) of validation; null when the document is invalid. */
-  prepare(report: Reporter): PreparedDocument<Desired> | null;
+  /**
+   * Step 1 (zod, through `validate`: the shortcut of schema/as-is.ts by default) and step 3 (rules)
+   * of validation; null when the document is invalid.
+   */
+  prepare(report: Reporter, validate?: SafeParse): PreparedDocument<Desired> | null;
   /** A document that `prepare` passed without a word, from its `data` (the manifest cache). */
   restore(data: unknown): PreparedDocument<Desired>;
+}
+
+/**
+ * A kind's documents in a desired state loaded with it, typed as its `normalize` returns them: the
+ * state's type knows egp's own lists only, and a plugin kind's code knows its own.
+ */
+export function documentsOf<Desired>(kind: Kind<Desired>, desired: object): readonly Desired[] {
+  const list = (desired as Readonly<Record<string, unknown>>)[kind.plural];
+  return Array.isArray(list) ? (list as readonly Desired[]) : [];
 }
 
 /** `file:line:col` of a field of a document, for a message that points at another document. */
@@ -290,11 +303,11 @@ export function defineKind<
     builtIn: definition.builtIn ?? [],
     references: definition.references ?? [],
     environmentRules: definition.environmentRules ?? [],
-    prepare(report) {
+    prepare(report, validate = safeParseFast) {
       const value = report.document.value;
       if (absent && isMapping(value) && value.ensure === "absent")
         return prepareAbsent(general, absent, report);
-      const parsed = safeParseFast(definition.schema, value);
+      const parsed = validate(definition.schema, value);
       if (!parsed.success) {
         reportZodIssues(parsed.error, report, { schema: definition.schema, name: nameOf(general, value) });
         return null;

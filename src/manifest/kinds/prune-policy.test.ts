@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { NO_PRUNING, PRUNABLE_KINDS } from "./index.ts";
+import { BUILT_IN_DOCUMENT_KINDS, NO_PRUNING } from "./index.ts";
 import { noPruning, prunePolicySchema } from "./prune-policy.ts";
 
-/* The prune options derive from the kind registry, not from a field per kind, so a new kind adds its own. */
+/* The prune options derive from the kinds listed, not from a field per kind, so a new kind adds its own. */
 
-describe("PrunePolicy from the registry", () => {
+describe("PrunePolicy from the kinds listed", () => {
   it("speaks of the kinds that declare a prune choice, under their plural", () => {
-    expect(PRUNABLE_KINDS.map((kind) => [kind.plural, kind.prune.values])).toEqual([
+    expect(BUILT_IN_DOCUMENT_KINDS.prunable.map((kind) => [kind.plural, kind.prune.values])).toEqual([
       ["securityParameters", ["ignore", "delete"]],
       ["users", ["ignore", "deactivate", "delete"]],
     ]);
@@ -24,7 +24,7 @@ describe("PrunePolicy from the registry", () => {
       plural: "widgets",
       prune: { values: ["keep", "shred"] as const, description: "Widgets." },
     };
-    const schema = prunePolicySchema([...PRUNABLE_KINDS, widgets]);
+    const schema = prunePolicySchema([...BUILT_IN_DOCUMENT_KINDS.prunable, widgets]);
     const written = { kind: "PrunePolicy", users: "delete", widgets: "shred", exclude: { widgets: ["w*"] } };
     expect(schema.safeParse(written).success).toBe(true);
     expect(schema.safeParse({ kind: "PrunePolicy", widgets: "delete" }).success).toBe(false);

@@ -13,7 +13,7 @@ export interface PrunableKind {
   prune: PruneChoice;
 }
 
-export function isPrunable(kind: { prune?: PruneChoice | undefined }): boolean {
+export function isPrunable<K extends { prune?: PruneChoice | undefined }>(kind: K): kind is K & PrunableKind {
   return kind.prune !== undefined;
 }
 

@@ -1,20 +1,29 @@
 import type { KindPlanner } from "./kind.ts";
 import { packagePlanner } from "./package.ts";
 import { securityParameterPlanner } from "./security-parameter.ts";
-import { CHANGE_KINDS } from "./steps.ts";
+import { BUILT_IN_STEPS, type StepKinds } from "./steps.ts";
 import { userPlanner } from "./user.ts";
 
-/** Every kind the planner knows; a new kind is a new file and one line here. */
-export const KIND_PLANNERS: readonly KindPlanner[] = [packagePlanner, securityParameterPlanner, userPlanner];
-
 /**
- * Adds a kind's planner, for a kind outside this list (its steps registered first with
- * `registerKindSteps`, so that the plan file accepts what it plans).
+ * The planners of egp's own kinds: what `planChanges` plans with when it is given none. A kind from
+ * outside egp brings its planner in the kinds value the caller passes (src/compose/kinds.ts).
  */
-export function registerPlanner(planner: KindPlanner): void {
-  if (!CHANGE_KINDS.includes(planner.kind))
-    throw new TypeError(`register the step ops of ${planner.kind} before its planner`);
-  if (KIND_PLANNERS.some((known) => known.kind === planner.kind))
-    throw new TypeError(`a planner for ${planner.kind} is already registered`);
-  (KIND_PLANNERS as KindPlanner[]).push(planner);
+export const BUILT_IN_PLANNERS: readonly KindPlanner[] = Object.freeze([
+  packagePlanner,
+  securityParameterPlanner,
+  userPlanner,
+]);
+
+export { packagePlanner, securityParameterPlanner, userPlanner };
+
+/** What the planner plans with: each kind's planner, and every kind's step ops (their order, their names). */
+export interface PlanKinds {
+  readonly planners: readonly KindPlanner[];
+  readonly steps: StepKinds;
 }
+
+/** egp's own kinds, as the planner sees them. */
+export const BUILT_IN_PLAN_KINDS: PlanKinds = Object.freeze({
+  planners: BUILT_IN_PLANNERS,
+  steps: BUILT_IN_STEPS,
+});

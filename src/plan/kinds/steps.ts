@@ -5,10 +5,11 @@ import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { userSteps } from "./user-steps.ts";
 
 /**
- * Every kind with its step ops, the schema of each op's input and the ops each action of its
- * changes runs; a new kind is a new file and one entry here. The planner builds inputs of these
- * types, the plan file is checked against them on load, a saved plan's steps are checked against
- * the actions, and each op in src/apply/ops reads its input through them.
+ * egp's own kinds with their step ops, the schema of each op's input and the ops each action of
+ * their changes runs. The planner builds inputs of these types, a plan file is checked against them
+ * on load, a saved plan's steps are checked against the actions, and each op in src/apply/ops reads
+ * its input through them. A kind from outside egp brings its own (`KindSteps`), in the kinds value
+ * the caller passes (src/compose/kinds.ts); `stepKinds` derives the lookups from a list of them.
  */
 const BUILT_IN = [securityParameterSteps, userSteps, packageSteps] as const;
 
@@ -28,23 +29,7 @@ export interface KindSteps {
   readonly first?: readonly string[];
 }
 
-/**
- * Kinds registered from outside this list (`registerKindSteps`): a module that registers one adds
- * its name to the first interface and its ops to the second, so that the types below include them:
- * ```
- * type WidgetOps = typeof widgetSteps.ops;
- * declare module ".../plan/kinds/steps.ts" {
- *   interface RegisteredKindSteps { Widget: typeof widgetSteps }
- *   interface RegisteredStepInputs extends WidgetOps {}
- * }
- * ```
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
-export interface RegisteredKindSteps {}
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
-export interface RegisteredStepInputs {}
-
-/** The ops of every kind in one record: the intersection of each kind's `ops`. */
+/** The ops of every built-in kind in one record: the intersection of each kind's `ops`. */
 type AllOps<T extends readonly KindSteps[]> = T extends readonly [
   infer First extends KindSteps,
   ...infer Rest extends readonly KindSteps[],
@@ -52,20 +37,31 @@ type AllOps<T extends readonly KindSteps[]> = T extends readonly [
   ? First["ops"] & AllOps<Rest>
   : unknown;
 
-export type StepInputs = AllOps<typeof BUILT_IN> & RegisteredStepInputs;
-export type StepOp = keyof StepInputs & string;
-/** The ops of the kinds in this file's list (each must have a handler in src/apply/ops). */
-export type BuiltInStepOp = keyof AllOps<typeof BUILT_IN> & string;
-/** The kinds a plan can name (`Change.kind`). */
-export type ChangeKind = (typeof BUILT_IN)[number]["kind"] | (keyof RegisteredKindSteps & string);
-/** What the planner writes for an op. */
-export type StepInputIn<O extends StepOp> = z.input<StepInputs[O]>;
+/** The built-in ops' input schemas, by op. */
+export type StepInputs = AllOps<typeof BUILT_IN>;
+/** An op of egp's own kinds (each must have a handler in src/apply/ops). */
+export type BuiltInStepOp = keyof StepInputs & string;
+/** An op a plan may name: a built-in one, or one a kind from outside egp declares. */
+export type StepOp = BuiltInStepOp | (string & {});
+/** The name of one of egp's own kinds in plans. */
+export type BuiltInChangeKind = (typeof BUILT_IN)[number]["kind"];
+/** The kinds a plan can name (`Change.kind`): egp's own, or a kind from outside egp (any name). */
+export type ChangeKind = BuiltInChangeKind | (string & {});
+/** What the planner writes for an op: typed for a built-in op; a plugin's op is checked by its own schema. */
+export type StepInputIn<O extends string> = O extends BuiltInStepOp
+  ? z.input<StepInputs[O]>
+  : Record<string, unknown>;
 /** What the op reads. */
-export type StepInputOf<O extends StepOp> = z.output<StepInputs[O]>;
+export type StepInputOf<O extends string> = O extends BuiltInStepOp ? z.output<StepInputs[O]> : unknown;
+
+/** The input schemas of egp's own ops, by op (what `inputOf` reads a built-in step's input by). */
+export const BUILT_IN_STEP_INPUTS: StepInputs = Object.freeze(
+  Object.assign({}, ...BUILT_IN.map((kind) => kind.ops)),
+);
 
 /** The mistakes of a declaration: no actions, an action naming an op the kind lacks, an op no action runs. */
 function declarationProblems(steps: KindSteps): string[] {
-  const ops = Object.keys(steps.ops);
+  const ops = Object.keys(steps.ops ?? {});
   const actions = Object.entries(steps.actions ?? {}) as [string, readonly string[]][];
   if (actions.length === 0)
     return [
@@ -79,55 +75,63 @@ function declarationProblems(steps: KindSteps): string[] {
         .map((op) => `action ${action} runs ${op}, which is not one of its ops`),
     ),
     ...ops.filter((op) => !run.has(op)).map((op) => `no action runs its op ${op}`),
+    ...(steps.first ?? [])
+      .filter((op) => !ops.includes(op))
+      .map((op) => `first names ${op}, not one of its ops`),
   ];
 }
 
-function assertDeclared(steps: KindSteps): void {
-  const [problem] = declarationProblems(steps);
-  if (problem) throw new TypeError(`kind ${steps.kind} ${problem}`);
+/**
+ * The step ops of a set of kinds, and what the planner, the plan file and the executor look up in
+ * them. Made by `stepKinds` from a list; nothing is added to it afterwards.
+ */
+export interface StepKinds {
+  /** The kinds a plan can name, in the list's order. */
+  readonly kinds: readonly string[];
+  /** Every op, in the list's order. */
+  readonly ops: readonly string[];
+  /** The ops every other step of a plan waits for (`KindSteps.first`). */
+  readonly first: ReadonlySet<string>;
+  /** The kind an op belongs to; undefined for an op none of these kinds declares. */
+  kindOfOp(op: string): string | undefined;
+  /** The ops a change of `kind` with `action` may run, as the kind declares them; none for an unknown kind. */
+  opsOf(kind: string, action: ChangeAction): readonly string[];
+  /** The input schema of an op; undefined for an op none of these kinds declares. */
+  inputSchema(op: string): z.ZodType | undefined;
 }
-
-for (const steps of BUILT_IN) assertDeclared(steps);
-
-const kinds: KindSteps[] = [...BUILT_IN];
-
-/** Every op's input schema, by op; grows as kinds are registered. */
-export const STEP_INPUTS = Object.assign({}, ...BUILT_IN.map((kind) => kind.ops)) as StepInputs;
-/** The kinds a plan can name, and every op, in registry order. */
-export const CHANGE_KINDS: readonly ChangeKind[] = kinds.map((kind) => kind.kind as ChangeKind);
-export const STEP_OPS: readonly StepOp[] = kinds.flatMap((kind) => Object.keys(kind.ops) as StepOp[]);
-/** The ops every other step of a plan waits for (`KindSteps.first`). */
-export const FIRST_OPS: ReadonlySet<string> = new Set(kinds.flatMap((kind) => kind.first ?? []));
-/** Which kind each op belongs to. */
-export const KIND_OF_OP: Readonly<Record<string, ChangeKind>> = Object.fromEntries(
-  kinds.flatMap((kind) => Object.keys(kind.ops).map((op) => [op, kind.kind as ChangeKind])),
-);
 
 /**
- * Adds a kind's step ops to the registry: plans may then name the kind and its ops, and plan files
- * holding them are checked against its schemas. A kind or op registered twice is a programming error.
+ * The lookups of a list of kinds' steps. A declaration that does not hold together, or a kind or
+ * an op declared twice, is a programming error of whoever made the list.
  */
-export function registerKindSteps(steps: KindSteps): void {
-  assertDeclared(steps);
-  if (kinds.some((kind) => kind.kind === steps.kind))
-    throw new TypeError(`kind ${steps.kind} is already registered`);
-  for (const op of Object.keys(steps.ops)) {
-    if (op in KIND_OF_OP) throw new TypeError(`step op ${op} is already registered`);
+export function stepKinds(list: readonly KindSteps[]): StepKinds {
+  const byKind = new Map<string, KindSteps>();
+  const kindOf = new Map<string, string>();
+  const schemas = new Map<string, z.ZodType>();
+  for (const steps of list) {
+    const [problem] = declarationProblems(steps);
+    if (problem) throw new TypeError(`kind ${steps.kind} ${problem}`);
+    if (byKind.has(steps.kind)) throw new TypeError(`kind ${steps.kind} is listed twice`);
+    byKind.set(steps.kind, steps);
+    for (const [op, schema] of Object.entries(steps.ops)) {
+      const other = kindOf.get(op);
+      if (other) throw new TypeError(`step op ${op} of ${steps.kind} is also an op of ${other}`);
+      kindOf.set(op, steps.kind);
+      schemas.set(op, schema);
+    }
   }
-  kinds.push(steps);
-  Object.assign(STEP_INPUTS as object, steps.ops);
-  (CHANGE_KINDS as string[]).push(steps.kind);
-  (STEP_OPS as string[]).push(...Object.keys(steps.ops));
-  for (const op of steps.first ?? []) (FIRST_OPS as Set<string>).add(op);
-  for (const op of Object.keys(steps.ops)) (KIND_OF_OP as Record<string, string>)[op] = steps.kind;
+  return Object.freeze({
+    kinds: Object.freeze([...byKind.keys()]),
+    ops: Object.freeze([...kindOf.keys()]),
+    first: new Set(list.flatMap((steps) => steps.first ?? [])),
+    kindOfOp: (op: string) => kindOf.get(op),
+    opsOf: (kind: string, action: ChangeAction) => byKind.get(kind)?.actions[action] ?? [],
+    inputSchema: (op: string) => schemas.get(op),
+  });
 }
 
-/** The ops a change of `kind` with `action` may run, as the kind declares them; none for an unknown kind. */
-export function opsOf(kind: string, action: ChangeAction): readonly string[] {
-  return kinds.find((known) => known.kind === kind)?.actions[action] ?? [];
-}
+/** The step ops of egp's own kinds: what a plan is read and ordered with when no kinds are given. */
+export const BUILT_IN_STEPS: StepKinds = stepKinds(BUILT_IN);
 
-/** The input schema of an op, or undefined for an op no kind registered. */
-export function stepInputSchema(op: string): z.ZodType | undefined {
-  return kinds.find((kind) => Object.hasOwn(kind.ops, op))?.ops[op];
-}
+/** The built-in kinds' steps, each as declared (src/compose/kinds.ts bundles them). */
+export { packageSteps, securityParameterSteps, userSteps };

@@ -1,35 +1,17 @@
-import type { EarlyRead, LiveKind, Needed, ReadContext } from "./kind.ts";
+import type { AnyLiveKind, LiveKind } from "./kind.ts";
 import { packageLive } from "./package.ts";
 import { securityParameterLive } from "./security-parameter.ts";
 import { userLive } from "./user.ts";
 
 /**
- * Every kind's part of the live state; a new kind is a new file and one entry here. The live
- * state's fields, its part digests and the stale-plan message's part names derive from it.
+ * egp's own kinds' parts of the live state; the live state's type, its part digests and the
+ * stale-plan message's part names derive from it. A kind from outside egp brings its live read in
+ * the kinds value the caller passes (src/compose/kinds.ts), and `readLiveState` reads the list it
+ * is given.
  */
 const BUILT_IN = [securityParameterLive, userLive, packageLive] as const;
 
-interface AnyLiveKind {
-  part: string;
-  label: string;
-  early?: EarlyRead<unknown>;
-  needed?: Needed<unknown>;
-  read(context: ReadContext): Promise<unknown>;
-  // biome-ignore lint/suspicious/noExplicitAny: the state type differs per kind; each kind is typed where it is defined.
-  digest(state: any): string;
-}
-
-/**
- * Parts registered from outside this list (`registerLiveKind`), by part name, each with what its
- * read returns. A module that registers one adds it here, so that the live state's type has it:
- * `declare module ".../state/kinds/index.ts" { interface RegisteredLiveParts { widgets: { widgets: Widget[] } } }`.
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging, as above.
-export interface RegisteredLiveParts {}
-
-type Intersection<U> = (U extends unknown ? (value: U) => void : never) extends (value: infer I) => void
-  ? I
-  : never;
+export type { AnyLiveKind };
 
 /** The parts of the live state: the intersection of what each kind's read returns. */
 type Parts<T extends readonly AnyLiveKind[]> = T extends readonly [
@@ -39,27 +21,32 @@ type Parts<T extends readonly AnyLiveKind[]> = T extends readonly [
   ? Awaited<ReturnType<First["read"]>> & Parts<Rest>
   : unknown;
 
-/**
- * A registered kind's part is optional: a state read before it was registered has none (a kind
- * reads its own part with `?? `its empty value).
- */
-export type LiveParts = Parts<typeof BUILT_IN> &
-  ([keyof RegisteredLiveParts] extends [never]
-    ? unknown
-    : Partial<Intersection<RegisteredLiveParts[keyof RegisteredLiveParts]>>);
+/** The built-in parts of the live state; a plugin kind's part is there too, read by its own code (`liveOf`). */
+export type LiveParts = Parts<typeof BUILT_IN>;
 type BuiltInPartName = (typeof BUILT_IN)[number]["part"];
-export type LivePartName = BuiltInPartName | (keyof RegisteredLiveParts & string);
-/** Each part's digest, by part name (registered parts only when read). */
-export type PartDigests = Record<BuiltInPartName, string> & { [P in keyof RegisteredLiveParts]?: string };
+export type LivePartName = BuiltInPartName | (string & {});
+/** Each part's digest, by part name (a plugin kind's part too). */
+export type PartDigests = Record<BuiltInPartName, string> & Readonly<Record<string, string>>;
 
-/** Read in this order, all at once; grows as kinds are registered. */
-export const LIVE_KINDS: readonly AnyLiveKind[] = [...BUILT_IN];
+/** egp's own live reads, in the order they are started: what a state is read with when no kinds are given. */
+export const BUILT_IN_LIVE_KINDS: readonly AnyLiveKind[] = Object.freeze([...BUILT_IN]);
 
-/** Adds a kind's live read (a kind outside this list); its part name must be new. */
-export function registerLiveKind<Part extends string, State, Early>(
-  kind: LiveKind<Part, State, Early>,
-): void {
-  if (LIVE_KINDS.some((known) => known.part === kind.part))
-    throw new TypeError(`live part ${kind.part} is already registered`);
-  (LIVE_KINDS as AnyLiveKind[]).push(kind as AnyLiveKind);
+/** A list of live reads, checked: one part name each. */
+export function liveKinds(list: readonly AnyLiveKind[]): readonly AnyLiveKind[] {
+  const seen = new Set<string>();
+  for (const kind of list) {
+    if (seen.has(kind.part)) throw new TypeError(`live part ${kind.part} is listed twice`);
+    seen.add(kind.part);
+  }
+  return Object.freeze([...list]);
 }
+
+/**
+ * A plugin kind's fields of a live state, typed as its read returns them: the state's type knows
+ * egp's own parts only. Partial: a state read without the kind has none.
+ */
+export function liveOf<State>(_kind: LiveKind<string, State, unknown>, live: object): Partial<State> {
+  return live as Partial<State>;
+}
+
+export { packageLive, securityParameterLive, userLive };

@@ -33,6 +33,22 @@ export interface ReadLiveOptions {
    * is not started, since it waits for the manifests' names.
    */
   managedOnly?: boolean;
+  /**
+   * The kinds' live reads (a kinds value's `live`), in the order they start; egp's own by default.
+   * An `early` map must have been started with the same list.
+   */
+  kinds?: readonly AnyLiveKind[];
+}
+
+/** A kind's live read with its state type hidden, so that reads of different kinds fit in one list. */
+export interface AnyLiveKind {
+  part: string;
+  label: string;
+  early?: EarlyRead<unknown>;
+  needed?: Needed<unknown>;
+  read(context: ReadContext): Promise<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: the state type differs per kind; each kind is typed where it is defined.
+  digest(state: any): string;
 }
 
 /**

@@ -1,4 +1,6 @@
 import type { KindExporter } from "../../../src/export/index.ts";
+import { liveOf } from "../../../src/state/index.ts";
+import { EMPTY, groupMembershipLive } from "./state.ts";
 
 export const groupMembershipExporter: KindExporter = {
   kind: "GroupMembership",
@@ -6,7 +8,7 @@ export const groupMembershipExporter: KindExporter = {
   noun: "group memberships",
   key: "group",
   export({ live }) {
-    const memberships = live.groupMemberships ?? { groups: {}, userIds: {} };
+    const memberships = liveOf(groupMembershipLive, live).groupMemberships ?? EMPTY;
     const names = new Map(Object.entries(memberships.userIds).map(([name, id]) => [id, name]));
     const documents = Object.values(memberships.groups)
       .filter((group) => group.memberIds.length > 0)

@@ -3,9 +3,10 @@ import type { SourceLocation } from "../../../src/manifest/index.ts";
 import { defineKind, reportRepeats, scoping, sourceOf } from "../../../src/manifest/kinds/kind.ts";
 
 /*
- * A kind that exists only in this test, to prove that a kind is new files plus one registry line
- * per stage: `GroupMembership` says that the users it lists are members of one group. It adds
- * members, never removes them, so that it can't fight the User kind over the same memberships.
+ * A kind that exists only in this test, to prove that a kind is new files plus one entry in a
+ * kinds list: `GroupMembership` says that the users it lists are members of one group. It adds
+ * members, never removes them, so that it can't fight the User kind over the same memberships; a
+ * PrunePolicy may clear the groups no document names.
  */
 
 export interface DesiredGroupMembership {
@@ -13,12 +14,6 @@ export interface DesiredGroupMembership {
   group: string;
   members: readonly string[];
   source: SourceLocation;
-}
-
-declare module "../../../src/manifest/kinds/index.ts" {
-  interface RegisteredKinds {
-    groupMemberships: DesiredGroupMembership;
-  }
 }
 
 const GroupMembershipDocument = z
@@ -30,7 +25,7 @@ const GroupMembershipDocument = z
   })
   .strict();
 
-export const groupMembershipKind = defineKind({
+export const groupMembershipDocument = defineKind({
   kind: "GroupMembership",
   plural: "groupMemberships",
   schema: GroupMembershipDocument,
@@ -38,6 +33,10 @@ export const groupMembershipKind = defineKind({
     (doc, report) => reportRepeats(doc.members, report, "members", (name) => String(name).toLowerCase()),
   ],
   key: { field: "group", of: (desired: DesiredGroupMembership) => desired.group.toLowerCase() },
+  prune: {
+    values: ["ignore", "clear"],
+    description: "ignore (default): leave the members of groups no document names; clear: remove them.",
+  },
   normalize: (doc, _environment, report): DesiredGroupMembership => ({
     kind: "GroupMembership",
     group: doc.group,

@@ -1,8 +1,10 @@
 import { z } from "zod";
 
+const Users = z.array(z.object({ name: z.string(), id: z.number().int().positive() })).min(1);
+
 /**
- * The kind's name in plans, its one op with its input's schema (planner, plan file and op share it),
- * and the action that runs it (a saved plan is checked against it).
+ * The kind's name in plans, its ops with their inputs' schemas (planner, plan file and ops share
+ * them), and the action that runs each (a saved plan is checked against them).
  */
 export const groupMembershipSteps = {
   kind: "GroupMembership",
@@ -10,18 +12,14 @@ export const groupMembershipSteps = {
     "groupMembership.add": z.object({
       group: z.string(),
       groupId: z.number().int().positive(),
-      users: z.array(z.object({ name: z.string(), id: z.number().int().positive() })).min(1),
+      users: Users,
+    }),
+    "groupMembership.clear": z.object({
+      group: z.string(),
+      groupId: z.number().int().positive(),
+      users: Users,
     }),
   },
-  /** A membership that lacks members is updated by adding them; nothing else is planned. */
-  actions: { update: ["groupMembership.add"] },
+  /** A membership that lacks members gains them; a group no document names is cleared when pruned. */
+  actions: { update: ["groupMembership.add"], delete: ["groupMembership.clear"] },
 } as const;
-
-type GroupMembershipOps = typeof groupMembershipSteps.ops;
-
-declare module "../../../src/plan/kinds/steps.ts" {
-  interface RegisteredKindSteps {
-    GroupMembership: typeof groupMembershipSteps;
-  }
-  interface RegisteredStepInputs extends GroupMembershipOps {}
-}

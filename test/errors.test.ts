@@ -35,16 +35,12 @@ const QUOTED = /["'`](EGP_[A-Z_]+)["'`]/g;
 
 /** `EGP_…` names that are environment variables, not error codes. */
 const ENVIRONMENT_VARIABLES = new Set([
-  "EGP_EMULATOR_OPTIONS",
-  "EGP_EMULATOR_PASSWORD",
   "EGP_EMULATOR_ATTACHMENT_KEY",
   "EGP_INTERRUPT_GRACE_SECONDS",
   "EGP_STORE_USERNAME",
   "EGP_STORE_PASSWORD",
   "EGP_STATE_KEY",
   "EGP_SIGNING_KEY",
-  "EGP_PLAN_KEY",
-  "EGP_ACTOR",
 ]);
 
 /** docs/errors.md's sections: `### \`CODE\`` and the exit code on the line after it. */

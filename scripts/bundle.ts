@@ -36,5 +36,8 @@ await build.write({
   format: "esm",
   entryFileNames: "[name].js",
   chunkFileNames: "[name]-[hash].js",
+  // The error family (the table, the base class, the CLI's ExitError) is imported by every stage
+  // and command: one small chunk, where automatic splitting made one per set of its importers.
+  codeSplitting: { groups: [{ name: "errors", test: /[\\/]dist[\\/](?:errors[\\/]|cli[\\/]errors\.js$)/ }] },
 });
 await build.close();

@@ -18,7 +18,6 @@ export type { OpContext, OpHandler, OpRegistry } from "./apply/ops/types.ts";
 export { inputOf } from "./apply/ops/types.ts";
 export type { PlatformClient } from "./client/client.ts";
 export { createClient } from "./client/client.ts";
-export { ERROR_CODES, ErrorCode } from "./client/error-codes.ts";
 export {
   AuthError,
   ClientOptionsError,
@@ -85,7 +84,6 @@ export {
   shouldRetry,
 } from "./client/retry.ts";
 export { currentRetryBudget, RetryBudget, withRetryBudget } from "./client/retry-budget.ts";
-
 export type {
   AttachmentWrapper,
   ContentPost,
@@ -121,6 +119,8 @@ export type {
 export { clientOptionsOf, httpConnections, openProjectStore } from "./compose/index.ts";
 export { BUILT_IN_KINDS, builtInKinds, createKinds } from "./compose/kinds.ts";
 export { validateProject } from "./compose/validate.ts";
+export type { ErrorCode } from "./errors/index.ts";
+export { EgpError, ERROR_CODES } from "./errors/index.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { exportManifests } from "./export/index.ts";
 export type { DesiredState, EnvironmentConfig, ManifestIssue, SourceLocation } from "./manifest/index.ts";

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 const SRC = new URL("../src/", import.meta.url).pathname;
 
 type Stage =
+  | "errors"
   | "wire"
   | "schema"
   | "io"
@@ -55,8 +56,17 @@ const ABOVE_CLI: readonly Stage[] = [
   "release",
 ];
 
+/**
+ * Stages every stage may import, each a leaf that imports nothing of ours: the error family (one
+ * base, EgpError, and one table of codes), so that any stage names its failures from the one table
+ * without importing another stage.
+ */
+const EVERY_STAGE_MAY_IMPORT: readonly Stage[] = ["errors"];
+
 /** DESIGN §1's "may import" column. */
 const MAY_IMPORT: Record<Stage, Rule> = {
+  // A leaf: no package, no node: module, nothing of ours.
+  errors: { runtime: [], packages: [], node: [] },
   wire: { runtime: [], packages: ["zod"] },
   // Amended: zod helpers that more than one stage uses (the as-is shortcut of parsing).
   schema: { runtime: [], packages: ["zod"] },
@@ -179,7 +189,9 @@ function findings(imports: readonly Import[]): Finding[] {
       const allowed =
         target !== "outside" &&
         target !== "cli" &&
-        (rule.runtime.includes(target) || (typeOnly && (rule.types ?? []).includes(target)));
+        (rule.runtime.includes(target) ||
+          EVERY_STAGE_MAY_IMPORT.includes(target) ||
+          (typeOnly && (rule.types ?? []).includes(target)));
       if (!allowed)
         found.push({ file, imports: target, message: `${stage} imports ${kind}${target} (${specifier})` });
     } else if (specifier.startsWith("node:")) {
@@ -266,6 +278,9 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       { file: "compose/x.ts", specifier: "../release/release-gate.ts", typeOnly: true },
       { file: "release/x.ts", specifier: "../emulator/index.ts", typeOnly: false },
       { file: "release/x.ts", specifier: "../cli/errors.ts", typeOnly: false },
+      { file: "errors/x.ts", specifier: "../wire/index.ts", typeOnly: true },
+      { file: "errors/x.ts", specifier: "zod", typeOnly: false },
+      { file: "wire/x.ts", specifier: "../errors/index.ts", typeOnly: false },
     ];
     expect(findings(sample).map((finding) => finding.message)).toEqual([
       "client imports emulator (../emulator/store.ts)",
@@ -282,6 +297,8 @@ describe("DESIGN §1: each stage imports only what its row allows", () => {
       "compose imports types from release (../release/release-gate.ts)",
       "release imports emulator (../emulator/index.ts)",
       "release imports cli (../cli/errors.ts)",
+      "errors imports types from wire (../wire/index.ts)",
+      "errors imports the package zod",
     ]);
   });
 

@@ -1,11 +1,11 @@
 import { type Logger, pino } from "pino";
 import type { PlatformClient } from "../client/client.ts";
 import { PLAN_RETRY_POLICY, retrying } from "../client/retry.ts";
+import { EgpError } from "../errors/index.ts";
 import type { DesiredState, EnvironmentConfig } from "../manifest/index.ts";
 import { type Plan, type PlanOptions, printable, summarize } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { type ApplyResult, type ExecuteOptions, executePlan } from "./executor.ts";
 import { Journal } from "./journal.ts";
 import { acquireLock, type Lock } from "./lock.ts";
@@ -24,10 +24,9 @@ import { waitForStartedInstall } from "./started-install.ts";
  */
 
 /** A refused combination: resuming with nothing pending, a saved plan for another environment. */
-export class ApplyRefusedError extends Error {
-  readonly code = ApplyErrorCode.ApplyRefused;
+export class ApplyRefusedError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_APPLY_REFUSED", message);
     this.name = "ApplyRefusedError";
   }
 }

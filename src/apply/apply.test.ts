@@ -5,7 +5,6 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, desiredUser, live, liveUser } from "../../test/builders/plan.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { ErrorCode } from "../client/error-codes.ts";
 import { TransientError, ValidationError } from "../client/errors.ts";
 import { NO_PRUNING } from "../manifest/index.ts";
 import { planChanges } from "../plan/index.ts";
@@ -169,8 +168,8 @@ describe("executePlan", () => {
     const ops = registry(async (context) => {
       tries.push(`${context.step.id}${context.resumed ? "*" : ""}`);
       if (tries.length === 1)
-        throw new TransientError({ code: ErrorCode.Unavailable, message: "503", status: 503 });
-      throw new ValidationError({ code: ErrorCode.Validation, message: "bad parameter", status: 400 });
+        throw new TransientError({ code: "EGP_UNAVAILABLE", message: "503", status: 503 });
+      throw new ValidationError({ code: "EGP_VALIDATION", message: "bad parameter", status: 400 });
     });
     const slept: number[] = [];
     const result = await executePlan({

@@ -4,9 +4,9 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Entry, ZipFile } from "yauzl";
+import { EgpError } from "../errors/index.ts";
 import { privateDir } from "../io/private-dir.ts";
 import { ZipSafety } from "../io/zip-safety.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 // Loaded when a package is inspected: plans and drift checks never open a zip.
 const require = createRequire(import.meta.url);
@@ -33,10 +33,9 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
   maxExpandedBytes: 2 * 1024 ** 3,
 };
 
-export class ArtifactError extends Error {
-  readonly code = ApplyErrorCode.ArtifactRejected;
+export class ArtifactError extends EgpError {
   constructor(file: string, reason: string) {
-    super(`package ${file} rejected: ${reason}`);
+    super("EGP_ARTIFACT_REJECTED", `package ${file} rejected: ${reason}`);
     this.name = "ArtifactError";
   }
 }

@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ErrorCode } from "../client/error-codes.ts";
 import { ConnectionError, errorFromResponse } from "../client/errors.ts";
 import { Scrubber } from "../client/redact.ts";
 import type { Step } from "../plan/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError, StepError } from "./errors.ts";
 
 const step: Step = {
@@ -47,12 +45,12 @@ describe("StepError", () => {
   });
 
   it("keeps an apply error's code, and says whether a lost request was sent", () => {
-    const gone = new ApplyError(ApplyErrorCode.TargetGone, "user alice no longer exists on prod");
+    const gone = new ApplyError("EGP_TARGET_GONE", "user alice no longer exists on prod");
     expect(new StepError(step, change, gone).toJSON()).toMatchObject({
       code: "EGP_TARGET_GONE",
       cause: { code: "EGP_TARGET_GONE", name: "ApplyError" },
     });
-    const lost = new ConnectionError({ code: ErrorCode.Connection, message: "reset", sent: true });
+    const lost = new ConnectionError({ code: "EGP_CONNECTION", message: "reset", sent: true });
     expect(new StepError(step, change, lost).toJSON().cause).toMatchObject({
       code: "EGP_CONNECTION",
       sent: true,

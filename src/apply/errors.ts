@@ -1,27 +1,21 @@
 import { PlatformError } from "../client/errors.ts";
+import { EgpError, type ErrorCode, isErrorCode } from "../errors/index.ts";
 import type { ChangeKind, Step, StepOp } from "../plan/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
- * Apply's errors are one family with the client's: each carries a stable code from a registry
- * (docs/errors.md). A failed step is a StepError: the op's error, whatever it was, with the step it
- * failed in. The journal and `apply --json` record its plain-data form (`StepFailure`), never a
- * bare message, so that scripts branch on codes.
+ * Apply's errors are of the family (EgpError): each carries a stable code from the one table
+ * (src/errors/codes.ts, docs/errors.md). A failed step is a StepError: the op's error, whatever it
+ * was, with the step it failed in. The journal and `apply --json` record its plain-data form
+ * (`StepFailure`), never a bare message, so that scripts branch on codes.
  */
 
 /** A failure an op raises itself (not the client's): a job that failed, an object that is gone. */
-export class ApplyError extends Error {
-  readonly code: ApplyErrorCode;
+export class ApplyError extends EgpError {
   /** The platform's message keys, where the failure came with validation messages (an install job). */
   readonly messageKeys: readonly string[];
-  constructor(
-    code: ApplyErrorCode,
-    message: string,
-    options: { cause?: unknown; messageKeys?: string[] } = {},
-  ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; messageKeys?: string[] } = {}) {
+    super(code, message, { cause: options.cause });
     this.name = "ApplyError";
-    this.code = code;
     this.messageKeys = options.messageKeys ?? [];
   }
 }
@@ -32,7 +26,7 @@ export class ApplyError extends Error {
  * `ErroredValue`s are left out.
  */
 export interface ErrorCause {
-  /** The error's code, when it has one (`EGP_…` from the registries, or a Node code like `ENOSPC`). */
+  /** The error's code, when it has one (`EGP_…` from the table, or a Node code like `ENOSPC`). */
   code?: string;
   /** Its class: `ValidationError`, `ConnectionError`… */
   name: string;
@@ -57,8 +51,6 @@ export interface StepFailure {
   step: string;
   cause: ErrorCause;
 }
-
-const isEgpCode = (code: unknown): code is string => typeof code === "string" && code.startsWith("EGP_");
 
 export function causeOf(error: unknown): ErrorCause {
   if (!(error instanceof Error)) return { name: typeof error, message: String(error) };
@@ -86,17 +78,21 @@ export function causeOf(error: unknown): ErrorCause {
  * that every failure has a code to branch on. The message is the cause's: the step id is printed
  * next to it already.
  */
-export class StepError extends Error {
-  readonly code: string;
+export class StepError extends EgpError {
   readonly kind: ChangeKind | undefined;
   readonly key: string | undefined;
   readonly op: StepOp;
   readonly step: string;
   constructor(step: Step, change: { kind: ChangeKind; key: string } | undefined, cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause });
-    this.name = "StepError";
     const code = (cause as { code?: unknown } | null)?.code;
-    this.code = isEgpCode(code) ? code : ApplyErrorCode.StepFailed;
+    super(
+      isErrorCode(code) ? code : "EGP_STEP_FAILED",
+      cause instanceof Error ? cause.message : String(cause),
+      {
+        cause,
+      },
+    );
+    this.name = "StepError";
     this.kind = change?.kind;
     this.key = change?.key;
     this.op = step.op;

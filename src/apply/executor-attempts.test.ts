@@ -5,7 +5,6 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { ErrorCode } from "../client/error-codes.ts";
 import { RateLimitError } from "../client/errors.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
@@ -21,7 +20,7 @@ async function runWithFailures(failures: number, random: () => number = () => 1,
     get: () => async () => {
       tries += 1;
       if (tries <= failures)
-        throw new RateLimitError({ code: ErrorCode.RateLimited, message: "429", status: 429, headers });
+        throw new RateLimitError({ code: "EGP_RATE_LIMITED", message: "429", status: 429, headers });
       return { id: 9 };
     },
   });

@@ -5,7 +5,6 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { ErrorCode } from "../client/error-codes.ts";
 import { TransientError } from "../client/errors.ts";
 import { currentRetryBudget } from "../client/retry-budget.ts";
 import { planChanges } from "../plan/index.ts";
@@ -24,7 +23,7 @@ describe("executePlan: one retry budget per step", () => {
         tries += 1;
         const budget = currentRetryBudget();
         for (let retry = 0; retry < 4; retry++) budget?.take();
-        throw new TransientError({ code: ErrorCode.Unavailable, message: "503", status: 503 });
+        throw new TransientError({ code: "EGP_UNAVAILABLE", message: "503", status: 503 });
       },
     });
     const result = await executePlan({

@@ -6,7 +6,6 @@ import type { DesiredState } from "../manifest/index.ts";
 import { type Plan, type Step, unsealStep } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError, StepError, type StepFailure } from "./errors.ts";
 import type { Journal } from "./journal.ts";
 import { BUILT_IN_OPS } from "./ops/index.ts";
@@ -221,7 +220,7 @@ function refuseUnhandled(plan: Plan, ops: OpRegistry): void {
   const unhandled = [...new Set(plan.steps.map((step) => step.op).filter((op) => !ops[op]))];
   if (unhandled.length > 0)
     throw new ApplyError(
-      ApplyErrorCode.NoHandler,
+      "EGP_NO_HANDLER",
       `no handler is registered for ${unhandled.join(", ")}: this egp can't apply the plan`,
     );
 }
@@ -276,10 +275,7 @@ function contextFactory(
   const clientFor = (step: Step) => {
     const client = options.clients.get(step.environment);
     if (!client)
-      throw new ApplyError(
-        ApplyErrorCode.NoConnection,
-        `no connection to ${step.environment} for ${step.id}`,
-      );
+      throw new ApplyError("EGP_NO_CONNECTION", `no connection to ${step.environment} for ${step.id}`);
     return client;
   };
   return (step, resumed) => ({

@@ -10,7 +10,6 @@ import {
   withoutSignature,
 } from "../store/index.ts";
 import { artifactPath } from "./artifacts.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { ReleaseError, ReleaseRecord, readRelease, writeRelease } from "./releases.ts";
 
 /*
@@ -31,7 +30,7 @@ export async function publishInstall(
     const { digest } = await store.putFile(file);
     if (digest !== record.snapshot.digest)
       throw new ReleaseError(
-        ApplyErrorCode.ReleaseUnusable,
+        "EGP_RELEASE_UNUSABLE",
         `the snapshot ${file} changed since it was taken (its sha256 is now ${digest}); not stored`,
       );
   }
@@ -46,10 +45,7 @@ function parsed(key: string, value: unknown, env: string): ReleaseRecord {
       : `it names ${result.data.environment}`
     : `${result.error.issues[0]?.path.join(".") || "record"}: ${result.error.issues[0]?.message}`;
   if (why || !result.success)
-    throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
-      `${key} in the store is not an install record (${why})`,
-    );
+    throw new ReleaseError("EGP_RELEASE_UNUSABLE", `${key} in the store is not an install record (${why})`);
   return result.data;
 }
 
@@ -100,7 +96,7 @@ export async function historyToRollBack(
   if (!entry) {
     const known = history.map((e) => e.record.id).join(", ");
     throw new ReleaseError(
-      ApplyErrorCode.NoRelease,
+      "EGP_NO_RELEASE",
       id === undefined
         ? `no install of ${env} to roll back: the store ${store.location} has no history of ${env}`
         : `no install ${id} of ${env}${known ? ` (known: ${known})` : ""}; see 'egp history --env ${env}'`,
@@ -109,12 +105,12 @@ export async function historyToRollBack(
   const { record: release, trust } = entry;
   if (!trust.trusted)
     throw new ReleaseError(
-      ApplyErrorCode.RecordUntrusted,
+      "EGP_RECORD_UNTRUSTED",
       `install ${release.id} of ${env} in the store ${store.location} is not used: ${distrust(trust)}; see 'egp history --env ${env}'`,
     );
   if (!release.snapshot)
     throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `install ${release.id} of ${env} has no snapshot (it was off, or none of its objects existed on ${env} before), so there is nothing to roll back to`,
     );
   return release;
@@ -155,7 +151,7 @@ export async function cacheInstall(
   await store.getFile(digest, artifactPath(stateDir, digest)).catch((error: unknown) => {
     if (!(error instanceof StoreError)) throw error;
     throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `the snapshot of install ${record.id} can't be used: ${error.message}`,
     );
   });

@@ -1,8 +1,6 @@
 export type { ApplyOutcome, ApplyPlanOptions, ApplyReporter, ApplySummary, Replan } from "./apply-plan.ts";
 export { ApplyRefusedError, applyPlan, planPatiently } from "./apply-plan.ts";
 export { ArtifactError, DEFAULT_ARTIFACT_LIMITS, inspectPackage } from "./artifacts.ts";
-export type { ApplyErrorCode } from "./error-codes.ts";
-export { APPLY_ERROR_CODES } from "./error-codes.ts";
 export type { ErrorCause, StepFailure } from "./errors.ts";
 export { ApplyError, causeOf, StepError } from "./errors.ts";
 export type { ApplyEvent, ApplyResult, ExecuteOptions } from "./executor.ts";

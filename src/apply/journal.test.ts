@@ -6,7 +6,6 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { ErrorCode } from "../client/error-codes.ts";
 import { ValidationError } from "../client/errors.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
@@ -108,7 +107,7 @@ describe("Journal: a failed step", () => {
     const dir = mkdtempSync(join(tmpdir(), "egp-journal-"));
     const journal = Journal.open(dir, plan());
     const refused = new ValidationError({
-      code: ErrorCode.Validation,
+      code: "EGP_VALIDATION",
       message: "POST /platformapi/core/system/user: HTTP 400 rejected: FirstName: Required",
       status: 400,
       method: "POST",

@@ -9,6 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, join } from "node:path";
+import { EgpError } from "../errors/index.ts";
 import { type LocalKey, localKey } from "../io/local-key.ts";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
 import { isTracked } from "../io/tracked.ts";
@@ -20,7 +21,6 @@ import {
   type StepKinds,
   writePlanFile,
 } from "../plan/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import type { StepFailure } from "./errors.ts";
 
 /*
@@ -55,11 +55,10 @@ export interface JournalState {
 }
 
 /** A journal that was never closed and whose plan can't be read: it can be neither resumed nor superseded. */
-export class JournalUnreadableError extends Error {
-  readonly code = ApplyErrorCode.JournalUnreadable;
+export class JournalUnreadableError extends EgpError {
   readonly file: string;
   constructor(file: string, reason: string) {
-    super(`${file}: egp can't read this apply journal (${reason})`);
+    super("EGP_JOURNAL_UNREADABLE", `${file}: egp can't read this apply journal (${reason})`);
     this.name = "JournalUnreadableError";
     this.file = file;
   }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { backoff, LOCK_RETRY_POLICY } from "../client/retry.ts";
+import { EgpError } from "../errors/index.ts";
 import {
   holderOfThisProcess,
   isStale,
@@ -10,7 +11,6 @@ import {
   tryTakeLockFile,
 } from "../io/lock-file.ts";
 import { privateDir } from "../io/private-dir.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
  * One apply per environment from one checkout at a time: `.egp/locks/<env>.lock`, taken atomically
@@ -28,12 +28,12 @@ export type { LockHolder } from "../io/lock-file.ts";
 export { isStale };
 
 /** The lock is held by someone else, or its file cannot be read. */
-export class LockedError extends Error {
-  readonly code = ApplyErrorCode.Locked;
+export class LockedError extends EgpError {
   /** Who holds it; absent when the lock file names no holder. */
   readonly holder: LockHolder | undefined;
   constructor(env: string, file: string, holder: LockHolder | undefined, detail?: string) {
     super(
+      "EGP_LOCKED",
       holder
         ? `${env} is locked by pid ${holder.pid} on ${holder.host} since ${holder.startedAt} (${holder.command}); ` +
             `if that run is gone, delete ${file}`

@@ -1,5 +1,4 @@
 import { currentRetryBudget } from "../client/retry-budget.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError } from "./errors.ts";
 
 /*
@@ -56,7 +55,7 @@ export async function poll<T>(options: PollOptions, attempt: () => Promise<T | u
     const elapsed = now() - started;
     if (elapsed >= options.limitMs)
       throw new ApplyError(
-        ApplyErrorCode.JobTimeout,
+        "EGP_JOB_TIMEOUT",
         `${options.what}: gave up after ${Math.round(elapsed / 1000)} s (${options.limitName})`,
       );
     const ms = Math.min(pause, options.limitMs - elapsed);

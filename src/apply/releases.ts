@@ -1,8 +1,8 @@
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { EgpError, type ErrorCode } from "../errors/index.ts";
 import { assertPrivateFile, PRIVATE_FILE_MODE, privateDir } from "../io/private-dir.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /*
  * A release record, `.egp/releases/<env>/<id>.json`, is written by a promotion's install step just
@@ -55,12 +55,10 @@ export const ReleaseRecord = z.object({
 export type ReleaseRecord = z.infer<typeof ReleaseRecord>;
 
 /** No release to roll back to, or one that can't be: a clear one-line error for the CLI. */
-export class ReleaseError extends Error {
-  readonly code: ApplyErrorCode;
-  constructor(code: ApplyErrorCode, message: string) {
-    super(message);
+export class ReleaseError extends EgpError {
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
     this.name = "ReleaseError";
-    this.code = code;
   }
 }
 
@@ -99,7 +97,7 @@ export function readRelease(stateDir: string, env: string, id: string): ReleaseR
   }
   const unusable = (why: string) =>
     new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `${fileOf(stateDir, env, id)} is not an install record (${why})`,
     );
   let json: unknown;

@@ -5,7 +5,6 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, desiredUser, live } from "../../test/builders/plan.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { ErrorCode } from "../client/error-codes.ts";
 import { ValidationError } from "../client/errors.ts";
 import { planChanges } from "../plan/index.ts";
 import { executePlan } from "./executor.ts";
@@ -117,7 +116,7 @@ describe("executePlan: the schedule", () => {
     const plan = { ...base, steps };
     const ops = new Proxy({} as OpRegistry, {
       get: () => async () => {
-        throw new ValidationError({ code: ErrorCode.Validation, message: "no", status: 400 });
+        throw new ValidationError({ code: "EGP_VALIDATION", message: "no", status: 400 });
       },
     });
     const result = await executePlan({

@@ -1,11 +1,10 @@
+import { EgpError } from "../errors/index.ts";
 import { type Plan, type SensitiveInput, sealedDigest } from "../plan/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /** A saved plan whose `${VAR}` values changed since it was made, or can't be checked. */
-export class SensitiveChangedError extends Error {
-  readonly code = ApplyErrorCode.PlanSensitiveChanged;
+export class SensitiveChangedError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_PLAN_SENSITIVE_CHANGED", message);
     this.name = "SensitiveChangedError";
   }
 }

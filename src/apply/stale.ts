@@ -1,3 +1,4 @@
+import { EgpError } from "../errors/index.ts";
 import {
   BUILT_IN_STEPS,
   type Plan,
@@ -7,13 +8,11 @@ import {
   type StepKinds,
 } from "../plan/index.ts";
 import { type AnyLiveKind, BUILT_IN_LIVE_KINDS } from "../state/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 
 /** A saved plan made from manifests or a live state that have changed since. */
-export class StalePlanError extends Error {
-  readonly code = ApplyErrorCode.PlanStale;
+export class StalePlanError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_PLAN_STALE", message);
     this.name = "StalePlanError";
   }
 }
@@ -67,10 +66,9 @@ export function assertFresh(
 }
 
 /** A saved plan whose changes or steps are not what its own manifests and live state give. */
-export class PlanMismatchError extends Error {
-  readonly code = ApplyErrorCode.PlanMismatch;
+export class PlanMismatchError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_PLAN_MISMATCH", message);
     this.name = "PlanMismatchError";
   }
 }

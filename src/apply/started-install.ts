@@ -4,7 +4,6 @@ import { notOffered } from "../client/errors.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
 import { readPackageParts } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { ApplyErrorCode } from "./error-codes.ts";
 import { ApplyError } from "./errors.ts";
 import { listHistory, publishInstall } from "./history.ts";
 import { poll } from "./poll.ts";
@@ -100,7 +99,7 @@ export async function waitForStartedInstall(options: StartedInstallOptions): Pro
       return (await targetChanged(client, record)) ? "Succeeded" : undefined;
     },
   ).catch((error: unknown) => {
-    if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
+    if (!(error instanceof ApplyError && error.code === "EGP_JOB_TIMEOUT")) throw error;
     say(
       `The install ${record.id} did not finish within timeouts.job; planning from the live state as it is.`,
     );

@@ -6,10 +6,10 @@ import type { ApplyOutcome } from "./apply-plan.ts";
  * to its exit code.
  */
 
-/** A run that did not end well; `interrupted`: stopped on a signal, to be finished later. */
+/** A run that did not end well, and its code: EGP_INTERRUPTED when a signal stopped it, to be finished later. */
 export interface RunFailure {
   message: string;
-  interrupted: boolean;
+  code: "EGP_INTERRUPTED" | "EGP_CANCELLED" | "EGP_APPLY_FAILED" | "EGP_ROLLBACK_FAILED";
 }
 
 export interface Verdict {
@@ -29,7 +29,7 @@ export function interruptedApply(env: string, total: number, done: number, inFli
 
 /** Nothing when the environment converged and every step ran. */
 export function applyFailure(env: string, outcome: ApplyOutcome): RunFailure | undefined {
-  if (outcome.result === "cancelled") return { message: "apply cancelled", interrupted: false };
+  if (outcome.result === "cancelled") return { message: "apply cancelled", code: "EGP_CANCELLED" };
   if (outcome.result === "interrupted") {
     const { plan, run } = outcome;
     const completed = new Set([...run.done, ...run.reused]).size;
@@ -38,14 +38,14 @@ export function applyFailure(env: string, outcome: ApplyOutcome): RunFailure | u
       : "";
     return {
       message: `Interrupted: ${completed} of ${plan.steps.length} steps done, ${run.notStarted.length} not started${stopped}. ${resumeHint(env)}`,
-      interrupted: true,
+      code: "EGP_INTERRUPTED",
     };
   }
   if (outcome.result === "complete" || outcome.result === "incomplete") {
     if (!outcome.converged)
-      return { message: "apply did not converge; see the plan above", interrupted: false };
+      return { message: "apply did not converge; see the plan above", code: "EGP_APPLY_FAILED" };
     if (outcome.result === "incomplete")
-      return { message: "apply finished with failed steps", interrupted: false };
+      return { message: "apply finished with failed steps", code: "EGP_APPLY_FAILED" };
   }
   return undefined;
 }

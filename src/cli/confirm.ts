@@ -27,6 +27,6 @@ export async function confirm(env: string, interrupts: Interrupts, output: Apply
 export function graceMs(): number {
   const seconds = Number(process.env.EGP_INTERRUPT_GRACE_SECONDS ?? 30);
   if (!Number.isFinite(seconds) || seconds < 0)
-    throw new ExitError("EGP_INTERRUPT_GRACE_SECONDS: not a number of seconds");
+    throw new ExitError("EGP_USAGE", "EGP_INTERRUPT_GRACE_SECONDS: not a number of seconds");
   return seconds * 1000;
 }

@@ -44,7 +44,7 @@ function faultsOf(
   try {
     return parse(spec, `${config.file}: url: faults=`);
   } catch (error) {
-    throw new ExitError((error as Error).message, 1, { cause: error });
+    throw new ExitError("EGP_MANIFEST_INVALID", (error as Error).message, { cause: error });
   }
 }
 

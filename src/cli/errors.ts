@@ -1,17 +1,19 @@
 import type { RunFailure } from "../apply/index.ts";
-import { INTERRUPTED_EXIT_CODE } from "./interrupts.ts";
+import { EgpError } from "../errors/index.ts";
 
-/** A known failure: the CLI prints its message on one line and exits with its code, no stack. */
-export class ExitError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 1, options?: { cause?: unknown }) {
-    super(message, options);
+/**
+ * A failure the CLI itself finds (a flag it can't use, a file it can't write, a run that ended
+ * failed): one of the family, so it prints as `egp: CODE message` and exits with its code's exit
+ * code. An empty message prints nothing: the exit status of a report already printed (drift: 2).
+ */
+export class ExitError extends EgpError {
+  constructor(...args: ConstructorParameters<typeof EgpError>) {
+    super(...args);
     this.name = "ExitError";
-    this.exitCode = exitCode;
   }
 }
 
-/** The exit of a run that did not end well: 130 when a signal stopped it, else 1. */
+/** The exit of a run that did not end well: its code says how (EGP_INTERRUPTED exits 130). */
 export function exitOf(failure: RunFailure, cause?: unknown): ExitError {
-  return new ExitError(failure.message, failure.interrupted ? INTERRUPTED_EXIT_CODE : 1, { cause });
+  return new ExitError(failure.code, failure.message, { cause });
 }

@@ -6,7 +6,9 @@ import { ExitError } from "./errors.ts";
 /* The files of `egp export`, as the composer made them (src/compose/export.ts), written to --out. */
 export async function writeFiles(out: string, files: readonly ExportedFile[]): Promise<void> {
   const fail = (error: NodeJS.ErrnoException, path: string) => {
-    throw new ExitError(`--out: cannot write ${path} (${error.code ?? error.message})`, 1, { cause: error });
+    throw new ExitError("EGP_FILE_SYSTEM", `--out: cannot write ${path} (${error.code ?? error.message})`, {
+      cause: error,
+    });
   };
   await mkdir(out, { recursive: true }).catch((error) => fail(error, out));
   for (const file of files) {

@@ -1,7 +1,6 @@
 // biome-ignore-all lint/suspicious/noControlCharactersInRegex: the assertions are about terminal escapes.
 import { describe, expect, it } from "vitest";
 import type { ApplyEvent } from "../apply/index.ts";
-import { ErrorCode } from "../client/error-codes.ts";
 import { PlatformError } from "../client/errors.ts";
 import type { Step } from "../plan/index.ts";
 import { applyOutput, eventLine, eventLog } from "./apply-output.ts";
@@ -87,7 +86,7 @@ describe("messages in words and errors", () => {
 
   it("print an instance's ValidationMessages on one line, escaped", () => {
     const failure = new PlatformError({
-      code: ErrorCode.RequestFailed,
+      code: "EGP_REQUEST_FAILED",
       message: `POST /x: HTTP 200 not successful: ${HOSTILE}`,
       status: 200,
       method: "POST",

@@ -6,7 +6,8 @@
  * line as steps start and end, so it is consistent however the run ends.
  */
 
-import { printable } from "../plan/index.ts";
+import { ExitError } from "./errors.ts";
+import { userErrorOutput } from "./user-errors.ts";
 
 export interface InterruptOptions {
   /** How long steps in flight may take to finish after the first interrupt. */
@@ -26,8 +27,6 @@ export type Phase =
   | { name: "before" }
   | { name: "steps"; inFlight(): number; summary(): string }
   | { name: "after"; env: string };
-
-export const INTERRUPTED_EXIT_CODE = 130;
 
 export class Interrupts {
   private readonly options: InterruptOptions;
@@ -85,8 +84,11 @@ export class Interrupts {
   private exitNow(message: string): never {
     this.dispose();
     this.options.release();
-    (this.options.fail ?? ((line) => process.stderr.write(`egp: ${printable(line)}\n`)))(message);
-    return (this.options.exit ?? process.exit)(INTERRUPTED_EXIT_CODE);
+    const stopped = new ExitError("EGP_INTERRUPTED", message);
+    // Printed as the CLI prints any failure of the family: `egp: EGP_INTERRUPTED …`.
+    if (this.options.fail) this.options.fail(message);
+    else process.stderr.write(userErrorOutput(stopped)?.text ?? "");
+    return (this.options.exit ?? process.exit)(stopped.exitCode);
   }
 
   dispose(): void {

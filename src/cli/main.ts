@@ -10,13 +10,13 @@ function packageVersion(): string {
   return (JSON.parse(text) as { version: string }).version;
 }
 
-/** commander's `error: required option '--env <name>' not specified` as `egp: …`, on one line. */
+/** commander's `error: required option '--env <name>' not specified` as `egp: EGP_USAGE …`, on one line. */
 export function usageError(text: string): string {
   const line = text
     .trim()
     .replace(/^error:\s*/, "")
     .replace(/\s*\n\s*/g, " ");
-  return `egp: ${printable(line)}\n`;
+  return `egp: EGP_USAGE ${printable(line)}\n`;
 }
 
 /** The program with the commands `args` (the words after `egp`) need; all of them by default. */
@@ -30,7 +30,7 @@ export async function buildProgram(args?: readonly string[]): Promise<Command> {
     .option("--no-color", "no colours (also NO_COLOR=1; FORCE_COLOR=1 colours off a terminal)")
     .exitOverride()
     .showHelpAfterError(false)
-    // Usage errors read as egp's other errors: one `egp: …` line.
+    // Usage errors read as egp's other errors: one `egp: CODE …` line.
     .configureOutput({ outputError: (text, write) => write(usageError(text)) });
   const names = args ? commandsFor(args) : Object.keys(COMMANDS);
   const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
@@ -44,14 +44,20 @@ export async function main(argv: string[]): Promise<number> {
     await (await buildProgram(argv.slice(2))).parseAsync(argv);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
-    const [{ describeUserError }, { printableLines }] = await Promise.all([
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0;
+      // Loaded only for a usage error: `--help` and `--version` load nothing more.
+      const { ERROR_CODES } = await import("../errors/index.ts");
+      return ERROR_CODES.EGP_USAGE.exitCode;
+    }
+    const [{ userErrorOutput }, { printableLines }] = await Promise.all([
       import("./user-errors.ts"),
       import("../plan/index.ts"),
     ]);
-    const known = describeUserError(error);
+    // One of egp's failures: its lines, each `egp: CODE message`; anything else is a bug.
+    const known = userErrorOutput(error);
     if (known) {
-      for (const line of known.lines) process.stderr.write(`egp: ${line}\n`);
+      process.stderr.write(known.text);
       return known.exitCode;
     }
     process.stderr.write(

@@ -26,7 +26,7 @@ export interface RunContext<F> {
 export function repositoryDir(dir: string): string {
   const path = resolve(dir);
   if (!existsSync(path) || !statSync(path).isDirectory())
-    throw new ExitError(`--dir: not a directory: ${dir}`);
+    throw new ExitError("EGP_USAGE", `--dir: not a directory: ${dir}`);
   return path;
 }
 

@@ -16,12 +16,18 @@ export async function savedPlanOf(
   const saved = file ? readPlanFile(await readFile(resolve(file), "utf8"), file) : undefined;
   const named = env ?? saved?.environment;
   if (named === undefined)
-    throw new ExitError(`${verb}: required option '--env <name>' not specified (a plan file names its own)`);
+    throw new ExitError(
+      "EGP_USAGE",
+      `${verb}: required option '--env <name>' not specified (a plan file names its own)`,
+    );
   return saved ? { saved, env: named } : { env: named };
 }
 
 /** A question nobody can answer is refused before anything starts. */
 export function assertCanAsk(verb: string, asking: boolean, instead: string): void {
   if (asking && !process.stdin.isTTY)
-    throw new ExitError(`${verb}: not a terminal, so nobody can answer the question; ${instead}`);
+    throw new ExitError(
+      "EGP_USAGE",
+      `${verb}: not a terminal, so nobody can answer the question; ${instead}`,
+    );
 }

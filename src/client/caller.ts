@@ -3,7 +3,6 @@ import type { InlineIoOptions } from "../io/inline-io.ts";
 import type { SafeParse } from "../schema/validate.ts";
 import { Deadlines } from "./deadlines.ts";
 import { type DecodeContext, type Decoder, messagesOf, parseJson } from "./envelope.ts";
-import { ErrorCode } from "./error-codes.ts";
 import {
   AuthError,
   ConnectionError,
@@ -152,7 +151,7 @@ export class Caller {
   async call<T>(call: Call<T>): Promise<T> {
     if (this.closed) {
       throw new ConnectionError({
-        code: ErrorCode.Connection,
+        code: "EGP_CONNECTION",
         message: `${call.method} ${call.route.path}: the client is closed; create a new one`,
         sent: false,
       });
@@ -205,7 +204,7 @@ export class Caller {
 
   private noApi(cause: NotFoundError): NotFoundError {
     return new NotFoundError({
-      code: ErrorCode.NoApi,
+      code: "EGP_NO_API",
       message: `Neither /platformapi nor /api answers the login at ${this.origin}; check the url option`,
       status: 404,
       method: cause.method,
@@ -475,7 +474,7 @@ async function readJsonText(response: RawResponse, limit: number, context: Decod
 
 function tooLarge(context: DecodeContext, limit: number): ResponseTooLargeError {
   return new ResponseTooLargeError({
-    code: ErrorCode.ResponseTooLarge,
+    code: "EGP_RESPONSE_TOO_LARGE",
     message: `${context.method} ${context.path}: the answer is larger than limits.maxResponseBytes (${limit} bytes); stopped reading it`,
     status: context.status,
     method: context.method,
@@ -561,5 +560,5 @@ function tryJson(text: string): unknown {
 
 /** A connection that was never made because nothing answered at the address. */
 function unreachable(error: unknown): boolean {
-  return error instanceof ConnectionError && !error.sent && error.code === ErrorCode.Connection;
+  return error instanceof ConnectionError && !error.sent && error.code === "EGP_CONNECTION";
 }

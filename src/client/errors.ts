@@ -1,6 +1,6 @@
 import type { z } from "zod";
+import { EgpError, type ErrorCode } from "../errors/index.ts";
 import type { ValidationMessage } from "../wire/index.ts";
-import { ErrorCode } from "./error-codes.ts";
 import { type Scrub, scrubPatterns } from "./redact.ts";
 
 /*
@@ -25,8 +25,7 @@ export interface PlatformErrorInit {
   scrub?: Scrub;
 }
 
-export class PlatformError extends Error {
-  readonly code: ErrorCode;
+export class PlatformError extends EgpError {
   readonly status: number | undefined;
   readonly method: string | undefined;
   readonly path: string | undefined;
@@ -35,9 +34,7 @@ export class PlatformError extends Error {
 
   constructor(init: PlatformErrorInit) {
     const scrub = init.scrub ?? scrubPatterns;
-    super(scrub(init.message), init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = new.target.name;
-    this.code = init.code;
+    super(init.code, scrub(init.message), { cause: init.cause });
     this.status = init.status;
     this.method = init.method;
     this.path = init.path === undefined ? undefined : scrub(init.path);
@@ -94,8 +91,7 @@ export class RetryAfterTooLongError extends PlatformError {
 export class OutcomeUnknownError extends PlatformError {}
 
 /** A response whose body does not match the schema of the call. */
-export class ResponseShapeError extends Error {
-  readonly code = ErrorCode.ResponseShape;
+export class ResponseShapeError extends EgpError {
   readonly method: string;
   readonly path: string;
   readonly status: number;
@@ -115,10 +111,9 @@ export class ResponseShapeError extends Error {
       .join("; ");
     // The path is egp's own (patterns only, redact.ts); the issues may quote the answer.
     const path = scrubPatterns(init.path);
-    super(`${init.method} ${path}: unexpected response shape: ${scrub(summary)}`, {
+    super("EGP_RESPONSE_SHAPE", `${init.method} ${path}: unexpected response shape: ${scrub(summary)}`, {
       cause: init.cause,
     });
-    this.name = "ResponseShapeError";
     this.method = init.method;
     this.path = path;
     this.status = init.status;
@@ -127,31 +122,25 @@ export class ResponseShapeError extends Error {
 }
 
 /** Options given to `createClient` that the schema refuses. */
-export class ClientOptionsError extends Error {
-  readonly code = ErrorCode.ClientOptions;
+export class ClientOptionsError extends EgpError {
   readonly problems: string[];
   constructor(problems: string[], cause?: unknown) {
-    super(`Invalid client options: ${problems.join("; ")}`, { cause });
-    this.name = "ClientOptionsError";
+    super("EGP_CLIENT_OPTIONS", `Invalid client options: ${problems.join("; ")}`, { cause });
     this.problems = problems;
   }
 }
 
 /** A method was called with an argument it cannot send (not an integer id, a bad OData field…). */
-export class InvalidArgumentError extends Error {
-  readonly code = ErrorCode.InvalidArgument;
+export class InvalidArgumentError extends EgpError {
   constructor(message: string) {
-    super(message);
-    this.name = "InvalidArgumentError";
+    super("EGP_INVALID_ARGUMENT", message);
   }
 }
 
 /** A local file or stream failed during an upload or a download. */
-export class TransferError extends Error {
-  readonly code = ErrorCode.Transfer;
+export class TransferError extends EgpError {
   constructor(message: string, cause?: unknown) {
-    super(message, { cause });
-    this.name = "TransferError";
+    super("EGP_TRANSFER", message, { cause });
   }
 }
 
@@ -189,19 +178,18 @@ export function errorFromResponse(failure: ResponseFailure): PlatformError {
   });
   // A 401 to the login itself is a refusal too (some releases answer so); never a stale session.
   if (failure.login && (status < 400 || status === 401))
-    return new LoginRefusedError(init(ErrorCode.LoginFailed, "login rejected"));
-  if (status >= 200 && status < 300)
-    return new ValidationError(init(ErrorCode.RequestFailed, "not successful"));
-  if (status === 401) return new AuthError(init(ErrorCode.Unauthorized, "not authorized"));
-  if (status === 403) return new ForbiddenError(init(ErrorCode.Forbidden, "forbidden"));
-  if (status === 404) return new NotFoundError(init(ErrorCode.NotFound, "not found"));
+    return new LoginRefusedError(init("EGP_LOGIN_FAILED", "login rejected"));
+  if (status >= 200 && status < 300) return new ValidationError(init("EGP_REQUEST_FAILED", "not successful"));
+  if (status === 401) return new AuthError(init("EGP_UNAUTHORIZED", "not authorized"));
+  if (status === 403) return new ForbiddenError(init("EGP_FORBIDDEN", "forbidden"));
+  if (status === 404) return new NotFoundError(init("EGP_NOT_FOUND", "not found"));
   if (status === 429) {
     const retryAfterMs = retryAfterOf(failure.headers, failure.now ?? Date.now());
-    return new RateLimitError({ ...init(ErrorCode.RateLimited, "rate limited"), retryAfterMs });
+    return new RateLimitError({ ...init("EGP_RATE_LIMITED", "rate limited"), retryAfterMs });
   }
-  if (status >= 400 && status < 500) return new ValidationError(init(ErrorCode.Validation, "rejected"));
-  if (TRANSIENT.has(status)) return new TransientError(init(ErrorCode.Unavailable, "unavailable"));
-  return new PlatformError(init(ErrorCode.HttpError, "unexpected status"));
+  if (status >= 400 && status < 500) return new ValidationError(init("EGP_VALIDATION", "rejected"));
+  if (TRANSIENT.has(status)) return new TransientError(init("EGP_UNAVAILABLE", "unavailable"));
+  return new PlatformError(init("EGP_HTTP_ERROR", "unexpected status"));
 }
 
 function describe(failure: ResponseFailure, what: string): string {
@@ -262,7 +250,7 @@ export function retryAfterTooLong(
 ): RetryAfterTooLongError {
   const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
   return new RetryAfterTooLongError({
-    code: ErrorCode.RetryAfterTooLong,
+    code: "EGP_RETRY_AFTER_TOO_LONG",
     message: `${cause.method} ${cause.path}: HTTP ${cause.status} asked to retry after ${seconds(askedMs)} (Retry-After), longer than the ${seconds(maxMs)} egp waits (retry.maxRetryAfterMs); not retried`,
     ...carriedFrom(cause),
     retryAfterMs: askedMs,
@@ -271,16 +259,13 @@ export function retryAfterTooLong(
 
 // ---- connection-level failures
 
-const DEADLINE = ErrorCode.RequestDeadline;
+const DEADLINE: ErrorCode = "EGP_REQUEST_DEADLINE";
 
 /** The abort reason of a try that passed its deadline (`timeouts.request`); connectionErrorOf makes it EGP_TIMEOUT. */
-export function requestDeadline(ms: number, request: { method: string; path: string }): Error {
+export function requestDeadline(ms: number, request: { method: string; path: string }): EgpError {
   return Object.assign(
-    new Error(`${request.method} ${request.path}: no complete answer within ${ms / 1000} s`),
-    {
-      code: DEADLINE,
-      deadlineMs: ms,
-    },
+    new EgpError(DEADLINE, `${request.method} ${request.path}: no complete answer within ${ms / 1000} s`),
+    { deadlineMs: ms },
   );
 }
 
@@ -364,7 +349,7 @@ export function connectionErrorOf(
   if (NOT_TLS.has(low) || (low.startsWith("ERR_SSL") && NOT_TLS_TEXT.test(reason))) {
     return new ConnectionError({
       ...base,
-      code: ErrorCode.Tls,
+      code: "EGP_TLS",
       sent: false,
       message: `${where}${request.method} ${request.path}: the server doesn't seem to speak TLS (${low}); check the url's scheme: http:// for a plain-HTTP port, https:// for TLS`,
     });
@@ -372,7 +357,7 @@ export function connectionErrorOf(
   if (TLS.has(low) || low.startsWith("ERR_TLS") || low.startsWith("ERR_SSL")) {
     return new ConnectionError({
       ...base,
-      code: ErrorCode.Tls,
+      code: "EGP_TLS",
       sent: false,
       message: `${where}${request.method} ${request.path}: the server's certificate was rejected (${low}); ${caHint(target)}`,
     });
@@ -381,7 +366,7 @@ export function connectionErrorOf(
     const ms = (error as { deadlineMs: number }).deadlineMs;
     return new ConnectionError({
       ...base,
-      code: ErrorCode.Timeout,
+      code: "EGP_TIMEOUT",
       sent: true,
       message: `${request.method} ${request.path}: no complete answer within ${ms / 1000} s (timeouts.request of the environment file)`,
     });
@@ -389,7 +374,7 @@ export function connectionErrorOf(
   if (low === "UND_ERR_CONNECT_TIMEOUT") {
     return new ConnectionError({
       ...base,
-      code: ErrorCode.Timeout,
+      code: "EGP_TIMEOUT",
       sent: false,
       message: `${where}${request.method} ${request.path}: connect timed out; ${reachHint(target)}`,
     });
@@ -397,7 +382,7 @@ export function connectionErrorOf(
   if (TIMEOUTS.has(low) || (error as Error)?.name === "TimeoutError") {
     return new ConnectionError({
       ...base,
-      code: ErrorCode.Timeout,
+      code: "EGP_TIMEOUT",
       sent: true,
       message: `${request.method} ${request.path}: timed out waiting for the answer (${low})`,
     });
@@ -407,14 +392,14 @@ export function connectionErrorOf(
   if (!sent && words) {
     return new ConnectionError({
       ...base,
-      code: ErrorCode.Connection,
+      code: "EGP_CONNECTION",
       sent,
       message: `${where}${request.method} ${request.path}: cannot connect (${low}: ${words}); ${reachHint(target)}`,
     });
   }
   return new ConnectionError({
     ...base,
-    code: ErrorCode.Connection,
+    code: "EGP_CONNECTION",
     sent,
     message: `${where}${request.method} ${request.path}: connection failed (${low}): ${reason}`,
   });
@@ -423,7 +408,7 @@ export function connectionErrorOf(
 /** Wraps the failure of a create that may have happened anyway. */
 export function outcomeUnknown(cause: PlatformError, scrub?: Scrub): OutcomeUnknownError {
   return new OutcomeUnknownError({
-    code: ErrorCode.OutcomeUnknown,
+    code: "EGP_OUTCOME_UNKNOWN",
     message: `${cause.method} ${cause.path}: the outcome is unknown (${cause.code}${cause.status ? `, HTTP ${cause.status}` : ""}); re-read the live state before trying again`,
     ...carriedFrom(cause),
     scrub,

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { type ExportedFile, ExportMergeError, exportManifests, mergeExportedFile } from "../export/index.ts";
+import { EgpError } from "../errors/index.ts";
+import { type ExportedFile, exportManifests, mergeExportedFile } from "../export/index.ts";
 import { environmentOf, type ManifestIssue, readRepository, selectManifests } from "../manifest/index.ts";
 import { keysToRead, parseTargets, selects } from "../plan/index.ts";
 import { readLiveState, startEarlyReads } from "../state/index.ts";
@@ -48,7 +49,8 @@ export interface EnvironmentExport {
 function refuseOverwrites(files: readonly ExportedFile[], shown: string): void {
   const lost = files.flatMap((f) => (f.overwrites ?? []).map((what) => `${join(shown, f.file)}: ${what}`));
   if (lost.length === 0) return;
-  throw new ExportMergeError(
+  throw new EgpError(
+    "EGP_EXPORT_OVERWRITE",
     `export: the files hold what the instance does not, which this export would overwrite (${lost.join("; ")}); plan to see the difference, or pass --force to overwrite`,
   );
 }
@@ -66,7 +68,9 @@ async function mergedFiles(
       const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
         // Nothing there yet (or no folder: writing it says why).
         if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined;
-        throw new ExportMergeError(`--out: cannot read ${path} (${error.code ?? error.message})`);
+        throw new EgpError("EGP_FILE_SYSTEM", `--out: cannot read ${path} (${error.code ?? error.message})`, {
+          cause: error,
+        });
       });
       return text === undefined ? file : merge(file, { path: join(shown, file.file), text });
     }),

@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { EmulatorErrorCode } from "./error-codes.ts";
+import { EgpError } from "../errors/index.ts";
 
 /*
  * `--data FILE`: the state in a SQLite database in WAL mode. Several processes may open FILE at
@@ -41,19 +41,23 @@ const SQLITE_FULL = 13;
 const BUSY_MS = 10_000;
 
 /** Another process kept the data file locked past the busy wait. */
-export class DataFileBusyError extends Error {
-  readonly code = EmulatorErrorCode.DataBusy;
+export class DataFileBusyError extends EgpError {
   constructor(file: string) {
-    super(`${file} stayed locked by another process for ${BUSY_MS / 1000} s; try again once it is done`);
+    super(
+      "EGP_DATA_BUSY",
+      `${file} stayed locked by another process for ${BUSY_MS / 1000} s; try again once it is done`,
+    );
     this.name = "DataFileBusyError";
   }
 }
 
 /** The data file is not a state this emulator wrote. */
-export class DataFileUnreadableError extends Error {
-  readonly code = EmulatorErrorCode.DataUnreadable;
+export class DataFileUnreadableError extends EgpError {
   constructor(file: string, why: string) {
-    super(`${file} cannot be read as emulator state (${why}); move it away to start over from the seed`);
+    super(
+      "EGP_DATA_UNREADABLE",
+      `${file} cannot be read as emulator state (${why}); move it away to start over from the seed`,
+    );
     this.name = "DataFileUnreadableError";
   }
 }

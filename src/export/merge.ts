@@ -1,6 +1,6 @@
 import stringify from "safe-stable-stringify";
 import { parseAllDocuments } from "yaml";
-import { ExportErrorCode } from "./error-codes.ts";
+import { EgpError } from "../errors/index.ts";
 import type { ExportedDocument } from "./kind.ts";
 
 /*
@@ -10,10 +10,9 @@ import type { ExportedDocument } from "./kind.ts";
  * are egp's own (each scoped with `environments:`); anything else is refused, not overwritten.
  */
 
-export class ExportMergeError extends Error {
-  readonly code = ExportErrorCode.Merge;
+export class ExportMergeError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_EXPORT_MERGE", message);
     this.name = "ExportMergeError";
   }
 }

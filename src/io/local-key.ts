@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { IoErrorCode } from "./error-codes.ts";
+import { EgpError } from "../errors/index.ts";
 import { statOf } from "./private-dir.ts";
 
 /*
@@ -29,10 +29,9 @@ import { statOf } from "./private-dir.ts";
  */
 
 /** A local key that cannot be used: too short, a link, another user's, open to others. */
-export class LocalKeyError extends Error {
-  readonly code = IoErrorCode.LocalKeyUnusable;
+export class LocalKeyError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_LOCAL_KEY_UNUSABLE", message);
     this.name = "LocalKeyError";
   }
 }

@@ -12,7 +12,7 @@ import {
 } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { IoErrorCode } from "./error-codes.ts";
+import { EgpError } from "../errors/index.ts";
 
 /*
  * An exclusive lock held as a file naming its holder: the apply lock (`.egp/locks/<env>.lock`) and
@@ -38,11 +38,13 @@ export interface LockHolder {
 }
 
 /** The lock file exists but does not name a holder. */
-export class LockFileUnreadableError extends Error {
-  readonly code = IoErrorCode.LockUnreadable;
+export class LockFileUnreadableError extends EgpError {
   readonly file: string;
   constructor(file: string, why: string) {
-    super(`the lock file ${file} is unreadable (${why}); if no egp process is using it, delete it`);
+    super(
+      "EGP_LOCK_UNREADABLE",
+      `the lock file ${file} is unreadable (${why}); if no egp process is using it, delete it`,
+    );
     this.name = "LockFileUnreadableError";
     this.file = file;
   }

@@ -1,6 +1,6 @@
 import { chmodSync, lstatSync, mkdirSync, type Stats } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
-import { IoErrorCode } from "./error-codes.ts";
+import { EgpError } from "../errors/index.ts";
 
 /*
  * `.egp/` holds journals (user data), package files (snapshots of production) and embedded data
@@ -10,11 +10,11 @@ import { IoErrorCode } from "./error-codes.ts";
  */
 
 /** A folder or file under `.egp/` that egp refuses to use: a link, another user's, not a folder. */
-export class UnsafeStateError extends Error {
-  readonly code = IoErrorCode.StateUnsafe;
+export class UnsafeStateError extends EgpError {
   readonly path: string;
   constructor(path: string, why: string) {
     super(
+      "EGP_STATE_UNSAFE",
       `${path} ${why}: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
     );
     this.name = "UnsafeStateError";

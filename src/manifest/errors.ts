@@ -1,5 +1,4 @@
-import { ManifestErrorCode } from "./error-codes.ts";
-
+import { EgpError } from "../errors/index.ts";
 /** Where something is written: a repository-relative file and a 1-based line and column. */
 export interface SourceLocation {
   file: string;
@@ -31,8 +30,7 @@ export function formatManifestError(issue: ManifestIssue): string {
 }
 
 /** Thrown by the loaders that return a value rather than a result; carries every issue found. */
-export class ManifestError extends Error {
-  readonly code = ManifestErrorCode.Invalid;
+export class ManifestError extends EgpError {
   readonly issues: readonly ManifestIssue[];
   readonly file: string;
   readonly line: number;
@@ -43,7 +41,7 @@ export class ManifestError extends Error {
     const [first] = issues;
     if (!first) throw new TypeError("ManifestError needs at least one issue");
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : "";
-    super(`${formatManifestError(first)}${more}`);
+    super("EGP_MANIFEST_INVALID", `${formatManifestError(first)}${more}`);
     this.name = "ManifestError";
     this.issues = issues;
     this.file = first.file;

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { z } from "zod";
+import { EgpError } from "../errors/index.ts";
 import { CHANGE_ACTIONS } from "./actions.ts";
-import { PlanErrorCode } from "./error-codes.ts";
 import { BUILT_IN_STEPS, type ChangeKind, type StepKinds, type StepOp } from "./kinds/steps.ts";
 import { PLAN_FORMAT_VERSION, type Plan } from "./model.ts";
 import { PART_TYPES, type PartDifference } from "./package-diff.ts";
@@ -148,13 +148,15 @@ function schemaFor(steps: StepKinds): ReturnType<typeof planFileSchema> {
 }
 
 /** A plan file that can't be read: not JSON, another format version, or a damaged plan. */
-export class PlanFileError extends Error {
-  /** `EGP_PLAN_UNKNOWN_KIND` when the file names a kind the reading process does not have. */
-  readonly code: typeof PlanErrorCode.FileInvalid | typeof PlanErrorCode.UnknownKind;
-  constructor(file: string, reason: string, code: PlanFileError["code"] = PlanErrorCode.FileInvalid) {
-    super(`${file}: not a usable plan file (${reason})`);
+export class PlanFileError extends EgpError {
+  /** `code`: EGP_PLAN_UNKNOWN_KIND when the file names a kind the reading process does not have. */
+  constructor(
+    file: string,
+    reason: string,
+    code: "EGP_PLAN_FILE_INVALID" | "EGP_PLAN_UNKNOWN_KIND" = "EGP_PLAN_FILE_INVALID",
+  ) {
+    super(code, `${file}: not a usable plan file (${reason})`);
     this.name = "PlanFileError";
-    this.code = code;
   }
 }
 
@@ -177,7 +179,7 @@ function refuseUnknownKinds(json: unknown, file: string, steps: StepKinds): void
   throw new PlanFileError(
     file,
     `it names the kind ${named}, which this process does not have (its kinds: ${steps.kinds.join(", ")}); apply it with the kinds it was planned with`,
-    PlanErrorCode.UnknownKind,
+    "EGP_PLAN_UNKNOWN_KIND",
   );
 }
 

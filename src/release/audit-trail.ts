@@ -3,6 +3,7 @@ import type { ApplyOutcome } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
 import type { ApplyResult } from "../apply/executor.ts";
 import type { ReleaseRecord } from "../apply/releases.ts";
+import { codedMessage } from "../errors/index.ts";
 import type { DesiredState, EnvironmentConfig, ReleaseFile } from "../manifest/index.ts";
 import { canonicalJson } from "../plan/compare.ts";
 import type { Plan } from "../plan/model.ts";
@@ -76,7 +77,7 @@ export function applyEntry(input: {
     reason: null,
   };
   if ("error" in ended) {
-    const message = ended.error instanceof Error ? ended.error.message : String(ended.error);
+    const message = codedMessage(ended.error);
     return {
       ...base,
       result: isRefusal(ended.error) ? "refused" : "failed",

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import stringify from "safe-stable-stringify";
 import { z } from "zod";
-import { StoreError } from "../store/error-codes.ts";
 import { distrust, trustOf, withoutSignature } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
+import { StoreError } from "../store/store-error.ts";
 
 /*
  * The audit trail: one record per change egp makes or refuses to make on an auditor's behalf

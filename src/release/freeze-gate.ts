@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
+import { EgpError } from "../errors/index.ts";
 import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
-import { PlanErrorCode } from "../plan/error-codes.ts";
 import { describeWindow, type FreezeDecision, freezeDecision } from "./freeze.ts";
 
 /*
@@ -9,12 +9,11 @@ import { describeWindow, type FreezeDecision, freezeDecision } from "./freeze.ts
  * moment of the apply, not of the plan: a plan saved on Thursday is refused on Friday evening.
  */
 
-export class FrozenError extends Error {
-  readonly code = PlanErrorCode.Frozen;
+export class FrozenError extends EgpError {
   readonly decision: Extract<FreezeDecision, { state: "frozen" }>;
   constructor(environment: string, decision: Extract<FreezeDecision, { state: "frozen" }>) {
     const declined = decision.declined.length > 0 ? `; ${decision.declined.join("; ")}` : "";
-    super(`${PlanErrorCode.Frozen} ${environment} is frozen: ${describeWindow(decision.window)}${declined}`);
+    super("EGP_FROZEN", `${environment} is frozen: ${describeWindow(decision.window)}${declined}`);
     this.name = "FrozenError";
     this.decision = decision;
   }
@@ -60,5 +59,5 @@ export async function freezeNotice(check: FreezeCheck): Promise<string | undefin
   const window = describeWindow(decision.window);
   if (decision.state === "excepted")
     return `Notice: ${check.environment.name} is frozen (${window}); ${decision.exception.file} lets ${check.actor} apply until ${decision.exception.until}.`;
-  return `Notice: ${check.environment.name} is frozen (${window}); egp apply is refused (${PlanErrorCode.Frozen}) until it ends, unless a freeze exception lets the actor through. egp rollback is not frozen.`;
+  return `Notice: ${check.environment.name} is frozen (${window}); egp apply is refused (EGP_FROZEN) until it ends, unless a freeze exception lets the actor through. egp rollback is not frozen.`;
 }

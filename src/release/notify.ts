@@ -1,6 +1,7 @@
 import { request } from "undici";
 import type { ApplyOutcome, ApplySummary } from "../apply/apply-plan.ts";
 import { summaryOf } from "../apply/apply-plan.ts";
+import { codedMessage } from "../errors/index.ts";
 import { loadProject, type NotifyEvent, type NotifySpec, type Project } from "../manifest/project.ts";
 import { expandString } from "../manifest/substitute.ts";
 import type { Plan } from "../plan/model.ts";
@@ -142,7 +143,7 @@ export function applyNotice(
   const base = { environment, ...(release ? { release } : {}) };
   if ("error" in ended) {
     const refused = isRefusal(ended.error);
-    const message = ended.error instanceof Error ? ended.error.message : String(ended.error);
+    const message = codedMessage(ended.error);
     return { ...base, event: refused ? "refused" : "failed", summary: message.split("\n")[0] ?? "" };
   }
   const { outcome } = ended;

@@ -1,6 +1,5 @@
 import { openProjectStore } from "../compose/project-store.ts";
 import { readReleaseFile } from "../manifest/index.ts";
-import { PlanErrorCode } from "../plan/error-codes.ts";
 import { releaseKey } from "../store/keys.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
@@ -24,7 +23,7 @@ export async function rejectRelease(input: {
   const file = await readReleaseFile(dir, name).catch(() => undefined);
   if (!file && (await store.getRecord(releaseKey(name))) === undefined)
     throw new ReleaseGateError(
-      PlanErrorCode.ReleaseMismatch,
+      "EGP_RELEASE_MISMATCH",
       `no release ${name}: neither releases/${name}.yaml nor the store ${store.location} has it`,
     );
   const base = auditBase("reject");

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { StoreError } from "../store/error-codes.ts";
 import { distrust, trustOf, withoutSignature } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
+import { StoreError } from "../store/store-error.ts";
 
 /*
  * A rejected release: `rejected/<name>` in the store, written by `egp release reject` and signed by

@@ -4,14 +4,13 @@ import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { stringify } from "yaml";
 import { artifactPath, artifactsDir, inspectPackage, store as keep } from "../apply/artifacts.ts";
-import { ApplyErrorCode } from "../apply/error-codes.ts";
 import { ApplyError } from "../apply/errors.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { PlatformError } from "../client/errors.ts";
 import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
 import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
-import { type ReleaseStore, releaseKey, StoreError, StoreErrorCode } from "../store/index.ts";
+import { type ReleaseStore, releaseKey, StoreError } from "../store/index.ts";
 
 /*
  * `egp release create`: the packages of the Package documents, built once on the source, kept in
@@ -38,7 +37,7 @@ export const releaseFileOf = (dir: string, name: string) => join(dir, "releases"
 
 function exists(name: string, where: string): StoreError {
   return new StoreError(
-    StoreErrorCode.Exists,
+    "EGP_STORE_EXISTS",
     `release ${name} already exists (${where}): a release name is never reused; pick another`,
   );
 }
@@ -87,7 +86,7 @@ async function buildPackage(
     const what = object.by === "name" ? `application "${object.name}"` : `${object.type} ${object.guid}`;
     if (!guid || (!live && object.type !== "GlobalReport"))
       throw new ApplyError(
-        ApplyErrorCode.TargetGone,
+        "EGP_TARGET_GONE",
         `${pkg.source.file}:${object.source.line}:${object.source.column} package "${pkg.name}": ${what} does not exist on ${env}`,
       );
     return {
@@ -168,7 +167,7 @@ export async function buildRelease(
     throw exists(name, `in the store ${store.location}`);
   if (desired.packages.length === 0)
     throw new ApplyError(
-      ApplyErrorCode.ApplyRefused,
+      "EGP_APPLY_REFUSED",
       `no Package documents for ${desired.environment.name}: a release holds the packages they name`,
     );
   const source = await readPackageObjects(

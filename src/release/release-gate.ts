@@ -1,5 +1,5 @@
+import { EgpError, type ErrorCode } from "../errors/index.ts";
 import { type DesiredRelease, type DesiredState, instanceIdentityOf } from "../manifest/index.ts";
-import { PlanErrorCode } from "../plan/error-codes.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey, verifiedKey } from "../store/keys.ts";
 import { distrust, trustOf } from "../store/signing.ts";
@@ -13,12 +13,10 @@ import { rejectionOf } from "./rejections.ts";
  * names now.
  */
 
-export class ReleaseGateError extends Error {
-  readonly code: PlanErrorCode;
-  constructor(code: PlanErrorCode, message: string) {
-    super(message);
+export class ReleaseGateError extends EgpError {
+  constructor(code: ErrorCode, message: string) {
+    super(code, message);
     this.name = "ReleaseGateError";
-    this.code = code;
   }
 }
 
@@ -49,13 +47,13 @@ async function assertStored(store: ReleaseStore, release: DesiredRelease): Promi
   const record = await store.getRecord(releaseKey(release.name));
   if (record === undefined)
     throw new ReleaseGateError(
-      PlanErrorCode.ReleaseMismatch,
+      "EGP_RELEASE_MISMATCH",
       `release ${release.name} is not in the release store ${store.location}`,
     );
   const why = sameBytes(record, release);
   if (why)
     throw new ReleaseGateError(
-      PlanErrorCode.ReleaseMismatch,
+      "EGP_RELEASE_MISMATCH",
       `release ${release.name} in the store ${store.location} is not the committed one (${why}); egp does not install it`,
     );
 }
@@ -108,7 +106,7 @@ async function assertNotRejected(store: ReleaseStore, name: string, file: string
     ? ` (the rejection record is unauthenticated: ${rejection.unauthenticated})`
     : "";
   throw new ReleaseGateError(
-    PlanErrorCode.ReleaseRejected,
+    "EGP_RELEASE_REJECTED",
     `release ${name} was rejected${who}: ${rejection.reason}${trust}; egp never promotes it: name another release in ${file}`,
   );
 }
@@ -127,7 +125,7 @@ export async function assertReleaseGate(
   if (!release) return;
   if (!store)
     throw new ReleaseGateError(
-      PlanErrorCode.ReleaseMismatch,
+      "EGP_RELEASE_MISMATCH",
       `${environment.name} runs release ${release.name}, which needs the release store`,
     );
   await assertStored(store, release);
@@ -136,7 +134,7 @@ export async function assertReleaseGate(
   if (missing.length > 0) {
     const whys = missing.flatMap((m) => (m.why ? [m.why] : []));
     throw new ReleaseGateError(
-      PlanErrorCode.ReleaseNotVerified,
+      "EGP_RELEASE_NOT_VERIFIED",
       `release ${release.name} has not been verified on ${missing.map((m) => m.env).join(", ")}${whys.length ? `: ${whys.join("; ")}` : ""} (requiresVerifiedOn in ${environment.file})`,
     );
   }

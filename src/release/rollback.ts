@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { type Logger, pino } from "pino";
 import { ApplyRefusedError } from "../apply/apply-plan.ts";
 import { artifactPath, verifiedArtifact } from "../apply/artifacts.ts";
-import { ApplyErrorCode } from "../apply/error-codes.ts";
 import { type ApplyResult, type ExecuteOptions, executePlan } from "../apply/executor.ts";
 import { cacheInstall, historyToRollBack, publishInstall } from "../apply/history.ts";
 import { Journal } from "../apply/journal.ts";
@@ -50,17 +49,16 @@ async function prepareRollback(
   const release = await historyToRollBack(store, env, options.to);
   await cacheInstall(store, stateDir, release);
   const snapshot = release.snapshot;
-  if (!snapshot)
-    throw new ReleaseError(ApplyErrorCode.ReleaseUnusable, `${installName(release)} has no snapshot`);
+  if (!snapshot) throw new ReleaseError("EGP_RELEASE_UNUSABLE", `${installName(release)} has no snapshot`);
   const file = artifactPath(stateDir, snapshot.digest);
   if (!existsSync(file))
     throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `the snapshot of ${installName(release)}, ${file}, is gone; nothing to roll back to`,
     );
   await verifiedArtifact(stateDir, snapshot.digest).catch((error: Error) => {
     throw new ReleaseError(
-      ApplyErrorCode.ReleaseUnusable,
+      "EGP_RELEASE_UNUSABLE",
       `the snapshot of ${installName(release)} can't be used: ${error.message}`,
     );
   });
@@ -206,9 +204,9 @@ export function rollbackVerdict(env: string, outcome: RollbackOutcome, out: stri
         ],
       };
     case "cancelled":
-      return { lines: [], failure: { message: "rollback cancelled", interrupted: false } };
+      return { lines: [], failure: { message: "rollback cancelled", code: "EGP_CANCELLED" } };
     case "interrupted":
-      return { lines: [], failure: { message: rollbackAgain(env), interrupted: true } };
+      return { lines: [], failure: { message: rollbackAgain(env), code: "EGP_INTERRUPTED" } };
     case "incomplete": {
       const { failed, skipped } = outcome.run;
       return {
@@ -216,7 +214,7 @@ export function rollbackVerdict(env: string, outcome: RollbackOutcome, out: stri
           `\nRollback incomplete: ${failed.length} step(s) failed, ${skipped.length} skipped.`,
           ...failed.map((failure) => `  ${printable(`${failure.step}: ${failure.error}`)}`),
         ],
-        failure: { message: "rollback finished with failed steps", interrupted: false },
+        failure: { message: "rollback finished with failed steps", code: "EGP_ROLLBACK_FAILED" },
       };
     }
     case "complete":

@@ -3,8 +3,8 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { access, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";
+import { StoreError } from "./store-error.ts";
 
 /*
  * A store in a folder: a local path, or a share mounted on every machine that promotes.
@@ -19,7 +19,7 @@ export function checkKey(key: string): string[] {
   const segments = key.split("/");
   for (const segment of segments) {
     if (!KEY_SEGMENT.test(segment)) {
-      throw new StoreError(StoreErrorCode.BadLocation, `not a store key: ${JSON.stringify(key)}`);
+      throw new StoreError("EGP_STORE_LOCATION", `not a store key: ${JSON.stringify(key)}`);
     }
   }
   return segments;
@@ -27,7 +27,7 @@ export function checkKey(key: string): string[] {
 
 function checkDigest(digest: string): void {
   if (!SHA256.test(digest))
-    throw new StoreError(StoreErrorCode.NotFound, `not a sha256: ${JSON.stringify(digest)}`);
+    throw new StoreError("EGP_STORE_NOT_FOUND", `not a sha256: ${JSON.stringify(digest)}`);
 }
 
 /** A file's sha256 and size, read as a stream (both stores address blobs by it). */
@@ -96,7 +96,7 @@ export class FolderStore implements ReleaseStore {
       await pipeline(createReadStream(path), createWriteStream(temp, { mode: this.#modes.file }));
       const copied = await sha256Of(temp);
       if (copied.digest !== digest) {
-        throw new StoreError(StoreErrorCode.DigestMismatch, `${path} changed while it was stored`);
+        throw new StoreError("EGP_STORE_DIGEST_MISMATCH", `${path} changed while it was stored`);
       }
       await rename(temp, target);
     } finally {
@@ -108,7 +108,7 @@ export class FolderStore implements ReleaseStore {
   async getFile(digest: string, path: string): Promise<void> {
     const source = this.#blob(digest);
     if (!(await exists(source))) {
-      throw new StoreError(StoreErrorCode.NotFound, `no file sha256:${digest} in the store ${this.location}`);
+      throw new StoreError("EGP_STORE_NOT_FOUND", `no file sha256:${digest} in the store ${this.location}`);
     }
     await mkdir(dirname(path), { recursive: true });
     const temp = tempBeside(path);
@@ -117,7 +117,7 @@ export class FolderStore implements ReleaseStore {
       const read = await sha256Of(temp);
       if (read.digest !== digest) {
         throw new StoreError(
-          StoreErrorCode.DigestMismatch,
+          "EGP_STORE_DIGEST_MISMATCH",
           `the store's file sha256:${digest} reads as sha256:${read.digest}: it was altered; egp does not use it`,
         );
       }
@@ -138,7 +138,7 @@ export class FolderStore implements ReleaseStore {
     if (options.createOnly) {
       const handle = await open(target, "wx", this.#modes.file).catch((error: NodeJS.ErrnoException) => {
         if (error.code === "EEXIST") {
-          throw new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
+          throw new StoreError("EGP_STORE_EXISTS", `${key} already exists in the store ${this.location}`);
         }
         throw error;
       });
@@ -177,7 +177,7 @@ export class FolderStore implements ReleaseStore {
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new StoreError(StoreErrorCode.Unavailable, `${key} in the store ${this.location} is not JSON`, {
+      throw new StoreError("EGP_STORE_UNAVAILABLE", `${key} in the store ${this.location} is not JSON`, {
         cause: error,
       });
     }

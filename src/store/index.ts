@@ -1,4 +1,3 @@
-export { STORE_ERROR_CODES, StoreError, StoreErrorCode } from "./error-codes.ts";
 export { FolderStore } from "./folder-store.ts";
 export { environmentKey, historyKey, historyPrefix, releaseKey, verifiedKey } from "./keys.ts";
 export { type OciCredentials, OciStore, type OciStoreOptions, parseOciReference } from "./oci-store.ts";
@@ -15,3 +14,4 @@ export {
   withoutSignature,
 } from "./signing.ts";
 export { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";
+export { StoreError } from "./store-error.ts";

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher } from "undici";
-import { StoreError, StoreErrorCode } from "./error-codes.ts";
+import { StoreError } from "./store-error.ts";
 
 /*
  * The distribution specification's HTTP API for one repository, over undici: requests with retries,
@@ -116,7 +116,7 @@ async function bytesOf(response: Dispatcher.ResponseData, limit: number): Promis
     size += (chunk as Buffer).length;
     if (size > limit) {
       response.body.destroy();
-      throw new StoreError(StoreErrorCode.Unavailable, `the registry's answer is larger than ${limit} bytes`);
+      throw new StoreError("EGP_STORE_UNAVAILABLE", `the registry's answer is larger than ${limit} bytes`);
     }
     chunks.push(chunk as Buffer);
   }
@@ -292,7 +292,7 @@ export class OciRegistry {
       try {
         body = JSON.parse(text) as { tags?: unknown };
       } catch (error) {
-        throw new StoreError(StoreErrorCode.Unavailable, `the tag list of ${this.location} is not JSON`, {
+        throw new StoreError("EGP_STORE_UNAVAILABLE", `the tag list of ${this.location} is not JSON`, {
           cause: error,
         });
       }
@@ -331,7 +331,7 @@ export class OciRegistry {
       });
     } catch (error) {
       const failure = new StoreError(
-        StoreErrorCode.Unavailable,
+        "EGP_STORE_UNAVAILABLE",
         `can't reach the store ${this.location}: ${printable((error as Error).message)}`,
         { cause: error },
       );
@@ -409,7 +409,7 @@ export class OciRegistry {
       return `Bearer ${await this.#token(challenge.params)}`;
     }
     throw new StoreError(
-      StoreErrorCode.Denied,
+      "EGP_STORE_DENIED",
       `the store ${this.location} asks for an authentication egp does not know (401 without a Basic or Bearer challenge)`,
       { status },
     );
@@ -417,7 +417,7 @@ export class OciRegistry {
 
   #needsCredentials(status: number): StoreError {
     return new StoreError(
-      StoreErrorCode.Denied,
+      "EGP_STORE_DENIED",
       `the store ${this.location} needs credentials: set EGP_STORE_USERNAME and EGP_STORE_PASSWORD`,
       { status },
     );
@@ -428,7 +428,7 @@ export class OciRegistry {
     const realm = new URL(params.realm ?? "", this.endpoint);
     if (realm.protocol !== "https:" && !(realm.protocol === "http:" && this.endpoint.startsWith("http:"))) {
       throw new StoreError(
-        StoreErrorCode.Denied,
+        "EGP_STORE_DENIED",
         `the store ${this.location} sends its token server as ${realm.protocol}`,
       );
     }
@@ -451,19 +451,12 @@ export class OciRegistry {
       >;
       token = body.token ?? body.access_token;
     } catch (error) {
-      throw new StoreError(
-        StoreErrorCode.Unavailable,
-        `the token server of ${this.location} answered no JSON`,
-        {
-          cause: error,
-        },
-      );
+      throw new StoreError("EGP_STORE_UNAVAILABLE", `the token server of ${this.location} answered no JSON`, {
+        cause: error,
+      });
     }
     if (typeof token !== "string" || token === "" || /[\s]/.test(token)) {
-      throw new StoreError(
-        StoreErrorCode.Unavailable,
-        `the token server of ${this.location} answered no token`,
-      );
+      throw new StoreError("EGP_STORE_UNAVAILABLE", `the token server of ${this.location} answered no token`);
     }
     return token;
   }
@@ -487,12 +480,12 @@ export class OciRegistry {
     }
     const code =
       status === 401 || status === 403
-        ? StoreErrorCode.Denied
+        ? "EGP_STORE_DENIED"
         : status === 404
-          ? StoreErrorCode.NotFound
+          ? "EGP_STORE_NOT_FOUND"
           : codes.includes("DIGEST_INVALID")
-            ? StoreErrorCode.DigestMismatch
-            : StoreErrorCode.Unavailable;
+            ? "EGP_STORE_DIGEST_MISMATCH"
+            : "EGP_STORE_UNAVAILABLE";
     const why = details ? ` (${details})` : "";
     return new StoreError(code, `${doing} in the store ${this.location}: HTTP ${status}${why}`, {
       status,

@@ -3,7 +3,6 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import { checkKey, sha256Of } from "./folder-store.ts";
 import {
   MANIFEST_TYPE,
@@ -14,6 +13,7 @@ import {
 } from "./oci-registry.ts";
 import { isHashedTag, keyOfTag, tagOfKey, tagPrefixOf } from "./oci-tags.ts";
 import type { PutRecordOptions, ReleaseStore } from "./store.ts";
+import { StoreError } from "./store-error.ts";
 
 export {
   MANIFEST_TYPE,
@@ -86,7 +86,7 @@ export class OciStore implements ReleaseStore {
     const reference = parseOciReference(options.reference);
     if (!reference) {
       throw new StoreError(
-        StoreErrorCode.BadLocation,
+        "EGP_STORE_LOCATION",
         `not an OCI address: ${printableAddress(options.reference)} (expected oci://host[:port]/repository)`,
       );
     }
@@ -134,17 +134,13 @@ export class OciStore implements ReleaseStore {
 
   async getFile(digest: string, path: string): Promise<void> {
     if (!SHA256.test(digest)) {
-      throw new StoreError(StoreErrorCode.NotFound, `not a sha256: ${JSON.stringify(digest)}`);
+      throw new StoreError("EGP_STORE_NOT_FOUND", `not a sha256: ${JSON.stringify(digest)}`);
     }
     const body = await this.#registry.openBlob(`sha256:${digest}`, `can't read sha256:${digest}`);
     if (!body) {
-      throw new StoreError(
-        StoreErrorCode.NotFound,
-        `no file sha256:${digest} in the store ${this.location}`,
-        {
-          status: 404,
-        },
-      );
+      throw new StoreError("EGP_STORE_NOT_FOUND", `no file sha256:${digest} in the store ${this.location}`, {
+        status: 404,
+      });
     }
     await mkdir(dirname(path), { recursive: true });
     const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
@@ -163,7 +159,7 @@ export class OciStore implements ReleaseStore {
         // The file system's own errors (ENOSPC…) are the machine's, not the store's.
         if (error.syscall) throw error;
         throw new StoreError(
-          StoreErrorCode.Unavailable,
+          "EGP_STORE_UNAVAILABLE",
           `reading sha256:${digest} from the store ${this.location} broke off: ${printable(error.message)}`,
           { cause: error },
         );
@@ -171,7 +167,7 @@ export class OciStore implements ReleaseStore {
       const read = hash.digest("hex");
       if (read !== digest) {
         throw new StoreError(
-          StoreErrorCode.DigestMismatch,
+          "EGP_STORE_DIGEST_MISMATCH",
           `the store's file sha256:${digest} reads as sha256:${read}: it was altered; egp does not use it`,
         );
       }
@@ -212,20 +208,20 @@ export class OciStore implements ReleaseStore {
     if (refused !== undefined && (now === undefined || now === `sha256:${sha256(body)}`)) throw refused;
     if (now !== `sha256:${sha256(body)}`) {
       throw new StoreError(
-        StoreErrorCode.Exists,
+        "EGP_STORE_EXISTS",
         `${key} was created by another run at the same time in the store ${this.location}; that one stands, this one is not kept`,
       );
     }
     if (window >= this.#settleMs) {
       throw new StoreError(
-        StoreErrorCode.Unavailable,
+        "EGP_STORE_UNAVAILABLE",
         `creating ${key} in the store ${this.location} took ${window} ms from check to write, too long to be sure no other run created it at the same time; read it back before using it`,
       );
     }
   }
 
   #exists(key: string): StoreError {
-    return new StoreError(StoreErrorCode.Exists, `${key} already exists in the store ${this.location}`);
+    return new StoreError("EGP_STORE_EXISTS", `${key} already exists in the store ${this.location}`);
   }
 
   /** The record's JSON and the blobs it names, pushed; returns the manifest's bytes. */
@@ -241,7 +237,7 @@ export class OciStore implements ReleaseStore {
       const size = await this.#blobSize(digest);
       if (size === undefined) {
         throw new StoreError(
-          StoreErrorCode.NotFound,
+          "EGP_STORE_NOT_FOUND",
           `${key} refers to sha256:${digest}, which is not in the store ${this.location}`,
         );
       }
@@ -274,7 +270,7 @@ export class OciStore implements ReleaseStore {
     if (!read) return undefined;
     if (read.digest?.startsWith("sha256:") && read.digest !== `sha256:${sha256(read.bytes)}`) {
       throw new StoreError(
-        StoreErrorCode.DigestMismatch,
+        "EGP_STORE_DIGEST_MISMATCH",
         `the manifest of ${key} in the store ${this.location} does not have the digest the registry gives it`,
       );
     }
@@ -282,7 +278,7 @@ export class OciStore implements ReleaseStore {
       return JSON.parse(read.bytes.toString("utf8")) as Manifest;
     } catch (error) {
       throw new StoreError(
-        StoreErrorCode.Unavailable,
+        "EGP_STORE_UNAVAILABLE",
         `${key} in the store ${this.location} is not a manifest`,
         {
           cause: error,
@@ -303,21 +299,21 @@ export class OciStore implements ReleaseStore {
       manifest.annotations?.[KEY_ANNOTATION] !== key
     ) {
       throw new StoreError(
-        StoreErrorCode.Unavailable,
+        "EGP_STORE_UNAVAILABLE",
         `the tag of ${key} in the store ${this.location} is not an egp record`,
       );
     }
     const bytes = await this.#registry.readBlob(`sha256:${digest}`, MAX_RECORD_BYTES, `can't read ${key}`);
     if (sha256(bytes) !== digest) {
       throw new StoreError(
-        StoreErrorCode.DigestMismatch,
+        "EGP_STORE_DIGEST_MISMATCH",
         `the record ${key} (sha256:${digest}) in the store ${this.location} was altered; egp does not use it`,
       );
     }
     try {
       return JSON.parse(bytes.toString("utf8"));
     } catch (error) {
-      throw new StoreError(StoreErrorCode.Unavailable, `${key} in the store ${this.location} is not JSON`, {
+      throw new StoreError("EGP_STORE_UNAVAILABLE", `${key} in the store ${this.location} is not JSON`, {
         cause: error,
       });
     }

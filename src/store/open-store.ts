@@ -1,9 +1,9 @@
 import { isAbsolute, resolve } from "node:path";
-import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import { FolderStore } from "./folder-store.ts";
 import { OciStore, parseOciReference, printableAddress } from "./oci-store.ts";
 import { Keyring, SignedStore } from "./signing.ts";
 import type { ReleaseStore } from "./store.ts";
+import { StoreError } from "./store-error.ts";
 
 /** The store where egp.yaml names none: on this machine only, like Terraform's local backend. */
 export const DEFAULT_STORE = ".egp/store";
@@ -46,7 +46,7 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
   const problem = checkStoreSpec(spec);
   if (problem) {
     throw new StoreError(
-      StoreErrorCode.BadLocation,
+      "EGP_STORE_LOCATION",
       `releases.store ${printableAddress(spec.store ?? "")}: ${problem}`,
     );
   }
@@ -61,7 +61,7 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
   const password = env.EGP_STORE_PASSWORD || undefined;
   if ((username === undefined) !== (password === undefined)) {
     throw new StoreError(
-      StoreErrorCode.BadLocation,
+      "EGP_STORE_LOCATION",
       `${username ? "EGP_STORE_USERNAME" : "EGP_STORE_PASSWORD"} is set without ${username ? "EGP_STORE_PASSWORD" : "EGP_STORE_USERNAME"}: set both, or neither for a registry that allows anonymous access`,
     );
   }

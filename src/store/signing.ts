@@ -8,8 +8,8 @@ import {
 } from "node:crypto";
 import stringify from "safe-stable-stringify";
 import { type LocalKey, localKey } from "../io/local-key.ts";
-import { StoreError, StoreErrorCode } from "./error-codes.ts";
 import type { PutRecordOptions, ReleaseStore } from "./store.ts";
+import { StoreError } from "./store-error.ts";
 
 /*
  * Records that gate or undo a promotion (releases, verifications, install history) are signed when
@@ -76,7 +76,7 @@ export function signingKeyOf(text: string): KeyObject {
     return key;
   } catch (error) {
     throw new StoreError(
-      StoreErrorCode.BadSigningKey,
+      "EGP_SIGNING_KEY_UNUSABLE",
       "EGP_SIGNING_KEY is not an Ed25519 private key (make one with 'egp keys')",
       { cause: error },
     );

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyPlan } from "../../src/apply/index.ts";
-import { ErrorCode } from "../../src/client/error-codes.ts";
 import { TransientError } from "../../src/client/errors.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import {
@@ -81,9 +80,7 @@ describe("planEnvironment and applyPlan, from the library", () => {
     const flaky = (options: PlanOptions) => {
       calls += 1;
       if (calls === 1)
-        return Promise.reject(
-          new TransientError({ code: ErrorCode.Unavailable, message: "503 from the proxy" }),
-        );
+        return Promise.reject(new TransientError({ code: "EGP_UNAVAILABLE", message: "503 from the proxy" }));
       return replan(options);
     };
     const asked: string[] = [];

@@ -163,7 +163,7 @@ describe("plan preview on a pull request", () => {
     expect(posted.stdout).toContain("::error::egp plan for staging failed with exit code 1");
     const body = github.commentsOn(pr)[0]?.body ?? "";
     expect(body.startsWith("<!-- egp-plan:staging -->\n### egp plan for `staging` failed")).toBe(true);
-    expect(body).toContain("egp: environments/staging.yaml: no such environment");
+    expect(body).toContain("egp: EGP_MANIFEST_INVALID environments/staging.yaml: no such environment");
     expect(body).not.toContain("plan file: artifact");
   });
 

@@ -1,10 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ArtifactError } from "../../src/apply/artifacts.ts";
-import { APPLY_ERROR_CODES } from "../../src/apply/error-codes.ts";
-import { ApplyError } from "../../src/apply/errors.ts";
-import { LockedError } from "../../src/apply/lock.ts";
-import { ERROR_CODES } from "../../src/client/error-codes.ts";
 import {
   AuthError,
   ConnectionError,
@@ -20,78 +14,8 @@ import {
   ValidationError,
 } from "../../src/client/errors.ts";
 import { Scrubber } from "../../src/client/redact.ts";
-import { EMULATOR_ERROR_CODES } from "../../src/emulator/error-codes.ts";
-import { EXPORT_ERROR_CODES } from "../../src/export/error-codes.ts";
-import { IO_ERROR_CODES } from "../../src/io/error-codes.ts";
-import { MANIFEST_ERROR_CODES } from "../../src/manifest/error-codes.ts";
-import { ManifestError } from "../../src/manifest/errors.ts";
-import { PLAN_ERROR_CODES } from "../../src/plan/error-codes.ts";
-import { PlanError } from "../../src/plan/kinds/kind.ts";
-import { PlanFileError } from "../../src/plan/plan-file.ts";
-import { STORE_ERROR_CODES } from "../../src/store/error-codes.ts";
 
 const request = { method: "POST", path: "/platformapi/core/system/user" };
-
-/** Every stage's registry: one family of codes (docs/errors.md describes the union). */
-const ALL_CODES: readonly string[] = [
-  ...ERROR_CODES,
-  ...MANIFEST_ERROR_CODES,
-  ...PLAN_ERROR_CODES,
-  ...APPLY_ERROR_CODES,
-  ...IO_ERROR_CODES,
-  ...STORE_ERROR_CODES,
-  ...EMULATOR_ERROR_CODES,
-  ...EXPORT_ERROR_CODES,
-];
-
-/** `EGP_…` names that are environment variables, not error codes. */
-const ENVIRONMENT_VARIABLES = new Set([
-  "EGP_EMULATOR_PASSWORD",
-  "EGP_EMULATOR_ATTACHMENT_KEY",
-  "EGP_INTERRUPT_GRACE_SECONDS",
-  "EGP_STORE_USERNAME",
-  "EGP_STORE_PASSWORD",
-  "EGP_STATE_KEY",
-  "EGP_SIGNING_KEY",
-]);
-
-describe("the error code registry", () => {
-  it("holds unique codes, each described in docs/errors.md, and nothing else is described there", () => {
-    expect(new Set(ALL_CODES).size).toBe(ALL_CODES.length);
-    const doc = readFileSync(new URL("../../docs/errors.md", import.meta.url), "utf8");
-    for (const code of ALL_CODES) expect(doc, code).toMatch(new RegExp(`\\| \`${code}\` \\|`));
-    const documented = [...doc.matchAll(/\| `(EGP_[A-Z_]+)` \|/g)].map((match) => match[1]);
-    expect(documented.sort()).toEqual([...ALL_CODES].sort());
-  });
-
-  it("gives the error classes of every stage a registered code", () => {
-    const issue = { file: "m.yaml", line: 1, column: 1, path: "", message: "x", severity: "error" as const };
-    const errors = [
-      new ManifestError([issue]),
-      new PlanError("x"),
-      new PlanFileError("plan.json", "x"),
-      new ArtifactError("p.zip", "x"),
-      new LockedError("prod", ".egp/locks/prod.lock", undefined),
-      new ApplyError("EGP_TARGET_GONE", "x"),
-    ];
-    expect(errors.map((error) => ALL_CODES.includes(error.code))).toEqual(errors.map(() => true));
-  });
-
-  it("is where every code in src/ comes from: no stage names a code no registry holds", () => {
-    const src = new URL("../../src/", import.meta.url).pathname;
-    const inline = readdirSync(src, { recursive: true, encoding: "utf8" })
-      .filter(
-        (file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith("error-codes.ts"),
-      )
-      .flatMap((file) =>
-        [...readFileSync(`${src}${file}`, "utf8").matchAll(/["'`](EGP_[A-Z_]+)["'`]/g)]
-          .map((match) => match[1] as string)
-          .filter((code) => !ALL_CODES.includes(code) && !ENVIRONMENT_VARIABLES.has(code))
-          .map((code) => `${file}: ${code}`),
-      );
-    expect(inline).toEqual([]);
-  });
-});
 
 describe("errorFromResponse", () => {
   const cases: Array<[number, new (...args: never[]) => PlatformError, string]> = [

@@ -26,6 +26,7 @@ describe("the public API", () => {
     expect(
       api.isPassing(new api.TransientError({ code: "EGP_UNAVAILABLE", message: "x", status: 503 })),
     ).toBe(true);
-    expect(api.ERROR_CODES).toContain("EGP_OUTCOME_UNKNOWN");
+    expect(api.ERROR_CODES).toHaveProperty("EGP_OUTCOME_UNKNOWN");
+    expect(new api.TransientError({ code: "EGP_UNAVAILABLE", message: "x" })).toBeInstanceOf(api.EgpError);
   });
 });

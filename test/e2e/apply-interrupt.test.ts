@@ -162,7 +162,7 @@ describe("egp apply after an interrupt: the same plan resumes, any other plans a
     const resumed = await egp(applyArgs(dir, "--resume", "--yes"), { env: ENV });
     expect(resumed.code).toBe(1);
     expect(resumed.stderr).toMatch(
-      /^egp: the interrupted plan [0-9a-f]{16} is stale: the manifests or environment files changed since it was made\./,
+      /^egp: EGP_PLAN_STALE the interrupted plan [0-9a-f]{16} is stale: the manifests or environment files changed since it was made\./,
     );
     expect(prod.store.userByName("kmurphy")).toBeUndefined();
 
@@ -171,7 +171,9 @@ describe("egp apply after an interrupt: the same plan resumes, any other plans a
     expect(discarded.stdout).toMatch(/^Discarded the interrupted apply of local-prod \(plan [0-9a-f]{16}/);
     const none = await egp(applyArgs(dir, "--resume", "--yes"), { env: ENV });
     expect(none.code).toBe(1);
-    expect(none.stderr).toBe("egp: --resume: no interrupted apply is pending for local-prod\n");
+    expect(none.stderr).toBe(
+      "egp: EGP_APPLY_REFUSED --resume: no interrupted apply is pending for local-prod\n",
+    );
   }, 60_000);
 });
 
@@ -193,6 +195,7 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
       "Interrupt received: starting no new steps; waiting for 1 step(s) in flight, 30 s left (interrupt again to stop at once).",
     );
     expect(output).toContain("Package/GRC Core#install (local-prod): done");
+    expect(output).toMatch(/^egp: EGP_INTERRUPTED Interrupted: /m);
     const [, done, total, notStarted] = output.match(INTERRUPTED) ?? [];
     expect(Number(notStarted)).toBeGreaterThanOrEqual(1); // verify, at least
     expect(Number(done) + Number(notStarted)).toBe(Number(total));
@@ -221,7 +224,9 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
     const { code, output } = await child.exit;
     expect(code).toBe(130);
     expect(Date.now() - sent).toBeLessThan(3_000);
-    expect(output).toMatch(/Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/);
+    expect(output).toMatch(
+      /^egp: EGP_INTERRUPTED Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/m,
+    );
     expect(output).not.toContain("Package/GRC Core#install (local-prod): done");
     expect(existsSync(lockFile(dir))).toBe(false);
 
@@ -242,7 +247,9 @@ describe("egp apply: Ctrl-C and SIGTERM", () => {
     const { code, output } = await child.exit;
     expect(code).toBe(130);
     expect(output).toContain("waiting for 1 step(s) in flight, 1 s left");
-    expect(output).toMatch(/Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/);
+    expect(output).toMatch(
+      /^egp: EGP_INTERRUPTED Interrupted: \d+ of \d+ steps done, \d+ not started, 1 in flight/m,
+    );
     expect(existsSync(lockFile(dir))).toBe(false);
   }, 60_000);
 });

@@ -154,7 +154,7 @@ describe("egp apply: guards", () => {
     const lines = applied.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^egp: the saved plan [0-9a-f]{16} is stale: the live users of local-prod changed since it was made/,
+      /^egp: EGP_PLAN_STALE the saved plan [0-9a-f]{16} is stale: the live users of local-prod changed since it was made/,
     );
     expect(createdPackages(dev)).toBe(0);
   });
@@ -186,7 +186,7 @@ describe("egp apply: guards", () => {
     const deleted = await egp(["apply", "--env", "local-prod", file, "--dir", dir], { env: ENV });
     expect(deleted.code).toBe(1);
     expect(deleted.stderr).toMatch(
-      /^egp: the saved plan [0-9a-f]{16} does not hold together as egp makes plans \(step User\/cmendes#update runs user\.delete, which an update of a User never runs; .*step User\/cmendes#update\.op: "user\.delete" in the saved plan, "user\.update" in a fresh plan.*\); it was changed after it was made\. Run egp plan again\.\n$/,
+      /^egp: EGP_PLAN_MISMATCH the saved plan [0-9a-f]{16} does not hold together as egp makes plans \(step User\/cmendes#update runs user\.delete, which an update of a User never runs; .*step User\/cmendes#update\.op: "user\.delete" in the saved plan, "user\.update" in a fresh plan.*\); it was changed after it was made\. Run egp plan again\.\n$/,
     );
     expect(prod.store.userByName("cmendes")).toBeDefined();
 
@@ -231,7 +231,9 @@ describe("egp apply: guards", () => {
     writeFileSync(join(dir, ".egp/locks/local-prod.lock"), JSON.stringify(holder));
     const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir]);
     expect(applied.code).toBe(1);
-    expect(applied.stderr).toMatch(new RegExp(`^egp: local-prod is locked by pid ${process.pid} on `));
+    expect(applied.stderr).toMatch(
+      new RegExp(`^egp: EGP_LOCKED local-prod is locked by pid ${process.pid} on `),
+    );
     expect(existsSync(join(dir, ".egp/local-prod.json"))).toBe(false);
   });
 
@@ -255,7 +257,7 @@ describe("egp apply: guards", () => {
     const applied = await egp(["apply", "--env", "local-prod", "--dir", dir]);
     expect(applied.code).toBe(1);
     expect(applied.stderr).toBe(
-      "egp: apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file\n",
+      "egp: EGP_USAGE apply: not a terminal, so nobody can answer the question; pass --yes, or apply a saved plan file\n",
     );
   });
 });

@@ -75,7 +75,7 @@ describe("egp audit", () => {
     const audit = await egp(["audit", "--dir", dir]);
     expect(audit.code).toBe(1);
     expect(audit.stderr).toContain(
-      "egp: the audit chain is broken at audit/000000000001: its signature does not match its content",
+      "egp: EGP_AUDIT_BROKEN the audit chain is broken at audit/000000000001: its signature does not match its content",
     );
   });
 

@@ -113,7 +113,7 @@ describe("egp compare", () => {
     const unknown = await compare("--applications", "Controls", "Nope");
     expect(unknown.code).toBe(1);
     expect(lines(unknown.stderr)).toEqual([
-      'egp: --applications: no application or sub-form named "Nope" on local-dev or local-prod',
+      'egp: EGP_USAGE --applications: no application or sub-form named "Nope" on local-dev or local-prod',
     ]);
     const env = await egp(["compare", "--from", "local-dev", "--to", "staging"], { cwd: repo });
     expect(env.code).toBe(1);
@@ -122,7 +122,7 @@ describe("egp compare", () => {
     const out = await compare("--out", join(repo, "missing", "dir", "r.txt"));
     expect(out.code).toBe(1);
     expect(lines(out.stderr)).toEqual([
-      expect.stringMatching(/^egp: --out: cannot write .*r\.txt \(ENOENT\)$/),
+      expect.stringMatching(/^egp: EGP_FILE_SYSTEM --out: cannot write .*r\.txt \(ENOENT\)$/),
     ]);
   });
 });

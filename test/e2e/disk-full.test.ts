@@ -40,7 +40,9 @@ describe.runIf(root)("a full disk under .egp/", () => {
     const run = await egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toHaveLength(1);
-    expect(run.stderr).toMatch(/^egp: cannot write( \S+)?: no space left on the device \(ENOSPC\)\n$/);
+    expect(run.stderr).toMatch(
+      /^egp: EGP_FILE_SYSTEM cannot write( \S+)?: no space left on the device \(ENOSPC\)\n$/,
+    );
     expect(run.stderr).not.toContain("internal error");
     expect(readdirSync(join(dir, ".egp", "locks"))).toEqual([]);
   });
@@ -51,7 +53,7 @@ describe.runIf(root)("a full disk under .egp/", () => {
     const run = await egp(["emulator", "--port", "0", "--data", join(dir, "data", "state.json")]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      expect.stringMatching(/^egp: emulator: ENOSPC: no space left on device/),
+      expect.stringMatching(/^egp: EGP_EMULATOR_FAILED emulator: ENOSPC: no space left on device/),
     ]);
     expect(readdirSync(join(dir, "data")).filter((name) => name !== "filler" && name !== "locks")).toEqual(
       [],

@@ -116,6 +116,8 @@ describe("egp drift", () => {
   it("exits 1 with one line on an unknown environment", async () => {
     const run = await egp(["drift", "--env", "staging"], { cwd: repo, env });
     expect(run).toMatchObject({ code: 1, stdout: "" });
-    expect(lines(run.stderr)).toEqual(["egp: environments/staging.yaml: no such environment (known: prod)"]);
+    expect(lines(run.stderr)).toEqual([
+      "egp: EGP_MANIFEST_INVALID environments/staging.yaml: no such environment (known: prod)",
+    ]);
   });
 });

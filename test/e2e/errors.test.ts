@@ -37,7 +37,10 @@ describe("egp plan, drift and export fail in one line", () => {
   it.each(COMMANDS)("%s: an unknown environment", async (...args) => {
     const dir = await testdir({ "environments/dev.yaml": "url: embedded:empty\n" });
     const run = await egp(args, { cwd: dir });
-    expectOneLine(run, /^egp: environments\/prod\.yaml: no such environment \(known: dev\)\n$/);
+    expectOneLine(
+      run,
+      /^egp: EGP_MANIFEST_INVALID environments\/prod\.yaml: no such environment \(known: dev\)\n$/,
+    );
   });
 
   it.each(COMMANDS)("%s: an unreachable URL", async (...args) => {
@@ -60,6 +63,9 @@ describe("file system failures are one line", () => {
   it("apply of a plan file that does not exist", async () => {
     const dir = await testdir({ "environments/prod.yaml": "url: embedded:empty\n" });
     const run = await egp(["apply", "--env", "prod", "missing-plan.json"], { cwd: dir });
-    expectOneLine(run, /^egp: cannot open .*missing-plan\.json: no such file or directory \(ENOENT\)\n$/);
+    expectOneLine(
+      run,
+      /^egp: EGP_FILE_SYSTEM cannot open .*missing-plan\.json: no such file or directory \(ENOENT\)\n$/,
+    );
   });
 });

@@ -89,7 +89,7 @@ describe("egp export then egp plan, on the example's environments", () => {
     const run = await egp(["export", "--env", "local-dev", "--out", "a-file/sub"], { cwd: repo });
     expect(run).toMatchObject({ code: 1, stdout: "" });
     expect(lines(run.stderr)).toHaveLength(1);
-    expect(run.stderr).toMatch(/^egp: --out: cannot write .*a-file\/sub \(ENOTDIR\)\n$/);
+    expect(run.stderr).toMatch(/^egp: EGP_FILE_SYSTEM --out: cannot write .*a-file\/sub \(ENOTDIR\)\n$/);
   });
 });
 
@@ -259,7 +259,7 @@ describe("egp export of a second environment into the same folder", () => {
     const run = await egp(["export", "--env", "local-prod", "--out", "manifests/exported"], { cwd: repo });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      "egp: manifests/exported/users.yaml: User someone is not scoped to environments, so it can't gain or lose one; write to another --out\n",
+      "egp: EGP_EXPORT_MERGE manifests/exported/users.yaml: User someone is not scoped to environments, so it can't gain or lose one; write to another --out\n",
     );
     expect(await readFile(join(repo, "manifests/exported/users.yaml"), "utf8")).toBe(handWritten);
   }, 60_000);
@@ -280,7 +280,7 @@ describe("egp export into a folder with local edits", () => {
     const refused = await egp(out, { cwd: repo });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `egp: export: the files hold what the instance does not, which this export would overwrite (manifests/users.yaml: User ${first}: title); plan to see the difference, or pass --force to overwrite\n`,
+      `egp: EGP_EXPORT_OVERWRITE export: the files hold what the instance does not, which this export would overwrite (manifests/users.yaml: User ${first}: title); plan to see the difference, or pass --force to overwrite\n`,
     );
     expect(await readFile(file, "utf8")).toBe(edited);
 

@@ -59,9 +59,9 @@ describe("command-line usage", () => {
     const dir = await testdir({ "environments/prod.yaml": environmentFile(emulator().url) });
     const run = await egp(["plan"], { cwd: dir, env: ENV });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe("egp: required option '--env <name>' not specified\n");
+    expect(run.stderr).toBe("egp: EGP_USAGE required option '--env <name>' not specified\n");
     const unknown = await egp(["plan", "--env", "prod", "--bogus"], { cwd: dir, env: ENV });
-    expect(unknown.stderr).toBe("egp: unknown option '--bogus'\n");
+    expect(unknown.stderr).toBe("egp: EGP_USAGE unknown option '--bogus'\n");
   });
 
   it("apply plan.json takes the environment from the plan file; a different --env is refused", async () => {

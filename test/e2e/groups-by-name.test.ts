@@ -24,7 +24,7 @@ describe("group names in an environment without a groups map", () => {
     const repo = await testdir({ ...tree, "manifests/users.yaml": typo });
     const result = await egp(["plan", "--env", "local-prod"], { cwd: repo });
     expect(lines(result.stderr)).toEqual([
-      `egp: manifests/users.yaml:${row + 1}:${column} users[1].groups[1]: group "Auditorz" does not exist on local-prod (its groups: Everyone, Administrators, Auditors, Risk Owners)`,
+      `egp: EGP_PLAN_INVALID manifests/users.yaml:${row + 1}:${column} users[1].groups[1]: group "Auditorz" does not exist on local-prod (its groups: Everyone, Administrators, Auditors, Risk Owners)`,
     ]);
     expect(result.stdout).toBe("");
     expect(result.code).toBe(1);

@@ -111,7 +111,9 @@ describe("an apply journal egp did not write as it stands", () => {
     expect(resumed.code).toBe(1);
     expect(resumed.stdout).not.toContain("done");
     expect(lines(resumed.stderr)).toEqual([
-      expect.stringContaining(`egp: ${file}: egp can't read this apply journal (it was not written by egp`),
+      expect.stringContaining(
+        `egp: EGP_JOURNAL_UNREADABLE ${file}: egp can't read this apply journal (it was not written by egp`,
+      ),
     ]);
     const after = await egp(["plan", "--env", "f", "--dir", dir], { env: KEYED });
     expect(after.stdout).toContain("No changes");
@@ -124,7 +126,7 @@ describe("an apply journal egp did not write as it stands", () => {
     expect(resumed.stdout).not.toContain("done");
     expect(lines(resumed.stderr)).toEqual([
       expect.stringMatching(
-        /^egp: the interrupted plan [0-9a-f]{16} is not what the manifests and the live state give .*SecurityParameter\/Test Parameter#update/,
+        /^egp: EGP_PLAN_MISMATCH the interrupted plan [0-9a-f]{16} is not what the manifests and the live state give .*SecurityParameter\/Test Parameter#update/,
       ),
     ]);
     const after = await egp(["plan", "--env", "f", "--dir", dir], { env: KEYED });

@@ -25,7 +25,7 @@ describe("names that Object has built in", () => {
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
       'manifests/users.yaml:5:23 users[0].roles[1]: role "constructor" is not in the roles of environments/dev.yaml (General User)',
-      "egp: invalid: 1 error",
+      "egp: EGP_MANIFEST_INVALID invalid: 1 error",
     ]);
   });
 });
@@ -61,7 +61,9 @@ describe("an apply journal egp can't read", () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
     expect(lines(run.stderr)).toHaveLength(1);
-    expect(run.stderr).toContain(`egp: ${journal}: egp can't read this apply journal (its plan: `);
+    expect(run.stderr).toContain(
+      `egp: EGP_JOURNAL_UNREADABLE ${journal}: egp can't read this apply journal (its plan: `,
+    );
     expect(run.stderr).toContain("discard it with 'egp apply --env dev --discard'");
   });
 
@@ -99,7 +101,7 @@ describe("an embedded environment's data file", () => {
     expect(lines(validate.stderr)).toEqual([
       "environments/dev.yaml:1:6 url: data= must name a file inside the repository's .egp/ folder (for example .egp/dev.json), not one of egp's own folders",
       "environments/prod.yaml:1:6 url: data= must name a file inside the repository's .egp/ folder (for example .egp/dev.json), not one of egp's own folders",
-      "egp: invalid: 2 errors",
+      "egp: EGP_MANIFEST_INVALID invalid: 2 errors",
     ]);
     const plan = await egp(["plan", "--env", "dev", "--dir", dir]);
     expect(plan.code).toBe(1);
@@ -117,7 +119,7 @@ describe("an embedded environment's data file", () => {
     const run = await egp(["plan", "--env", "dev", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (neither SQLite nor JSON); move it away to start over from the seed`,
+      `egp: EGP_DATA_UNREADABLE ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (neither SQLite nor JSON); move it away to start over from the seed`,
     ]);
   });
 
@@ -130,7 +132,7 @@ describe("an embedded environment's data file", () => {
       const run = await egp(["plan", "--env", "dev", "--dir", dir]);
       expect(run.code).toBe(1);
       expect(lines(run.stderr)).toEqual([
-        `egp: ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not an egp emulator state); move it away to start over from the seed`,
+        `egp: EGP_DATA_UNREADABLE ${join(dir, ".egp", "dev.json")} cannot be read as emulator state (not an egp emulator state); move it away to start over from the seed`,
       ]);
     }
   });
@@ -204,7 +206,7 @@ describe(".egp/", () => {
       const run = await egp(["apply", "--env", "dev", "--yes", "--dir", dir]);
       expect(run.code).toBe(1);
       expect(lines(run.stderr)).toEqual([
-        `egp: ${join(dir, ".egp", folder)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+        `egp: EGP_STATE_UNSAFE ${join(dir, ".egp", folder)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
       ]);
       expect(await readdir(elsewhere)).toEqual([]);
     }
@@ -217,7 +219,7 @@ describe(".egp/", () => {
     const plan = await egp(["plan", "--env", "dev", "--dir", dir]);
     expect(plan.code).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      expect.stringContaining(`egp: ${join(dir, ".egp")} is a symbolic link`),
+      expect.stringContaining(`egp: EGP_STATE_UNSAFE ${join(dir, ".egp")} is a symbolic link`),
     ]);
 
     const other = await repository();
@@ -226,7 +228,7 @@ describe(".egp/", () => {
     const linked = await egp(["plan", "--env", "dev", "--dir", other]);
     expect(linked.code).toBe(1);
     expect(lines(linked.stderr)).toEqual([
-      expect.stringContaining(`egp: ${join(other, ".egp", "dev.json")} is a symbolic link`),
+      expect.stringContaining(`egp: EGP_STATE_UNSAFE ${join(other, ".egp", "dev.json")} is a symbolic link`),
     ]);
     expect(await readFile(join(elsewhere, "state.json"), "utf8")).toBe("{}");
   });
@@ -240,7 +242,7 @@ describe(".egp/", () => {
       const run = await egp(["plan", "--env", "dev", "--dir", dir]);
       expect(run.code).toBe(1);
       expect(lines(run.stderr)).toEqual([
-        `egp: ${join(dir, ".egp", `dev.json${suffix}`)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+        `egp: EGP_STATE_UNSAFE ${join(dir, ".egp", `dev.json${suffix}`)} is a symbolic link: egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
       ]);
       expect(await readFile(join(elsewhere, "target"), "utf8")).toBe("");
     }
@@ -253,7 +255,7 @@ describe(".egp/", () => {
     const run = await egp(["plan", "--env", "dev", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `egp: ${join(dir, ".egp", "journal")} belongs to another user (uid 4242): egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
+      `egp: EGP_STATE_UNSAFE ${join(dir, ".egp", "journal")} belongs to another user (uid 4242): egp keeps its state only in folders of its own user; remove it, and egp makes it again`,
     ]);
   });
 });

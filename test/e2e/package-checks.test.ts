@@ -75,7 +75,7 @@ describe("dependencies", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stdout + plan.stderr).toBe(1);
     const problems = lines(plan.stderr);
-    const at = `egp: manifests/packages.yaml:${position(FINDINGS_ONLY, "Findings only")}:`;
+    const at = `egp: EGP_PLAN_INVALID manifests/packages.yaml:${position(FINDINGS_ONLY, "Findings only")}:`;
     expect(problems).toEqual([
       `${at} package "Findings only": application "Controls" is needed by Findings (field "Related Control", cross-reference; field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
       `${at} package "Findings only": application "Risk Register" is needed by Findings (field "Related Items", related records), and is neither in the package nor on local-prod; add it to objects, set includeDependencies: true, or install it first`,
@@ -170,7 +170,7 @@ describe("conflicts", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stdout + plan.stderr).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      `egp: manifests/packages.yaml:${position(FINDINGS_ONLY, "application: Findings")}: package "Findings only": two applications would be named "Findings": "Findings" (${demoGuid("findings")}, in the package) and "Findings" (${byHand}, on local-prod); an install refuses this (or makes a duplicate such as "Findings (1)"): rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
+      `egp: EGP_PLAN_INVALID manifests/packages.yaml:${position(FINDINGS_ONLY, "application: Findings")}: package "Findings only": two applications would be named "Findings": "Findings" (${demoGuid("findings")}, in the package) and "Findings" (${byHand}, on local-prod); an install refuses this (or makes a duplicate such as "Findings (1)"): rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
     ]);
     await expect(installDirectly(dev, prod, [demoGuid("findings")])).rejects.toThrow(
       /Two applications would be named "Findings"/,
@@ -206,7 +206,7 @@ describe("conflicts", () => {
     const plan = await run(dir, "plan", "--env", "local-prod");
     expect(plan.code, plan.stdout + plan.stderr).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      `egp: manifests/packages.yaml:${position(manifest, "application: Controls")}: package "Controls": level "Control" of application "Controls" would have two fields with the alias "Last_Tested": "Last Tested" (${demoGuid("controls/control/last-tested")}, in the package) and "Tested On" (${byHand}, on local-prod); an install refuses this: rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
+      `egp: EGP_PLAN_INVALID manifests/packages.yaml:${position(manifest, "application: Controls")}: package "Controls": level "Control" of application "Controls" would have two fields with the alias "Last_Tested": "Last Tested" (${demoGuid("controls/control/last-tested")}, in the package) and "Tested On" (${byHand}, on local-prod); an install refuses this: rename one of them on its instance, map them (give the source's object the target's GUID by promoting the target's first), or exclude the object from the package`,
     ]);
     await expect(installDirectly(dev, prod, [demoGuid("controls")])).rejects.toThrow(
       /two fields with the alias "Last_Tested"/,
@@ -293,8 +293,8 @@ describe("order between packages", () => {
     const first = manifest.indexOf("dependsOn: [Findings only]") + 1;
     const second = manifest.indexOf("dependsOn: [Catalog]") + 1;
     expect(lines(plan.stderr)).toEqual([
-      `egp: manifests/packages.yaml:${first}:13 packages[0].dependsOn[0]: makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after the packages it depends on`,
-      `egp: manifests/packages.yaml:${second}:13 packages[1].dependsOn[0]: makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after the packages it depends on`,
+      `egp: EGP_PLAN_INVALID manifests/packages.yaml:${first}:13 packages[0].dependsOn[0]: makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after the packages it depends on`,
+      `egp: EGP_PLAN_INVALID manifests/packages.yaml:${second}:13 packages[1].dependsOn[0]: makes a loop: "Catalog" → "Findings only" → "Catalog"; a package can only be installed after the packages it depends on`,
     ]);
   });
 });

@@ -68,8 +68,8 @@ beforeAll(async () => {
 describe("a password the platform will refuse", () => {
   const bad = { KM_PASSWORD: TOO_SHORT, TN_PASSWORD: NO_DIGIT };
   const expected = () => [
-    `egp: manifests/users.yaml:${position('"${KM_PASSWORD}"')} users[3].initialPassword: the platform would refuse this password: its security parameter "Contractor Parameter", as this plan leaves it, requires at least 14 characters and at least 2 special characters`,
-    `egp: manifests/users.yaml:${position("${TN_PASSWORD}")} users[5].initialPassword: the platform would refuse this password: the default security parameter "General User Parameter", as this plan leaves it, requires at least 1 digit`,
+    `egp: EGP_PLAN_INVALID manifests/users.yaml:${position('"${KM_PASSWORD}"')} users[3].initialPassword: the platform would refuse this password: its security parameter "Contractor Parameter", as this plan leaves it, requires at least 14 characters and at least 2 special characters`,
+    `egp: EGP_PLAN_INVALID manifests/users.yaml:${position("${TN_PASSWORD}")} users[5].initialPassword: the platform would refuse this password: the default security parameter "General User Parameter", as this plan leaves it, requires at least 1 digit`,
   ];
 
   it("fails plan with exit 1 at the password's file:line:col, printing no password", async () => {

@@ -40,7 +40,7 @@ describe("egp release reject", () => {
       const refused = await run(command);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(
-        /^egp: release r1 was rejected by carol at \S+: breaks single sign-on; egp never promotes it: name another release in environments\/prod\.yaml$/m,
+        /^egp: EGP_RELEASE_REJECTED release r1 was rejected by carol at \S+: breaks single sign-on; egp never promotes it: name another release in environments\/prod\.yaml$/m,
       );
     }
     const listed = await run(["release", "list"]);

@@ -27,7 +27,7 @@ const NAME = "2026-11-r1";
 // (`egp keys`), whose public half egp.yaml trusts, as docs/ci.md sets a pipeline up.
 const KEYS = generateSigningKey();
 const SECRETS = { EGP_TEST_PASSWORD: "Password1!", EGP_SIGNING_KEY: KEYS.privateKey };
-const GATE = `egp: release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`;
+const GATE = `egp: EGP_RELEASE_NOT_VERIFIED release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`;
 
 const startOne = emulatorsPerTest();
 const temp: string[] = [];

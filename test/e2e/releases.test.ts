@@ -137,7 +137,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
         const refused = await run(dir, command);
         expect(refused.code).toBe(1);
         expect(lines(refused.stderr)).toEqual([
-          `egp: release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`,
+          `egp: EGP_RELEASE_NOT_VERIFIED release ${NAME} has not been verified on test (requiresVerifiedOn in environments/prod.yaml)`,
         ]);
       }
       expect(installs(prod)).toBe(0);
@@ -198,14 +198,14 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
       const reused = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
       expect(reused.code).toBe(1);
       expect(lines(reused.stderr)).toEqual([
-        `egp: release ${NAME} already exists (releases/${NAME}.yaml): a release name is never reused; pick another`,
+        `egp: EGP_STORE_EXISTS release ${NAME} already exists (releases/${NAME}.yaml): a release name is never reused; pick another`,
       ]);
       const withoutFile = await cloneOf(dir);
       await rm(join(withoutFile, `releases/${NAME}.yaml`));
       const reusedInStore = await run(withoutFile, ["release", "create", "--from", "dev", "--name", NAME]);
       expect(reusedInStore.code).toBe(1);
       expect(reusedInStore.stderr).toMatch(
-        new RegExp(`^egp: release ${NAME} already exists \\(in the store `),
+        new RegExp(`^egp: EGP_STORE_EXISTS release ${NAME} already exists \\(in the store `),
       );
       expect(created(dev)).toHaveLength(devPackages);
 
@@ -237,7 +237,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
     const malformed = await run(dir, ["plan", "--env", "test"]);
     expect(malformed.code).toBe(1);
     expect(lines(malformed.stderr)).toEqual([
-      `egp: releases/${NAME}.yaml:10:13 packages[0].sha256: expected text, got an integer`,
+      `egp: EGP_MANIFEST_INVALID releases/${NAME}.yaml:10:13 packages[0].sha256: expected text, got an integer`,
     ]);
     await writeFile(path, text.replace(/sha256: [0-9a-f]{64}/, `sha256: ${"a".repeat(64)}`));
     const refused = await run(dir, ["plan", "--env", "test"]);
@@ -245,7 +245,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
     expect(lines(refused.stderr)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^egp: release ${NAME} in the store .* is not the committed one \\(package "GRC Core" is sha256 [0-9a-f]{64} there and a{64} in releases/${NAME}\\.yaml\\); egp does not install it$`,
+          `^egp: EGP_RELEASE_MISMATCH release ${NAME} in the store .* is not the committed one \\(package "GRC Core" is sha256 [0-9a-f]{64} there and a{64} in releases/${NAME}\\.yaml\\); egp does not install it$`,
         ),
       ),
     ]);

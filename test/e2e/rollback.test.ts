@@ -152,7 +152,9 @@ describe("snapshots over HTTP", () => {
     const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(rollback.code).toBe(1);
     expect(lines(rollback.stderr)).toEqual([
-      expect.stringMatching(/^egp: install [0-9a-f]{12} of local-prod has no snapshot \(it was off/),
+      expect.stringMatching(
+        /^egp: EGP_RELEASE_UNUSABLE install [0-9a-f]{12} of local-prod has no snapshot \(it was off/,
+      ),
     ]);
   }, 30_000);
 
@@ -243,7 +245,7 @@ describe("snapshots over HTTP", () => {
     });
     expect(unknown.code).toBe(1);
     expect(lines(unknown.stderr)).toEqual([
-      `egp: no install 000000000000 of local-prod (known: ${ids.join(", ")}); see 'egp history --env local-prod'`,
+      `egp: EGP_NO_RELEASE no install 000000000000 of local-prod (known: ${ids.join(", ")}); see 'egp history --env local-prod'`,
     ]);
   }, 90_000);
 
@@ -252,12 +254,12 @@ describe("snapshots over HTTP", () => {
     const asking = await egp(["rollback", ...PROD, "--dir", dir], { env: ENV });
     expect(asking.code).toBe(1);
     expect(asking.stderr).toBe(
-      "egp: rollback: not a terminal, so nobody can answer the question; pass --yes\n",
+      "egp: EGP_USAGE rollback: not a terminal, so nobody can answer the question; pass --yes\n",
     );
     const rollback = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(rollback.code).toBe(1);
     expect(rollback.stderr).toBe(
-      `egp: no install of local-prod to roll back: the store ${join(dir, ".egp/store")} has no history of local-prod\n`,
+      `egp: EGP_NO_RELEASE no install of local-prod to roll back: the store ${join(dir, ".egp/store")} has no history of local-prod\n`,
     );
     expect(installs(prod)).toBe(0);
     const releases = await egp(["releases", ...PROD, "--dir", dir], { env: ENV });
@@ -285,7 +287,7 @@ describe("kept files are checked by content before use", () => {
     const swapped = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(swapped.code).toBe(1);
     expect(swapped.stderr).toMatch(
-      /^egp: the snapshot of install [0-9a-f]{12} of package "GRC Core" from local-dev can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
+      /^egp: EGP_RELEASE_UNUSABLE the snapshot of install [0-9a-f]{12} of package "GRC Core" from local-dev can't be used: package \S+ rejected: its content changed since it was kept \(its sha256 is now [0-9a-f]{64}\)\n$/,
     );
 
     // A record whose snapshot digest climbs out of the folder.
@@ -296,7 +298,7 @@ describe("kept files are checked by content before use", () => {
     const climbing = await egp(["rollback", ...PROD, "--yes", "--dir", dir], { env: ENV });
     expect(climbing.code).toBe(1);
     expect(climbing.stderr).toMatch(
-      /^egp: \S+ is not an install record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
+      /^egp: EGP_RELEASE_UNUSABLE \S+ is not an install record \(snapshot\.digest: expected a sha256: 64 lower-case hex characters\)\n$/,
     );
     expect(installs(prod)).toBe(installsBefore);
   }, 60_000);

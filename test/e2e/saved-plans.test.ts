@@ -109,7 +109,7 @@ describe("a saved plan of every kind of change applies from its file", () => {
     const misapplied = await run(["apply", file]);
     expect(misapplied.code).toBe(1);
     expect(lines(misapplied.stderr)).toEqual([
-      `egp: ${file} is a rollback's plan; run it with 'egp rollback ${file}'`,
+      `egp: EGP_APPLY_REFUSED ${file} is a rollback's plan; run it with 'egp rollback ${file}'`,
     ]);
 
     // Nor does `egp rollback FILE` run a plan that is not a rollback's.
@@ -117,7 +117,7 @@ describe("a saved plan of every kind of change applies from its file", () => {
     const notRollback = await run(["rollback", promotion]);
     expect(notRollback.code).toBe(1);
     expect(lines(notRollback.stderr)).toEqual([
-      `egp: ${promotion} is not a rollback's plan (apply it with 'egp apply ${promotion}')`,
+      `egp: EGP_APPLY_REFUSED ${promotion} is not a rollback's plan (apply it with 'egp apply ${promotion}')`,
     ]);
 
     const rolledBack = await run(["rollback", file]);
@@ -130,7 +130,7 @@ describe("a saved plan of every kind of change applies from its file", () => {
     expect(again.code).toBe(1);
     expect(lines(again.stderr)).toEqual([
       expect.stringMatching(
-        /^egp: the saved plan [0-9a-f]{16} is stale: the live state of test changed since it was made \(no longer: Package\/GRC Core:rollback\)\. Run egp rollback --env test --plan-only --out FILE again\.$/,
+        /^egp: EGP_PLAN_STALE the saved plan [0-9a-f]{16} is stale: the live state of test changed since it was made \(no longer: Package\/GRC Core:rollback\)\. Run egp rollback --env test --plan-only --out FILE again\.$/,
       ),
     ]);
   }, 120_000);

@@ -51,7 +51,7 @@ describe("an apply lock file that names no holder", () => {
     const run = await egp(["apply", "--env", "local-dev", "--yes", "--dir", dir]);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `egp: local-dev cannot be locked: the lock file ${lock} is unreadable (it does not name a pid, host and command); if no egp process is using it, delete it`,
+      `egp: EGP_LOCKED local-dev cannot be locked: the lock file ${lock} is unreadable (it does not name a pid, host and command); if no egp process is using it, delete it`,
     ]);
     expect(readFileSync(lock, "utf8")).toBe("null");
   });

@@ -68,7 +68,7 @@ describe("egp show", () => {
     await writeFile(join(dir, "bad.json"), text);
     const shown = await egp(["show", "bad.json"], { cwd: dir });
     expect(shown).toMatchObject({ code: 1, stdout: "" });
-    expect(shown.stderr).toContain(`egp: ${message}`);
+    expect(shown.stderr).toContain(`egp: EGP_PLAN_FILE_INVALID ${message}`);
     expect(shown.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
@@ -76,6 +76,8 @@ describe("egp show", () => {
     const dir = await testdir({});
     const shown = await egp(["show", "nope.json"], { cwd: dir });
     expect(shown.code).toBe(1);
-    expect(shown.stderr).toMatch(/^egp: cannot open .*nope\.json: no such file or directory \(ENOENT\)\n$/);
+    expect(shown.stderr).toMatch(
+      /^egp: EGP_FILE_SYSTEM cannot open .*nope\.json: no such file or directory \(ENOENT\)\n$/,
+    );
   });
 });

@@ -111,7 +111,9 @@ describe("egp status", () => {
   it("refuses an unknown environment in one line", async () => {
     const run = await egp(["status", "--env", "nope"], { cwd: repo, env });
     expect(run.code).toBe(1);
-    expect(lines(run.stderr)).toEqual(["egp: --env: no environments/nope.yaml (known: dev, down, prod)"]);
+    expect(lines(run.stderr)).toEqual([
+      "egp: EGP_USAGE --env: no environments/nope.yaml (known: dev, down, prod)",
+    ]);
   });
 
   it("shows what runs from the history and a pending interrupted apply", async () => {

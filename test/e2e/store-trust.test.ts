@@ -65,7 +65,7 @@ describe("requiresVerifiedOn believes only a signed verification of the instance
     const gated = await run(dir, ["plan", "--env", "prod"]);
     expect(gated.code).toBe(1);
     expect(lines(gated.stderr)).toEqual([
-      `egp: release ${NAME} has not been verified on test: the store's verification of test was made on another instance than environments/test.yaml names (requiresVerifiedOn in environments/prod.yaml)`,
+      `egp: EGP_RELEASE_NOT_VERIFIED release ${NAME} has not been verified on test: the store's verification of test was made on another instance than environments/test.yaml names (requiresVerifiedOn in environments/prod.yaml)`,
     ]);
 
     // A verification written by hand, naming the right instance and the right bytes: not signed.
@@ -77,7 +77,7 @@ describe("requiresVerifiedOn believes only a signed verification of the instance
     const forged = await run(dir, ["apply", "--env", "prod", "--yes"]);
     expect(forged.code).toBe(1);
     expect(lines(forged.stderr)).toEqual([
-      `egp: release ${NAME} has not been verified on test: the store's verification of test is not used: it is not signed (requiresVerifiedOn in environments/prod.yaml)`,
+      `egp: EGP_RELEASE_NOT_VERIFIED release ${NAME} has not been verified on test: the store's verification of test is not used: it is not signed (requiresVerifiedOn in environments/prod.yaml)`,
     ]);
     expect(installs(prod)).toBe(0);
 
@@ -134,7 +134,7 @@ describe("rollback believes no history record it can't check", () => {
     expect(rollback.code).toBe(1);
     expect(lines(rollback.stderr)).toEqual([
       expect.stringMatching(
-        /^egp: install 999999999999 of local-prod in the store .* is not used: it is not signed; see 'egp history --env local-prod'$/,
+        /^egp: EGP_RECORD_UNTRUSTED install 999999999999 of local-prod in the store .* is not used: it is not signed; see 'egp history --env local-prod'$/,
       ),
     ]);
     expect(installs(prod)).toBe(before);
@@ -232,7 +232,7 @@ describe("release create on a registry, twice at once", () => {
         expect(lines(loser?.stderr ?? "").filter((l) => l.startsWith("egp: "))).toEqual([
           expect.stringMatching(
             new RegExp(
-              `^egp: (release ${name}|releases/${name}) (already exists|was created by another run at the same time)`,
+              `^egp: EGP_STORE_EXISTS (release ${name}|releases/${name}) (already exists|was created by another run at the same time)`,
             ),
           ),
         ]);
@@ -266,7 +266,9 @@ describe("egp keys", () => {
 
     const again = await egp(["keys", "--out", file]);
     expect(again.code).toBe(1);
-    expect(lines(again.stderr)).toEqual([`egp: keys: ${file} exists; egp does not overwrite a key`]);
+    expect(lines(again.stderr)).toEqual([
+      `egp: EGP_USAGE keys: ${file} exists; egp does not overwrite a key`,
+    ]);
     expect((await readFile(file, "utf8")).trim()).toBe(privateKey);
   });
 });

@@ -66,7 +66,7 @@ describe("ensure: absent", () => {
     const plan = await egp(["plan", "--env", "prod", "--dir", dir], { env: ENV });
     expect(plan.code).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      'egp: manifests/users.yaml:3:11 users[0].userName: "sysadmin" is the account egp logs in as to prod; it can\'t be deleted',
+      'egp: EGP_PLAN_INVALID manifests/users.yaml:3:11 users[0].userName: "sysadmin" is the account egp logs in as to prod; it can\'t be deleted',
     ]);
     expect(usernames(prod)).toContain("sysadmin");
   });
@@ -186,7 +186,7 @@ describe("--manifests, drift --target and export --target", () => {
     const none = await egp([...base, "--manifests", "manifests/nothing/*.yaml"], { env: ENV });
     expect(none.code).toBe(1);
     expect(lines(none.stderr)).toEqual([
-      'egp: manifests/: --manifests "manifests/nothing/*.yaml" matches no manifest file',
+      'egp: EGP_MANIFEST_INVALID manifests/: --manifests "manifests/nothing/*.yaml" matches no manifest file',
     ]);
   });
 

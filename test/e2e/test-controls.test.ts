@@ -74,7 +74,7 @@ describe("the embedded emulator's faults, from the environment's url", () => {
     const plan = await egp(["plan", "--env", "local-prod", "--dir", dir]);
     expect(plan.code).toBe(1);
     expect(lines(plan.stderr)).toEqual([
-      'egp: environments/local-prod.yaml: url: faults=: unknown key "nap"',
+      'egp: EGP_MANIFEST_INVALID environments/local-prod.yaml: url: faults=: unknown key "nap"',
     ]);
   });
 });

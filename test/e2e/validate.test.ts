@@ -71,7 +71,7 @@ describe("egp validate", () => {
     expect(lines(run.stderr)).toEqual([
       "manifests/latin1.yaml:3:15: is not UTF-8 (a byte here decodes to U+FFFD): save the file as UTF-8",
       "manifests/nul.yaml:3:14: holds the control character U+0000, which YAML does not allow",
-      "egp: invalid: 2 errors",
+      "egp: EGP_MANIFEST_INVALID invalid: 2 errors",
     ]);
   });
 
@@ -93,7 +93,7 @@ describe("egp validate", () => {
     expect(run.stderr).toBe(
       [
         "manifests/users.yaml:5:9 users[0].status: expected one of active, inactive, locked",
-        "egp: invalid: 1 error",
+        "egp: EGP_MANIFEST_INVALID invalid: 1 error",
         "",
       ].join("\n"),
     );
@@ -210,14 +210,14 @@ describe("egp validate", () => {
     const unknown = await egp(["validate", "--env", "staging"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toBe(
-      "environments/staging.yaml: no such environment (known: local-dev, local-prod)\negp: invalid: 1 error\n",
+      "environments/staging.yaml: no such environment (known: local-dev, local-prod)\negp: EGP_MANIFEST_INVALID invalid: 1 error\n",
     );
   });
 
   it("refuses a --dir that is not a directory in one line", async () => {
     const run = await egp(["validate", "--dir", join(ROOT, "no-such-dir")]);
     expect(run).toMatchObject({ code: 1, stdout: "" });
-    expect(run.stderr).toMatch(/^egp: --dir: not a directory: .*no-such-dir\n$/);
+    expect(run.stderr).toMatch(/^egp: EGP_USAGE --dir: not a directory: .*no-such-dir\n$/);
   });
 });
 

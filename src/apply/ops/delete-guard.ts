@@ -1,13 +1,12 @@
+import { EgpError } from "../../errors/index.ts";
 import type { PrunablePlural } from "../../manifest/index.ts";
 import { globMatcher } from "../../plan/index.ts";
-import { ApplyErrorCode } from "../error-codes.ts";
 import type { OpContext } from "./types.ts";
 
 /** A delete step that neither `ensure: absent`, --allow-delete nor the prune policy asked for: never run. */
-export class DeleteRefusedError extends Error {
-  readonly code = ApplyErrorCode.DeleteRefused;
+export class DeleteRefusedError extends EgpError {
   constructor(message: string) {
-    super(message);
+    super("EGP_DELETE_REFUSED", message);
     this.name = "DeleteRefusedError";
   }
 }

@@ -18,7 +18,6 @@ import {
   store,
   verifiedArtifact,
 } from "../artifacts.ts";
-import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { firstSnapshot, listHistory, publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
@@ -42,10 +41,7 @@ const outputOf = (context: OpContext, verb: string, key: string): unknown =>
 function packageIdFrom(context: OpContext, verb: string): number {
   const id = outputOf(context, verb, "packageId");
   if (typeof id !== "number")
-    throw new ApplyError(
-      ApplyErrorCode.StepInputMissing,
-      `${change(context)}: the ${verb} step left no package id`,
-    );
+    throw new ApplyError("EGP_STEP_INPUT_MISSING", `${change(context)}: the ${verb} step left no package id`);
   return id;
 }
 
@@ -243,7 +239,7 @@ async function downloadInto(
     rmSync(artifactPath(context.stateDir, sha256), { force: true });
     if (uploaded === undefined || !(error instanceof ArtifactError)) throw error;
     throw new ApplyError(
-      ApplyErrorCode.ArtifactRejected,
+      "EGP_ARTIFACT_REJECTED",
       `${error.message}; not installed (its copy uploaded alongside the download is package ${uploaded} on the target, left uninstalled)`,
       { cause: error },
     );
@@ -296,7 +292,7 @@ const fetch: OpHandler = async (context) => {
   const { store } = context;
   if (!store)
     throw new ApplyError(
-      ApplyErrorCode.StepInputMissing,
+      "EGP_STEP_INPUT_MISSING",
       `${context.step.id}: release ${input.release} needs the release store, and this run has none`,
     );
   const file = artifactPath(context.stateDir, input.sha256);
@@ -309,7 +305,7 @@ const fetch: OpHandler = async (context) => {
     await store.getFile(input.sha256, file).catch((error: unknown) => {
       if (!(error instanceof StoreError)) throw error;
       throw new ApplyError(
-        ApplyErrorCode.ReleaseUnusable,
+        "EGP_RELEASE_UNUSABLE",
         `release ${input.release}: ${error.message}; nothing was installed`,
         { cause: error },
       );
@@ -331,10 +327,7 @@ const upload: OpHandler = async (context) => {
   if (typeof pipelined === "number") return { packageId: pipelined, pipelined: true };
   const sha256 = artifact ?? artifactOf(context);
   if (typeof sha256 !== "string")
-    throw new ApplyError(
-      ApplyErrorCode.StepInputMissing,
-      `${change(context)}: the download step left no artifact`,
-    );
+    throw new ApplyError("EGP_STEP_INPUT_MISSING", `${change(context)}: the download step left no artifact`);
   const packageId = await context.client.packages.upload(await verifiedArtifact(context.stateDir, sha256), {
     fileName: `${sha256.slice(0, 12)}.zip`,
     onProgress: (p) => context.progress("uploading", p.bytes, p.total),
@@ -417,7 +410,7 @@ async function saveRecord(context: OpContext, record: ReleaseRecord): Promise<vo
 
 /** A refusal of the install request, or a failed job: nothing of that install runs any more. */
 function installEnded(error: unknown): boolean {
-  if (error instanceof ApplyError) return error.code === ApplyErrorCode.InstallFailed;
+  if (error instanceof ApplyError) return error.code === "EGP_INSTALL_FAILED";
   return (
     error instanceof PlatformError &&
     !(error instanceof OutcomeUnknownError) &&
@@ -474,7 +467,7 @@ const installPackage: OpHandler = async (context) => {
       if (latest.Status === "Failed") {
         const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
         throw new ApplyError(
-          ApplyErrorCode.InstallFailed,
+          "EGP_INSTALL_FAILED",
           `install of package ${packageId} failed: ${why || "no reason given"}`,
           {
             messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
@@ -521,13 +514,13 @@ async function verifyUntilSame(
       capMs,
     );
   } catch (error) {
-    if (!(error instanceof ApplyError && error.code === ApplyErrorCode.JobTimeout)) throw error;
+    if (!(error instanceof ApplyError && error.code === "EGP_JOB_TIMEOUT")) throw error;
     const limit =
       limitMs < context.timeouts.verifyMs
         ? "the rollback check's bound"
         : `timeouts.verify of ${context.step.environment}`;
     const waited = `checked for ${Math.round(limitMs / 1000)} s, ${limit}`;
-    throw new ApplyError(ApplyErrorCode.VerifyFailed, `${failure(differing)} (${waited})`, { cause: error });
+    throw new ApplyError("EGP_VERIFY_FAILED", `${failure(differing)} (${waited})`, { cause: error });
   }
 }
 
@@ -590,7 +583,7 @@ const rollbackVerify: OpHandler = async (context) => {
   const release = readRelease(context.stateDir, context.step.environment, id);
   if (!release?.snapshot)
     throw new ApplyError(
-      ApplyErrorCode.StepInputMissing,
+      "EGP_STEP_INPUT_MISSING",
       `${context.step.id}: ${release ? installName(release) : `install ${id}`} has no snapshot`,
     );
   const objects = release.snapshot.objects;

@@ -1,7 +1,6 @@
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import type { StepInputOf } from "../../plan/index.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
-import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
 import { parametersOf } from "./shared-reads.ts";
@@ -53,7 +52,7 @@ const update: OpHandler = async (context) => {
   const live = await findByName(context, name);
   if (!live)
     throw new ApplyError(
-      ApplyErrorCode.TargetGone,
+      "EGP_TARGET_GONE",
       `security parameter "${name}" no longer exists on ${context.step.environment}`,
     );
   // Update sends the whole live parameter with the managed fields changed, and its Id, Alias, GUID,
@@ -61,7 +60,7 @@ const update: OpHandler = async (context) => {
   const { Alias, GUID } = live;
   if (Alias === null || GUID === null)
     throw new ApplyError(
-      ApplyErrorCode.StepFailed,
+      "EGP_STEP_FAILED",
       `security parameter "${name}" on ${context.step.environment} reads without its ${Alias === null ? "Alias" : "GUID"}, which an update must send`,
     );
   await context.client.securityParameters.update({ ...live, ...forTheWire(fields), Alias, GUID });

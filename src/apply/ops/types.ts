@@ -5,7 +5,6 @@ import type { DesiredState } from "../../manifest/index.ts";
 import { BUILT_IN_STEP_INPUTS, type BuiltInStepOp, type Step, type StepInputOf } from "../../plan/index.ts";
 import type { SharedReads } from "../../state/index.ts";
 import type { ReleaseStore } from "../../store/index.ts";
-import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 
 export interface Progress {
@@ -75,7 +74,7 @@ export function inputOf(context: OpContext, op: string, schema?: ZodType): unkno
   if (!parsed?.success) {
     const issue = parsed?.error.issues[0];
     const why = issue ? `${issue.path.join(".") || "input"}: ${issue.message}` : `it is a ${step.op} step`;
-    throw new ApplyError(ApplyErrorCode.StepInputMissing, `${step.id}: not a usable ${op} input (${why})`);
+    throw new ApplyError("EGP_STEP_INPUT_MISSING", `${step.id}: not a usable ${op} input (${why})`);
   }
   return parsed.data;
 }

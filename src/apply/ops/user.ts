@@ -1,7 +1,6 @@
 import { NotFoundError, OutcomeUnknownError } from "../../client/errors.ts";
 import type { UserRead } from "../../client/resources/users.ts";
 import type { StepInputOf } from "../../plan/index.ts";
-import { ApplyErrorCode } from "../error-codes.ts";
 import { ApplyError } from "../errors.ts";
 import { generatePassword } from "../password.ts";
 import { assertDeleteAllowed } from "./delete-guard.ts";
@@ -28,7 +27,7 @@ async function securityIdOf(context: OpContext, name: string | undefined): Promi
   const fresh = match ?? (await parametersOf(context, true)).find((p) => p.Name.toLowerCase() === wanted);
   if (!fresh)
     throw new ApplyError(
-      ApplyErrorCode.TargetGone,
+      "EGP_TARGET_GONE",
       `security parameter "${name}" does not exist on ${context.step.environment}`,
     );
   return fresh.Id;
@@ -114,10 +113,7 @@ async function liveId(context: OpContext, input: LiveInput): Promise<number | un
 }
 
 const gone = (context: OpContext, input: LiveInput) =>
-  new ApplyError(
-    ApplyErrorCode.TargetGone,
-    `user ${input.userName} no longer exists on ${context.step.environment}`,
-  );
+  new ApplyError("EGP_TARGET_GONE", `user ${input.userName} no longer exists on ${context.step.environment}`);
 
 const update: OpHandler = async (context) => {
   const input = inputOf(context, "user.update");

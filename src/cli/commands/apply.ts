@@ -52,7 +52,7 @@ export function registerApplyCommand(program: Command): void {
       });
       const say = (line: string) => output.say(line);
       if (flags.resume && flags.discard)
-        throw new ExitError("apply: --resume and --discard exclude each other");
+        throw new ExitError("EGP_USAGE", "apply: --resume and --discard exclude each other");
       const { saved, env } = await savedPlanOf("apply", flags.discard ? undefined : file, flags.env);
       assertCanAsk("apply", !flags.yes && !file && !flags.discard, "pass --yes, or apply a saved plan file");
       const stateDir = ensureStateDir(stateDirOf(dir));
@@ -101,7 +101,9 @@ export function registerApplyCommand(program: Command): void {
         if (failure) throw exitOf(failure);
       } catch (error) {
         if (error instanceof JournalUnreadableError)
-          throw new ExitError(unreadableJournal(env, error.message), 1, { cause: error });
+          throw new ExitError("EGP_JOURNAL_UNREADABLE", unreadableJournal(env, error.message), {
+            cause: error,
+          });
         throw error;
       } finally {
         interrupts.dispose();

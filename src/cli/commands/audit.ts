@@ -21,7 +21,10 @@ function instant(flag: string, value: string | undefined, end: boolean): Date | 
   const day = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const at = new Date(day ? `${value}T${end ? "23:59:59.999" : "00:00:00.000"}Z` : value);
   if (Number.isNaN(at.getTime()))
-    throw new ExitError(`${flag}: expected a date (2026-11-28) or an instant, not ${JSON.stringify(value)}`);
+    throw new ExitError(
+      "EGP_USAGE",
+      `${flag}: expected a date (2026-11-28) or an instant, not ${JSON.stringify(value)}`,
+    );
   return at;
 }
 
@@ -64,6 +67,9 @@ export function registerAuditCommand(program: Command): void {
         process.stdout.write(`wrote ${flags.out}\n`);
       } else process.stdout.write(text);
       if (chain.broken)
-        throw new ExitError(`the audit chain is broken at ${chain.broken.key}: ${chain.broken.why}`, 1);
+        throw new ExitError(
+          "EGP_AUDIT_BROKEN",
+          `the audit chain is broken at ${chain.broken.key}: ${chain.broken.why}`,
+        );
     });
 }

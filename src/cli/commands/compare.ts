@@ -63,6 +63,7 @@ export function registerCompareCommand(program: Command): void {
         for (const issue of issues) process.stderr.write(`${issueLine(issue)}\n`);
         if (unknown.length > 0) {
           throw new ExitError(
+            "EGP_USAGE",
             `--applications: no application or sub-form named ${unknown.map((n) => JSON.stringify(n)).join(", ")} on ${flags.from} or ${flags.to}`,
           );
         }
@@ -71,16 +72,20 @@ export function registerCompareCommand(program: Command): void {
         if (flags.out) {
           const path = resolve(flags.out);
           await writeFile(path, report).catch((error: NodeJS.ErrnoException) => {
-            throw new ExitError(`--out: cannot write ${flags.out} (${error.code ?? error.message})`, 1, {
-              cause: error,
-            });
+            throw new ExitError(
+              "EGP_FILE_SYSTEM",
+              `--out: cannot write ${flags.out} (${error.code ?? error.message})`,
+              {
+                cause: error,
+              },
+            );
           });
           const { summary } = comparison;
           process.stdout.write(
             `wrote ${flags.out}: ${summary.mismatched} mismatched, ${summary.missingInTarget} missing in target, ${summary.missingInSource} missing in source, ${summary.matched} matched\n`,
           );
         } else process.stdout.write(report);
-        if (comparisonDiffers(comparison)) throw new ExitError("", 2);
+        if (comparisonDiffers(comparison)) throw new ExitError("EGP_DIFFERENCES", "");
       });
     });
 }

@@ -41,7 +41,7 @@ export function registerDriftCommand(program: Command): void {
       const { driftNotice, notifierFor } = await import("../../release/notify.ts");
       const notify = await notifierFor(dir, (line) => process.stderr.write(`${line}\n`));
       await notify(driftNotice(plan, desired.release?.name));
-      throw new ExitError("", 2);
+      throw new ExitError("EGP_DIFFERENCES", "");
     });
   });
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { EgpError } from "../../errors/index.ts";
 import { ExitError } from "../errors.ts";
 
 interface EmulatorFlags {
@@ -17,13 +18,13 @@ interface EmulatorFlags {
 
 function profileOf(text: string): "default" | "foreign" {
   if (text === "default" || text === "foreign") return text;
-  throw new ExitError(`--profile: expected default or foreign, got ${JSON.stringify(text)}`);
+  throw new ExitError("EGP_USAGE", `--profile: expected default or foreign, got ${JSON.stringify(text)}`);
 }
 
 function portOf(text: string): number {
   const port = Number(text);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ExitError(`--port: not a port number: ${text}`);
+    throw new ExitError("EGP_USAGE", `--port: not a port number: ${text}`);
   return port;
 }
 
@@ -71,7 +72,11 @@ export function registerEmulatorCommand(program: Command): void {
         scheme: flags.scheme,
         adminPassword: flags.adminPassword ?? process.env.EGP_EMULATOR_PASSWORD ?? undefined,
       }).catch((error: Error) => {
-        throw new ExitError(`emulator: ${error.message.split("\n")[0]}`, 1, { cause: error });
+        // A failure of the family keeps its own code (a data file another process holds).
+        if (error instanceof EgpError) throw error;
+        throw new ExitError("EGP_EMULATOR_FAILED", `emulator: ${error.message.split("\n")[0]}`, {
+          cause: error,
+        });
       });
       process.stdout.write(`listening on ${emulator.url}\n`);
       process.stdout.write(

@@ -27,7 +27,7 @@ export function registerKeysCommand(program: Command): void {
           writeFileSync(flags.out, `${privateKey}\n`, { mode: 0o600, flag: "wx" });
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === "EEXIST")
-            throw new ExitError(`keys: ${flags.out} exists; egp does not overwrite a key`);
+            throw new ExitError("EGP_USAGE", `keys: ${flags.out} exists; egp does not overwrite a key`);
           throw error;
         }
       }

@@ -102,7 +102,7 @@ export function registerPlanCommand(program: Command): void {
         logger.info({ file: flags.out, plan: plan.id }, "plan saved");
       }
       printPlan(plan, flags);
-      if (flags.detailedExitcode && plan.changes.length > 0) throw new ExitError("", 2);
+      if (flags.detailedExitcode && plan.changes.length > 0) throw new ExitError("EGP_DIFFERENCES", "");
     });
   });
 }

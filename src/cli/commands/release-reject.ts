@@ -19,8 +19,8 @@ export function registerReleaseReject(release: Command): void {
     .action(async (name: string, _options: unknown, command: Command) => {
       const flags = command.optsWithGlobals<RejectFlags>();
       if (!RELEASE_NAME.test(name))
-        throw new ExitError(`release reject: ${JSON.stringify(name)} is not a release name`);
-      if (!flags.reason.trim()) throw new ExitError("release reject: --reason must say why");
+        throw new ExitError("EGP_USAGE", `release reject: ${JSON.stringify(name)} is not a release name`);
+      if (!flags.reason.trim()) throw new ExitError("EGP_USAGE", "release reject: --reason must say why");
       const say = (line: string) => process.stderr.write(`${printable(line)}\n`);
       const { rejection, already } = await rejectRelease({
         dir: repositoryDir(flags.dir),

@@ -56,7 +56,7 @@ export function registerRollbackCommand(program: Command): void {
         // A saved plan was reviewed when it was made, as with `egp apply FILE`: nothing is asked.
         const asking = !flags.yes && !saved && !flags.planOnly;
         assertCanAsk("rollback", asking, "pass --yes");
-        if (!flags.prefix) throw new ExitError("rollback: --prefix must not be empty");
+        if (!flags.prefix) throw new ExitError("EGP_USAGE", "rollback: --prefix must not be empty");
         const stateDir = ensureStateDir(stateDirOf(dir));
         let lock: Lock | undefined;
         const interrupts = new Interrupts({ graceMs: graceMs(), write: say, release: () => lock?.release() });

@@ -27,7 +27,9 @@ export function registerSchemaCommand(program: Command): void {
           written.push(relative(process.cwd(), path) || path);
         }
       } catch (error) {
-        throw new ExitError(`cannot write the schemas: ${(error as Error).message}`, 1, { cause: error });
+        throw new ExitError("EGP_FILE_SYSTEM", `cannot write the schemas: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
       if (flags.json) process.stdout.write(`${JSON.stringify({ written })}\n`);
       else for (const path of written) process.stdout.write(`wrote ${path}\n`);

@@ -44,7 +44,7 @@ function positive(value: string): number {
 
 async function write(file: string, flag: string, text: string): Promise<void> {
   await writeFile(resolve(file), text).catch((error: NodeJS.ErrnoException) => {
-    throw new ExitError(`${flag}: cannot write ${file} (${error.code ?? error.message})`, 1, {
+    throw new ExitError("EGP_FILE_SYSTEM", `${flag}: cannot write ${file} (${error.code ?? error.message})`, {
       cause: error,
     });
   });
@@ -75,10 +75,11 @@ export function registerStatusCommand(program: Command): void {
         const unknown = (flags.env ?? []).filter((env) => !known.includes(env));
         if (unknown.length > 0)
           throw new ExitError(
+            "EGP_USAGE",
             `--env: no environments/${unknown[0]}.yaml (known: ${known.join(", ") || "none"})`,
           );
         if ((flags.env ?? known).length === 0)
-          throw new ExitError("no environments: environments/*.yaml is empty");
+          throw new ExitError("EGP_MANIFEST_INVALID", "no environments: environments/*.yaml is empty");
         const warned = new Set<string>();
         const warn = (line: string) => {
           if (!warned.has(line)) process.stderr.write(`${line}\n`);
@@ -108,7 +109,8 @@ export function registerStatusCommand(program: Command): void {
           process.stdout.write(`wrote ${printable(flags.out)}: ${counts}\n`);
         } else process.stdout.write(RENDER[flags.format](report));
         const code = statusExitCode(report);
-        if (code !== 0) throw new ExitError("", code);
+        // The report said it all: drift exits 2, an environment that could not be read 1.
+        if (code !== 0) throw new ExitError(code === 2 ? "EGP_DIFFERENCES" : "EGP_STATUS_INCOMPLETE", "");
       });
     });
 }

@@ -24,7 +24,7 @@ function summary(result: LoadResult): string {
 function repositoryDir(dir: string): string {
   const path = resolve(dir);
   if (!existsSync(path) || !statSync(path).isDirectory())
-    throw new ExitError(`--dir: not a directory: ${dir}`);
+    throw new ExitError("EGP_USAGE", `--dir: not a directory: ${dir}`);
   return path;
 }
 
@@ -51,11 +51,14 @@ export function registerValidateCommand(program: Command): void {
       const dir = repositoryDir(flags.dir);
       const result = await validateProject(dir, flags.env === undefined ? {} : { env: flags.env }).catch(
         (error: NodeJS.ErrnoException) => {
-          throw new ExitError(`cannot read the repository: ${error.message}`, 1, { cause: error });
+          throw new ExitError("EGP_FILE_SYSTEM", `cannot read the repository: ${error.message}`, {
+            cause: error,
+          });
         },
       );
       if (flags.json) printJson(result);
       else printText(result);
-      if (!result.ok) throw new ExitError(`invalid: ${plural(result.errors.length, "error")}`);
+      if (!result.ok)
+        throw new ExitError("EGP_MANIFEST_INVALID", `invalid: ${plural(result.errors.length, "error")}`);
     });
 }

@@ -8,7 +8,6 @@ import {
 import { idOf } from "../args.ts";
 import type { Caller } from "../caller.ts";
 import type { Decoder } from "../envelope.ts";
-import { ErrorCode } from "../error-codes.ts";
 import { InvalidArgumentError, NotFoundError, ResponseShapeError } from "../errors.ts";
 import { type ODataQuery, odataParams, type SelectOnly } from "../odata.ts";
 import { rootRoute } from "../route.ts";
@@ -82,7 +81,7 @@ export function contentApiResource(caller: Caller) {
       const [entity] = (await read(at, odata(ContentApiCollection), odataParams(query))).value;
       if (entity) return entity;
       throw new NotFoundError({
-        code: ErrorCode.NotFound,
+        code: "EGP_NOT_FOUND",
         message: `Content API: ${entitySet} has no record ${id}`,
         status: 404,
         method: "GET",

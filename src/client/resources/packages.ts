@@ -13,7 +13,6 @@ import { idOf } from "../args.ts";
 import type { Call, Caller } from "../caller.ts";
 import type { ChunkPipe } from "../chunk-pipe.ts";
 import { type DecodeContext, messagesOf, one, oneOrMany, parseJson } from "../envelope.ts";
-import { ErrorCode } from "../error-codes.ts";
 import {
   connectionErrorOf,
   errorFromResponse,
@@ -165,7 +164,7 @@ export function packagesResource(caller: Caller) {
         maxBytes,
         tooLarge: (bytes: number) =>
           new PackageTooLargeError({
-            code: ErrorCode.PackageTooLarge,
+            code: "EGP_PACKAGE_TOO_LARGE",
             message: `GET ${route.path}: package ${packageId} is larger than limits.packageBytes (${maxBytes} bytes; ${bytes} bytes ${sink.total === bytes ? "announced" : "reached"}); stopped, and kept nothing`,
             method: "GET",
             path: route.path,

@@ -1,7 +1,7 @@
+import { EgpError } from "../../errors/index.ts";
 import type { DesiredLists, DesiredState, FieldSource } from "../../manifest/index.ts";
 import type { LiveState } from "../../state/live-state.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
-import { PlanErrorCode } from "../error-codes.ts";
 import type { Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
 
 export interface PlanOptions {
@@ -139,12 +139,11 @@ export function formatPlanProblem(problem: PlanProblem): string {
 }
 
 /** A problem that makes a plan impossible, such as a package naming an application the source lacks. */
-export class PlanError extends Error {
-  readonly code = PlanErrorCode.Invalid;
+export class PlanError extends EgpError {
   /** Each problem at its manifest position; empty when the message says it all. */
   readonly problems: readonly PlanProblem[];
   constructor(message: string, problems: readonly PlanProblem[] = []) {
-    super(message);
+    super("EGP_PLAN_INVALID", message);
     this.name = "PlanError";
     this.problems = problems;
   }

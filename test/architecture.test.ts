@@ -63,45 +63,56 @@ const ABOVE_CLI: readonly Stage[] = [
  */
 const EVERY_STAGE_MAY_IMPORT: readonly Stage[] = ["errors"];
 
-/** DESIGN §1's "may import" column. */
+/**
+ * DESIGN §1's "may import" column, each rule with its reason. Where this table is wider than
+ * DESIGN's, the reason says why (schema and errors are leaves DESIGN's table does not list).
+ */
 const MAY_IMPORT: Record<Stage, Rule> = {
-  // A leaf: no package, no node: module, nothing of ours.
+  // A leaf: the error family, which every stage throws from; nothing of ours, no package.
   errors: { runtime: [], packages: [], node: [] },
+  // The interface's shapes as zod schemas, and its own pure rules (the password rules) that the
+  // planner checks offline and the emulator enforces: one home for both.
   wire: { runtime: [], packages: ["zod"] },
-  // Amended: zod helpers that more than one stage uses (the as-is shortcut of parsing).
+  // A leaf of zod helpers that more than one stage parses with (the as-is shortcut, kept by the
+  // speed machinery's measurement, docs/performance.md).
   schema: { runtime: [], packages: ["zod"] },
+  // File bodies, locks and private folders, shared by the client and the emulator: nothing of ours.
   io: { runtime: [] },
-  // The release store (a folder or an OCI registry): plumbing that apply, compose and the CLI share.
+  // The release store's bytes (a folder or an OCI registry), over io's private files.
   store: { runtime: ["io"] },
-  // Amended: schema (its parse shortcut for the reads' answers).
+  // The typed REST client: the interface's shapes (wire), file bodies (io), the parse shortcut for
+  // answers (schema). Never the emulator: the two meet only over HTTP.
   client: { runtime: ["wire", "io", "schema"] },
+  // The platform's stand-in: the interface's shapes and file bodies. Never the client.
   emulator: { runtime: ["wire", "io"] },
-  // Amended: schema (its parse shortcut for the documents), io (the cache's private folder under .egp),
-  // wire's Secret (the one wrapper of a value never shown: passwords, `${VAR}` values).
+  // Documents and environment files: the parse shortcut (schema), the cache's private folder (io),
+  // and wire's Secret, the one wrapper of a value never shown (passwords, `${VAR}` values).
   manifest: { runtime: ["schema", "io", "wire"], packages: ["zod", "yaml"] },
-  // Amended (docs/architecture.md): what to read depends on the desired state's type.
+  // The live reads: through the client, in the interface's shapes; what to read depends on the
+  // desired state, whose type only it needs.
   state: { runtime: ["client", "wire"], types: ["manifest"] },
-  // Pure: no I/O. zod validates a plan file on load (DESIGN §1, "a kind is a typed contract").
+  // Pure: no I/O. zod checks a plan file on load against each op's input schema; wire holds the
+  // interface's rules it checks offline; desired and live states are its input types.
   plan: {
-    // Amended: wire is pure (zod only) and holds the interface's own rules that the planner checks
-    // offline and the emulator enforces (the password rules), so both read them from one home.
     runtime: ["wire"],
     types: ["manifest", "state"],
     packages: ["zod", "safe-stable-stringify"],
     node: ["node:crypto"],
   },
-  // io also holds the exclusive lock file that apply's lock and the emulator's data file share.
-  // The steps need the desired state's type (secrets, the environment's limits, the prune policy)
-  // and wire's types of what they send; no schema of wire: a package file is opaque to apply.
+  // Runs a plan's steps through the client; the planner's model (plan) and reads (state); io for
+  // the journal, the lock and the artifacts; store for a release's bytes. The desired state's type
+  // (secrets, limits, the prune policy) and wire's types of what it sends; no wire schema: a package
+  // file is opaque to apply.
   apply: { runtime: ["client", "plan", "state", "io", "store"], types: ["manifest", "wire"] },
-  // Amended: export writes the interface's values (contact subtypes) through wire's own tables.
+  // Live state to documents: the live state (state), the documents' schemas (manifest) and the
+  // interface's own value tables (wire: contact subtypes).
   export: { runtime: ["state", "manifest", "wire"] },
   // The composer reads the manifests and the live state and calls the pure stages on them: the
-  // planner (plan), the exporter (export, for `egp export`) and the comparison (plan); the caller's
-  // `open` brings the clients (`httpConnections` makes them for environments over HTTP), and the
-  // release store holds what a release's promotion installs (store). It assembles each kind from
-  // its stages' parts (compose/kinds.ts), ops included (apply). It never starts an emulator: that is
-  // the CLI's, for embedded environments.
+  // planner (plan), the exporter (export) and the comparison (plan); the caller's `open` brings the
+  // clients (client: `httpConnections` makes them for environments over HTTP), and the release
+  // store holds what a release's promotion installs (store). It assembles each kind from its
+  // stages' parts (compose/kinds.ts), ops included (apply). It never starts an emulator: that is the
+  // CLI's, for embedded environments.
   compose: { runtime: ["manifest", "state", "plan", "apply", "export", "client", "store"] },
   // The release lifecycle and its governance, and the governed entry points (apply, rollback,
   // release create/reject) that the CLI and the library both call: it wraps the composer's plans and
@@ -120,13 +131,13 @@ const MAY_IMPORT: Record<Stage, Rule> = {
 };
 
 /**
- * Today's known exceptions, one per (file, what it imports), each with why it is kept. An exception
- * that is no longer needed fails the last test, so the list only shrinks.
+ * Imports outside a stage's row, one per (file, what it imports), each with why it is kept. An
+ * exception that is no longer needed fails the last test, so the list only shrinks.
  */
 const KNOWN_EXCEPTIONS: ReadonlyArray<{ file: string; imports: string; why: string }> = [
-  // js-yaml: the fast path for plain manifest files, kept next to the `yaml` library by measurement
-  // (docs/performance.md, bench/manifest-parse.ts); DESIGN §1's manifest row names only `yaml`.
-  { file: "manifest/yaml-events.ts", imports: "js-yaml", why: "kept by measurement" },
+  // js-yaml's event parser: the manifests' fast path beside the `yaml` library, which DESIGN §1's
+  // manifest row names alone; kept because it saves more than 10% of a plan (docs/performance.md).
+  { file: "manifest/yaml-events.ts", imports: "js-yaml", why: "the parse fast path earns its keep" },
 ];
 
 interface Import {

@@ -1,4 +1,4 @@
-// The journal alone: a plan must not load the apply stage (start-up time, docs/performance.md).
+// The journal alone: a plan must not load the apply stage (start-up time, test/cli/start-up.test.ts).
 import { join } from "node:path";
 import { Journal, JournalUnreadableError } from "../apply/journal.ts";
 import { isStale, LOCK_STALE_AFTER_MS, type LockHolder, readLockFile } from "../io/lock-file.ts";

@@ -10,7 +10,7 @@ import { InlineIo } from "../io/inline-io.ts";
  *
  * Why a ring: a fresh buffer per read (`createReadStream`) is external memory to V8, and a large
  * download's worth of them makes it run a major garbage collection every few tens of MB, which
- * then takes much of the CPU (docs/performance.md, "Transfers").
+ * then takes much of the CPU.
  *
  * Why reusing a buffer is safe here: the stream's high-water mark is 0, so it reads a chunk only
  * when its consumer asks for one, and the consumer is an HTTP response the body is piped to. A

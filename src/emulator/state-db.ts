@@ -19,7 +19,7 @@ import { EgpError } from "../errors/index.ts";
  * `--data FILE`: the state in a SQLite database in WAL mode. Several processes may open FILE at
  * once; SQLite's own locks order their commits. A commit is durable once FILE-wal is fdatasynced:
  * what synchronous=FULL does inside COMMIT, on the event loop, `sync` does on the thread pool, so
- * that requests go on being handled while the disk works (docs/performance.md has the figures).
+ * that requests go on being handled while the disk works.
  * SQLite itself (synchronous=NORMAL) still syncs the WAL before a checkpoint and FILE after one.
  *
  * The state is plain JSON held in memory. Each top-level key of it is a row, and a key holding an

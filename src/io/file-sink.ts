@@ -15,8 +15,7 @@ import { InlineIo, type InlineIoOptions } from "./inline-io.ts";
  *   pool, as one writev.
  * - Writes on the main thread (here and in the client's download, file-body-sink.ts) are cut into
  *   pieces of at most 32 KiB: the kernel sizes the page-cache memory it allocates by the write, and
- *   on a virtual machine large allocations can cost many times more and vary widely (measured in
- *   docs/performance.md, "Transfers").
+ *   on a virtual machine large allocations cost more and vary widely.
  * - Memory (`release`): each socket read gets a fresh buffer, which V8 frees only at its next
  *   young-generation collection, after some tens of MB of them have piled up. A chunk that is the
  *   whole of its ArrayBuffer is freed as soon as it is on disk instead (detached by

@@ -5,7 +5,7 @@
  * Why: a transfer moves the bytes between a socket and the page cache. Done on the thread that has
  * just received (or is about to send) them, each copy hits that CPU's cache; handed to the thread
  * pool, each chunk costs a wake-up, two context switches and a copy from another core's cache
- * (about twice the CPU, docs/performance.md, "Transfers"). A write to the page cache or a read of
+ * (more CPU than the copy itself). A write to the page cache or a read of
  * a cached file takes tens of microseconds per chunk, so the event loop barely notices. A slow disk, a network file system or
  * write-back throttling can make them take milliseconds: once `strikes` operations have taken
  * `slowMs` or more, the rest of the transfer goes to the thread pool, so the event loop is not held

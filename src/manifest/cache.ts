@@ -23,7 +23,7 @@ import type { StoredDocument } from "./yaml-events.ts";
  * version and a hash of the code that parses and validates manifests (`codeFingerprint`). Anything
  * else (a truncated file, another format, another egp, a shape it does not expect) is a miss, and
  * the entry is written again. Why v8 serialization: it keeps shared key lists shared, and reads a
- * large file faster than JSON.parse (docs/performance.md).
+ * large file faster than JSON.parse.
  *
  * Beside them (`.egp/cache/states/`), one entry per environment: its normalized documents and the
  * warnings their load gave, under a key of every manifest and environment file's path and bytes and

@@ -11,8 +11,7 @@ export interface RepositoryFile {
 
 /*
  * A manifest file's text as UTF-8 bytes, encoded once per file object: the state's digest and the
- * manifest cache's key both hash it, and Hash.update of a large string is several times slower
- * than of its bytes (docs/performance.md).
+ * manifest cache's key both hash it, and Hash.update of a large string is slower than of its bytes.
  */
 const encoded = new WeakMap<RepositoryFile, Buffer>();
 

@@ -162,8 +162,8 @@ async function download(ctx: RouteContext, workDir: string, faults: Faults) {
   if (!faults.spec.noLength) ctx.reply.header("content-length", String(size));
   ctx.reply
     .header("content-disposition", `attachment; filename="${downloadName(record)}"`)
-    // Read into a ring of reused buffers (file-body.ts): fresh buffers per read cost several times
-    // the CPU for a large package (docs/performance.md, "Transfers").
+    // Read into a ring of reused buffers (file-body.ts): fresh buffers per read cost more CPU for a
+    // large package.
     .send(fileBody(path));
   // The router returns undefined for a raw reply; fastify would then answer again unless the
   // response has ended, so the handler waits for the stream (a client that goes away ends it too).
@@ -188,8 +188,7 @@ async function receive(ctx: RouteContext, temp: string, limit: number): Promise<
   if (!part) throw badRequest("PackageFileMissing", "The upload holds no file part.");
   try {
     // Written on the main thread in small pieces while writes are fast (src/io/file-sink.ts, shared
-    // with the client), which costs a fraction of a file write stream's CPU (docs/performance.md,
-    // "Transfers"). `release` frees each request chunk once it is on disk: the HTTP parser gives
+    // with the client), which costs less CPU than a file write stream. `release` frees each request chunk once it is on disk: the HTTP parser gives
     // every chunk a buffer of its own and busboy is done with it once it has passed it on; left to
     // the garbage collector they cause many major collections.
     await writeBodyToFile(part.file, temp, { release: true });

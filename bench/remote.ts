@@ -7,14 +7,7 @@ import { Agent } from "undici";
 import { bareCall } from "./lib/bare-call.ts";
 import { BIN, type EmulatorChild, launcherFlags, ROOT, reap, spawnEmulator } from "./lib/emulator-child.ts";
 import { bigPackage, rawLogin, rawUpload, smallPackage } from "./lib/package-zip.ts";
-import {
-  isVariant,
-  type Piece,
-  type PieceTimes,
-  piecesReport,
-  type Variant,
-  variantsOf,
-} from "./lib/pieces.ts";
+import { type Piece, type PieceTimes, piecesReport, type Variant, variantsOf } from "./lib/pieces.ts";
 import { loadAverage, machine, memoryOf } from "./lib/proc.ts";
 import { type Exchange, type RemoteProxy, startProxy } from "./lib/remote-proxy.ts";
 import { benchEnvironmentFile, everythingPackage } from "./lib/repo.ts";
@@ -507,7 +500,7 @@ async function main(): Promise<Verdict> {
       verdict =
         missed.length === 0 ? { pass: true } : { pass: false, reason: `missed: ${missed.join(", ")}` };
     }
-    await pieceRounds(c16, [t, s], work, dist, out);
+    await pieceRounds(c16, [t, s], dist, out);
     return verdict;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
@@ -586,14 +579,12 @@ async function planOf(dir: string, variant: Variant, dist: boolean) {
 
 /**
  * The speed machinery's pieces (lib/pieces.ts): each round, the warm plan at concurrency 16 with
- * every piece on and with each of the plan's pieces off, in a turning order, then egp's promotion
- * with every piece on and with the download sink's piece off. Every plan must give the same
+ * every piece on and with each of the plan's pieces off, in a turning order. Every plan must give the same
  * changes with the same requests: a piece only makes a plan faster.
  */
 async function pieceRounds(
   dir: string,
   proxies: readonly RemoteProxy[],
-  work: string,
   dist: boolean,
   out: (text: string) => void,
 ): Promise<void> {
@@ -601,32 +592,22 @@ async function pieceRounds(
   // Also writes the cache that the warm plans read.
   const reference = await planOf(dir, "all", dist);
   const plans = new Map<Variant, number[]>();
-  const promotions = { all: [] as number[], sink: [] as number[] };
-  await withPromotion(work, dist, async ({ source, target, id }) => {
-    for (let round = 0; round < ROUNDS; round++) {
-      const cells: string[] = [];
-      for (const variant of variantsOf(round, PLAN_PIECES)) {
-        const result = await planOf(dir, variant, dist);
-        if (
-          JSON.stringify(result.summary) !== JSON.stringify(reference.summary) ||
-          result.requests !== reference.requests
-        )
-          throw new Error(
-            `the plan with ${variant} off differs: ${JSON.stringify(result.summary)}, ${result.requests} requests`,
-          );
-        plans.set(variant, [...(plans.get(variant) ?? []), result.ms]);
-        cells.push(`plan ${variant === "all" ? "all on" : `${variant} off`} ${fmt(result.ms)}`);
-      }
-      for (const side of orderOf<"all" | "sink">(round, "all", "sink")) {
-        const file = join(work, `pieces-${side}-${round}.zip`);
-        const result = await promoteWithEgp(source.url, target.url, id, file, dist, side);
-        promotions[side].push(result.ms);
-        rmSync(file, { force: true });
-        cells.push(`promotion ${side === "all" ? "all on" : "sink off"} ${fmt(result.ms)}`);
-      }
-      out(`pieces round ${round + 1}: ${cells.join(", ")}; load ${loadAverage().toFixed(2)}`);
+  for (let round = 0; round < ROUNDS; round++) {
+    const cells: string[] = [];
+    for (const variant of variantsOf(round, PLAN_PIECES)) {
+      const result = await planOf(dir, variant, dist);
+      if (
+        JSON.stringify(result.summary) !== JSON.stringify(reference.summary) ||
+        result.requests !== reference.requests
+      )
+        throw new Error(
+          `the plan with ${variant} off differs: ${JSON.stringify(result.summary)}, ${result.requests} requests`,
+        );
+      plans.set(variant, [...(plans.get(variant) ?? []), result.ms]);
+      cells.push(`plan ${variant === "all" ? "all on" : `${variant} off`} ${fmt(result.ms)}`);
     }
-  });
+    out(`pieces round ${round + 1}: ${cells.join(", ")}; load ${loadAverage().toFixed(2)}`);
+  }
   const on = plans.get("all") ?? [];
   const measured: PieceTimes[] = [
     ...PLAN_PIECES.map((piece) => ({
@@ -635,7 +616,6 @@ async function pieceRounds(
       off: plans.get(piece) ?? [],
       on,
     })),
-    { piece: "sink", measure: "promotion", off: promotions.sink, on: promotions.all },
   ];
   figures.push(...piecesReport("remote", gate.before, measured));
 }
@@ -644,13 +624,7 @@ async function pieceRounds(
  * The promotion as egp's apply makes it, run as a child (`--promote`) so that its memory is its own:
  * the download teed into the upload where it can be, and otherwise the upload from the file after.
  */
-async function promoteChild(
-  sourceUrl: string,
-  targetUrl: string,
-  id: number,
-  file: string,
-  variant: Variant,
-): Promise<void> {
+async function promoteChild(sourceUrl: string, targetUrl: string, id: number, file: string): Promise<void> {
   const entry = process.env.EGP_BENCH_DIST ? join(ROOT, "dist/index.js") : join(ROOT, "src/index.ts");
   const { createClient } = (await import(entry)) as typeof import("../src/index.ts");
   // The promotion's transfer is the client's own, not the library's API (no gate runs around it).
@@ -665,10 +639,8 @@ async function promoteChild(
     password: PASSWORD,
     limits: { requestsPerSecond: 0 },
   });
-  // The download sink's piece off: its plain variant passed in.
-  const machinery = variant === "sink" ? { sink: { threadSwitch: false } } : {};
-  const source = createClient(options(sourceUrl), machinery);
-  const target = createClient(options(targetUrl), machinery);
+  const source = createClient(options(sourceUrl));
+  const target = createClient(options(targetUrl));
   // Logged in before the clock starts, as the apply's clients are (its plan logged them in) and as
   // curl's tokens are taken before its transfers are timed.
   await Promise.all([source.security.login(), target.security.login()]);
@@ -682,15 +654,8 @@ async function promoteChild(
   process.stdout.write(JSON.stringify(report));
 }
 
-async function promoteWithEgp(
-  sourceUrl: string,
-  targetUrl: string,
-  id: number,
-  file: string,
-  dist: boolean,
-  variant: Variant = "all",
-) {
-  const args = ["--promote", sourceUrl, targetUrl, String(id), file, variant];
+async function promoteWithEgp(sourceUrl: string, targetUrl: string, id: number, file: string, dist: boolean) {
+  const args = ["--promote", sourceUrl, targetUrl, String(id), file];
   const script = new URL(import.meta.url).pathname;
   const { report } = await reportOfChild<{ promotionMs: number; hwm: number }>(
     "egp promotion",
@@ -753,9 +718,7 @@ async function promoteWithCurl(sourceUrl: string, targetUrl: string, id: number,
 if (BARE) {
   await bareReads(argv[1] ?? "", argv[2] ?? "", Number(argv[3]), Number(argv[4]));
 } else if (argv[0] === "--promote") {
-  const variant = argv[5];
-  if (!isVariant(variant)) throw new Error(`unknown variant ${variant}`);
-  await promoteChild(argv[1] ?? "", argv[2] ?? "", Number(argv[3]), argv[4] ?? "", variant);
+  await promoteChild(argv[1] ?? "", argv[2] ?? "", Number(argv[3]), argv[4] ?? "");
 } else {
   await finishFair(DEADLINE_MS, gate, main, () => figures);
 }

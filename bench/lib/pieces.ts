@@ -24,10 +24,6 @@ export const PIECES = {
     what: "the v8-serialized manifest and state cache (src/manifest/cache.ts)",
     plain: "no cache",
   },
-  sink: {
-    what: "the download sink's thread switch (src/io/inline-io.ts in client/file-body-sink.ts)",
-    plain: "every write in the thread pool",
-  },
 } as const;
 
 export type Piece = keyof typeof PIECES;

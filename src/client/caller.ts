@@ -1,5 +1,4 @@
 import pRetry from "p-retry";
-import type { InlineIoOptions } from "../io/inline-io.ts";
 import type { SafeParse } from "../schema/validate.ts";
 import { Deadlines } from "./deadlines.ts";
 import { type DecodeContext, type Decoder, messagesOf, parseJson } from "./envelope.ts";
@@ -21,7 +20,7 @@ import {
 } from "./errors.ts";
 import { type RateLimiter, realSleep, type Semaphore } from "./limits.ts";
 import type { ClientLog } from "./logger.ts";
-import { type ClientMachinery, sinkIoOf } from "./machinery.ts";
+import type { ClientMachinery } from "./machinery.ts";
 import type { MultipartBody } from "./multipart.ts";
 import type { ClientOptions } from "./options.ts";
 import type { Paths } from "./paths.ts";
@@ -122,11 +121,6 @@ export class Caller {
   /** Largest package file a download of this client writes (`limits.packageBytes`). */
   get packageBytes(): number {
     return this.deps.options.limits.packageBytes;
-  }
-
-  /** A package download's file I/O options (machinery.ts); undefined: the default. */
-  get downloadIo(): InlineIoOptions | undefined {
-    return sinkIoOf(this.deps.machinery ?? {});
   }
 
   /** The client's log, for what a resource says of its own choices. */

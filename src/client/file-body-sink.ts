@@ -1,12 +1,11 @@
 import { createHash, type Hash } from "node:crypto";
 import { closeSync, openSync, write } from "node:fs";
 import type { IncomingHttpHeaders } from "node:http";
-import { afterWrite, BufferRuns, type FileSinkOptions, releasable, writeAllSync } from "../io/file-sink.ts";
-import { InlineIo } from "../io/inline-io.ts";
+import { afterWrite, BufferRuns, type FileSinkOptions, releasable } from "../io/file-sink.ts";
 import type { ChunkPipe } from "./chunk-pipe.ts";
 import type { BodySink } from "./transport.ts";
 
-export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" | "io" | "release"> {
+export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" | "release"> {
   /**
    * Called when a try's body starts, with the size its answer announced: a pipe returned gets each
    * chunk once it is on disk (a pipelined promotion), and owns the chunk's release from then on.
@@ -20,9 +19,9 @@ export interface FileBodySinkOptions extends Pick<FileSinkOptions, "onWritten" |
 
 /**
  * A package download's sink (transport getInto): a successful answer that is not JSON is written
- * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, on the
- * main thread while writes are fast; once they are slow (inline-io.ts), in the thread pool while
- * the socket waits. With `release`, each socket buffer is freed once its chunks are on disk and
+ * to `path`, which every try opens anew (truncated). Each chunk is written as it arrives, in the
+ * thread pool while the socket waits (a thread switch to the main thread while writes are fast
+ * saved no measurable wall time of a promotion, docs/performance.md). With `release`, each socket buffer is freed once its chunks are on disk and
  * the parser has left it (file-sink.ts BufferRuns). `close()` closes the file; the caller renames
  * or removes it. With `tee`, each chunk also goes to a pipe once written, and waits while the pipe
  * is full. Each chunk is hashed as it is written: the file's sha256 without reading it back.
@@ -32,7 +31,6 @@ export class FileBodySink implements BodySink {
   written = 0;
   total: number | undefined;
   private fd: number | undefined;
-  private io: InlineIo;
   private readonly path: string;
   private readonly options: FileBodySinkOptions;
   private readonly release: boolean;
@@ -46,7 +44,6 @@ export class FileBodySink implements BodySink {
   constructor(path: string, options: FileBodySinkOptions = {}) {
     this.path = path;
     this.options = options;
-    this.io = new InlineIo(options.io);
     this.release = options.release === true && releasable();
   }
 
@@ -58,7 +55,6 @@ export class FileBodySink implements BodySink {
     this.written = 0;
     this.hash = createHash("sha256");
     this.runs = new BufferRuns();
-    this.io = new InlineIo(this.options.io);
     const length = Number(headers["content-length"]);
     this.total = Number.isFinite(length) ? length : undefined;
     // Refused before a byte is written: the file is empty, and the caller removes it.
@@ -73,11 +69,7 @@ export class FileBodySink implements BodySink {
   onData(chunk: Buffer): undefined | Promise<void> {
     this.bound(this.written + chunk.byteLength);
     const fd = this.fd as number;
-    if (!this.io.pooled) {
-      this.io.inline(() => writeAllSync(fd, [chunk]));
-      return this.wrote(chunk);
-    }
-    return this.io.inPool(() => writeFdAll(fd, chunk)).then(() => this.wrote(chunk));
+    return writeFdAll(fd, chunk).then(() => this.wrote(chunk));
   }
 
   /** Throws when `bytes` would pass `maxBytes`: a body that never ends never fills the disk. */
@@ -85,11 +77,6 @@ export class FileBodySink implements BodySink {
     const { maxBytes, tooLarge } = this.options;
     if (maxBytes === undefined || bytes <= maxBytes) return;
     throw tooLarge?.(bytes) ?? new RangeError(`the answer is larger than ${maxBytes} bytes`);
-  }
-
-  /** Writes made on the main thread and in the thread pool by the current try. */
-  get writes(): { inline: number; pooled: number } {
-    return { ...this.io.counts };
   }
 
   close(): void {

@@ -1,17 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { sinkIoOf } from "../../src/client/machinery.ts";
-import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { createClient, type PlatformClient } from "../../src/index.ts";
 import { type SafeParse, zodParse } from "../../src/schema/validate.ts";
-import { generatedPackage, optionsFor, useClientEmulator } from "./helpers/client.ts";
+import { optionsFor, useClientEmulator } from "./helpers/client.ts";
 
 /*
  * The client's speed machinery passed in as values (the benchmarks measure each piece against its
- * plain variant): zod's plain parse, and a download sink that writes in the thread pool from the
- * first write, give the same answers and the same file.
+ * plain variant): zod's plain parse gives the same answers.
  */
 
 const work = mkdtempSync(join(tmpdir(), "egp-client-machinery-"));
@@ -41,20 +38,5 @@ describe("the client's plain variants", () => {
     // Each client's login moves its own user's LastLoginDate: the rest is compared.
     const steady = (users: typeof plain) => users.map(({ LastLoginDate: _, ...rest }) => rest);
     expect(steady(plain)).toEqual(steady(await dev.client().users.list()));
-  });
-
-  it("a download without the thread switch writes the same file, in the thread pool from the first write", async () => {
-    expect(sinkIoOf({})).toBeUndefined();
-    expect(sinkIoOf({ sink: { threadSwitch: false } })).toEqual({ strikes: 0 });
-    const source = dev.client();
-    const id = await generatedPackage(source, {
-      Description: "machinery",
-      PreparedBy: "client test",
-      PackageObjects: [{ Guid: demoGuid("risks"), Type: "Application" }],
-    });
-    const [inline, pooled] = [join(work, "inline.zip"), join(work, "pooled.zip")];
-    await source.packages.download(id, inline);
-    await withMachinery({ sink: { threadSwitch: false } }).packages.download(id, pooled);
-    expect(readFileSync(pooled).equals(readFileSync(inline))).toBe(true);
   });
 });

@@ -158,7 +158,6 @@ export function packagesResource(caller: Caller) {
       const maxBytes = options.maxBytes ?? caller.packageBytes;
       const sink = new FileBodySink(partial, {
         release: caller.ownsTransport,
-        ...(caller.downloadIo ? { io: caller.downloadIo } : {}),
         onWritten: (bytes) => onProgress?.({ bytes, total: sink.total }),
         ...(options.tee ? { tee: options.tee } : {}),
         maxBytes,

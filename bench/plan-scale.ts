@@ -32,8 +32,7 @@ import type { Verdict } from "./lib/verdict.ts";
  * Then the speed machinery (DESIGN §5, lib/pieces.ts): in each of at least 6 rounds, the plan of
  * "everything managed", cold then warm, with every piece on and with each piece off in turn (its
  * plain variant passed in through the library: lib/plan-child.ts), each piece's figure the median of
- * its per-round ratios off / all on. A plan downloads nothing, so the download sink's piece is
- * measured by remote.ts's promotion. `--pieces` runs only this part.
+ * its per-round ratios off / all on. `--pieces` runs only this part.
  * Beside the ratios it prints each run's start-up, from the process's spawn to its first request
  * reaching an emulator (each emulator reports when each new connection's first request arrives),
  * egp's beside the bare reads': a fixed cost that weighs more the faster the machine reads, so
@@ -56,7 +55,7 @@ const ROUNDS = roundsOf(Number(process.argv[process.argv.indexOf("--rounds") + 1
 const RSS_LIMIT_MB = 250;
 const DEADLINE_MS = 900_000;
 const PIECES_ONLY = process.argv.includes("--pieces");
-/** The pieces a plan uses: it downloads nothing, so the sink is remote.ts's to measure. */
+/** The speed machinery's pieces (lib/pieces.ts), each on a plan's path. */
 const PLAN_PIECES: readonly Piece[] = ["parse", "validate", "cache"];
 const PASSWORD = "Bench#Scale2026";
 const GROUPS = { Everyone: 1, Administrators: 2 };
@@ -582,7 +581,6 @@ async function pieceRounds(all: string, out: (text: string) => void): Promise<vo
       { piece, measure: "plan, warm", off: off.warm, on: on.warm },
     ];
   });
-  out("sink: a plan downloads nothing; remote.ts's promotion measures it\n");
   figures.push(...piecesReport("plan-scale", gate.before, measured));
 }
 

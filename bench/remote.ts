@@ -41,8 +41,7 @@ import type { Verdict } from "./lib/verdict.ts";
  *
  * Then the speed machinery (DESIGN §5, lib/pieces.ts): in each round, the warm plan at concurrency
  * 16 with every piece on and with each piece off in turn (its plain variant passed in through the
- * library: lib/plan-child.ts), and egp's promotion with every piece on and with the download sink's
- * thread switch off; each piece's figure is the median of its per-round ratios off / all on.
+ * library: lib/plan-child.ts); each piece's figure is the median of its per-round ratios off / all on.
  * `--pieces` runs only this part (and the setup it needs).
  */
 
@@ -67,7 +66,7 @@ const PASSWORD = "Password1!";
 const GROUPS = { Everyone: 1, Administrators: 2 };
 const DEADLINE_MS = 30 * 60_000;
 const PIECES_ONLY = argv.includes("--pieces");
-/** The pieces a plan uses; the download sink's is measured by the promotion. */
+/** The speed machinery's pieces (lib/pieces.ts), each on a plan's path. */
 const PLAN_PIECES: readonly Piece[] = ["parse", "validate", "cache"];
 const PLAN_CHILD = join(ROOT, "bench", "lib", "plan-child.ts");
 /** The machine's load, taken first, before the bench's own processes add to it. */

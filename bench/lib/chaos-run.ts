@@ -178,7 +178,11 @@ export async function runChaosSeed(options: ChaosOptions): Promise<ChaosResult> 
       `seed ${options.seed}: first apply ${killed ? `${interrupt} after step ${killAt} of ~${expectedSteps}` : `ended with exit ${first.code} before step ${killAt}`} (${(first.ms / 1000).toFixed(1)} s)`,
     );
     if (!killed) problems.push(`the first apply was not stopped (exit ${first.code}, ${done} steps done)`);
-    if (interrupt === "SIGINT" && killed && !/egp: Interrupted: \d+ of \d+ steps done/.test(first.stderr))
+    if (
+      interrupt === "SIGINT" &&
+      killed &&
+      !/egp: EGP_INTERRUPTED Interrupted: \d+ of \d+ steps done/.test(first.stderr)
+    )
       problems.push("the interrupted apply did not say what it had done");
 
     const second = await runEgp(interrupt === "SIGKILL" ? [...apply, "--resume"] : apply, { env });

@@ -1,4 +1,4 @@
-import type { FreezeWindow } from "../manifest/freeze.ts";
+import { type FreezeWindow, WEEKDAYS } from "../manifest/freeze.ts";
 import type { FreezeException } from "../manifest/freeze-exception.ts";
 
 /** The longest an exception may still run at the moment it is used. */
@@ -14,32 +14,83 @@ function minutesOf(clock: string): number {
   return hours * 60 + minutes;
 }
 
-/** The weekday (as the manifests write it) and minute of the day of `now` in `timeZone`. */
-function localClock(now: Date, timeZone: string): { day: string; minute: number } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    weekday: "long",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).formatToParts(now);
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "";
-  return { day: part("weekday").toLowerCase(), minute: Number(part("hour")) * 60 + Number(part("minute")) };
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+/** The wall clock of `at` in `timeZone`, as milliseconds of a UTC date with the same fields. */
+function wallOf(at: number, timeZone: string): number {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23",
+    });
+    formatters.set(timeZone, format);
+  }
+  const field: Record<string, number> = {};
+  for (const part of format.formatToParts(at)) field[part.type] = Number(part.value);
+  const { year = 0, month = 1, day = 1, hour = 0, minute = 0, second = 0 } = field;
+  return Date.UTC(year, month - 1, day, hour, minute, second);
 }
 
-/** Whether `now` falls in the window. `to` is the last frozen minute of a weekly window. */
-export function inWindow(window: FreezeWindow, now: Date): boolean {
-  if (window.kind === "once") {
-    const at = now.getTime();
-    return Date.parse(window.from) <= at && at < Date.parse(window.to);
+/** The zone's offset from UTC at `at`, in milliseconds (whole seconds). */
+function offsetAt(at: number, timeZone: string): number {
+  const second = Math.floor(at / 1000) * 1000;
+  return wallOf(second, timeZone) - second;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The instants at which the zone's wall clock reads `wall` (a UTC date with the wall clock's fields):
+ * one as a rule, two in a repeated hour (earlier first), and none in a skipped one, where the
+ * answer is the first instant after the gap.
+ */
+function instantsOf(wall: number, timeZone: string): { instants: number[]; gapEnd?: number } {
+  const before = offsetAt(wall - DAY_MS, timeZone);
+  const after = offsetAt(wall + DAY_MS, timeZone);
+  const instants = [...new Set([before, after])]
+    .map((offset) => wall - offset)
+    .filter((at) => offsetAt(at, timeZone) === wall - at)
+    .sort((a, b) => a - b);
+  if (instants.length > 0) return { instants };
+  // In the gap: read with the old offset the wall clock lies after the change, with the new one
+  // before it; the change is the first second between the two at which the offset is no longer the old.
+  let [low, high] = [wall - after, wall - before];
+  while (high - low > 1000) {
+    const middle = Math.floor((low + high) / 2000) * 1000;
+    if (offsetAt(middle, timeZone) === before) low = middle;
+    else high = middle;
   }
-  const { day, minute } = localClock(now, window.timeZone);
+  return { instants: [], gapEnd: high };
+}
+
+/**
+ * Whether `now` falls in the window. A weekly window is a wall-clock window in its time zone, and
+ * `to` is the last frozen minute. In a repeated hour `from` is its earlier occurrence and `to` its
+ * later, so both occurrences are frozen; a bound in a skipped hour is the first instant after the gap.
+ */
+export function inWindow(window: FreezeWindow, now: Date): boolean {
+  const at = now.getTime();
+  if (window.kind === "once") return Date.parse(window.from) <= at && at < Date.parse(window.to);
+  const { timeZone } = window;
   const [from, to] = [minutesOf(window.from), minutesOf(window.to)];
-  const starts = (name: string) => window.days.some((d) => d === name);
-  if (from <= to) return starts(day) && from <= minute && minute <= to;
-  // A window that runs past midnight belongs to the day it starts on: the local day before this one.
-  const yesterday = localClock(new Date(now.getTime() - (minute + 1) * 60_000), window.timeZone).day;
-  return (starts(day) && minute >= from) || (starts(yesterday) && minute <= to);
+  const today = Math.floor(wallOf(at, timeZone) / DAY_MS) * DAY_MS;
+  // A window that runs past midnight belongs to the day it starts on, so yesterday's may still hold.
+  for (const day of [today - DAY_MS, today]) {
+    if (!window.days.includes(WEEKDAYS[new Date(day).getUTCDay()] ?? "sunday")) continue;
+    const first = instantsOf(day + from * 60_000, timeZone);
+    const last = instantsOf(day + (from <= to ? 0 : DAY_MS) + to * 60_000, timeZone);
+    const start = first.instants[0] ?? first.gapEnd ?? 0;
+    const end = (last.instants.at(-1) ?? last.gapEnd ?? 0) + 60_000;
+    if (start <= at && at < end) return true;
+  }
+  return false;
 }
 
 /** The window in words, for refusals, notices and audit records. */

@@ -50,6 +50,32 @@ describe("freeze windows", () => {
     expect(await changesLeft(dir)).toBe(before);
   });
 
+  it("a night window holds through both 02:30s of the night the clocks go back", async () => {
+    const tree = exampleTree();
+    tree[PROD] =
+      `${tree[PROD]}\nfreeze:\n` +
+      '  - { weekly: [saturday], from: "22:00", to: "04:00", timeZone: Europe/Berlin, reason: night }\n';
+    const dir = await testdir(tree);
+    const before = await changesLeft(dir);
+    expect(before).toMatch(/^Plan: \d+ to add/);
+    // On 2026-10-25 Berlin goes from 03:00 CEST back to 02:00 CET at 01:00Z: 00:30Z is the first
+    // 02:30 (CEST), 01:30Z the second (CET), in the hour that a week later is frozen like any other.
+    for (const now of ["2026-10-25T00:30:00Z", "2026-10-25T01:30:00Z"]) {
+      const refused = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], {
+        env: { EGP_ACTOR: "bob" },
+        now,
+      });
+      expect(refused.stderr).toMatch(/EGP_FROZEN local-prod is frozen: night/);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).not.toContain("Apply complete");
+    }
+    expect(await changesLeft(dir)).toBe(before);
+    // Its last minute is 04:00 CET (03:00Z); a minute later the plan gives no notice.
+    const after = await egp(["plan", "--env", "local-prod", "--dir", dir], { now: "2026-10-25T03:01:00Z" });
+    expect(after.code).toBe(0);
+    expect(after.stderr).not.toContain("frozen");
+  });
+
   it("an exception lets only its actors through, and only while it runs and within 24 hours", async () => {
     const cases: [string, string, RegExp][] = [
       ["mallory", exception(iso(2 * hour)), /does not allow mallory/],

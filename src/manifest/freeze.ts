@@ -30,7 +30,12 @@ const TimeZone = z
 
 export const FreezeWindowDocument = z
   .union([
-    z.strictObject({ from: Instant, to: Instant, reason: Reason }),
+    z
+      .strictObject({ from: Instant, to: Instant, reason: Reason })
+      .refine((window) => !(Date.parse(window.to) < Date.parse(window.from)), {
+        path: ["to"],
+        message: "to is before from: the window would never hold",
+      }),
     z.strictObject({
       weekly: z.array(z.enum(WEEKDAYS)).min(1).describe("The days the window starts on."),
       from: z.string().regex(CLOCK, CLOCK_FORM),

@@ -99,6 +99,19 @@ describe("freeze windows", () => {
     expect(await changesLeft(dir)).toBe("No changes.");
   });
 
+  it("validate refuses a from/to window whose to is before its from, pointing at its to", async () => {
+    const tree = exampleTree();
+    tree[PROD] =
+      `${tree[PROD]}\nfreeze:\n  - from: 2027-01-04T00:00:00Z\n    to: 2026-12-20T00:00:00Z\n    reason: year-end close\n`;
+    const dir = await testdir(tree);
+    const line = tree[PROD].split("\n").indexOf("    to: 2026-12-20T00:00:00Z") + 1;
+    const result = await egp(["validate", "--dir", dir]);
+    expect(result.stderr).toMatch(
+      new RegExp(`environments/local-prod\\.yaml:${line}:\\d+.*to is before from`),
+    );
+    expect(result.code).toBe(1);
+  });
+
   it("validate points at a malformed window and a malformed exception", async () => {
     const tree = exampleTree();
     tree[PROD] = `${tree[PROD]}\nfreeze:\n  - { weekly: [fryday], from: "16:00", to: "23:59", reason: x }\n`;

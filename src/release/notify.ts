@@ -16,7 +16,8 @@ import { ReleaseGateError } from "./release-gate.ts";
 
 export interface Notice {
   event: NotifyEvent;
-  environment: string;
+  /** The environment it happened to; none for a rejection, which belongs to the release alone. */
+  environment?: string;
   /** The release the environment runs, when it runs one. */
   release?: string;
   /** A sentence: what was done or refused, counted as plans count. */
@@ -24,7 +25,8 @@ export interface Notice {
 }
 
 /** What is posted: a JSON object whose `text` chat webhooks show as it is. */
-export interface NoticeBody extends Required<Omit<Notice, "release">> {
+export interface NoticeBody extends Required<Omit<Notice, "release" | "environment">> {
+  environment: string | null;
   release: string | null;
   actor: string;
   at: string;
@@ -52,9 +54,15 @@ export function noticeBody(notice: Notice, variables: NotifyOptions["variables"]
   const env = variables ?? process.env;
   const actor = actorOf(env as NodeJS.ProcessEnv);
   const release = notice.release ?? null;
-  const text = `egp ${notice.event}: ${notice.environment}${release ? ` (release ${release})` : ""}: ${notice.summary} (by ${actor})`;
+  const subject = notice.environment
+    ? `: ${notice.environment}${release ? ` (release ${release})` : ""}`
+    : release
+      ? ` release ${release}`
+      : "";
+  const text = `egp ${notice.event}${subject}: ${notice.summary} (by ${actor})`;
   return {
     ...notice,
+    environment: notice.environment ?? null,
     release,
     actor,
     at: at.toISOString(),

@@ -40,22 +40,43 @@ export interface FreezeException {
   allowedBy: readonly string[];
 }
 
-export function parseFreezeException(file: string, name: string, text: string): FreezeException {
+/**
+ * An exception read from its text. With `knownEnvironments` (validate), one naming another
+ * environment is refused: the gate would pass it over, and its actors would stay frozen.
+ */
+export function parseFreezeException(
+  file: string,
+  name: string,
+  text: string,
+  knownEnvironments?: ReadonlySet<string>,
+): FreezeException {
   const parsed = parsePrecise(file, text);
   const issues: ManifestIssue[] = [...parsed.issues];
   const [document] = parsed.documents;
   if (!document && issues.length === 0)
     issues.push({ file, line: 0, column: 0, severity: "error", path: "", message: "is empty" });
   if (document) {
+    const report = reporterFor(document, [], issues);
     const result = FreezeExceptionDocument.safeParse(document.value);
-    if (!result.success) reportZodIssues(result.error, reporterFor(document, [], issues));
+    if (!result.success) reportZodIssues(result.error, report);
+    else if (knownEnvironments && !knownEnvironments.has(result.data.environment))
+      report.error(
+        ["environment"],
+        `unknown environment "${result.data.environment}" (known: ${[...knownEnvironments].join(", ") || "none"})`,
+      );
     if (result.success && issues.length === 0) return { name, file, ...result.data };
   }
   throw new ManifestError(issues);
 }
 
-/** Every exception of the repository; none when the folder is absent. A malformed one is an error. */
-export async function readFreezeExceptions(dir: string): Promise<FreezeException[]> {
+/**
+ * Every exception of the repository; none when the folder is absent. A malformed one is an error,
+ * and so, given `knownEnvironments`, is one naming an environment not among them.
+ */
+export async function readFreezeExceptions(
+  dir: string,
+  knownEnvironments?: ReadonlySet<string>,
+): Promise<FreezeException[]> {
   const names = await readdir(join(dir, FREEZE_EXCEPTIONS_DIR)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return [];
     throw error;
@@ -65,7 +86,7 @@ export async function readFreezeExceptions(dir: string): Promise<FreezeException
   for (const entry of files) {
     const file = `${FREEZE_EXCEPTIONS_DIR}/${entry}`;
     const text = await readFile(join(dir, file), "utf8");
-    exceptions.push(parseFreezeException(file, entry.replace(/\.ya?ml$/, ""), text));
+    exceptions.push(parseFreezeException(file, entry.replace(/\.ya?ml$/, ""), text, knownEnvironments));
   }
   return exceptions;
 }

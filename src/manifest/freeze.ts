@@ -12,6 +12,21 @@ export const WEEKDAYS = [
 ] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
+/** The day words in week order, Monday first, as a refusal lists them. */
+const DAY_WORDS = [...WEEKDAYS.slice(1), WEEKDAYS[0]];
+
+/**
+ * A day of a weekly window. Checked by a refinement, not an enum: an enum's refusal ends its union
+ * option, and zod then reports the once-window's refusals (`unknown key "weekly"`) instead of this one.
+ */
+const Day = z
+  .string()
+  .refine((day) => (WEEKDAYS as readonly string[]).includes(day), {
+    error: (issue) =>
+      `${JSON.stringify(issue.input)} is not a day; use ${DAY_WORDS.slice(0, -1).join(", ")} or ${DAY_WORDS.at(-1)}`,
+  })
+  .meta({ enum: [...WEEKDAYS] });
+
 const CLOCK = /^([01]\d|2[0-3]):([0-5]\d)$/;
 const CLOCK_FORM = 'expected a time of day as "HH:MM" (24 hours), quoted';
 
@@ -37,7 +52,7 @@ export const FreezeWindowDocument = z
         message: "to is before from: the window would never hold",
       }),
     z.strictObject({
-      weekly: z.array(z.enum(WEEKDAYS)).min(1).describe("The days the window starts on."),
+      weekly: z.array(Day).min(1).describe("The days the window starts on."),
       from: z.string().regex(CLOCK, CLOCK_FORM),
       to: z.string().regex(CLOCK, CLOCK_FORM),
       timeZone: TimeZone.optional(),
@@ -67,7 +82,7 @@ export function normalizeFreezeWindow(doc: FreezeWindowDocument): FreezeWindow {
   if ("weekly" in doc)
     return {
       kind: "weekly",
-      days: [...new Set(doc.weekly)],
+      days: [...new Set(doc.weekly as Weekday[])],
       from: doc.from,
       to: doc.to,
       timeZone: doc.timeZone ?? "UTC",

@@ -175,10 +175,35 @@ function reportUnknownKey(mapping: Path, key: string, report: Reporter, context:
   );
 }
 
+const unknownKeyAtRoot = (issues: readonly Issue[]): boolean =>
+  issues.some((issue) => issue.code === "unrecognized_keys" && issue.path.length === 0);
+
+/**
+ * The refusals of the mapping the value was meant to be, when a union of mappings refuses it: the
+ * option that knows all its keys (a `weekly:` window is not told that `weekly` is unknown), and of
+ * those the one with fewest refusals. Undefined when no option's keys set it apart: the union's own
+ * message stands.
+ */
+function intendedOption(options: readonly (readonly Issue[])[], at: Path): Issue[] | undefined {
+  const fitting = options.filter((issues) => issues.length > 0 && !unknownKeyAtRoot(issues));
+  if (fitting.length === 0 || fitting.length === options.length) return undefined;
+  const best = fitting.reduce((a, b) => (b.length < a.length ? b : a));
+  return best.map((issue) => ({ ...issue, path: [...at, ...issue.path] }) as Issue);
+}
+
 /** Turns zod's issues into positioned errors; an unknown key is reported at the key itself. */
 export function reportZodIssues(error: z.ZodError, report: Reporter, context: IssueContext = {}): void {
-  for (const issue of error.issues) {
+  reportIssues(error.issues, report, context);
+}
+
+function reportIssues(issues: readonly Issue[], report: Reporter, context: IssueContext): void {
+  for (const issue of issues) {
     const path = issue.path as PathSegment[];
+    const intended = issue.code === "invalid_union" ? intendedOption(issue.errors, path) : undefined;
+    if (intended) {
+      reportIssues(intended, report, context);
+      continue;
+    }
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) reportUnknownKey(path, key, report, context);
       continue;

@@ -16,7 +16,8 @@ import { ReleaseGateError } from "./release-gate.ts";
 
 export interface Notice {
   event: NotifyEvent;
-  environment: string;
+  /** The environment it happened to; none for a rejection, which belongs to the release alone. */
+  environment?: string;
   /** The release the environment runs, when it runs one. */
   release?: string;
   /** A sentence: what was done or refused, counted as plans count. */
@@ -24,7 +25,8 @@ export interface Notice {
 }
 
 /** What is posted: a JSON object whose `text` chat webhooks show as it is. */
-export interface NoticeBody extends Required<Omit<Notice, "release">> {
+export interface NoticeBody extends Required<Omit<Notice, "release" | "environment">> {
+  environment: string | null;
   release: string | null;
   actor: string;
   at: string;
@@ -52,9 +54,15 @@ export function noticeBody(notice: Notice, variables: NotifyOptions["variables"]
   const env = variables ?? process.env;
   const actor = actorOf(env as NodeJS.ProcessEnv);
   const release = notice.release ?? null;
-  const text = `egp ${notice.event}: ${notice.environment}${release ? ` (release ${release})` : ""}: ${notice.summary} (by ${actor})`;
+  const subject = notice.environment
+    ? `: ${notice.environment}${release ? ` (release ${release})` : ""}`
+    : release
+      ? ` release ${release}`
+      : "";
+  const text = `egp ${notice.event}${subject}: ${notice.summary} (by ${actor})`;
   return {
     ...notice,
+    environment: notice.environment ?? null,
     release,
     actor,
     at: at.toISOString(),
@@ -78,11 +86,16 @@ async function post(url: string, body: string, timeoutMs: number): Promise<void>
   if (response.statusCode >= 300) throw new Error(`HTTP ${response.statusCode}`);
 }
 
-/** Why a post failed, without the address (undici's messages may quote the host or the path). */
-function reasonOf(error: unknown): string {
-  const { code, name, message } = (error ?? {}) as { code?: string; name?: string; message?: string };
+/** undici's own timeouts; the abort signal's is a DOMException named TimeoutError (its code is 23). */
+const TIMEOUT_CODES = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** Why a post failed, in words, without the address (undici's messages may quote the host or the path). */
+function reasonOf(error: unknown, timeoutMs: number): string {
+  const { code, name, message } = (error ?? {}) as { code?: unknown; name?: string; message?: string };
   if (message?.startsWith("HTTP ")) return message;
-  return code ?? name ?? "failed";
+  if (name === "TimeoutError" || (typeof code === "string" && TIMEOUT_CODES.has(code)))
+    return `timed out after ${timeoutMs / 1000} s`;
+  return typeof code === "string" ? code : (name ?? "failed");
 }
 
 async function postPatiently(target: NotifySpec, index: number, body: string, options: NotifyOptions) {
@@ -98,7 +111,7 @@ async function postPatiently(target: NotifySpec, index: number, body: string, op
       await post(expanded.text, body, timeoutMs);
       return;
     } catch (error) {
-      reason = reasonOf(error);
+      reason = reasonOf(error, timeoutMs);
       if (attempt < tries) await sleep(500 * 2 ** (attempt - 1));
     }
   }

@@ -56,9 +56,8 @@ export async function rejectRelease(input: {
   const notify = await notifierFor(dir, say);
   await notify({
     event: "rejected",
-    environment: "",
     release: name,
-    summary: `release ${name} rejected: ${reason}`,
+    summary: reason,
   });
   return result;
 }

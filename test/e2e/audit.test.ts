@@ -62,6 +62,22 @@ describe("egp audit", () => {
     );
   });
 
+  it("refuses an --env that names no environment, listing those that exist", async () => {
+    const dir = await appliedRepository("alice");
+    // A typo must not read as "nothing happened there": an auditor would take it as a clean trail.
+    const typo = await egp(["audit", "--env", "prd", "--dir", dir]);
+    expect(typo.code).toBe(1);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr).toBe(
+      "egp: EGP_USAGE --env: no environments/prd.yaml (known: local-dev, local-prod)\n",
+    );
+    // An environment whose file was removed keeps its records: they can still be asked for.
+    await rm(join(dir, "environments/local-prod.yaml"));
+    const removed = await egp(["audit", "--env", "local-prod", "--dir", dir]);
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toMatch(/^#1 \S+ alice apply local-prod: verified$/m);
+  });
+
   it("reports an edited record and exits 1", async () => {
     const dir = await appliedRepository("alice");
     const drift = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], {

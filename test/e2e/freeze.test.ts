@@ -123,4 +123,16 @@ describe("freeze windows", () => {
     expect(result.stderr).toMatch(/environments\/local-prod\.yaml:\d+:\d+/);
     expect(result.stderr).toMatch(/freeze-exceptions\/late\.yaml:2:\d+.*until/);
   });
+
+  it("validate refuses an exception naming an environment that does not exist, at its value", async () => {
+    // Ignored at apply, a misspelt name would leave the incident team frozen with a reviewed way through.
+    const tree = exampleTree();
+    tree["freeze-exceptions/hotfix.yaml"] = exception(iso(hour)).replace("local-prod", "local-prd");
+    const dir = await testdir(tree);
+    const result = await egp(["validate", "--dir", dir]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'freeze-exceptions/hotfix.yaml:1:14 environment: unknown environment "local-prd" (known: local-dev, local-prod)',
+    );
+  });
 });

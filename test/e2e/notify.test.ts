@@ -94,6 +94,26 @@ describe("notifications", () => {
     expect(String(hook.received[0]?.body.summary)).toContain("EGP_FROZEN local-prod is frozen: audit");
   });
 
+  it("posts rejected with no environment, since a rejection belongs to the release alone", async () => {
+    const hook = await receiver();
+    const dir = await repository({
+      "egp.yaml": "notify:\n  - url: ${EGP_HOOK_URL}\n    events: [rejected]\n",
+    });
+    expect(
+      (await run(dir, ["release", "create", "--from", "local-dev", "--name", "r1"], hook.url)).code,
+    ).toBe(0);
+    const rejected = await run(
+      dir,
+      ["release", "reject", "r1", "--reason", "breaks single sign-on"],
+      hook.url,
+    );
+    expect(rejected.code).toBe(0);
+    expect(hook.received).toHaveLength(1);
+    const body = hook.received[0]?.body ?? {};
+    expect(body).toMatchObject({ event: "rejected", environment: null, release: "r1" });
+    expect(body.text).toBe("egp rejected release r1: breaks single sign-on (by alice)");
+  });
+
   it("a failing webhook is tried three times, reported, and never fails the apply", async () => {
     const hook = await receiver(500);
     const dir = await repository();

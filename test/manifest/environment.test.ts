@@ -423,3 +423,16 @@ describe("environment files: install codes", () => {
     ]);
   });
 });
+
+describe("environment files: freeze windows", () => {
+  it("reports a day that is not a day word at the value, naming the day words", () => {
+    const text = [
+      "url: embedded:empty",
+      "freeze:",
+      '  - { weekly: [fri], from: "16:00", to: "23:59", reason: weekend }',
+    ].join("\n");
+    expect(lines(errorsOf({ environments: { dev: text } }))).toEqual([
+      'environments/dev.yaml:3:16 freeze[0].weekly[0]: "fri" is not a day; use monday, tuesday, wednesday, thursday, friday, saturday or sunday',
+    ]);
+  });
+});

@@ -4,6 +4,7 @@ import { type Command, Option } from "commander";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { filterAudit, readAudit } from "../../release/audit.ts";
 import { type AuditFormat, renderAudit } from "../../release/audit-report.ts";
+import { environmentNames } from "../../release/status.ts";
 import { ExitError } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
@@ -51,6 +52,16 @@ export function registerAuditCommand(program: Command): void {
         ...(flags.until ? { until: instant("--until", flags.until, true) } : {}),
       };
       const chain = await readAudit(await openProjectStore(dir));
+      // A typo must not read as an environment with a clean trail; one whose file was removed
+      // keeps its records, so a name the trail holds is taken too.
+      if (flags.env && !chain.records.some((record) => record.environment === flags.env)) {
+        const known = await environmentNames(dir);
+        if (!known.includes(flags.env))
+          throw new ExitError(
+            "EGP_USAGE",
+            `--env: no environments/${flags.env}.yaml (known: ${known.join(", ") || "none"})`,
+          );
+      }
       const words = [
         flags.env && `of ${flags.env}`,
         flags.since && `since ${flags.since}`,

@@ -124,7 +124,7 @@ export { EgpError, ERROR_CODES } from "./errors/index.ts";
 export type { ExportContext, KindExporter } from "./export/index.ts";
 export { exportManifests } from "./export/index.ts";
 export type { DesiredState, EnvironmentConfig, ManifestIssue, SourceLocation } from "./manifest/index.ts";
-export { ManifestError } from "./manifest/index.ts";
+export { environmentNames, ManifestError } from "./manifest/index.ts";
 export type { Kind as DocumentKind, KindDefinition, PruneChoice } from "./manifest/kinds/kind.ts";
 export { defineKind, documentsOf, reportRepeats, scoping, sourceOf } from "./manifest/kinds/kind.ts";
 // The planner's registries, and the status stage: `egp status` without the CLI (docs/status.md).
@@ -180,7 +180,7 @@ export {
   type RollbackOutcome,
   rollback,
 } from "./release/rollback.ts";
-export { environmentNames, readStatus, type StatusOptions } from "./release/status.ts";
+export { readStatus, type StatusOptions } from "./release/status.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, SharedReads } from "./state/index.ts";
 export { liveOf, readLiveState, sharedReads } from "./state/index.ts";

@@ -17,3 +17,11 @@ export class ExitError extends EgpError {
 export function exitOf(failure: RunFailure, cause?: unknown): ExitError {
   return new ExitError(failure.code, failure.message, { cause });
 }
+
+/** An `--env` that names no file of environments/, said the same way by every command that takes one. */
+export function unknownEnvironment(env: string, known: readonly string[]): ExitError {
+  return new ExitError(
+    "EGP_USAGE",
+    `--env: no environments/${env}.yaml (known: ${known.join(", ") || "none"})`,
+  );
+}

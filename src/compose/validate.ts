@@ -1,7 +1,6 @@
-import { readdir } from "node:fs/promises";
-import { extname, join } from "node:path";
 import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
 import {
+  environmentNames,
   type LoadResult,
   loadProject,
   loadRepository,
@@ -25,16 +24,9 @@ async function issuesOf(read: () => Promise<unknown>): Promise<ManifestIssue[]> 
   }
 }
 
-/** The names of environments/*.yaml; none when the folder is absent (loading the repository says so). */
-async function environmentNames(dir: string): Promise<Set<string>> {
-  const entries = await readdir(join(dir, "environments")).catch(() => []);
-  const files = entries.filter((entry) => !entry.startsWith(".") && /\.ya?ml$/.test(entry)).sort();
-  return new Set(files.map((entry) => entry.slice(0, -extname(entry).length)));
-}
-
 /** The issues of egp.yaml and of the freeze exceptions; none when right. */
 async function projectIssues(dir: string): Promise<ManifestIssue[]> {
-  const known = await environmentNames(dir);
+  const known = new Set(await environmentNames(dir));
   return [
     ...(await issuesOf(() => loadProject(dir, { checkStore: checkStoreSpec }))),
     ...(await issuesOf(() => readFreezeExceptions(dir, known.size > 0 ? known : undefined))),

@@ -64,6 +64,8 @@ export type { DesiredContact, DesiredUser, NamedId, UserFields } from "./kinds/u
 export { CONTACT_SUBTYPE_CODES, CONTACT_TYPE_CODES, STATUS_CODES } from "./kinds/user.ts";
 export type { LoadOptions, LoadResult, LoadStats, Repository } from "./load.ts";
 export {
+  environmentNameOf,
+  environmentNames,
   environmentOf,
   loadEnvironment,
   loadRepository,

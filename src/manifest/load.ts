@@ -100,6 +100,14 @@ async function listYaml(root: string, folder: string, recursive: boolean): Promi
     .sort();
 }
 
+/** An environment's name: its file's name without the extension (`environments/prod.yaml` is prod). */
+export const environmentNameOf = (path: string): string => basename(path, extname(path));
+
+/** The names of environments/*.yaml, as the loader names them, without reading the files. */
+export async function environmentNames(directory: string): Promise<string[]> {
+  return [...new Set((await listYaml(resolve(directory), "environments", false)).map(environmentNameOf))];
+}
+
 /** Reads `environments/*.yaml` and `manifests/**\/*.yaml` (hidden files and folders are skipped). */
 export async function readRepository(directory: string): Promise<Repository> {
   const dir = resolve(directory);
@@ -143,7 +151,7 @@ function fileIssue(file: string, message: string): ManifestIssue {
 function environmentFiles(repository: Repository, issues: ManifestIssue[]): Map<string, RepositoryFile> {
   const files = new Map<string, RepositoryFile>();
   for (const file of repository.environments) {
-    const name = basename(file.path, extname(file.path));
+    const name = environmentNameOf(file.path);
     if (!ENVIRONMENT_NAME.test(name)) {
       issues.push(fileIssue(file.path, "an environment name is letters, digits, '.', '_' and '-'"));
       continue;

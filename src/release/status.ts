@@ -1,4 +1,3 @@
-import { basename } from "node:path";
 import { Journal, JournalUnreadableError, listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { LoginRefusedError } from "../client/errors.ts";
 import type { Kinds } from "../compose/kinds.ts";
@@ -6,6 +5,7 @@ import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import {
   type EnvironmentConfig,
+  environmentNameOf,
   environmentOf,
   type ManifestCache,
   type ManifestIssue,
@@ -236,17 +236,13 @@ async function mapBounded<T, R>(
 }
 
 /** The environments of the repository at `dir`: the names of its environments/*.yaml, in file order. */
-export async function environmentNames(dir: string): Promise<string[]> {
-  return (await readRepository(dir)).environments.map((file) => basename(file.path, ".yaml"));
-}
-
 /**
  * `egp status` for the CLI and a library caller: every environment (or those named) read on its
  * own, a bounded number at once, in pipeline order; one that can't be read is a row saying why.
  */
 export async function readStatus(options: StatusOptions): Promise<StatusReport> {
   const repository = await readRepository(options.dir);
-  const known = repository.environments.map((file) => basename(file.path, ".yaml"));
+  const known = repository.environments.map((file) => environmentNameOf(file.path));
   const environments = options.environments ? [...new Set(options.environments)] : known;
   const context: StatusContext = {
     ...options,

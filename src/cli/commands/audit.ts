@@ -2,10 +2,10 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { openProjectStore } from "../../compose/project-store.ts";
+import { environmentNames } from "../../manifest/index.ts";
 import { filterAudit, readAudit } from "../../release/audit.ts";
 import { type AuditFormat, renderAudit } from "../../release/audit-report.ts";
-import { environmentNames } from "../../release/status.ts";
-import { ExitError } from "../errors.ts";
+import { ExitError, unknownEnvironment } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
 interface AuditFlags extends GlobalFlags {
@@ -56,11 +56,7 @@ export function registerAuditCommand(program: Command): void {
       // keeps its records, so a name the trail holds is taken too.
       if (flags.env && !chain.records.some((record) => record.environment === flags.env)) {
         const known = await environmentNames(dir);
-        if (!known.includes(flags.env))
-          throw new ExitError(
-            "EGP_USAGE",
-            `--env: no environments/${flags.env}.yaml (known: ${known.join(", ") || "none"})`,
-          );
+        if (!known.includes(flags.env)) throw unknownEnvironment(flags.env, known);
       }
       const words = [
         flags.env && `of ${flags.env}`,

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
+import { environmentNames } from "../../manifest/index.ts";
 import {
   printable,
   renderStatusHtml,
@@ -10,8 +11,8 @@ import {
   type StatusReport,
   statusExitCode,
 } from "../../plan/index.ts";
-import { environmentNames, readStatus } from "../../release/status.ts";
-import { ExitError } from "../errors.ts";
+import { readStatus } from "../../release/status.ts";
+import { ExitError, unknownEnvironment } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
 import { manifestCacheOf } from "../manifest-cache.ts";
 import { clientsOf } from "../plan-environment.ts";
@@ -73,11 +74,7 @@ export function registerStatusCommand(program: Command): void {
       await withEnvironments<StatusFlags>(command, async ({ flags, dir, logger, connections }) => {
         const known = await environmentNames(dir);
         const unknown = (flags.env ?? []).filter((env) => !known.includes(env));
-        if (unknown.length > 0)
-          throw new ExitError(
-            "EGP_USAGE",
-            `--env: no environments/${unknown[0]}.yaml (known: ${known.join(", ") || "none"})`,
-          );
+        if (unknown[0] !== undefined) throw unknownEnvironment(unknown[0], known);
         if ((flags.env ?? known).length === 0)
           throw new ExitError("EGP_MANIFEST_INVALID", "no environments: environments/*.yaml is empty");
         const warned = new Set<string>();

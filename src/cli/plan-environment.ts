@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { EnvironmentPlan, OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { PlanOptions } from "../plan/index.ts";
-import { planEnvironment } from "../release/plan.ts";
+import { planEnvironment, viewEnvironment } from "../release/plan.ts";
 import type { SharedReads } from "../state/index.ts";
 import type { Connections } from "./connect.ts";
 import { manifestCacheOf } from "./manifest-cache.ts";
@@ -14,7 +14,8 @@ export function clientsOf(connections: Connections): OpenEnvironment {
 
 /**
  * The gated `planEnvironment` (src/release/plan.ts) as the commands call it: substituted values hidden from the output first.
- * `context.shared`: package sources' reads kept across the plans of one read-only run.
+ * `context.shared`: package sources' reads kept across the plans of one read-only run;
+ * `context.view`: a read-only report (`drift`), where a rejected release is said, not refused.
  */
 export async function planWith(
   context: {
@@ -23,11 +24,12 @@ export async function planWith(
     logger: Logger;
     shared?: SharedReads;
     managedOnly?: boolean;
+    view?: boolean;
   },
   env: string,
   options: PlanOptions,
 ): Promise<EnvironmentPlan> {
-  return planEnvironment({
+  return (context.view ? viewEnvironment : planEnvironment)({
     store: await openProjectStore(context.dir),
     dir: context.dir,
     env,

@@ -1,6 +1,15 @@
 import { printable } from "../plan/index.ts";
 import type { ReleaseListing } from "../release/release-list.ts";
 
+/** `test; prod rolled back to 2026-12-r1 at …`: where it is verified, and where it was rolled back since. */
+function verifiedText(release: ReleaseListing): string {
+  const verified = release.verifiedOn.map((v) => v.environment).join(", ");
+  const back = release.rolledBack.map(
+    (r) => `${r.environment} rolled back${r.to === null ? "" : ` to ${r.to}`} at ${r.at}`,
+  );
+  return [verified, ...back].filter(Boolean).join("; ") || "-";
+}
+
 /** One row per release; below the table, what keeps a release from being promoted, if anything. */
 export function releaseTable(releases: readonly ReleaseListing[], location: string): string {
   if (releases.length === 0)
@@ -11,7 +20,7 @@ export function releaseTable(releases: readonly ReleaseListing[], location: stri
     r.createdAt ?? "-",
     r.from ?? "-",
     r.packages.map((p) => p.name).join(", ") || "-",
-    r.verifiedOn.map((v) => v.environment).join(", ") || "-",
+    verifiedText(r),
     r.rejected ? "rejected" : "",
   ]);
   const table = [headings, ...rows].map((row) => row.map(printable));

@@ -63,9 +63,10 @@ export interface PlanEnvironmentOptions {
   store?: ReleaseStore;
   /**
    * Asked with the desired state, its release file read, before the live state is read; it throws
-   * to refuse the plan (the release stage's gate: a rejected or unverified release).
+   * to refuse the plan (the release stage's gate: a rejected or unverified release). A state it
+   * returns is planned instead (a read-only view plans a rejected release's environment without it).
    */
-  gate?: (desired: DesiredState) => Promise<void>;
+  gate?: (desired: DesiredState) => Promise<DesiredState | undefined>;
   /**
    * Catalogues, versions and trees kept across the plans of one run (`sharedReads()`), by
    * environment: plans of several environments read a shared source once, and an apply's final
@@ -248,8 +249,8 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   // Reads of the source are kept for the plan (or the caller's run): each is made once.
   const shared = input.shared ?? sharedReads();
   const { reading, ahead, loaded } = await loadEnvironment({ ...input, shared }, targets);
-  const desired = await withReleaseFile(dir, loaded.state);
-  await input.gate?.(desired);
+  const read = await withReleaseFile(dir, loaded.state);
+  const desired = (await input.gate?.(read)) ?? read;
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
   const wanted = narrowDesired(desired, targets, kinds?.planners);

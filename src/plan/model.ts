@@ -101,6 +101,22 @@ export interface PlanSummary {
   drift: number;
 }
 
+/** A release the environment names that was rejected: a view compared the environment without it. */
+export interface RejectedRelease {
+  release: string;
+  /** The release gate's line: who rejected it, when and why. */
+  message: string;
+}
+
+/** A freeze window in force when the plan was made: the apply is refused unless an exception lets its actor through. */
+export interface PlanFreeze {
+  /** When the window ends, in its time zone (`2026-12-07 04:00`) and as an instant. */
+  until: string;
+  zone: string;
+  untilInstant: string;
+  reason: string;
+}
+
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   /** Deterministic: a digest of the environment, the manifests and the live state. */
@@ -133,4 +149,8 @@ export interface Plan {
   sensitive?: SensitiveInput[];
   /** Plan files only: how `sensitive[].digest` was keyed (plan-file.ts). */
   sealing?: { salt: string; keyed: boolean };
+  /** A freeze in force when the plan was made (the release stage's); absent when none. */
+  freeze?: PlanFreeze;
+  /** Drift and status only: the release the environment names is rejected and was not compared. */
+  rejectedRelease?: RejectedRelease;
 }

@@ -133,6 +133,11 @@ const planFileSchema = (steps: StepKinds) =>
       )
       .optional(),
     sealing: z.object({ salt: z.string(), keyed: z.boolean() }).optional(),
+    // Absent in plan files written before plans carried a freeze.
+    freeze: z
+      .object({ until: z.string(), zone: z.string(), untilInstant: z.string(), reason: z.string() })
+      .optional(),
+    rejectedRelease: z.object({ release: z.string(), message: z.string() }).optional(),
   });
 
 /** Made once per kinds value: a plan file is read against the kinds of the process reading it. */

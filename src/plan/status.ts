@@ -1,4 +1,4 @@
-import type { Plan } from "./model.ts";
+import type { Plan, RejectedRelease } from "./model.ts";
 import { countsAsDrift } from "./plan-changes.ts";
 
 /*
@@ -156,6 +156,8 @@ export interface ReadableStatus extends Common {
   /** Changes that count as drift, per kind (`User`, `Package`…), kinds without drift left out. */
   drift: Record<string, number>;
   driftTotal: number;
+  /** The release the environment names is rejected: its packages were not compared, the rest was. */
+  rejected?: RejectedRelease;
 }
 
 export interface UnreadableStatus extends Common {

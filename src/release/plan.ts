@@ -5,17 +5,25 @@ import {
   type PlanContext,
   type PlanEnvironmentOptions,
 } from "../compose/plan-environment.ts";
+import { EgpError } from "../errors/index.ts";
+import type { DesiredState } from "../manifest/index.ts";
+import type { RejectedRelease } from "../plan/index.ts";
 import { assertReleaseGate } from "./release-gate.ts";
 
 /*
  * The composer's plan with the release gate in it: an environment that runs a rejected, unstored
- * or unverified release is refused before its live state is read. `egp plan`, `drift`, `status` and
- * every governed entry point plan through these, so a preview refuses what the apply would.
+ * or unverified release is refused before its live state is read. `egp plan` and every governed
+ * entry point plan through these, so a preview refuses what the apply would. The read-only views
+ * (`drift`, `status`) plan through `viewEnvironment`: a rejected release is a state there, not an
+ * outage.
  */
 
 const gated = (input: Omit<PlanEnvironmentOptions, "gate">): PlanEnvironmentOptions => ({
   ...input,
-  gate: (desired) => assertReleaseGate(input.dir, desired, input.store),
+  gate: async (desired) => {
+    await assertReleaseGate(input.dir, desired, input.store);
+    return undefined;
+  },
 });
 
 /** The plan of one environment (the composer's `planEnvironment`), its release gated. */
@@ -26,4 +34,34 @@ export function planEnvironment(input: Omit<PlanEnvironmentOptions, "gate">): Pr
 /** The desired and live state of one environment (the composer's `readEnvironment`), its release gated. */
 export function readEnvironment(input: Omit<PlanEnvironmentOptions, "gate">): Promise<PlanContext> {
   return composeRead(gated(input));
+}
+
+/** The state without its release: what a view compares when the release is never to be installed. */
+function withoutRelease(desired: DesiredState): DesiredState {
+  const { release: _rejected, ...rest } = desired;
+  return rest;
+}
+
+/**
+ * The plan a read-only view reports (`drift`, `status`): gated as `planEnvironment`, except that a
+ * rejected release leaves the release's packages out of the comparison and is said on the plan
+ * (`rejectedRelease`), so that the other kinds are still reported. Any other refusal stands.
+ */
+export async function viewEnvironment(input: Omit<PlanEnvironmentOptions, "gate">): Promise<EnvironmentPlan> {
+  let rejected: RejectedRelease | undefined;
+  const result = await composePlan({
+    ...input,
+    gate: async (desired) => {
+      try {
+        await assertReleaseGate(input.dir, desired, input.store);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof EgpError) || error.code !== "EGP_RELEASE_REJECTED" || !desired.release)
+          throw error;
+        rejected = { release: desired.release.name, message: error.message };
+        return withoutRelease(desired);
+      }
+    },
+  });
+  return rejected ? { ...result, plan: { ...result.plan, rejectedRelease: rejected } } : result;
 }

@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { listHistory, type ReleaseRecord } from "../apply/index.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import {
   ManifestError,
@@ -44,12 +45,27 @@ export interface ReleaseListing {
   /** The environment it was built on. */
   from: string | null;
   packages: PackageBytes[];
-  /** The environments with a verification of these bytes, in pipeline order. */
+  /**
+   * The environments with a verification of these bytes, in pipeline order, but those whose
+   * verified install was rolled back since (`rolledBack`).
+   */
   verifiedOn: Array<{ environment: string; verifiedAt: string }>;
+  /**
+   * The environments where the release was verified and its install then rolled back, in pipeline
+   * order: when, and the release installed before it (what the snapshot holds), when one was.
+   */
+  rolledBack: RolledBack[];
   /** Why it can't be promoted as it is (the file and the store disagree, or one is missing); null when fine. */
   problem: string | null;
   /** `egp release reject`'s record: never to be promoted; null when not rejected. */
   rejected: { by: string; at: string; reason: string; authenticated: boolean } | null;
+}
+
+export interface RolledBack {
+  environment: string;
+  at: string;
+  /** The release the environment ran before the rolled-back install; null when none was recorded. */
+  to: string | null;
 }
 
 function isVerifiedRecord(value: unknown): value is VerifiedRecord {
@@ -77,6 +93,37 @@ export async function verificationsOfRelease(store: ReleaseStore, name: string):
       ? [value]
       : [],
   );
+}
+
+/**
+ * The rollback of the release's verified install on `env`: the newest install of the release there
+ * was rolled back at or after the verification. The release it went back to is the newest other
+ * release installed before that install.
+ */
+export function rollbackOf(
+  history: readonly ReleaseRecord[],
+  release: string,
+  verification: { environment: string; verifiedAt: string },
+): RolledBack | undefined {
+  const index = history.findIndex((r) => r.release === release && r.installedAt !== null);
+  const install = history[index];
+  const at = install?.rollbacks.at(-1)?.at;
+  if (at === undefined || at < verification.verifiedAt) return undefined;
+  const before = history
+    .slice(index + 1)
+    .find((r) => r.release !== undefined && r.release !== release && r.installedAt !== null);
+  return { environment: verification.environment, at, to: before?.release ?? null };
+}
+
+async function rollbacksOf(
+  store: ReleaseStore,
+  release: string,
+  verified: ReadonlyArray<{ environment: string; verifiedAt: string }>,
+): Promise<RolledBack[]> {
+  const found = await Promise.all(
+    verified.map(async (v) => rollbackOf(await listHistory(store, v.environment), release, v)),
+  );
+  return found.flatMap((r) => (r ? [r] : []));
 }
 
 function samePackages(a: readonly PackageBytes[], b: readonly PackageBytes[]): boolean {
@@ -148,6 +195,8 @@ async function listing(
   verifiedOn.sort(
     (a, b) => rank(a.environment) - rank(b.environment) || (a.environment < b.environment ? -1 : 1),
   );
+  const rolledBack = await rollbacksOf(store, name, verifiedOn);
+  const back = new Set(rolledBack.map((r) => r.environment));
   return {
     name,
     file,
@@ -155,7 +204,8 @@ async function listing(
     createdAt: fromFile?.createdAt ?? stored?.createdAt ?? null,
     from: fromFile?.from ?? stored?.from ?? null,
     packages,
-    verifiedOn,
+    verifiedOn: verifiedOn.filter((v) => !back.has(v.environment)),
+    rolledBack,
     problem,
     rejected: rejection
       ? {

@@ -27,7 +27,7 @@ import {
 } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
-import { planEnvironment } from "./plan.ts";
+import { viewEnvironment } from "./plan.ts";
 import { environmentsInOrder, verifiedAtOf } from "./release-list.ts";
 
 /*
@@ -189,7 +189,7 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     const client = await context.open(config);
     const { Version } = await client.metadata.version();
     // Status counts drift and lists no unmanaged object: it reads only the users it manages.
-    const { plan, warnings } = await planEnvironment({
+    const { plan, warnings } = await viewEnvironment({
       dir,
       env,
       open: context.open,
@@ -203,7 +203,16 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     for (const warning of warnings) context.warn?.(warning);
     const drift = driftByKind(plan);
     const driftTotal = Object.values(drift).reduce((sum, n) => sum + n, 0);
-    return { environment: env, ...history, reachable: true, version: Version, drift, driftTotal };
+    const rejected = plan.rejectedRelease ? { rejected: plan.rejectedRelease } : {};
+    return {
+      environment: env,
+      ...history,
+      reachable: true,
+      version: Version,
+      drift,
+      driftTotal,
+      ...rejected,
+    };
   } catch (error) {
     logger.debug({ env, err: error }, "environment unreadable");
     const loginRefused = error instanceof LoginRefusedError;

@@ -143,12 +143,14 @@ describe("a release pipeline, as people review it", () => {
       /<td class="runs rolled-back">release 2026-11-r1 \(install [0-9a-f]{12}, verified/,
     );
 
-    // Releases, with where each is verified (in pipeline order).
+    // Releases, with where each is verified (in pipeline order) and where it was rolled back since.
     const list = await run(["release", "list"]);
     expect(list.code, list.stderr).toBe(0);
     expect(lines(list.stdout)).toEqual([
       expect.stringMatching(/^release\s+created\s+from\s+packages\s+verified on$/),
-      expect.stringMatching(new RegExp(`^${NAME}\\s+\\S+\\s+dev\\s+GRC Core\\s+test, prod$`)),
+      expect.stringMatching(
+        new RegExp(`^${NAME}\\s+\\S+\\s+dev\\s+GRC Core\\s+test; prod rolled back at \\S+$`),
+      ),
     ]);
     const listed = lines((await run(["release", "list", "--json"])).stdout).map((l) => JSON.parse(l));
     expect(listed).toEqual([
@@ -158,10 +160,8 @@ describe("a release pipeline, as people review it", () => {
         stored: true,
         from: "dev",
         problem: null,
-        verifiedOn: [
-          { environment: "test", verifiedAt: expect.any(String) },
-          { environment: "prod", verifiedAt: expect.any(String) },
-        ],
+        verifiedOn: [{ environment: "test", verifiedAt: expect.any(String) }],
+        rolledBack: [{ environment: "prod", at: expect.any(String), to: null }],
       }),
     ]);
   }, 120_000);

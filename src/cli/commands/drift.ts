@@ -28,7 +28,7 @@ export function registerDriftCommand(program: Command): void {
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
       const { plan, warnings, desired } = await planWith(
-        { dir, connections, logger },
+        { dir, connections, logger, view: true },
         flags.env,
         selectionOf(flags),
       );

@@ -1,5 +1,6 @@
 import type { Change, FieldChange, Plan } from "../model.ts";
 import { code, escapeHtml, fenceFor, foldedDiff } from "./folds.ts";
+import { freezeLines, rejectedLines } from "./notices.ts";
 import { partLine } from "./parts.ts";
 import { printable } from "./printable.ts";
 import {
@@ -84,7 +85,15 @@ function header(plan: Plan, view: RenderOptions["view"]): string {
           ...(destroy > 0 ? ["", `**Warning: this plan deletes ${destroy} resource(s).**`] : []),
         ].join("\n");
   const partial = partialLine(plan, code);
-  return [title(plan, view), "", ...(partial ? [`_${partial}_`, ""] : []), body, ""].join("\n");
+  const notices = [...freezeLines(plan.freeze, code), ...rejectedLines(plan.rejectedRelease, code)];
+  return [
+    ...notices.flatMap((line) => [line, ""]),
+    title(plan, view),
+    "",
+    ...(partial ? [`_${partial}_`, ""] : []),
+    body,
+    "",
+  ].join("\n");
 }
 
 /**

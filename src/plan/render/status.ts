@@ -1,4 +1,4 @@
-import type { EnvironmentStatus, PendingApply, Runs, StatusReport, Wants } from "../status.ts";
+import type { EnvironmentStatus, PendingApply, Runs, StatusReport } from "../status.ts";
 import { code, escapeHtml } from "./folds.ts";
 import { badge, htmlPage } from "./html-page.ts";
 import { printable } from "./printable.ts";
@@ -23,9 +23,17 @@ function driftText(status: EnvironmentStatus): string {
   return kinds.length === 0 ? "0" : `${status.driftTotal} (${kinds.join(", ")})`;
 }
 
-function wantsText(wants: Wants | undefined): string {
+function wantsText(status: EnvironmentStatus): string {
+  const { wants } = status;
   if (!wants) return "-";
-  return "release" in wants ? `release ${wants.release}` : `packages from ${wants.packagesFrom}`;
+  if (!("release" in wants)) return `packages from ${wants.packagesFrom}`;
+  return `release ${wants.release}${status.reachable && status.rejected ? " (rejected)" : ""}`;
+}
+
+/** Why the row is not the whole story, on one line: why it can't be read, or the rejected release. */
+function whyText(status: EnvironmentStatus): string | undefined {
+  if (!status.reachable) return status.reason;
+  return status.rejected?.message;
 }
 
 /** `release 2026-11-r1 (install 9c01d2e7f3a4, verified …)`, with `rolled back …` when it was. */
@@ -60,7 +68,7 @@ function cells(status: EnvironmentStatus): string[] {
     stateOf(status),
     versionText(status),
     driftText(status),
-    wantsText(status.wants),
+    wantsText(status),
     runsText(status.runs),
     pendingText(status.pending),
   ];
@@ -82,9 +90,10 @@ export function renderStatusText(report: StatusReport): string {
       .join("  ")
       .trimEnd(),
   );
-  const reasons = report.environments.flatMap((s) =>
-    s.reachable ? [] : [`${printable(s.environment)}: ${printable(s.reason)}`],
-  );
+  const reasons = report.environments.flatMap((s) => {
+    const why = whyText(s);
+    return why === undefined ? [] : [`${printable(s.environment)}: ${printable(why)}`];
+  });
   return `${[...lines, "", ...reasons, ...(reasons.length ? [""] : []), summaryLine(report)].join("\n")}\n`;
 }
 
@@ -97,7 +106,8 @@ export function renderStatusMarkdown(report: StatusReport): string {
   const row = (status: EnvironmentStatus) => {
     // The status word is egp's own; every other cell may hold a name, so it is kept in code.
     const shown = cells(status).map((text, i) => (i === 1 || text === "-" ? text : code(text)));
-    const why = status.reachable ? "" : code(status.reason);
+    const reason = whyText(status);
+    const why = reason === undefined ? "" : code(reason);
     return `| ${[...shown, why].map(cell).join(" | ")} |`;
   };
   return `${[
@@ -120,7 +130,7 @@ const STYLE = `
 .drifted { background: #fff1c2; color: #6b4500; }
 .unreachable { background: #cf222e; color: #fff; }
 tr.unreachable-row td { background: #fff5f5; }
-td.rolled-back { color: #cf222e; }
+td.rolled-back, td.rejected { color: #cf222e; }
 `;
 
 function htmlRow(status: EnvironmentStatus): string {
@@ -128,14 +138,15 @@ function htmlRow(status: EnvironmentStatus): string {
   const [env, , version, drift, wants, runs, pending] = cells(status).map((text) =>
     escapeHtml(printable(text)),
   );
-  const why = status.reachable ? "" : escapeHtml(printable(status.reason));
+  const reason = whyText(status);
+  const why = reason === undefined ? "" : escapeHtml(printable(reason));
   return [
     `<tr data-env="${escapeHtml(status.environment)}" data-status="${state}"${status.reachable ? "" : ' class="unreachable-row"'}>`,
     `<td><code>${env}</code></td>`,
     `<td>${badge(status.reachable ? state : "unreachable", state)}</td>`,
     `<td>${version}</td>`,
     `<td class="drift">${drift}</td>`,
-    `<td class="wants">${wants}</td>`,
+    `<td class="wants${status.reachable && status.rejected ? " rejected" : ""}">${wants}</td>`,
     `<td class="runs${status.runs?.rolledBackAt ? " rolled-back" : ""}">${runs}</td>`,
     `<td>${pending}</td>`,
     `<td class="why">${why}</td>`,

@@ -1,4 +1,5 @@
 import type { Plan } from "../model.ts";
+import { freezeLines, rejectedLines } from "./notices.ts";
 import { printable, printableLines } from "./printable.ts";
 import {
   excludedLine,
@@ -20,7 +21,8 @@ import {
 export function renderText(plan: Plan, options: RenderOptions = {}): string {
   const drift = options.view === "drift";
   const environment = printable(plan.environment);
-  const lines: string[] = [];
+  const notices = [...freezeLines(plan.freeze), ...rejectedLines(plan.rejectedRelease)];
+  const lines: string[] = notices.length ? [...notices, ""] : [];
   const partial = partialLine(plan);
   if (partial) lines.push(partial, "");
   // A --target that matched nothing compared nothing: "matches the manifests" would claim it did.

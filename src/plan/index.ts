@@ -89,6 +89,7 @@ export {
 export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
+export { freezeEnd } from "./render/notices.ts";
 export { printable, printableLines } from "./render/printable.ts";
 export {
   renderStatusHtml,

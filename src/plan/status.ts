@@ -1,4 +1,4 @@
-import type { Plan, RejectedRelease } from "./model.ts";
+import type { Plan, PlanFreeze, RejectedRelease } from "./model.ts";
 import { countsAsDrift } from "./plan-changes.ts";
 
 /*
@@ -148,6 +148,8 @@ interface Common {
   lastInstall: LastInstall | null;
   /** A pending apply, or the one line saying its journal can't be read. */
   pending: PendingApply | { unreadable: string } | null;
+  /** A freeze window of the environment file in force now: applies are refused until it ends. */
+  freeze?: PlanFreeze;
 }
 
 export interface ReadableStatus extends Common {

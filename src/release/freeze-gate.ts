@@ -2,7 +2,8 @@ import { userInfo } from "node:os";
 import { EgpError } from "../errors/index.ts";
 import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
-import { describeWindow, type FreezeDecision, freezeDecision } from "./freeze.ts";
+import { freezeEnd, type PlanFreeze } from "../plan/index.ts";
+import { currentFreeze, describeWindow, type FreezeDecision, freezeDecision } from "./freeze.ts";
 
 /*
  * Freeze windows are read from the environment file and exceptions from the repository at the
@@ -11,9 +12,17 @@ import { describeWindow, type FreezeDecision, freezeDecision } from "./freeze.ts
 
 export class FrozenError extends EgpError {
   readonly decision: Extract<FreezeDecision, { state: "frozen" }>;
-  constructor(environment: string, decision: Extract<FreezeDecision, { state: "frozen" }>) {
+  constructor(
+    environment: string,
+    decision: Extract<FreezeDecision, { state: "frozen" }>,
+    freeze?: PlanFreeze,
+  ) {
     const declined = decision.declined.length > 0 ? `; ${decision.declined.join("; ")}` : "";
-    super("EGP_FROZEN", `${environment} is frozen: ${describeWindow(decision.window)}${declined}`);
+    const until = freeze ? ` until ${freezeEnd(freeze)}` : "";
+    super(
+      "EGP_FROZEN",
+      `${environment} is frozen${until}: ${describeWindow(decision.window)}${declined}; a freeze exception in freeze-exceptions/ lets named actors through`,
+    );
     this.name = "FrozenError";
     this.decision = decision;
   }
@@ -48,8 +57,17 @@ export async function freezeState(check: FreezeCheck): Promise<FreezeDecision> {
 /** Refuses an apply in a freeze window without an exception; what let it through otherwise. */
 export async function assertNotFrozen(check: FreezeCheck): Promise<FreezeDecision> {
   const decision = await freezeState(check);
-  if (decision.state === "frozen") throw new FrozenError(check.environment.name, decision);
+  if (decision.state === "frozen")
+    throw new FrozenError(check.environment.name, decision, freezeOf(check.environment, check.now));
   return decision;
+}
+
+/**
+ * The freeze in force on the environment at `now`, whoever asks (an exception is judged when the
+ * apply runs): what a plan and `status` show; undefined when no window holds.
+ */
+export function freezeOf(environment: Pick<EnvironmentConfig, "freeze">, now: Date): PlanFreeze | undefined {
+  return currentFreeze(environment.freeze ?? [], now);
 }
 
 /** The line `plan` prints when the environment is frozen now; undefined when it is open. */

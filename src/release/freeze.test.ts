@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { FreezeWindow, Weekday } from "../manifest/freeze.ts";
 import type { FreezeException } from "../manifest/freeze-exception.ts";
-import { describeWindow, freezeDecision, inWindow } from "./freeze.ts";
+import { currentFreeze, describeWindow, freezeDecision, freezeEndOf, inWindow } from "./freeze.ts";
 
 const yearEnd: FreezeWindow = {
   kind: "once",
@@ -286,5 +286,48 @@ describe("weekly windows across daylight-saving changes", () => {
         "2026-10-03T17:01:00Z",
       );
     });
+  });
+});
+
+describe("when the freeze in force ends", () => {
+  const night = weekly("Europe/Berlin", ["saturday"], "22:00", "03:59");
+  const at = (iso: string) => freezeEndOf([night], new Date(iso))?.toISOString();
+
+  it("on the fall-back night, at 04:00 CET from both occurrences of 02:30", () => {
+    expect(at("2026-10-25T00:30:00Z")).toBe("2026-10-25T03:00:00.000Z"); // 02:30 CEST
+    expect(at("2026-10-25T01:30:00Z")).toBe("2026-10-25T03:00:00.000Z"); // 02:30 CET
+    expect(currentFreeze([night], new Date("2026-10-25T01:30:00Z"))).toEqual({
+      until: "2026-10-25 04:00",
+      zone: "Europe/Berlin",
+      untilInstant: "2026-10-25T03:00:00.000Z",
+      reason: "dst",
+    });
+  });
+
+  it("on the spring-forward night, at 04:00 CEST; and with a bound in the skipped hour, after the gap", () => {
+    expect(at("2026-03-28T23:00:00Z")).toBe("2026-03-29T02:00:00.000Z");
+    const skipped = weekly("Europe/Berlin", ["saturday"], "22:00", "02:30");
+    expect(freezeEndOf([skipped], new Date("2026-03-28T23:00:00Z"))?.toISOString()).toBe(
+      "2026-03-29T01:01:00.000Z",
+    );
+  });
+
+  it("runs on through a window that starts before another ends, and is none outside every window", () => {
+    const evening = weekly("UTC", ["friday"], "18:00", "23:59");
+    const early: FreezeWindow = {
+      kind: "once",
+      from: "2026-12-05T00:00:00Z",
+      to: "2026-12-05T06:00:00Z",
+      reason: "migration",
+    };
+    const freeze = currentFreeze([evening, early], new Date("2026-12-04T19:00:00Z"));
+    expect(freeze).toEqual({
+      until: "2026-12-05 06:00",
+      zone: "UTC",
+      untilInstant: "2026-12-05T06:00:00.000Z",
+      reason: "dst",
+    });
+    expect(freezeEndOf([evening, early], new Date("2026-12-04T17:59:00Z"))).toBeUndefined();
+    expect(currentFreeze([evening], new Date("2026-12-04T17:59:00Z"))).toBeUndefined();
   });
 });

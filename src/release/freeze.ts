@@ -1,5 +1,6 @@
 import { type FreezeWindow, WEEKDAYS } from "../manifest/freeze.ts";
 import type { FreezeException } from "../manifest/freeze-exception.ts";
+import type { PlanFreeze } from "../plan/index.ts";
 
 /** The longest an exception may still run at the moment it is used. */
 export const EXCEPTION_HORIZON_MS = 24 * 3600_000;
@@ -71,13 +72,17 @@ function instantsOf(wall: number, timeZone: string): { instants: number[]; gapEn
 }
 
 /**
- * Whether `now` falls in the window. A weekly window is a wall-clock window in its time zone, and
- * `to` is the last frozen minute. In a repeated hour `from` is its earlier occurrence and `to` its
- * later, so both occurrences are frozen; a bound in a skipped hour is the first instant after the gap.
+ * The occurrence of the window that holds at `at`: its first instant and the instant after its
+ * last frozen minute; undefined when the window does not hold. A weekly window is a wall-clock
+ * window in its time zone, and `to` is the last frozen minute. In a repeated hour `from` is its
+ * earlier occurrence and `to` its later, so both occurrences are frozen; a bound in a skipped hour
+ * is the first instant after the gap.
  */
-export function inWindow(window: FreezeWindow, now: Date): boolean {
-  const at = now.getTime();
-  if (window.kind === "once") return Date.parse(window.from) <= at && at < Date.parse(window.to);
+function occurrenceAt(window: FreezeWindow, at: number): { start: number; end: number } | undefined {
+  if (window.kind === "once") {
+    const [start, end] = [Date.parse(window.from), Date.parse(window.to)];
+    return start <= at && at < end ? { start, end } : undefined;
+  }
   const { timeZone } = window;
   const [from, to] = [minutesOf(window.from), minutesOf(window.to)];
   const today = Math.floor(wallOf(at, timeZone) / DAY_MS) * DAY_MS;
@@ -88,9 +93,53 @@ export function inWindow(window: FreezeWindow, now: Date): boolean {
     const last = instantsOf(day + (from <= to ? 0 : DAY_MS) + to * 60_000, timeZone);
     const start = first.instants[0] ?? first.gapEnd ?? 0;
     const end = (last.instants.at(-1) ?? last.gapEnd ?? 0) + 60_000;
-    if (start <= at && at < end) return true;
+    if (start <= at && at < end) return { start, end };
   }
-  return false;
+  return undefined;
+}
+
+/** Whether `now` falls in the window (see `occurrenceAt` for the wall clock's rules). */
+export function inWindow(window: FreezeWindow, now: Date): boolean {
+  return occurrenceAt(window, now.getTime()) !== undefined;
+}
+
+/** How many windows that meet or overlap are followed before the end is called: weeks of freeze. */
+const MAX_CHAINED = 64;
+
+/**
+ * When the freeze in force at `now` ends: the first instant at which no window holds, so that a
+ * window that starts as (or before) another ends runs the freeze on; undefined when none holds.
+ * Each end is the window's own, in its zone's wall clock (`occurrenceAt`), never re-derived.
+ */
+export function freezeEndOf(windows: readonly FreezeWindow[], now: Date): Date | undefined {
+  let at = now.getTime();
+  let end: number | undefined;
+  for (let chained = 0; chained < MAX_CHAINED; chained++) {
+    const ends = windows.flatMap((w) => occurrenceAt(w, at)?.end ?? []);
+    if (ends.length === 0) break;
+    end = Math.max(...ends);
+    at = end;
+  }
+  return end === undefined ? undefined : new Date(end);
+}
+
+/** `2026-12-07 04:00`: the wall clock of `at` in `timeZone`. */
+export function wallClockOf(at: Date, timeZone: string): string {
+  const iso = new Date(wallOf(at.getTime(), timeZone)).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+}
+
+/**
+ * The freeze in force at `now`, whatever exceptions there are: the reason of the window that holds,
+ * and when the freeze ends, in that window's zone (`UTC` for a once-window, whose bounds are
+ * instants); undefined when no window holds.
+ */
+export function currentFreeze(windows: readonly FreezeWindow[], now: Date): PlanFreeze | undefined {
+  const window = windows.find((w) => inWindow(w, now));
+  const end = freezeEndOf(windows, now);
+  if (!window || !end) return undefined;
+  const zone = window.kind === "weekly" ? window.timeZone : "UTC";
+  return { until: wallClockOf(end, zone), zone, untilInstant: end.toISOString(), reason: window.reason };
 }
 
 /** The window in words, for refusals, notices and audit records. */

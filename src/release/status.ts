@@ -27,6 +27,7 @@ import {
 } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
+import { freezeOf } from "./freeze-gate.ts";
 import { viewEnvironment } from "./plan.ts";
 import { environmentsInOrder, verifiedAtOf } from "./release-list.ts";
 
@@ -59,6 +60,8 @@ export interface StatusOptions {
   shared?: SharedReads;
   /** The kinds to load, read and plan (`createKinds`); egp's own by default. */
   kinds?: Kinds;
+  /** The clock freeze windows are read by (default: now). */
+  now?: () => Date;
 }
 
 interface StatusLogger {
@@ -75,6 +78,7 @@ interface StatusContext extends Omit<StatusOptions, "environments" | "parallel" 
   shared: SharedReads;
   logger: StatusLogger;
   reasonOf: (error: unknown) => string;
+  now: () => Date;
 }
 
 function lastInstallOf(record: ReleaseRecord | undefined): LastInstall | null {
@@ -183,7 +187,12 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     unloadable = error;
   }
   const place = placeOf(context, env, config);
-  const history = { ...place, ...(await readHistory(context, env, config?.release)) };
+  const freeze = config ? freezeOf(config, context.now()) : undefined;
+  const history = {
+    ...place,
+    ...(await readHistory(context, env, config?.release)),
+    ...(freeze ? { freeze } : {}),
+  };
   try {
     if (!config) throw unloadable;
     const client = await context.open(config);
@@ -260,6 +269,7 @@ export async function readStatus(options: StatusOptions): Promise<StatusReport> 
     shared: options.shared ?? sharedReads(),
     logger: options.logger ?? SILENT,
     reasonOf: options.reasonOf ?? messageOf,
+    now: options.now ?? (() => new Date()),
   };
   const rows = await mapBounded(environments, options.parallel ?? 10, (env) =>
     environmentStatus(context, env),

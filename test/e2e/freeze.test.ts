@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, exampleTree } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -44,7 +45,9 @@ describe("freeze windows", () => {
 
     const refused = await apply(dir, "bob");
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/EGP_FROZEN local-prod is frozen: year-end close \(\S+ to \S+\)/);
+    expect(refused.stderr).toMatch(
+      /EGP_FROZEN local-prod is frozen until \S+ \S+ UTC: year-end close \(\S+ to \S+\); a freeze exception in freeze-exceptions\/ lets named actors through$/m,
+    );
     expect(refused.stderr).not.toContain("    at ");
     expect(refused.stdout).not.toContain("Apply complete");
     expect(await changesLeft(dir)).toBe(before);
@@ -65,7 +68,9 @@ describe("freeze windows", () => {
         env: { EGP_ACTOR: "bob" },
         now,
       });
-      expect(refused.stderr).toMatch(/EGP_FROZEN local-prod is frozen: night/);
+      expect(refused.stderr).toContain(
+        "EGP_FROZEN local-prod is frozen until 2026-10-25 04:01 Europe/Berlin (03:01Z): night",
+      );
       expect(refused.code).toBe(1);
       expect(refused.stdout).not.toContain("Apply complete");
     }
@@ -75,6 +80,59 @@ describe("freeze windows", () => {
     expect(after.code).toBe(0);
     expect(after.stderr).not.toContain("frozen");
   });
+
+  it("in a freeze, the plan starts FROZEN until its end, status shows it, and EGP_FROZEN says when it ends", async () => {
+    const tree = exampleTree();
+    tree[PROD] =
+      `${tree[PROD]}\nfreeze:\n` +
+      '  - { weekly: [saturday], from: "22:00", to: "03:59", timeZone: Europe/Berlin, reason: Weekend freeze }\n';
+    const dir = await testdir(tree);
+    // Sunday 2026-12-06 02:00 CET: the Saturday night window ends at 04:00 CET, 03:00Z.
+    const now = "2026-12-06T01:00:00Z";
+    const run = (args: string[]) => egp([...args, "--dir", dir], { env: { EGP_ACTOR: "bob" }, now });
+    const header = "FROZEN until 2026-12-06 04:00 Europe/Berlin (03:00Z) (Weekend freeze)";
+
+    const text = await run(["plan", "--env", "local-prod", "--out", join(dir, "plan.json")]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout.split("\n")[0]).toBe(header);
+    expect(text.stdout).toMatch(/^Plan: \d+ to add/m);
+    const markdown = await run(["plan", "--env", "local-prod", "--format", "markdown"]);
+    expect(markdown.stdout.split("\n")[0]).toBe(
+      "FROZEN until 2026-12-06 04:00 Europe/Berlin (03:00Z) (`Weekend freeze`)",
+    );
+    expect(markdown.stdout).toContain("### egp plan for `local-prod`");
+    const json = JSON.parse((await run(["plan", "--env", "local-prod", "--format", "json"])).stdout);
+    expect(json.freeze).toEqual({
+      until: "2026-12-06 04:00",
+      zone: "Europe/Berlin",
+      untilInstant: "2026-12-06T03:00:00.000Z",
+      reason: "Weekend freeze",
+    });
+    // The saved plan keeps it: the job summary rendered from the file says it too.
+    const shown = await egp(["show", "plan.json", "--format", "markdown"], { cwd: dir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.split("\n")[0]).toContain("FROZEN until 2026-12-06 04:00 Europe/Berlin");
+
+    const status = await run(["status"]);
+    expect(status.stdout).toContain(
+      `local-prod: frozen until 2026-12-06 04:00 Europe/Berlin (03:00Z) (Weekend freeze)`,
+    );
+    expect(status.stdout).not.toContain("local-dev: frozen");
+    const report = JSON.parse((await run(["status", "--format", "json"])).stdout);
+    const prod = report.environments.find((e: { environment: string }) => e.environment === "local-prod");
+    expect(prod.freeze).toMatchObject({ until: "2026-12-06 04:00", reason: "Weekend freeze" });
+    const html = await run(["status", "--format", "html"]);
+    expect(html.stdout).toMatch(/data-env="local-prod"[^\n]*<span class="badge frozen">frozen<\/span>/);
+
+    const refused = await run(["apply", "--env", "local-prod", "--yes"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      "egp: EGP_FROZEN local-prod is frozen until 2026-12-06 04:00 Europe/Berlin (03:00Z): Weekend freeze (saturday 22:00–03:59 Europe/Berlin); a freeze exception in freeze-exceptions/ lets named actors through\n",
+    );
+    // Once it ends, the plan has no header.
+    const after = await egp(["plan", "--env", "local-prod", "--dir", dir], { now: "2026-12-06T03:00:00Z" });
+    expect(after.stdout).not.toContain("FROZEN");
+  }, 120_000);
 
   it("an exception lets only its actors through, and only while it runs and within 24 hours", async () => {
     const cases: [string, string, RegExp][] = [

@@ -91,7 +91,9 @@ describe("notifications", () => {
     const refused = await run(dir, ["apply", "--env", "local-prod", "--yes"], hook.url);
     expect(refused.code).toBe(1);
     expect(hook.received.map((r) => r.body.event)).toEqual(["refused"]);
-    expect(String(hook.received[0]?.body.summary)).toContain("EGP_FROZEN local-prod is frozen: audit");
+    expect(String(hook.received[0]?.body.summary)).toMatch(
+      /EGP_FROZEN local-prod is frozen until 2100-01-01 00:00 UTC: audit/,
+    );
   });
 
   it("posts rejected with no environment, since a rejection belongs to the release alone", async () => {

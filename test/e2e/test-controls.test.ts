@@ -33,7 +33,7 @@ describe("the child's clock, fixed by the preload", () => {
     const dir = await frozenIn2031();
     const refused = await apply(dir, "2031-01-10T12:00:00Z");
     expect(refused.code, refused.stdout + refused.stderr).toBe(1);
-    expect(refused.stderr).toMatch(/EGP_FROZEN local-prod is frozen: year-end close/);
+    expect(refused.stderr).toMatch(/EGP_FROZEN local-prod is frozen until \S+ \S+ UTC: year-end close/);
     const audit = await egp(["audit", "--dir", dir], { now: "2031-01-10T12:05:00Z" });
     expect(audit.stdout).toMatch(/^#1 2031-01-10T12:00:\d\d(\.\d+)?Z bob apply local-prod: /m);
 

@@ -62,11 +62,15 @@ interface PlanFlags extends SelectionFlags {
   enforceRoles?: boolean;
 }
 
-/** The freeze notice, its code loaded only for an environment that has freeze windows. */
-async function freezeNoticeOf(check: { dir: string; environment: EnvironmentConfig; now: Date }) {
-  if (!check.environment.freeze?.length) return undefined;
-  const { actorOf, freezeNotice } = await import("../../release/freeze-gate.ts");
-  return freezeNotice({ ...check, actor: actorOf() });
+/**
+ * The freeze in force, which the plan carries at its top, and the notice for this actor; the freeze
+ * code loaded only for an environment that has freeze windows.
+ */
+async function freezeOfPlan(check: { dir: string; environment: EnvironmentConfig; now: Date }) {
+  if (!check.environment.freeze?.length) return {};
+  const { actorOf, freezeNotice, freezeOf } = await import("../../release/freeze-gate.ts");
+  const freeze = freezeOf(check.environment, check.now);
+  return { freeze, notice: await freezeNotice({ ...check, actor: actorOf() }) };
 }
 
 export function registerPlanCommand(program: Command): void {
@@ -81,18 +85,20 @@ export function registerPlanCommand(program: Command): void {
     .option("--enforce-roles", "send roles of every managed user (roles can't be read back)");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const { plan, warnings, desired } = await planWith({ dir, connections, logger }, flags.env, {
+      const planned = await planWith({ dir, connections, logger }, flags.env, {
         allowDelete: flags.allowDelete,
         enforceRoles: flags.enforceRoles,
         ...selectionOf(flags),
       });
-      for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
-      const frozen = await freezeNoticeOf({
+      for (const warning of planned.warnings) process.stderr.write(`${issueLine(warning)}\n`);
+      const { freeze, notice } = await freezeOfPlan({
         dir,
-        environment: desired.environment,
+        environment: planned.desired.environment,
         now: new Date(),
       });
-      if (frozen) process.stderr.write(`${printable(frozen)}\n`);
+      // A reviewer reads the plan, not the job's log: the freeze is in the plan (and its file) too.
+      const plan = freeze ? { ...planned.plan, freeze } : planned.plan;
+      if (notice) process.stderr.write(`${printable(notice)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       if (flags.out) {

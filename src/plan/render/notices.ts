@@ -7,7 +7,7 @@ import { printable } from "./printable.ts";
  * release a view left out of its comparison.
  */
 
-/** `03:00Z`, or `2026-12-06 23:00Z` when the instant falls on another day than the local end. */
+/** `03:00Z`, or `2026-12-06 23:00Z` when the instant falls on another day than the local end; none in UTC. */
 function utcOf(freeze: PlanFreeze): string {
   const instant = new Date(freeze.untilInstant);
   if (Number.isNaN(instant.getTime())) return printable(freeze.untilInstant);
@@ -18,7 +18,8 @@ function utcOf(freeze: PlanFreeze): string {
 
 /** When a freeze ends, in its zone and in UTC: `2026-12-07 04:00 Europe/Berlin (03:00Z)`. */
 export function freezeEnd(freeze: PlanFreeze): string {
-  return `${printable(freeze.until)} ${printable(freeze.zone)} (${utcOf(freeze)})`;
+  const local = `${printable(freeze.until)} ${printable(freeze.zone)}`;
+  return freeze.zone === "UTC" ? local : `${local} (${utcOf(freeze)})`;
 }
 
 /** `FROZEN until … (reason)` and what it means for the apply; `name` shows the reason (data). */

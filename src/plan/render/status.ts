@@ -1,6 +1,7 @@
 import type { EnvironmentStatus, PendingApply, Runs, StatusReport } from "../status.ts";
 import { code, escapeHtml } from "./folds.ts";
 import { badge, htmlPage } from "./html-page.ts";
+import { freezeEnd } from "./notices.ts";
 import { printable } from "./printable.ts";
 
 /*
@@ -30,10 +31,18 @@ function wantsText(status: EnvironmentStatus): string {
   return `release ${wants.release}${status.reachable && status.rejected ? " (rejected)" : ""}`;
 }
 
-/** Why the row is not the whole story, on one line: why it can't be read, or the rejected release. */
-function whyText(status: EnvironmentStatus): string | undefined {
-  if (!status.reachable) return status.reason;
-  return status.rejected?.message;
+/** `frozen until 2026-12-07 04:00 Europe/Berlin (03:00Z) (Weekend freeze)`. */
+function frozenText(status: EnvironmentStatus): string | undefined {
+  return status.freeze && `frozen until ${freezeEnd(status.freeze)} (${status.freeze.reason})`;
+}
+
+/**
+ * What the row's cells do not say, one line each: why it can't be read, the rejected release, the
+ * freeze in force.
+ */
+function whyTexts(status: EnvironmentStatus): string[] {
+  const why = status.reachable ? status.rejected?.message : status.reason;
+  return [why, frozenText(status)].filter((text): text is string => text !== undefined);
 }
 
 /** `release 2026-11-r1 (install 9c01d2e7f3a4, verified …)`, with `rolled back …` when it was. */
@@ -90,10 +99,9 @@ export function renderStatusText(report: StatusReport): string {
       .join("  ")
       .trimEnd(),
   );
-  const reasons = report.environments.flatMap((s) => {
-    const why = whyText(s);
-    return why === undefined ? [] : [`${printable(s.environment)}: ${printable(why)}`];
-  });
+  const reasons = report.environments.flatMap((s) =>
+    whyTexts(s).map((why) => `${printable(s.environment)}: ${printable(why)}`),
+  );
   return `${[...lines, "", ...reasons, ...(reasons.length ? [""] : []), summaryLine(report)].join("\n")}\n`;
 }
 
@@ -106,8 +114,7 @@ export function renderStatusMarkdown(report: StatusReport): string {
   const row = (status: EnvironmentStatus) => {
     // The status word is egp's own; every other cell may hold a name, so it is kept in code.
     const shown = cells(status).map((text, i) => (i === 1 || text === "-" ? text : code(text)));
-    const reason = whyText(status);
-    const why = reason === undefined ? "" : code(reason);
+    const why = whyTexts(status).map(code).join("<br>");
     return `| ${[...shown, why].map(cell).join(" | ")} |`;
   };
   return `${[
@@ -129,6 +136,7 @@ const STYLE = `
 .matches { background: #dafbe1; color: #116329; }
 .drifted { background: #fff1c2; color: #6b4500; }
 .unreachable { background: #cf222e; color: #fff; }
+.frozen { background: #ddf4ff; color: #0550ae; }
 tr.unreachable-row td { background: #fff5f5; }
 td.rolled-back, td.rejected { color: #cf222e; }
 `;
@@ -138,12 +146,13 @@ function htmlRow(status: EnvironmentStatus): string {
   const [env, , version, drift, wants, runs, pending] = cells(status).map((text) =>
     escapeHtml(printable(text)),
   );
-  const reason = whyText(status);
-  const why = reason === undefined ? "" : escapeHtml(printable(reason));
+  const why = whyTexts(status)
+    .map((text) => escapeHtml(printable(text)))
+    .join("<br>");
   return [
     `<tr data-env="${escapeHtml(status.environment)}" data-status="${state}"${status.reachable ? "" : ' class="unreachable-row"'}>`,
     `<td><code>${env}</code></td>`,
-    `<td>${badge(status.reachable ? state : "unreachable", state)}</td>`,
+    `<td>${badge(status.reachable ? state : "unreachable", state)}${status.freeze ? ` ${badge("frozen", "frozen")}` : ""}</td>`,
     `<td>${version}</td>`,
     `<td class="drift">${drift}</td>`,
     `<td class="wants${status.reachable && status.rejected ? " rejected" : ""}">${wants}</td>`,

@@ -1,6 +1,8 @@
-import { readdir, readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { statOf } from "../io/private-dir.ts";
 import { ENVIRONMENT_NAME } from "./environment-name.ts";
 import { ManifestError, type ManifestIssue } from "./errors.ts";
 import { Instant } from "./freeze.ts";
@@ -15,6 +17,53 @@ import { reportZodIssues } from "./zod-issues.ts";
  */
 
 export const FREEZE_EXCEPTIONS_DIR = "freeze-exceptions";
+
+/** An exception is a few lines; anything larger is not one that was reviewed line by line. */
+export const MAX_EXCEPTION_BYTES = 64 * 1024;
+
+/** A file of the exceptions that is not what a reviewer saw in git: refused as a whole, naming it. */
+function notPlain(file: string, why: string): ManifestError {
+  return new ManifestError([
+    {
+      file,
+      line: 0,
+      column: 0,
+      severity: "error",
+      path: "",
+      message: `${why}; a freeze exception must be a plain file of the repository, so that egp reads what was reviewed`,
+    },
+  ]);
+}
+
+/**
+ * The text of an exception, read only when it is a plain file of at most MAX_EXCEPTION_BYTES: never
+ * through a symbolic link (to a file outside the repository, say), checked on the entry itself
+ * (as `.egp/`'s files are) and again by opening without following one.
+ */
+async function readPlain(dir: string, file: string): Promise<string> {
+  const path = join(dir, file);
+  if (statOf(path)?.isSymbolicLink()) throw notPlain(file, "is a symbolic link");
+  const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ELOOP") throw notPlain(file, "is a symbolic link");
+      throw error;
+    },
+  );
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw notPlain(file, "is not a file");
+    if (stat.size > MAX_EXCEPTION_BYTES)
+      throw notPlain(file, `is ${stat.size} bytes, more than ${MAX_EXCEPTION_BYTES / 1024} KiB`);
+    const bytes = Buffer.alloc(MAX_EXCEPTION_BYTES + 1);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+    // A file that grew since its size was read is refused too, not cut to the bound.
+    if (bytesRead > MAX_EXCEPTION_BYTES)
+      throw notPlain(file, `is more than ${MAX_EXCEPTION_BYTES / 1024} KiB`);
+    return bytes.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}
 
 export const FreezeExceptionDocument = z
   .strictObject({
@@ -71,12 +120,15 @@ export function parseFreezeException(
 
 /**
  * Every exception of the repository; none when the folder is absent. A malformed one is an error,
- * and so, given `knownEnvironments`, is one naming an environment not among them.
+ * and so are a symbolic link, a file over MAX_EXCEPTION_BYTES and, given `knownEnvironments`, one
+ * naming an environment not among them.
  */
 export async function readFreezeExceptions(
   dir: string,
   knownEnvironments?: ReadonlySet<string>,
 ): Promise<FreezeException[]> {
+  if (statOf(join(dir, FREEZE_EXCEPTIONS_DIR))?.isSymbolicLink())
+    throw notPlain(FREEZE_EXCEPTIONS_DIR, "is a symbolic link");
   const names = await readdir(join(dir, FREEZE_EXCEPTIONS_DIR)).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return [];
     throw error;
@@ -85,7 +137,7 @@ export async function readFreezeExceptions(
   const exceptions: FreezeException[] = [];
   for (const entry of files) {
     const file = `${FREEZE_EXCEPTIONS_DIR}/${entry}`;
-    const text = await readFile(join(dir, file), "utf8");
+    const text = await readPlain(dir, file);
     exceptions.push(parseFreezeException(file, entry.replace(/\.ya?ml$/, ""), text, knownEnvironments));
   }
   return exceptions;

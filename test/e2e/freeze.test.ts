@@ -1,6 +1,7 @@
+import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { egp, exampleTree } from "../helpers/cli.ts";
+import { egp, exampleTree, lines } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -155,6 +156,36 @@ describe("freeze windows", () => {
       "alice goes through under freeze-exceptions/hotfix.yaml (incident 4711 hotfix)",
     );
     expect(await changesLeft(dir)).toBe("No changes.");
+  });
+
+  it("an exception that is a link to a file outside the repository, or too large, is refused in one line", async () => {
+    const outside = await testdir({ "hotfix.yaml": exception(iso(2 * hour)) });
+    const dir = await frozenRepository();
+    await mkdir(join(dir, "freeze-exceptions"));
+    await symlink(join(outside, "hotfix.yaml"), join(dir, "freeze-exceptions/hotfix.yaml"));
+    const refusal =
+      "egp: EGP_MANIFEST_INVALID freeze-exceptions/hotfix.yaml: is a symbolic link; a freeze exception must be a plain file of the repository, so that egp reads what was reviewed";
+    for (const args of [
+      ["plan", "--env", "local-prod"],
+      ["apply", "--env", "local-prod", "--yes"],
+    ]) {
+      const refused = await egp([...args, "--dir", dir], { env: { EGP_ACTOR: "alice" } });
+      expect(refused.code).toBe(1);
+      expect(lines(refused.stderr)).toEqual([refusal]);
+      expect(refused.stdout).not.toContain("Apply complete");
+    }
+    const validated = await egp(["validate", "--dir", dir]);
+    expect(validated.code).toBe(1);
+    expect(validated.stderr).toContain(
+      "freeze-exceptions/hotfix.yaml: is a symbolic link; a freeze exception must be a plain file",
+    );
+
+    const large = await frozenRepository({
+      hotfix: `${exception(iso(2 * hour))}${"# padding\n".repeat(7000)}`,
+    });
+    const big = await egp(["validate", "--dir", large]);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/freeze-exceptions\/hotfix\.yaml: is \d+ bytes, more than 64 KiB/);
   });
 
   it("validate refuses a from/to window whose to is before its from, pointing at its to", async () => {

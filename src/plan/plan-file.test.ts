@@ -52,3 +52,19 @@ describe("a plan file's step inputs are checked against their op's schema on loa
     expect(() => readPlanFile(JSON.stringify(other), "plan.json")).toThrow(/steps\.\d+\.op: /);
   });
 });
+
+describe("a plan file made in a freeze", () => {
+  const freeze = {
+    until: "2026-12-07 04:00",
+    zone: "Europe/Berlin",
+    untilInstant: "2026-12-07T03:00:00.000Z",
+    reason: "Weekend freeze",
+  };
+
+  it("keeps the freeze, and a file written before plans carried one still reads", () => {
+    const plan = savedPlan();
+    expect(readPlanFile(JSON.stringify({ ...plan, freeze })).freeze).toEqual(freeze);
+    expect(plan.freeze).toBeUndefined();
+    expect(readPlanFile(JSON.stringify(plan))).toEqual(plan);
+  });
+});

@@ -40,7 +40,8 @@ export function registerDriftCommand(program: Command): void {
       // Loaded only when there is drift to tell: a clean drift check loads no webhook code.
       const { driftNotice, notifierFor } = await import("../../release/notify.ts");
       const notify = await notifierFor(dir, (line) => process.stderr.write(`${line}\n`));
-      await notify(driftNotice(plan, desired.release?.name));
+      // A rejected release was left out of the comparison, not out of the environment's file.
+      await notify(driftNotice(plan, desired.release?.name ?? plan.rejectedRelease?.release));
       throw new ExitError("EGP_DIFFERENCES", "");
     });
   });

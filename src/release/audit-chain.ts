@@ -1,6 +1,7 @@
 import { EgpError } from "../errors/index.ts";
 import {
   AUDIT_FIELD,
+  AUDIT_HEAD_KEY,
   AUDIT_PREFIX,
   AUDITED_PREFIXES,
   auditKey,
@@ -9,7 +10,7 @@ import {
 import { distrust, type Trust, trustOf, withoutSignature } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 import { type AuditRecord, AuditRecord as AuditRecordSchema, recordDigest } from "./audit.ts";
-import { type ReadHead, highWater, raiseHighWater, readHead } from "./audit-head.ts";
+import { highWater, type ReadHead, raiseHighWater, readHead } from "./audit-head.ts";
 import { rejectedKey } from "./rejections.ts";
 
 /*
@@ -51,13 +52,16 @@ interface Walk {
 const missing = (from: number, to: number) =>
   from === to ? "it is missing" : `it and the records after it up to ${auditKey(to)} are missing`;
 
+/** A record not believed: a break, or (signed by a key not trusted here) one that cannot be verified here. */
 function untrusted(walk: Walk, key: string, trust: Trust & { trusted: false }): boolean {
   if (trust.why !== "untrusted-key") {
     walk.breaks.push({ key, why: distrust(trust) });
     return false;
   }
   const why = distrust(trust);
-  walk.unverifiable.set(why, (walk.unverifiable.get(why) ?? 0) + 1);
+  // The head is counted only when it is all there is: "1 record" should mean one audit record.
+  const counted = key === AUDIT_HEAD_KEY && walk.unverifiable.size > 0 ? 0 : 1;
+  walk.unverifiable.set(why, (walk.unverifiable.get(why) ?? 0) + counted);
   return true;
 }
 
@@ -85,8 +89,7 @@ async function step(
     return undefined;
   }
   const record = parsed.data;
-  const trust = trustOf(store, key, value);
-  if (!trust.trusted && !untrusted(walk, key, trust)) return undefined;
+  // Before the signature (which covers the key, so a moved record fails it too): the plainer account.
   const at = sequenceOf(key);
   if (record.sequence !== at) {
     walk.breaks.push({
@@ -95,6 +98,8 @@ async function step(
     });
     return undefined;
   }
+  const trust = trustOf(store, key, value);
+  if (!trust.trusted && !untrusted(walk, key, trust)) return undefined;
   if (previous !== undefined && record.previous !== previous) {
     walk.breaks.push({
       key,
@@ -130,10 +135,10 @@ async function walkChain(store: ReleaseStore): Promise<Walk> {
 }
 
 function checkHead(walk: Walk, read: ReadHead): number {
-  if (read.unreadable) walk.breaks.push({ key: "audit-head", why: read.unreadable });
+  if (read.unreadable) walk.breaks.push({ key: AUDIT_HEAD_KEY, why: read.unreadable });
   const { head, trust } = read;
   if (!head || !trust) return 0;
-  if (!trust.trusted && !untrusted(walk, "audit-head", trust)) return 0;
+  if (!trust.trusted && !untrusted(walk, AUDIT_HEAD_KEY, trust)) return 0;
   if (head.sequence > walk.last) {
     walk.breaks.push({
       key: auditKey(walk.last + 1),
@@ -215,7 +220,7 @@ export async function readAudit(
       });
     else if (!read.head && !read.unreadable && named.sequence > 0)
       walk.breaks.push({
-        key: "audit-head",
+        key: AUDIT_HEAD_KEY,
         why: `it is missing, but ${named.by} names audit record ${named.sequence} (the head was removed)`,
       });
     reached = Math.max(reached, named.sequence);

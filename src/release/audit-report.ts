@@ -46,9 +46,11 @@ const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
   ["freeze exception", exceptionOf],
   ["reason", (r) => r.reason ?? ""],
   ["run", (r) => r.runUrl ?? ""],
+  ["chain broken", (r) => r.chainBroken ?? ""],
 ];
 
-const openBreaks = (chain: AuditReport["chain"]) => chain.breaks.filter((b) => b.acknowledgedBy === undefined);
+const openBreaks = (chain: AuditReport["chain"]) =>
+  chain.breaks.filter((b) => b.acknowledgedBy === undefined);
 
 /** Records signed by keys this machine does not trust, in one line; undefined when there are none. */
 export function unverifiableLine(chain: AuditReport["chain"]): string | undefined {

@@ -87,8 +87,7 @@ export async function appendAudit(
     const { head } = await readHead(store);
     const last = keys.map(sequenceOf).filter(Number.isInteger).at(-1) ?? 0;
     // Past every number the chain has had, so an append after a removal never reuses one.
-    const sequence =
-      Math.max(last, head?.sequence ?? 0, await highWater(store), options.after ?? 0) + 1;
+    const sequence = Math.max(last, head?.sequence ?? 0, await highWater(store), options.after ?? 0) + 1;
     const previous = await digestAt(store, sequence - 1, head);
     const record: AuditRecord = { ...AuditEntry.parse(entry), sequence, previous };
     try {
@@ -130,7 +129,6 @@ async function rejectedAfter(store: ReleaseStore, head: AuditHead | undefined, l
   }
   return names;
 }
-
 
 export interface AuditFilter {
   environment?: string;

@@ -3,8 +3,8 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { access, link, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";
 import { parseRecord } from "./record-json.ts";
+import { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";
 import { StoreError } from "./store-error.ts";
 
 /*

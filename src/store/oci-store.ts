@@ -12,8 +12,8 @@ import {
   printable,
 } from "./oci-registry.ts";
 import { isHashedTag, keyOfTag, tagOfKey, tagPrefixOf } from "./oci-tags.ts";
-import type { PutRecordOptions, ReleaseStore } from "./store.ts";
 import { parseRecord } from "./record-json.ts";
+import type { PutRecordOptions, ReleaseStore } from "./store.ts";
 import { StoreError } from "./store-error.ts";
 
 export {

@@ -155,14 +155,16 @@ function checkHead(walk: Walk, read: ReadHead): number {
   return head.sequence;
 }
 
-/** Records that name their audit record: the highest sequence named, and which record names it. */
+/** Signed records that name their audit record: the highest sequence named, and which record names it. */
 async function namedSequences(store: ReleaseStore): Promise<{ sequence: number; by?: string }> {
   let highest: { sequence: number; by?: string } = { sequence: 0 };
   for (const prefix of AUDITED_PREFIXES) {
     for (const key of await store.listRecords(prefix)) {
       const value = await store.getRecord(key).catch(() => undefined);
       const named = (value as Record<string, unknown> | undefined)?.[AUDIT_FIELD];
-      if (typeof named === "number" && named > highest.sequence) highest = { sequence: named, by: key };
+      // Only a record egp signed counts: anyone who can write to the store could write a number.
+      if (typeof named !== "number" || named <= highest.sequence) continue;
+      if (trustOf(store, key, value).trusted) highest = { sequence: named, by: key };
     }
   }
   return highest;

@@ -88,10 +88,10 @@ export async function highWater(store: ReleaseStore): Promise<number> {
 export async function raiseHighWater(store: ReleaseStore, sequence: number): Promise<void> {
   const file = highWaterFile(store);
   if (!file || sequence <= (await highWater(store))) return;
-  const seal = localKey().seal(sealed(store.location, sequence), SEAL_PURPOSE);
-  const body = `${JSON.stringify({ store: store.location, sequence, seal })}\n`;
   const temp = `${file}.${process.pid}.tmp`;
   try {
+    const seal = localKey().seal(sealed(store.location, sequence), SEAL_PURPOSE);
+    const body = `${JSON.stringify({ store: store.location, sequence, seal })}\n`;
     await mkdir(join(file, ".."), { recursive: true, mode: 0o700 });
     await writeFile(temp, body, { mode: 0o600 });
     await rename(temp, file);

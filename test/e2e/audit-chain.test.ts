@@ -204,7 +204,10 @@ describe("records the chain cannot read", () => {
     "reports a record nested 200,000 deep by name, lists the others, and refuses appends until acknowledged",
     async () => {
       const dir = await chained();
-      await writeFile(auditFile(dir, 2), `${"[".repeat(200_000)}${"]".repeat(200_000)}`);
+      // Signed-looking, so that a reader checking its signature would walk it; in the middle and at the end.
+      const deep = `{"signature":{"alg":"ed25519","key":"k","value":"v"},"x":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+      await writeFile(auditFile(dir, 2), deep);
+      await writeFile(auditFile(dir, 4), deep);
       const store = join(dir, ".egp/store");
       await expectBroken(
         dir,
@@ -221,10 +224,11 @@ describe("records the chain cannot read", () => {
       expect((await run(dir, ["apply", "--env", "local-prod", "--yes"])).code).toBe(0);
       const after = await run(dir, ["audit"]);
       expect(after.code).toBe(0);
-      expect(after.stdout).toMatch(/^#5 \S+ alice apply local-prod: verified$/m);
-      expect(after.stdout).toContain(
-        "Acknowledged break (#4): broken at audit/000000000002: it cannot be read",
-      );
+      expect(after.stdout).toMatch(/^#6 \S+ alice apply local-prod: verified$/m);
+      for (const n of [2, 4])
+        expect(after.stdout).toContain(
+          `Acknowledged break (#5): broken at audit/00000000000${n}: it cannot be read`,
+        );
     },
     SLOW,
   );

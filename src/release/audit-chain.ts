@@ -215,12 +215,14 @@ export async function readAudit(
   }
   if (options.references !== false || !read.head) {
     const named = await namedSequences(store);
-    if (named.sequence > reached)
+    // The record right after the last is a change still being recorded (or whose run ended before
+    // its record): the next append takes that number. Past it, records are missing.
+    if (named.sequence > reached + 1)
       walk.breaks.push({
         key: auditKey(reached + 1),
-        why: `${missing(reached + 1, named.sequence)} (${named.by} names record ${named.sequence})`,
+        why: `${missing(reached + 1, named.sequence - 1)} (${named.by} names record ${named.sequence})`,
       });
-    else if (!read.head && !read.unreadable && named.sequence > 0)
+    else if (!read.head && !read.unreadable && named.sequence > 0 && walk.last > 0)
       walk.breaks.push({
         key: AUDIT_HEAD_KEY,
         why: `it is missing, but ${named.by} names audit record ${named.sequence} (the head was removed)`,

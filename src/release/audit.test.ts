@@ -99,4 +99,20 @@ describe("the audit chain", () => {
       why: expect.stringContaining("that record was edited"),
     });
   });
+
+  it("takes a record naming the next audit record as a change being recorded, and one naming a later record as a break", async () => {
+    const { store: s } = await store();
+    await s.putRecord("releases/r1", { name: "r1", packages: [] });
+    expect(await s.getRecord("releases/r1")).toMatchObject({ audit: 1 });
+    expect((await readAudit(s)).broken).toBeUndefined();
+    await appendAudit(s, entry());
+    await s.putRecord("releases/r2", { name: "r2", packages: [], audit: 5 });
+    expect((await readAudit(s)).broken).toEqual({
+      key: auditKey(2),
+      why: `it and the records after it up to ${auditKey(4)} are missing (releases/r2 names record 5)`,
+    });
+    // A record no trusted key signed names nothing: anyone who can write to the store could write it.
+    await s.inner.putRecord("releases/r2", { name: "r2", packages: [], audit: 5 });
+    expect((await readAudit(s)).broken).toBeUndefined();
+  });
 });

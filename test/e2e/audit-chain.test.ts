@@ -139,7 +139,7 @@ describe("an anchored audit chain", () => {
       const audit = await run(dir, ["audit"]);
       expect(audit.code).toBe(1);
       expect(audit.stderr).toMatch(
-        /^egp: EGP_AUDIT_BROKEN the audit chain is broken at audit\/000000000001: it and the records after it up to audit\/000000000003 are missing \(releases\/r2 names record 3\)\n$/,
+        /^egp: EGP_AUDIT_BROKEN the audit chain is broken at audit\/000000000001: it and the records after it up to audit\/000000000002 are missing \(releases\/r2 names record 3\)\n$/,
       );
     },
     SLOW,

@@ -166,7 +166,8 @@ export type { PruneInput, PruneVisitor } from "./plan/prune.ts";
 export { prunePass } from "./plan/prune.ts";
 // The release stage: the governed entry points, and the plans, listings and history the CLI shows.
 export { type ApplyOptions, apply } from "./release/apply.ts";
-export { type AuditChain, type AuditRecord, readAudit } from "./release/audit.ts";
+export type { AuditRecord } from "./release/audit.ts";
+export { type AuditChain, readAudit } from "./release/audit-chain.ts";
 export { type CreateReleaseOptions, createRelease } from "./release/create.ts";
 export { FrozenError } from "./release/freeze-gate.ts";
 export { installHistory } from "./release/history.ts";

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { loadProject } from "../manifest/project.ts";
 import { checkStoreSpec, DEFAULT_STORE, openSignedStore } from "../store/open-store.ts";
 import { SignedStore } from "../store/signing.ts";
@@ -12,7 +13,9 @@ export async function openProjectStore(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<ReleaseStore> {
   const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
-  return openSignedStore(releases, root, env);
+  const store = openSignedStore(releases, root, env);
+  store.localState = join(root, ".egp");
+  return store;
 }
 
 /**

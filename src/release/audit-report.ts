@@ -1,7 +1,8 @@
 import { escapeHtml } from "../plan/render/folds.ts";
 import { htmlPage } from "../plan/render/html-page.ts";
 import { printable } from "../plan/render/printable.ts";
-import type { AuditChain, AuditRecord } from "./audit.ts";
+import type { AuditRecord } from "./audit.ts";
+import { type AuditChain, breakLine } from "./audit-chain.ts";
 
 /*
  * `egp audit` as a person or a spreadsheet reads it. The HTML page is what an auditor is handed:
@@ -14,7 +15,7 @@ export interface AuditReport {
   /** Records after the filters. */
   records: readonly AuditRecord[];
   /** The whole chain's verdict (filters never hide a broken link). */
-  chain: Pick<AuditChain, "broken">;
+  chain: Pick<AuditChain, "broken" | "breaks" | "unverifiable">;
   /** The filters, in words (for the page's heading). */
   filters: string;
 }
@@ -45,12 +46,39 @@ const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
   ["freeze exception", exceptionOf],
   ["reason", (r) => r.reason ?? ""],
   ["run", (r) => r.runUrl ?? ""],
+  ["chain broken", (r) => r.chainBroken ?? ""],
 ];
 
+const openBreaks = (chain: AuditReport["chain"]) =>
+  chain.breaks.filter((b) => b.acknowledgedBy === undefined);
+
+/** Records signed by keys this machine does not trust, in one line; undefined when there are none. */
+export function unverifiableLine(chain: AuditReport["chain"]): string | undefined {
+  const { count, why } = chain.unverifiable;
+  if (count === 0) return undefined;
+  return `${count} record${count === 1 ? "" : "s"} cannot be verified here (${why.join("; ")})`;
+}
+
 export function chainLine(chain: AuditReport["chain"]): string {
-  return chain.broken
-    ? `The chain is broken at ${chain.broken.key}: ${chain.broken.why}.`
+  if (chain.broken) {
+    const more = openBreaks(chain).length - 1;
+    return `The chain is broken at ${chain.broken.key}: ${chain.broken.why}${more > 0 ? ` (and ${more} more break${more === 1 ? "" : "s"}, listed above)` : ""}.`;
+  }
+  const unverifiable = unverifiableLine(chain);
+  if (unverifiable) return `${unverifiable[0]?.toUpperCase()}${unverifiable.slice(1)}.`;
+  const acknowledged = chain.breaks.length;
+  return acknowledged > 0
+    ? `The chain holds past ${acknowledged} acknowledged break${acknowledged === 1 ? "" : "s"}: every other record is sealed and names the one before it.`
     : "The chain holds: every record is sealed and names the one before it.";
+}
+
+/** Every break, one line each, an acknowledged one with the record that acknowledged it. */
+export function breakLines(chain: AuditReport["chain"]): string[] {
+  return chain.breaks.map((b) =>
+    b.acknowledgedBy === undefined
+      ? `Break: ${breakLine(b)}.`
+      : `Acknowledged break (#${b.acknowledgedBy}): ${breakLine(b)}.`,
+  );
 }
 
 function text(report: AuditReport): string {
@@ -62,9 +90,12 @@ function text(report: AuditReport): string {
       .map(([name, value]) => `    ${name}: ${value}`);
     return [head, ...details];
   });
+  // "No audit records" is said only of a trail that has none: records this machine can't check are counted instead.
   const none =
-    report.records.length === 0 ? [`No audit records${report.filters ? ` (${report.filters})` : ""}.`] : [];
-  return [...none, ...lines, chainLine(report.chain)].map(printable).join("\n");
+    report.records.length === 0 && report.chain.unverifiable.count === 0
+      ? [`No audit records${report.filters ? ` (${report.filters})` : ""}.`]
+      : [];
+  return [...none, ...lines, ...breakLines(report.chain), chainLine(report.chain)].map(printable).join("\n");
 }
 
 /** A cell as RFC 4180 writes it, and never a formula when a spreadsheet opens the file. */
@@ -73,10 +104,25 @@ function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
+/**
+ * A spreadsheet is read without the command's exit code: a chain that does not hold ends with a row
+ * that says so (action `chain`, result `broken` or `unverifiable`, the breaks under failures).
+ */
+function verdictRows(chain: AuditReport["chain"]): string[][] {
+  const row = (result: string, failures: string) =>
+    COLUMNS.map(([name]) =>
+      name === "action" ? "chain" : name === "result" ? result : name === "failures" ? failures : "",
+    );
+  if (chain.broken) return [row("broken", openBreaks(chain).map(breakLine).join("; "))];
+  const unverifiable = unverifiableLine(chain);
+  return unverifiable ? [row("unverifiable", unverifiable)] : [];
+}
+
 function csv(report: AuditReport): string {
   const rows = [
     COLUMNS.map(([name]) => name),
     ...report.records.map((r) => COLUMNS.map(([, value]) => value(r))),
+    ...verdictRows(report.chain),
   ];
   return rows.map((row) => row.map(csvCell).join(",")).join("\r\n");
 }
@@ -85,17 +131,21 @@ const STYLE = `
 .broken { background: #ffebe9; border: 1px solid #cf222e; padding: 0.5rem 1rem; }
 .holds { background: #dafbe1; border: 1px solid #1a7f37; padding: 0.5rem 1rem; }
 td { font-size: 0.9em; word-break: break-word; }
+td.at { white-space: nowrap; word-break: normal; }
 `;
 
 function html(report: AuditReport): string {
-  const cell = (value: string) => `<td>${escapeHtml(printable(value))}</td>`;
+  const cell = (name: string, value: string) =>
+    `<td${name === "at" ? ' class="at"' : ""}>${escapeHtml(printable(value))}</td>`;
   const rows = report.records.map(
-    (r) => `<tr data-sequence="${r.sequence}">${COLUMNS.map(([, v]) => cell(v(r))).join("")}</tr>`,
+    (r) => `<tr data-sequence="${r.sequence}">${COLUMNS.map(([n, v]) => cell(n, v(r))).join("")}</tr>`,
   );
+  const breaks = breakLines(report.chain).map((line) => `<li>${escapeHtml(printable(line))}</li>`);
+  // htmlPage writes the page's one heading from its title.
   return htmlPage("egp audit", STYLE, [
-    "<h1>egp audit</h1>",
     `<p class="muted">${escapeHtml(report.filters ? `Records ${report.filters}.` : "Every record.")} ${report.records.length} shown.</p>`,
-    `<p class="${report.chain.broken ? "broken" : "holds"}" id="chain">${escapeHtml(printable(chainLine(report.chain)))}</p>`,
+    `<p class="${report.chain.broken || report.chain.unverifiable.count ? "broken" : "holds"}" id="chain">${escapeHtml(printable(chainLine(report.chain)))}</p>`,
+    ...(breaks.length ? [`<ul id="breaks">${breaks.join("")}</ul>`] : []),
     "<table>",
     `<thead><tr>${COLUMNS.map(([name]) => `<th>${escapeHtml(name)}</th>`).join("")}</tr></thead>`,
     `<tbody>${rows.join("\n")}</tbody>`,
@@ -106,7 +156,13 @@ function html(report: AuditReport): string {
 export function renderAudit(report: AuditReport, format: AuditFormat): string {
   if (format === "json")
     return JSON.stringify(
-      { holds: !report.chain.broken, broken: report.chain.broken ?? null, records: report.records },
+      {
+        holds: !report.chain.broken && report.chain.unverifiable.count === 0,
+        broken: report.chain.broken ?? null,
+        breaks: report.chain.breaks,
+        unverifiable: report.chain.unverifiable,
+        records: report.records,
+      },
       null,
       2,
     );

@@ -45,7 +45,11 @@ describe("a rollback's record and notice", () => {
       reason: "install 0123456789ab",
     });
     const text = renderAudit(
-      { records: [{ ...entry, sequence: 1, previous: null }], chain: {}, filters: "" },
+      {
+        records: [{ ...entry, sequence: 1, previous: null }],
+        chain: { breaks: [], unverifiable: { count: 0, why: [] } },
+        filters: "",
+      },
       "text",
     );
     expect(text).toContain(`release: 2026-12-r1 (GRC Core ${SHA})`);

@@ -10,6 +10,7 @@ import type { Plan } from "../plan/model.ts";
 import { printable } from "../plan/render/printable.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { type AuditEntry, appendAudit } from "./audit.ts";
+import { openBreaks } from "./audit-chain.ts";
 import type { FreezeDecision } from "./freeze.ts";
 import { actorOf } from "./freeze-gate.ts";
 import { isRefusal, runUrlOf } from "./notify.ts";
@@ -102,7 +103,9 @@ export async function writeAudit(
 ): Promise<void> {
   if (!store || !entry) return;
   try {
-    await appendAudit(store, entry);
+    // A rollback goes ahead on a broken chain (it is how an incident is handled); its record says so.
+    const broken = entry.action === "rollback" ? await openBreaks(store) : undefined;
+    await appendAudit(store, broken ? { ...entry, chainBroken: broken } : entry);
   } catch (error) {
     say(
       `WARNING: the audit record of this ${entry.action} could not be written to ${store.location}: ${(error as Error).message}`,

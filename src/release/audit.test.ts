@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { localKey } from "../io/local-key.ts";
 import { FolderStore } from "../store/index.ts";
 import { Keyring, SignedStore } from "../store/signing.ts";
-import { type AuditEntry, appendAudit, auditKey, readAudit } from "./audit.ts";
+import { type AuditEntry, appendAudit, auditKey } from "./audit.ts";
+import { readAudit } from "./audit-chain.ts";
 
 const key = localKey({ EGP_STATE_KEY: "k".repeat(40) });
 const otherKey = localKey({ EGP_STATE_KEY: "o".repeat(40) });
@@ -76,9 +77,15 @@ describe("the audit chain", () => {
       key: auditKey(2),
       why: "its signature does not match its content",
     });
-    expect((await readAudit(signedWith(root, otherKey))).broken?.why).toContain(
-      "another machine's local key",
-    );
+    await edit(root, 2, (r) => {
+      r.actor = "b";
+    });
+    // Another machine's key is not a break: the records cannot be verified there, and are counted.
+    const elsewhere = await readAudit(signedWith(root, otherKey));
+    expect(elsewhere.broken).toBeUndefined();
+    expect(elsewhere.records).toEqual([]);
+    expect(elsewhere.unverifiable.count).toBe(3);
+    expect(elsewhere.unverifiable.why[0]).toContain("another machine's local key");
   });
 
   it("a record replaced by another validly sealed one breaks the next link", async () => {
@@ -91,5 +98,21 @@ describe("the audit chain", () => {
       key: auditKey(2),
       why: expect.stringContaining("that record was edited"),
     });
+  });
+
+  it("takes a record naming the next audit record as a change being recorded, and one naming a later record as a break", async () => {
+    const { store: s } = await store();
+    await s.putRecord("releases/r1", { name: "r1", packages: [] });
+    expect(await s.getRecord("releases/r1")).toMatchObject({ audit: 1 });
+    expect((await readAudit(s)).broken).toBeUndefined();
+    await appendAudit(s, entry());
+    await s.putRecord("releases/r2", { name: "r2", packages: [], audit: 5 });
+    expect((await readAudit(s)).broken).toEqual({
+      key: auditKey(2),
+      why: `it and the records after it up to ${auditKey(4)} are missing (releases/r2 names record 5)`,
+    });
+    // A record no trusted key signed names nothing: anyone who can write to the store could write it.
+    await s.inner.putRecord("releases/r2", { name: "r2", packages: [], audit: 5 });
+    expect((await readAudit(s)).broken).toBeUndefined();
   });
 });

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import stringify from "safe-stable-stringify";
 import { z } from "zod";
-import { distrust, trustOf, withoutSignature } from "../store/signing.ts";
+import { AUDIT_PREFIX, auditKey, sequenceOf } from "../store/audit-stamp.ts";
+import { withoutSignature } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 import { StoreError } from "../store/store-error.ts";
+import { type AuditHead, highWater, raiseHighWater, readHead, writeHead } from "./audit-head.ts";
 
 /*
  * The audit trail: one record per change egp makes or refuses to make on an auditor's behalf
@@ -13,9 +15,7 @@ import { StoreError } from "../store/store-error.ts";
  * write gives two writers at the same moment distinct places in it.
  */
 
-export const AUDIT_PREFIX = "audit";
-const DIGITS = 12;
-export const auditKey = (sequence: number) => `${AUDIT_PREFIX}/${String(sequence).padStart(DIGITS, "0")}`;
+export { AUDIT_PREFIX, auditKey } from "../store/audit-stamp.ts";
 
 export const AUDIT_ACTIONS = [
   "release-create",
@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   "reject",
   "verify",
   "freeze-exception",
+  "acknowledge-break",
 ] as const;
 
 export const AuditChange = z.strictObject({ kind: z.string(), name: z.string(), action: z.string() });
@@ -53,6 +54,10 @@ export const AuditEntry = z.strictObject({
   /** A freeze exception that let the change through. */
   exception: z.strictObject({ file: z.string(), reason: z.string(), until: z.string() }).nullable(),
   reason: z.string().nullable(),
+  /** An acknowledge-break record: the breaks it acknowledges, by the key each is at. */
+  acknowledges: z.array(z.string()).optional(),
+  /** A record appended to a broken chain (a rollback goes ahead): the break, in words. */
+  chainBroken: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
@@ -70,67 +75,59 @@ export function recordDigest(record: unknown): string {
     .digest("hex");
 }
 
-const sequenceOf = (key: string) => Number(key.slice(AUDIT_PREFIX.length + 1));
-
 /** Appends an entry after the last record; a writer that loses the race for a place takes the next. */
-export async function appendAudit(store: ReleaseStore, entry: AuditEntry, tries = 5): Promise<AuditRecord> {
+export async function appendAudit(
+  store: ReleaseStore,
+  entry: AuditEntry,
+  options: { tries?: number; after?: number } = {},
+): Promise<AuditRecord> {
+  const tries = options.tries ?? 5;
   for (let attempt = 1; ; attempt += 1) {
     const keys = await store.listRecords(AUDIT_PREFIX);
-    const last = keys.at(-1);
-    const previous = last === undefined ? null : recordDigest(await store.getRecord(last));
-    const sequence = last === undefined ? 1 : sequenceOf(last) + 1;
+    const { head } = await readHead(store);
+    const last = keys.map(sequenceOf).filter(Number.isInteger).at(-1) ?? 0;
+    // Past every number the chain has had, so an append after a removal never reuses one.
+    const sequence = Math.max(last, head?.sequence ?? 0, await highWater(store), options.after ?? 0) + 1;
+    const previous = await digestAt(store, sequence - 1, head);
     const record: AuditRecord = { ...AuditEntry.parse(entry), sequence, previous };
     try {
       await store.putRecord(auditKey(sequence), record, { createOnly: true });
-      return record;
     } catch (error) {
       if (!(error instanceof StoreError && error.code === "EGP_STORE_EXISTS") || attempt >= tries)
         throw error;
+      continue;
     }
+    const digest = recordDigest(await store.getRecord(auditKey(sequence)));
+    const rejected = await rejectedAfter(store, head, last);
+    if (entry.action === "reject" && entry.release && !rejected.includes(entry.release.name))
+      rejected.push(entry.release.name);
+    await writeHead(store, { sequence, digest, rejected });
+    await raiseHighWater(store, sequence);
+    return record;
   }
 }
 
-export interface AuditChain {
-  records: AuditRecord[];
-  /** The first link that does not hold, and why; undefined when the whole chain holds. */
-  broken?: { key: string; why: string };
+/** The digest of record `sequence` as stored; the head's when that record can't be read; null for none. */
+async function digestAt(store: ReleaseStore, sequence: number, head: AuditHead | undefined) {
+  if (sequence < 1) return null;
+  const value = await store.getRecord(auditKey(sequence)).catch(() => undefined);
+  if (value !== undefined) return recordDigest(value);
+  return head?.sequence === sequence ? head.digest : null;
 }
 
-/** Reads the whole trail in order and checks every link. */
-export async function readAudit(store: ReleaseStore): Promise<AuditChain> {
-  const keys = await store.listRecords(AUDIT_PREFIX);
-  const records: AuditRecord[] = [];
-  let previous: string | null = null;
-  for (const [index, at] of keys.entries()) {
-    const value = await store.getRecord(at);
-    const trust = trustOf(store, at, value);
-    const parsed = AuditRecord.safeParse(withoutSignature(value));
-    const why = !parsed.success
-      ? `not an audit record (${parsed.error.issues[0]?.path.join(".") || "record"}: ${parsed.error.issues[0]?.message})`
-      : !trust.trusted
-        ? distrust(trust)
-        : linkProblem(at, parsed.data, index + 1, previous, keys[index - 1]);
-    if (why || !parsed.success) return { records, broken: { key: at, why: why ?? "unreadable" } };
-    records.push(parsed.data);
-    previous = recordDigest(value);
+/**
+ * The rejected names the new head carries: the head's, with those of reject records it has not
+ * taken in yet (a head left behind by a crash; the whole chain for a store that had no head).
+ */
+async function rejectedAfter(store: ReleaseStore, head: AuditHead | undefined, last: number) {
+  const names = [...(head?.rejected ?? [])];
+  for (let sequence = (head?.sequence ?? 0) + 1; sequence <= last; sequence += 1) {
+    const value = withoutSignature(await store.getRecord(auditKey(sequence)).catch(() => undefined));
+    const parsed = AuditRecord.safeParse(value);
+    const name = parsed.success && parsed.data.action === "reject" ? parsed.data.release?.name : undefined;
+    if (name && !names.includes(name)) names.push(name);
   }
-  return { records };
-}
-
-function linkProblem(
-  key: string,
-  record: AuditRecord,
-  expected: number,
-  previous: string | null,
-  previousKey: string | undefined,
-): string | undefined {
-  if (sequenceOf(key) !== expected || record.sequence !== expected)
-    return `it is record ${record.sequence} at ${key}, where record ${expected} belongs (one was removed or put in)`;
-  if (record.previous !== previous)
-    return previousKey
-      ? `it names ${record.previous ?? "no record"} before it, but ${previousKey} hashes to ${previous} (that record was edited)`
-      : "it is the first record, but names one before it";
-  return undefined;
+  return names;
 }
 
 export interface AuditFilter {

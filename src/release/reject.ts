@@ -1,6 +1,7 @@
 import { openProjectStore } from "../compose/project-store.ts";
 import { readReleaseFile } from "../manifest/index.ts";
 import { releaseKey } from "../store/keys.ts";
+import { assertAuditWhole } from "./audit-chain.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
 import { type ReadRejection, recordRejection } from "./rejections.ts";
@@ -20,6 +21,7 @@ export async function rejectRelease(input: {
   const { dir, name, reason } = input;
   const say = input.say ?? (() => undefined);
   const store = await openProjectStore(dir);
+  await assertAuditWhole(store);
   const file = await readReleaseFile(dir, name).catch(() => undefined);
   if (!file && (await store.getRecord(releaseKey(name))) === undefined)
     throw new ReleaseGateError(
@@ -42,9 +44,7 @@ export async function rejectRelease(input: {
       environment: null,
       instance: null,
       planSha256: null,
-      release: file
-        ? { name, packages: file.packages.map((p) => ({ name: p.name, sha256: p.sha256 })) }
-        : null,
+      release: { name, packages: file?.packages.map((p) => ({ name: p.name, sha256: p.sha256 })) ?? [] },
       changes: [],
       result: "recorded",
       failures: [],

@@ -18,6 +18,8 @@ export const Rejection = z.strictObject({
   at: z.string(),
   actor: z.string(),
   runUrl: z.string().nullable(),
+  /** The audit record of the rejection (audit-stamp.ts); absent in records of earlier versions. */
+  audit: z.number().int().positive().optional(),
 });
 export type Rejection = z.infer<typeof Rejection>;
 

@@ -3,7 +3,8 @@ import { type DesiredRelease, type DesiredState, instanceIdentityOf } from "../m
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey, verifiedKey } from "../store/keys.ts";
 import { distrust, trustOf } from "../store/signing.ts";
-import { rejectionOf } from "./rejections.ts";
+import { rejectedByHead } from "./audit-head.ts";
+import { rejectedKey, rejectionOf } from "./rejections.ts";
 
 /*
  * Before an environment that runs a release is planned (its committed release file read by the
@@ -100,7 +101,15 @@ export async function unverifiedOn(
 
 async function assertNotRejected(store: ReleaseStore, name: string, file: string): Promise<void> {
   const rejection = await rejectionOf(store, name);
-  if (!rejection) return;
+  if (!rejection) {
+    // The head carries every rejected name, so a rejection whose record is gone still refuses.
+    if ((await rejectedByHead(store)).includes(name))
+      throw new ReleaseGateError(
+        "EGP_RELEASE_REJECTED",
+        `release ${name} was rejected (the audit chain's head, audit-head, names it), but its record ${rejectedKey(name)} is missing from the store ${store.location}; egp never promotes it: name another release in ${file}`,
+      );
+    return;
+  }
   const who = rejection.actor ? ` by ${rejection.actor} at ${rejection.at}` : "";
   const trust = rejection.unauthenticated
     ? ` (the rejection record is unauthenticated: ${rejection.unauthenticated})`

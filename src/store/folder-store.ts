@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { access, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { access, link, mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { parseRecord } from "./record-json.ts";
 import { KEY_SEGMENT, type PutRecordOptions, type ReleaseStore } from "./store.ts";
 import { StoreError } from "./store-error.ts";
 
@@ -10,7 +11,7 @@ import { StoreError } from "./store-error.ts";
  * A store in a folder: a local path, or a share mounted on every machine that promotes.
  * `blobs/sha256/<hex>` holds the files, `records/<key>.json` the records. Every write goes to a
  * temp file in the same folder and is renamed into place, so a reader sees the old file or the new
- * one; a record created once is linked with O_EXCL semantics (open 'wx').
+ * one; a record created once is hard-linked into place, which fails when the name is taken.
  */
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -39,6 +40,14 @@ export async function sha256Of(path: string): Promise<{ digest: string; size: nu
     size += (chunk as Buffer).length;
   }
   return { digest: hash.digest("hex"), size };
+}
+
+function existing(key: string, location: string) {
+  return (error: NodeJS.ErrnoException): never => {
+    if (error.code === "EEXIST")
+      throw new StoreError("EGP_STORE_EXISTS", `${key} already exists in the store ${location}`);
+    throw error;
+  };
 }
 
 const tempBeside = (path: string) => `${path}.${randomBytes(6).toString("hex")}.tmp`;
@@ -135,31 +144,18 @@ export class FolderStore implements ReleaseStore {
     const target = this.#record(key);
     await this.#mkdir(dirname(target));
     const body = `${JSON.stringify(value, null, 2)}\n`;
-    if (options.createOnly) {
-      const handle = await open(target, "wx", this.#modes.file).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "EEXIST") {
-          throw new StoreError("EGP_STORE_EXISTS", `${key} already exists in the store ${this.location}`);
-        }
-        throw error;
-      });
-      try {
-        await handle.writeFile(body);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      return;
-    }
     const temp = tempBeside(target);
     try {
-      const handle = await open(temp, "w", this.#modes.file);
+      const handle = await open(temp, "wx", this.#modes.file);
       try {
         await handle.writeFile(body);
         await handle.sync();
       } finally {
         await handle.close();
       }
-      await rename(temp, target);
+      // A record appears under its name only whole: a crash or a full disk leaves a temp file.
+      if (options.createOnly) await link(temp, target).catch(existing(key, this.location));
+      else await rename(temp, target);
     } finally {
       await rm(temp, { force: true });
     }
@@ -174,13 +170,7 @@ export class FolderStore implements ReleaseStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new StoreError("EGP_STORE_UNAVAILABLE", `${key} in the store ${this.location} is not JSON`, {
-        cause: error,
-      });
-    }
+    return parseRecord(text, key, this.location);
   }
 
   async listRecords(prefix: string): Promise<string[]> {

@@ -12,6 +12,7 @@ import {
   printable,
 } from "./oci-registry.ts";
 import { isHashedTag, keyOfTag, tagOfKey, tagPrefixOf } from "./oci-tags.ts";
+import { parseRecord } from "./record-json.ts";
 import type { PutRecordOptions, ReleaseStore } from "./store.ts";
 import { StoreError } from "./store-error.ts";
 
@@ -310,13 +311,7 @@ export class OciStore implements ReleaseStore {
         `the record ${key} (sha256:${digest}) in the store ${this.location} was altered; egp does not use it`,
       );
     }
-    try {
-      return JSON.parse(bytes.toString("utf8"));
-    } catch (error) {
-      throw new StoreError("EGP_STORE_UNAVAILABLE", `${key} in the store ${this.location} is not JSON`, {
-        cause: error,
-      });
-    }
+    return parseRecord(bytes.toString("utf8"), key, this.location);
   }
 
   async listRecords(prefix: string): Promise<string[]> {

@@ -8,6 +8,7 @@ import {
 } from "node:crypto";
 import stringify from "safe-stable-stringify";
 import { type LocalKey, localKey } from "../io/local-key.ts";
+import { stamped } from "./audit-stamp.ts";
 import type { PutRecordOptions, ReleaseStore } from "./store.ts";
 import { StoreError } from "./store-error.ts";
 
@@ -192,6 +193,8 @@ export class SignedStore implements ReleaseStore {
   readonly location: string;
   readonly inner: ReleaseStore;
   readonly keyring: Keyring;
+  /** This machine's state folder for the repository (`.egp/`), where the audit high-water mark is kept. */
+  localState: string | undefined;
 
   constructor(inner: ReleaseStore, keyring: Keyring) {
     this.inner = inner;
@@ -208,8 +211,9 @@ export class SignedStore implements ReleaseStore {
   hasFile(digest: string) {
     return this.inner.hasFile(digest);
   }
-  putRecord(key: string, value: unknown, options?: PutRecordOptions) {
-    return this.inner.putRecord(key, this.keyring.sign(key, value as Record<string, unknown>), options);
+  async putRecord(key: string, value: unknown, options?: PutRecordOptions) {
+    const record = (await stamped(this.inner, key, value)) as Record<string, unknown>;
+    return this.inner.putRecord(key, this.keyring.sign(key, record), options);
   }
   getRecord(key: string) {
     return this.inner.getRecord(key);

@@ -41,6 +41,16 @@ export function storeContract(name: string, fresh: () => Promise<Backend>): void
       expect(() => readFileSync(join(dir, "b.zip"))).toThrow(/ENOENT/);
     });
 
+    it("refuses a record nested deeper than a record egp writes, by its key", async () => {
+      const { store } = await fresh();
+      let deep: unknown = "bottom";
+      for (let depth = 0; depth < 100; depth += 1) deep = [deep];
+      await store.putRecord("audit/000000000001", { deep });
+      await expect(store.getRecord("audit/000000000001")).rejects.toThrow(
+        /^audit\/000000000001 in the store .* nests deeper than 64 levels: not a record egp wrote$/,
+      );
+    });
+
     it("says when a file is not there", async () => {
       const { store } = await fresh();
       await expect(store.getFile("0".repeat(64), join(scratch(), "b.zip"))).rejects.toThrow(

@@ -3,8 +3,10 @@ import { resolve } from "node:path";
 import { type Command, Option } from "commander";
 import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentNames } from "../../manifest/index.ts";
-import { filterAudit, readAudit } from "../../release/audit.ts";
-import { type AuditFormat, renderAudit } from "../../release/audit-report.ts";
+import { filterAudit } from "../../release/audit.ts";
+import { acknowledgeBreak } from "../../release/audit-acknowledge.ts";
+import { readAudit } from "../../release/audit-chain.ts";
+import { type AuditFormat, renderAudit, unverifiableLine } from "../../release/audit-report.ts";
 import { ExitError, unknownEnvironment } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
@@ -31,7 +33,7 @@ function instant(flag: string, value: string | undefined, end: boolean): Date | 
 
 /** `egp audit`: the store's audit trail, its chain checked (exit 0 holds, 1 broken). */
 export function registerAuditCommand(program: Command): void {
-  program
+  const audit = program
     .command("audit")
     .description("list the audit records of the release store and check their chain (exit 0 holds, 1 broken)")
     .option("--env <name>", "only records of this environment")
@@ -78,5 +80,26 @@ export function registerAuditCommand(program: Command): void {
           "EGP_AUDIT_BROKEN",
           `the audit chain is broken at ${chain.broken.key}: ${chain.broken.why}`,
         );
+      const unverifiable = unverifiableLine(chain);
+      if (unverifiable) throw new ExitError("EGP_AUDIT_UNVERIFIABLE", unverifiable);
+    });
+  audit
+    .command("acknowledge-break")
+    .description("record that the audit chain's breaks were looked into, so that changes may go on")
+    .requiredOption("--reason <text>", "what was found, for the record")
+    .action(async (_options: unknown, command: Command) => {
+      const flags = command.optsWithGlobals<GlobalFlags & { reason: string }>();
+      if (flags.reason.trim() === "")
+        throw new ExitError("EGP_USAGE", "--reason: say what was found (it goes into the record)");
+      const store = await openProjectStore(repositoryDir(flags.dir));
+      const { record, breaks } = await acknowledgeBreak(store, flags.reason);
+      if (!record) {
+        process.stdout.write("The chain has no open break: nothing to acknowledge.\n");
+        return;
+      }
+      const lines = breaks.map((b) => `  ${b.key}: ${b.why}\n`).join("");
+      process.stdout.write(
+        `Acknowledged ${breaks.length} break${breaks.length === 1 ? "" : "s"} in audit record #${record.sequence}:\n${lines}`,
+      );
     });
 }

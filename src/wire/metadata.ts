@@ -136,6 +136,13 @@ export const ValuesListValueRead = z.object({
   SortOrder: int,
   /** A flat read has no hierarchy: always null. */
   ParentId: int.nullable(),
+  /**
+   * Real instances' flags that public clients keep values by (docs/emulator.md, "Values-list
+   * values"); optional, as an instance egp does not know may leave them out.
+   */
+  IsActive: z.boolean().optional(),
+  IsSelectable: z.boolean().optional(),
+  Depth: int.optional(),
 });
 export type ValuesListValueRead = z.infer<typeof ValuesListValueRead>;
 

@@ -107,6 +107,9 @@ export function presentValuesListValues(field: FieldRecord): ValuesListValueRead
     ValuesListId: listId,
     SortOrder: index + 1,
     ParentId: null,
+    IsActive: true,
+    IsSelectable: true,
+    Depth: 0,
   }));
 }
 
@@ -116,8 +119,8 @@ export function presentValuesListValues(field: FieldRecord): ValuesListValueRead
  */
 export function presentValuesListTree(field: FieldRecord): ValuesListTree {
   return {
-    Children: presentValuesListValues(field).map(({ Id, Name, ...rest }) => ({
-      Data: { Id, Name, IsSelectable: true, ...rest },
+    Children: presentValuesListValues(field).map(({ Id, Name, Guid, ValuesListId, SortOrder, ParentId }) => ({
+      Data: { Id, Name, IsSelectable: true, Guid, ValuesListId, SortOrder, ParentId },
       Children: [],
       Depth: 0,
     })),

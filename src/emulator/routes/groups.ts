@@ -6,9 +6,11 @@ import type { FieldKind } from "../odata.ts";
 import { pathId } from "../path-id.ts";
 import type { Routes } from "../router.ts";
 import type { NamedRecord } from "../store.ts";
+import { namedIn, pathUser } from "./roles.ts";
 
 /*
- * Group reads: `group` (all, with OData options, as the user list takes them) and `group/<id>`.
+ * Group reads: `group` (all, with OData options, as the user list takes them), `group/<id>`, and a
+ * user's groups, `group/user/<userid>`.
  * The seed lists no read of groups; real instances serve both, and clients resolve group names
  * with them (docs/emulator.md, "Groups, field definitions and values lists").
  */
@@ -45,6 +47,14 @@ export function registerGroups(routes: Routes): void {
         .sort((a, b) => a.Id - b.Id)
         .map(presentGroup),
     GROUP_FIELDS,
+  );
+
+  // A user's groups: beyond the description, with integrations on, like the role reads.
+  routes.list(
+    "/core/system/group/user/:userId",
+    (ctx) => namedIn(ctx.store.data.groups, pathUser(ctx).groups).map(presentGroup),
+    GROUP_FIELDS,
+    { integration: true },
   );
 
   routes.read("/core/system/group/:groupId", ({ store, params }) => {

@@ -138,3 +138,14 @@ describe("role reads on a release before 6.5", () => {
     );
   });
 });
+
+describe("role and membership reads in the foreign profile", () => {
+  const { raw } = useEmulator({ seed: "demo-dev", profile: "foreign" });
+
+  it("answer 404: it stands for an instance without them", async () => {
+    const token = await raw().token();
+    for (const path of ["/core/system/role", "/core/system/role/user/1", "/core/system/group/user/1"]) {
+      expect((await raw().read(path, token)).status, path).toBe(404);
+    }
+  });
+});

@@ -25,7 +25,10 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes, context) => registerPackages(routes, context),
   (routes) => registerUsers(routes),
   (routes) => registerGroups(routes),
-  (routes) => registerRoles(routes),
+  // The foreign profile stands for an instance egp was not written against, which lacks them.
+  (routes, { options }) => {
+    if (options.profile !== "foreign") registerRoles(routes);
+  },
   (routes) => registerSecurityParameters(routes),
   (routes) => registerContent(routes),
   (routes, context) => registerAttachments(routes, context),

@@ -6,13 +6,15 @@ import type { FieldKind } from "../odata.ts";
 import { pathId } from "../path-id.ts";
 import type { RouteContext, Routes } from "../router.ts";
 import type { NamedRecord, Store, UserRecord } from "../store.ts";
+import { GROUP_FIELDS, presentGroup } from "./groups.ts";
 
 /*
- * Role reads, beyond the interface description: `role` (all, with OData options), `role/<id>`, and
- * a user's roles, `role/user/<userid>`. Hosted instances serve them and integrations read a user's
- * roles with them; they are read-only here, as the description's only role call is the membership
- * change (`userrole`). Served with integrations on, like the other surfaces beyond the description
- * (docs/emulator.md, "Roles and memberships").
+ * Role and membership reads, beyond the interface description: `role` (all, with OData options),
+ * `role/<id>`, a user's roles, `role/user/<userid>`, and a user's groups, `group/user/<userid>`.
+ * Hosted instances serve them and integrations read a user's roles with them; they are read-only
+ * here, as the description's only role call is the membership change (`userrole`). Served with
+ * integrations on, like the other surfaces beyond the description, and not in the foreign profile,
+ * which stands for an instance that lacks them (docs/emulator.md, "Roles and memberships").
  */
 
 export const ROLE_FIELDS: Readonly<Record<keyof Role, FieldKind>> = {
@@ -38,7 +40,7 @@ function presentRole(record: NamedRecord): Role {
 }
 
 /** The user the path names, or 404. */
-export function pathUser({ store, params }: RouteContext): UserRecord {
+function pathUser({ store, params }: RouteContext): UserRecord {
   const id = pathId(params, "userId");
   const user = store.data.users[String(id)];
   if (!user) throw notFound("User", id);
@@ -46,7 +48,7 @@ export function pathUser({ store, params }: RouteContext): UserRecord {
 }
 
 /** Named records of `ids` that exist, in id order. */
-export function namedIn(records: Record<string, NamedRecord>, ids: readonly number[]): NamedRecord[] {
+function namedIn(records: Record<string, NamedRecord>, ids: readonly number[]): NamedRecord[] {
   return [...new Set(ids)].flatMap((id) => records[String(id)] ?? []).sort((a, b) => a.Id - b.Id);
 }
 
@@ -61,6 +63,12 @@ export function registerRoles(routes: Routes): void {
     "/core/system/role/user/:userId",
     (ctx) => namedIn(ctx.store.data.roles, pathUser(ctx).roles).map(presentRole),
     ROLE_FIELDS,
+    options,
+  );
+  routes.list(
+    "/core/system/group/user/:userId",
+    (ctx) => namedIn(ctx.store.data.groups, pathUser(ctx).groups).map(presentGroup),
+    GROUP_FIELDS,
     options,
   );
   routes.read(

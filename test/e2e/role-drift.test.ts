@@ -111,5 +111,7 @@ describe("role assignments where the instance does not answer the role reads", (
     ]);
     const plan = await egp(["plan", "--env", "prod"], { cwd: dir, env });
     expect(plan.stderr).toContain("can't check roles on prod");
+    const status = await egp(["status", "--env", "prod"], { cwd: dir, env });
+    expect(status.stderr).toContain("can't check roles on prod");
   });
 });

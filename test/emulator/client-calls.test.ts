@@ -114,6 +114,30 @@ describe("calls public clients make beyond the description (demo-dev)", () => {
   });
 });
 
+describe("SearchRecordsByReport posted as JSON to the form binding's address", () => {
+  const { raw, emulator } = useEmulator({ seed: "demo-dev" });
+
+  it("answers the Records document inside the string, as the form binding does", async () => {
+    const token = await raw().token();
+    const report = catalogueOf(emulator().store).all("reports")[0];
+    const answer = await post(
+      `${emulator().url}/ws/search.asmx/SearchRecordsByReport`,
+      JSON.stringify({ sessionToken: token, reportIdOrGuid: report?.Guid, pageNumber: 1 }),
+      { "content-type": "application/json" },
+    );
+    expect(answer.status, answer.text).toBe(200);
+    const records = parseXml(parseXml(answer.text).text);
+    expect(all(records, "Record").length).toBeGreaterThan(0);
+    const nested = await post(
+      `${emulator().url}/ws/search.asmx/SearchRecordsByReport`,
+      JSON.stringify({ sessionToken: token, reportIdOrGuid: { Guid: report?.Guid } }),
+      { "content-type": "application/json" },
+    );
+    expect(nested.status).toBe(500);
+    expect(nested.text).toMatch(/^Request format is invalid: parameter reportIdOrGuid is not text\.$/);
+  });
+});
+
 describe("an application missing from a seed (demo-prod has no Findings)", () => {
   const { raw } = useEmulator({ seed: "demo-prod" });
 

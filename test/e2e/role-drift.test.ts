@@ -80,7 +80,8 @@ describe("role assignments as drift", () => {
     const roles = (await raw().read(`/core/system/role/user/${user.Id}`, token)).body as Json[];
     expect(roles.map((e) => e.RequestedObject.Name)).toEqual(["General User"]);
     expect((await egp(["drift", "--env", "prod"], { cwd: dir, env })).code).toBe(0);
-  });
+    // Four runs of the CLI, one of them an apply: more than one run's share of the default timeout.
+  }, 90_000);
 
   it("with a roles map that agrees, the same; one that disagrees refuses the plan naming both ids", async () => {
     const agrees = await repo(raw(), emulator().url, ["roles: { General User: 2, Auditor: 3 }"]);

@@ -11,6 +11,7 @@ import { type ContentApiResource, contentApiResource } from "./resources/content
 import { type GroupsResource, groupsResource } from "./resources/groups.ts";
 import { type MetadataResource, metadataResource } from "./resources/metadata.ts";
 import { type PackagesResource, packagesResource } from "./resources/packages.ts";
+import { type RolesResource, rolesResource } from "./resources/roles.ts";
 import { logIn, logOut, type SecurityResource, securityResource } from "./resources/security.ts";
 import {
   type SecurityParametersResource,
@@ -34,6 +35,7 @@ export interface PlatformClient {
   readonly attachments: AttachmentsResource;
   readonly workflow: WorkflowResource;
   readonly groups: GroupsResource;
+  readonly roles: RolesResource;
   readonly valuesLists: ValuesListsResource;
   /** The Content API (OData), beyond the interface description; egp's own jobs do not use it. */
   readonly contentApi: ContentApiResource;
@@ -105,6 +107,7 @@ export function createClient(input: ClientOptionsInput, machinery: ClientMachine
     attachments: attachmentsResource(caller),
     workflow: workflowResource(caller),
     groups: groupsResource(caller),
+    roles: rolesResource(caller),
     valuesLists: valuesListsResource(caller),
     contentApi: contentApiResource(caller),
     stats: () => stats.snapshot(),

@@ -29,6 +29,7 @@ import {
   readCatalogue,
   readLiveState,
   readOnce,
+  rolesUnchecked,
   type SharedReads,
   sharedReads,
   startEarlyReads,
@@ -267,7 +268,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     ...(input.managedOnly ? { managedOnly: true } : {}),
     ...(kinds ? { kinds: kinds.live } : {}),
   });
-  return { desired, live, warnings };
+  return { desired, live, warnings: [...warnings, ...rolesUnchecked(wanted, live)] };
 }
 
 /**

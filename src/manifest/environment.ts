@@ -75,7 +75,9 @@ export const EnvironmentDocument = z
         insecure: z.boolean().optional().describe("Turns certificate verification off (warns)."),
       })
       .optional(),
-    roles: IdMap("Role"),
+    roles: IdMap("Role").describe(
+      "Role names used by the manifests → this environment's ids. Optional where the instance lists its roles (core/system/role): without it, names are resolved by reading them, and with it, an entry the instance's list contradicts refuses the plan. Required where the instance does not answer that read.",
+    ),
     groups: IdMap("Group").describe(
       "Group names used by the manifests → this environment's ids. Optional where the instance lists its groups (core/system/group): without it, names are resolved by reading them. Required where the instance does not offer that read (404, 405 or 501).",
     ),
@@ -207,6 +209,8 @@ export interface EnvironmentConfig {
   groups: Readonly<Record<string, number>>;
   /** True when the file has no `groups:` map: group names are resolved by reading the instance's groups. */
   groupsFromInstance?: boolean;
+  /** True when the file has no `roles:` map: role names are resolved by reading the instance's roles. */
+  rolesFromInstance?: boolean;
   domains: Readonly<Record<string, number>>;
   packagesFrom?: string;
   /** The release the environment runs (`release:`): its packages come from the store. */
@@ -545,6 +549,7 @@ export function normalizeEnvironment(
   if (doc.requiresVerifiedOn) config.requiresVerifiedOn = [...doc.requiresVerifiedOn];
   if (doc.freeze?.length) config.freeze = doc.freeze.map(normalizeFreezeWindow);
   if (doc.groups === undefined) config.groupsFromInstance = true;
+  if (doc.roles === undefined) config.rolesFromInstance = true;
   const values = [...report.document.substituted.values()].flatMap((s) => s.values.flatMap(spellings));
   if (values.length > 0) config.sensitive = [...new Set(values)].map((value) => new Secret(value));
   return config;

@@ -367,6 +367,7 @@ function placeDocuments(
     groups: environment.groups,
     domains: environment.domains,
     ...(environment.groupsFromInstance ? { groupsFromInstance: true } : {}),
+    ...(environment.rolesFromInstance ? { rolesFromInstance: true } : {}),
     ...(environment.installCodes ? { installCodes: environment.installCodes } : {}),
   };
   const documents: PlacedDocument[] = [];

@@ -4,6 +4,7 @@ export {
   liveKinds,
   liveOf,
   packageLive,
+  rolesUnchecked,
   securityParameterLive,
   userLive,
 } from "./kinds/index.ts";

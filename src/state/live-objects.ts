@@ -15,6 +15,11 @@ export interface LiveUser {
    * groups map). Membership of other groups is unknown.
    */
   groups: number[];
+  /**
+   * Ids of the roles the user holds, read back (`core/system/role/user/<id>`) for a user whose
+   * manifest manages roles, where the instance answers that read. Absent: not read.
+   */
+  roles?: number[];
 }
 
 export type PackageObjectType = "Application" | "SubForm" | "GlobalReport";

@@ -5,6 +5,7 @@ export * from "./group.ts";
 export * from "./metadata.ts";
 export * from "./package.ts";
 export * from "./password-rules.ts";
+export * from "./role.ts";
 export * from "./security-parameter.ts";
 export * from "./session.ts";
 export * from "./user.ts";

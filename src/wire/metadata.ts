@@ -77,6 +77,9 @@ export const Translation = z.object({
 });
 export type Translation = z.infer<typeof Translation>;
 
+/** The `Status` of an application or questionnaire that is active, as real instances answer it. */
+export const MODULE_STATUS_ACTIVE = 1;
+
 /** `application` reads: applications and sub-forms (questionnaires have reads of their own). */
 export const Application = z.object({
   Id: int,
@@ -87,6 +90,12 @@ export const Application = z.object({
   Type: ModuleTypeSchema,
   KeepLicensed: z.boolean(),
   IsDeprecated: z.boolean(),
+  /**
+   * Real instances' fields that public clients read (docs/emulator.md, "Metadata fields clients
+   * filter on"); optional, as an instance that egp does not know may leave them out.
+   */
+  Status: int.optional(),
+  LanguageId: int.nullable().optional(),
   Translations: z.array(Translation),
   UpdateInformation: UpdateInformation.nullable(),
 });
@@ -127,6 +136,13 @@ export const ValuesListValueRead = z.object({
   SortOrder: int,
   /** A flat read has no hierarchy: always null. */
   ParentId: int.nullable(),
+  /**
+   * Real instances' flags that public clients keep values by (docs/emulator.md, "Values-list
+   * values"); optional, as an instance egp does not know may leave them out.
+   */
+  IsActive: z.boolean().optional(),
+  IsSelectable: z.boolean().optional(),
+  Depth: int.optional(),
 });
 export type ValuesListValueRead = z.infer<typeof ValuesListValueRead>;
 

@@ -81,7 +81,7 @@ describe("egp drift", () => {
     expect(back.code).toBe(0);
   });
 
-  it("does not count roles, which can't be read back, as drift", async () => {
+  it("counts roles the instance holds otherwise as drift, since it reads them back", async () => {
     const dir = await testdir({
       "environments/prod.yaml": environmentFile(emulator().url, MAPS),
       "manifests/users.yaml": [
@@ -90,27 +90,32 @@ describe("egp drift", () => {
         "firstName: Carla",
         "lastName: Mendes",
         "department: Audit",
-        "roles: [General User, Auditor]",
+        "roles: [General User, Risk Manager]",
         "groups: [Everyone, Auditors]",
         "",
       ].join("\n"),
     });
-    const drift = await egp(["drift", "--env", "prod"], { cwd: dir, env });
-    expect(drift.code).toBe(0);
-    // Enforcing roles is a change to apply, shown as such, but still not drift.
-    const plan = await egp(
-      ["plan", "--env", "prod", "--enforce-roles", "--detailed-exitcode", "--format", "json"],
-      {
-        cwd: dir,
-        env,
-      },
+    const token = await raw().token("sysadmin", PASSWORD);
+    const users = (await raw().read("/core/system/user", token)).body as Json[];
+    const id = users.map((e) => e.RequestedObject).find((u) => u.UserName === "cmendes")?.Id;
+    const held = ((await raw().read(`/core/system/role/user/${id}`, token)).body as Json[]).map(
+      (e) => e.RequestedObject.Name,
     );
-    expect(plan.code).toBe(2);
-    const parsed = readPlanFile(plan.stdout);
-    expect(parsed.summary).toMatchObject({ change: 1, drift: 0 });
+    expect(held).not.toContain("Risk Manager");
+    const drift = await egp(["drift", "--env", "prod", "--format", "json"], { cwd: dir, env });
+    expect(drift.stderr).toBe("");
+    expect(drift.code).toBe(2);
+    const parsed = readPlanFile(drift.stdout);
+    expect(parsed.summary).toMatchObject({ change: 1, drift: 1 });
     expect(parsed.changes[0]?.fields).toEqual([
-      { field: "Roles", after: ["General User", "Auditor"], verifiable: false },
+      { field: "Roles", before: held, after: ["General User", "Risk Manager"], verifiable: true },
     ]);
+    // --enforce-roles has nothing to add where roles are compared.
+    const enforced = await egp(["plan", "--env", "prod", "--enforce-roles", "--format", "json"], {
+      cwd: dir,
+      env,
+    });
+    expect(readPlanFile(enforced.stdout).changes[0]?.fields).toEqual(parsed.changes[0]?.fields);
   });
 
   it("exits 1 with one line on an unknown environment", async () => {

@@ -470,6 +470,9 @@ describe("behaviours of real instances the seed does not state", () => {
           ValuesListId: category.RelatedValuesListId,
           SortOrder: i + 1,
           ParentId: null,
+          IsActive: true,
+          IsSelectable: true,
+          Depth: 0,
         })),
       );
       const missing = await raw().read(`/core/system/valueslistvalue/flat/valueslist/${name.Id}`, token);

@@ -38,7 +38,7 @@ export function registerApplyCommand(program: Command): void {
     .option("--env <name>", "environment (a file in environments/); a plan file names its own")
     .option("--yes", "apply without asking")
     .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
-    .option("--enforce-roles", "send roles of every managed user (roles can't be read back)")
+    .option("--enforce-roles", "send roles of every managed user where the instance can't read them back")
     .option("--resume", "finish the interrupted apply pending for the environment")
     .option("--discard", "discard the interrupted apply pending for the environment, applying nothing");
   withSelection(command).action(async (file: string | undefined, _options: unknown, command: Command) => {

@@ -15,7 +15,8 @@ interface DriftFlags extends SelectionFlags {
 
 /**
  * A read-only plan as a drift report: exit 0 when the environment matches the manifests, 2 when it
- * has drifted, 1 on error. Writes that can't be read back (roles) are never drift.
+ * has drifted, 1 on error. Writes that can't be read back (passwords; roles where the instance does
+ * not answer the role reads) are never drift.
  */
 export function registerDriftCommand(program: Command): void {
   const command = program

@@ -82,7 +82,7 @@ export function registerPlanCommand(program: Command): void {
     .addOption(formatOption())
     .option("--detailed-exitcode", "exit 0 when nothing changes, 2 when something does, 1 on error")
     .option("--allow-delete", "prune what the manifests do not name, whatever the prune policy")
-    .option("--enforce-roles", "send roles of every managed user (roles can't be read back)");
+    .option("--enforce-roles", "send roles of every managed user where the instance can't read them back");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
       const planned = await planWith({ dir, connections, logger }, flags.env, {

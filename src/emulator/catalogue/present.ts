@@ -3,6 +3,7 @@ import {
   type FieldDefinition,
   FieldType,
   type Level,
+  MODULE_STATUS_ACTIVE,
   type Questionnaire,
   type ValuesListTree,
   type ValuesListValueRead,
@@ -14,13 +15,39 @@ import type { Catalogue, FieldRecord, LevelRecord, ModuleRecord } from "./model.
  * (a level's ModuleName) and drop what a read does not show.
  */
 
+/** The language of a module's own name, the instance's default one. */
+const DEFAULT_LANGUAGE_ID = 1;
+
+/**
+ * A module in the wire schema's key order, with the fields real instances answer that the catalogue
+ * does not keep: every module of the emulator is active and named in the default language, so a
+ * record stored without them (every data file, every seed) reads as such.
+ */
+function presentModule(module: ModuleRecord): Questionnaire {
+  return {
+    Id: module.Id,
+    Guid: module.Guid,
+    Alias: module.Alias,
+    Name: module.Name,
+    Description: module.Description,
+    Type: module.Type,
+    KeepLicensed: module.KeepLicensed,
+    IsDeprecated: module.IsDeprecated,
+    Status: module.Status ?? MODULE_STATUS_ACTIVE,
+    LanguageId: module.LanguageId ?? DEFAULT_LANGUAGE_ID,
+    Translations: module.Translations,
+    UpdateInformation: module.UpdateInformation,
+    TargetFieldId: module.TargetFieldId,
+  };
+}
+
 export function presentApplication(module: ModuleRecord): Application {
-  const { TargetFieldId: _target, ...application } = module;
+  const { TargetFieldId: _target, ...application } = presentModule(module);
   return application as Application;
 }
 
 export function presentQuestionnaire(module: ModuleRecord): Questionnaire {
-  return module as Questionnaire;
+  return presentModule(module);
 }
 
 export function presentLevel(catalogue: Catalogue, level: LevelRecord): Level {
@@ -80,6 +107,9 @@ export function presentValuesListValues(field: FieldRecord): ValuesListValueRead
     ValuesListId: listId,
     SortOrder: index + 1,
     ParentId: null,
+    IsActive: true,
+    IsSelectable: true,
+    Depth: 0,
   }));
 }
 
@@ -89,8 +119,8 @@ export function presentValuesListValues(field: FieldRecord): ValuesListValueRead
  */
 export function presentValuesListTree(field: FieldRecord): ValuesListTree {
   return {
-    Children: presentValuesListValues(field).map(({ Id, Name, ...rest }) => ({
-      Data: { Id, Name, IsSelectable: true, ...rest },
+    Children: presentValuesListValues(field).map(({ Id, Name, Guid, ValuesListId, SortOrder, ParentId }) => ({
+      Data: { Id, Name, IsSelectable: true, Guid, ValuesListId, SortOrder, ParentId },
       Children: [],
       Depth: 0,
     })),

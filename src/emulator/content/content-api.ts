@@ -13,23 +13,38 @@ import { contentField, contentScope } from "./query.ts";
  * content queries do.
  */
 
-/** The entity sets, one per level alias (compared case-insensitively; the level with the lower id wins). */
-export function entitySets(catalogue: Catalogue): LevelRecord[] {
-  const seen = new Set<string>();
-  return catalogue
-    .all("levels")
-    .sort((a, b) => a.Id - b.Id)
-    .filter((level) => {
-      const key = level.Alias.toLowerCase();
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+/** An entity set: its name and the level whose records it holds. */
+export interface EntitySet {
+  name: string;
+  level: LevelRecord;
 }
 
-export function entitySet(catalogue: Catalogue, name: string): LevelRecord | undefined {
+/**
+ * The entity sets: one per level alias (compared case-insensitively; the level with the lower id
+ * wins), then one per module alias that no level has, holding the module's first level. Real
+ * instances name an application's first level after the application (`Risk_Register`), and clients
+ * build the set's name from the application; the seeds name their levels otherwise (`Risk`), so
+ * both names answer.
+ */
+export function entitySets(catalogue: Catalogue): EntitySet[] {
+  const seen = new Set<string>();
+  const sets: EntitySet[] = [];
+  const add = (name: string, level: LevelRecord | undefined) => {
+    const key = name.toLowerCase();
+    if (!level || seen.has(key)) return;
+    seen.add(key);
+    sets.push({ name, level });
+  };
+  const byId = <T extends { Id: number }>(records: T[]) => records.sort((a, b) => a.Id - b.Id);
+  for (const level of byId(catalogue.all("levels"))) add(level.Alias, level);
+  for (const module of byId(catalogue.all("modules")))
+    add(module.Alias, byId(catalogue.levelsOf(module.Id))[0]);
+  return sets;
+}
+
+export function entitySet(catalogue: Catalogue, name: string): EntitySet | undefined {
   const lower = name.toLowerCase();
-  return entitySets(catalogue).find((level) => level.Alias.toLowerCase() === lower);
+  return entitySets(catalogue).find((set) => set.name.toLowerCase() === lower);
 }
 
 export interface EntityView {
@@ -43,8 +58,8 @@ export interface EntityView {
   present(record: StoredRecord, query: ODataQuery): Record<string, unknown>;
 }
 
-export function entityView(catalogue: Catalogue, level: LevelRecord): EntityView {
-  const idKey = `${level.Alias}_Id`;
+export function entityView(catalogue: Catalogue, { name, level }: EntitySet): EntityView {
+  const idKey = `${name}_Id`;
   const fields = catalogue.fieldsOf(level.Id).filter((f) => f.IsActive && f.Alias !== idKey);
   const scope = contentScope(fields);
   const { Id: _id, LevelId: _level, ...byAlias } = scope.spec;

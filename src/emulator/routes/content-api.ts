@@ -1,5 +1,11 @@
-import { catalogueOf, type LevelRecord } from "../catalogue/model.ts";
-import { type EntityView, entitySet, entitySets, entityView } from "../content/content-api.ts";
+import { catalogueOf } from "../catalogue/model.ts";
+import {
+  type EntitySet,
+  type EntityView,
+  entitySet,
+  entitySets,
+  entityView,
+} from "../content/content-api.ts";
 import { allRecords, contentOf, recordOf } from "../content/model.ts";
 import { canRead, requireAccess, sessionUser } from "../content/permissions.ts";
 import { badRequest, HttpFailure, message } from "../failure.ts";
@@ -70,10 +76,10 @@ function send(ctx: RouteContext, body: unknown): undefined {
 }
 
 function serviceDocument(ctx: RouteContext): undefined {
-  const value = entitySets(catalogueOf(ctx.store)).map((level) => ({
-    name: level.Alias,
+  const value = entitySets(catalogueOf(ctx.store)).map(({ name }) => ({
+    name,
     kind: "EntitySet",
-    url: level.Alias,
+    url: name,
   }));
   return send(ctx, { "@odata.context": `${serviceUrl(ctx)}/$metadata`, value });
 }
@@ -81,13 +87,14 @@ function serviceDocument(ctx: RouteContext): undefined {
 function entities(ctx: RouteContext): undefined {
   const { set, key } = parseEntityPath(ctx.params.entity ?? "");
   const catalogue = catalogueOf(ctx.store);
-  const level = entitySet(catalogue, set);
-  if (!level) throw unknownSet(set);
-  const view = entityView(catalogue, level);
+  const found = entitySet(catalogue, set);
+  if (!found) throw unknownSet(set);
+  const { name, level } = found;
+  const view = entityView(catalogue, found);
   const options = queryOptions(ctx.query);
-  const context = `${serviceUrl(ctx)}/$metadata#${level.Alias}`;
+  const context = `${serviceUrl(ctx)}/$metadata#${name}`;
   if (key !== undefined)
-    return send(ctx, { "@odata.context": context, value: [byKey(ctx, level, view, key, options)] });
+    return send(ctx, { "@odata.context": context, value: [byKey(ctx, found, view, key, options)] });
   const query = parseODataQuery(options, view.spec);
   const userId = sessionUser(ctx.session);
   const rows = allRecords(contentOf(ctx.store)).filter(
@@ -95,10 +102,10 @@ function entities(ctx: RouteContext): undefined {
   );
   // Without `$top` the service pages itself, as OData services do: a full page names the next one.
   const paged = query.top === undefined ? { ...query, top: PAGE_SIZE + 1 } : query;
-  const found = applyODataQuery(rows, paged, view.fieldOf);
-  const more = query.top === undefined && found.length > PAGE_SIZE;
-  const value = found.slice(0, more ? PAGE_SIZE : undefined).map((record) => view.present(record, query));
-  const next = more ? { "@odata.nextLink": nextLink(ctx, level.Alias, options, query.skip + PAGE_SIZE) } : {};
+  const matched = applyODataQuery(rows, paged, view.fieldOf);
+  const more = query.top === undefined && matched.length > PAGE_SIZE;
+  const value = matched.slice(0, more ? PAGE_SIZE : undefined).map((record) => view.present(record, query));
+  const next = more ? { "@odata.nextLink": nextLink(ctx, name, options, query.skip + PAGE_SIZE) } : {};
   return send(ctx, { "@odata.context": context, value, ...next });
 }
 
@@ -115,7 +122,7 @@ function nextLink(ctx: RouteContext, set: string, options: RouteContext["query"]
 
 function byKey(
   ctx: RouteContext,
-  level: LevelRecord,
+  { name, level }: EntitySet,
   view: EntityView,
   key: number,
   options: RouteContext["query"],
@@ -125,7 +132,7 @@ function byKey(
   if (!record || record.LevelId !== level.Id) {
     throw new HttpFailure(
       404,
-      message("ContentNotFound", `${level.Alias} has no record ${key}.`, { erroredValue: key }),
+      message("ContentNotFound", `${name} has no record ${key}.`, { erroredValue: key }),
     );
   }
   requireAccess(ctx.store, ctx.session, record);

@@ -8,12 +8,13 @@ import type { Routes } from "../router.ts";
 import type { NamedRecord } from "../store.ts";
 
 /*
- * Group reads: `group` (all, with OData options, as the user list takes them) and `group/<id>`.
+ * Group reads: `group` (all, with OData options, as the user list takes them) and `group/<id>`; a
+ * user's groups are read with the role reads (roles.ts).
  * The seed lists no read of groups; real instances serve both, and clients resolve group names
  * with them (docs/emulator.md, "Groups, field definitions and values lists").
  */
 
-const GROUP_FIELDS: Readonly<Record<keyof Group, FieldKind>> = {
+export const GROUP_FIELDS: Readonly<Record<keyof Group, FieldKind>> = {
   Id: "number",
   Name: "string",
   DisplayName: "string",
@@ -26,7 +27,7 @@ const GROUP_FIELDS: Readonly<Record<keyof Group, FieldKind>> = {
  * The emulator stores a group's id and name: `DisplayName` is the name, and the GUID is derived
  * from it, stable across restarts.
  */
-function presentGroup(record: NamedRecord): Group {
+export function presentGroup(record: NamedRecord): Group {
   return {
     Id: record.Id,
     Name: record.Name,

@@ -5,6 +5,7 @@ import { registerContentApi } from "./content-api.ts";
 import { registerGroups } from "./groups.ts";
 import { registerMetadata } from "./metadata.ts";
 import { registerPackages } from "./packages.ts";
+import { registerRoles } from "./roles.ts";
 import { registerSecurity } from "./security.ts";
 import { registerSecurityParameters } from "./security-parameters.ts";
 import type { SegmentContext } from "./segment-context.ts";
@@ -24,6 +25,10 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes, context) => registerPackages(routes, context),
   (routes) => registerUsers(routes),
   (routes) => registerGroups(routes),
+  // The foreign profile stands for an instance egp was not written against, which lacks them.
+  (routes, { options }) => {
+    if (options.profile !== "foreign") registerRoles(routes);
+  },
   (routes) => registerSecurityParameters(routes),
   (routes) => registerContent(routes),
   (routes, context) => registerAttachments(routes, context),

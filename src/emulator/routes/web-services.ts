@@ -43,7 +43,7 @@ function answerCall(store: Store, service: string, req: FastifyRequest, operatio
       throw new SoapFault("Send a SOAP envelope as text/xml or application/soap+xml.", { client: true });
     }
     const call = form
-      ? readForm(operationInPath, body as Record<string, string>)
+      ? readForm(operationInPath, formFields(body as Record<string, unknown>))
       : readEnvelope(body as string, actionOf(header(req, "soapaction"), req.headers["content-type"]));
     const found = operationOf(service, call.operation);
     if (!found) {
@@ -58,6 +58,25 @@ function answerCall(store: Store, service: string, req: FastifyRequest, operatio
     if (error instanceof SoapFault) return faultAnswer(dialectOf(req, form), error);
     throw error;
   }
+}
+
+/**
+ * The parameters of a call to `<service>.asmx/<Operation>`, as text: form fields are text already;
+ * a JSON object's numbers and booleans (`"pageNumber": 1`, as clients that post JSON send them) are
+ * the same text a form would carry. Anything else is a request the binding can't read.
+ */
+function formFields(body: Record<string, unknown>): Record<string, string> {
+  const fields: Record<string, string> = Object.create(null);
+  for (const [key, value] of Object.entries(body)) {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      fields[key] = String(value);
+      continue;
+    }
+    throw new SoapFault(`Request format is invalid: parameter ${key.slice(0, 100)} is not text.`, {
+      client: true,
+    });
+  }
+  return fields;
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

@@ -49,6 +49,8 @@ export interface EnvironmentContext {
   groups: Readonly<Record<string, number>>;
   /** No `groups:` map: group names are left for the plan to resolve against the instance's groups. */
   groupsFromInstance?: boolean;
+  /** No `roles:` map: role names are left for the plan to resolve against the instance's roles. */
+  rolesFromInstance?: boolean;
   domains: Readonly<Record<string, number>>;
   /** The environment file's `installCodes`, which replace the assumed install option codes. */
   installCodes?: InstallCodeOverrides;

@@ -107,7 +107,9 @@ export const UserDocument = z
     roles: z
       .array(z.string().min(1))
       .optional()
-      .describe("Role names, resolved through the environment's roles map. Absent: not managed."),
+      .describe(
+        "Role names, resolved through the environment's roles map, or (no map) against the roles the instance lists. Absent: not managed.",
+      ),
     groups: z
       .array(z.string().min(1))
       .optional()
@@ -174,6 +176,11 @@ export interface DesiredUser {
    * managed, or resolved into `groups`.
    */
   groupNames?: Array<{ name: string; source: FieldSource }>;
+  /**
+   * Role names as written, when the environment has no roles map: the plan resolves them against
+   * the roles the instance lists, as it does group names. Absent: not managed, or resolved into `roles`.
+   */
+  roleNames?: Array<{ name: string; source: FieldSource }>;
   /** Absent: not managed. In manifest order. */
   contacts?: DesiredContact[];
   /** Used only when the user is created. */
@@ -399,7 +406,9 @@ export const userKind = defineKind({
       source: sourceOf(report, "userName"),
     };
     if (doc.securityParameter !== undefined) user.securityParameter = doc.securityParameter;
-    if (doc.roles)
+    if (doc.roles && environment.rolesFromInstance)
+      user.roleNames = doc.roles.map((name, index) => ({ name, source: report.where(["roles", index]) }));
+    else if (doc.roles)
       user.roles = resolveNames(doc.roles, environment.roles, "role", "roles", environment, report);
     if (doc.groups && environment.groupsFromInstance)
       user.groupNames = doc.groups.map((name, index) => ({ name, source: report.where(["groups", index]) }));

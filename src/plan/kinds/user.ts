@@ -65,6 +65,7 @@ interface UserLookups {
   parameterById: Map<number, string>;
   groupsRead: Set<number>;
   groupNames: NamedId[];
+  roleNames: NamedId[];
 }
 
 function lookupsOf(desired: DesiredState, live: LiveState): UserLookups {
@@ -80,6 +81,7 @@ function lookupsOf(desired: DesiredState, live: LiveState): UserLookups {
     parameterById,
     groupsRead: new Set(live.groupsRead),
     groupNames: groupNamesOf(desired, live),
+    roleNames: roleNamesOf(desired, live),
   };
 }
 
@@ -158,7 +160,26 @@ function differences(desired: DesiredUser, current: LiveUser, lookups: UserLooku
       });
     }
   }
+  if (desired.roles && current.roles !== undefined) {
+    const before = [...current.roles].sort((a, b) => a - b);
+    const after = desired.roles.map((r) => r.id).sort((a, b) => a - b);
+    if (!same(before, after)) {
+      const { roleNames } = lookups;
+      changes.push({
+        field: "Roles",
+        before: names(roleNames, before),
+        after: names(roleNames, after),
+        verifiable: true,
+      });
+    }
+  }
   return changes;
+}
+
+/** The roles' names, the instance's first (a role the map misnames is refused before this shows it). */
+function roleNamesOf(desired: DesiredState, live: LiveState): NamedId[] {
+  const listed = (live.rolesListed ?? []).map((r) => ({ name: r.Name, id: r.Id }));
+  return [...listed, ...Object.entries(desired.environment.roles).map(([name, id]) => ({ name, id }))];
 }
 
 function groupNamesOf(desired: DesiredState, live: LiveState): NamedId[] {
@@ -206,9 +227,74 @@ function groupRefusals(user: DesiredUser, live: LiveState, desired: DesiredState
     }));
 }
 
-function rolesField(desired: DesiredUser): FieldChange[] {
-  if (!desired.roles) return [];
+/** The roles a create writes, or an update enforces where they can't be read back. */
+function rolesField(desired: DesiredUser, current?: LiveUser): FieldChange[] {
+  if (!desired.roles || current?.roles !== undefined) return [];
   return [{ field: "Roles", after: desired.roles.map((r) => r.name), verifiable: false }];
+}
+
+/** The listed role of that name: the same spelling first, else the same name in another case. */
+function listedRole(live: LiveState, name: string): { Id: number; Name: string } | undefined {
+  const listed = live.rolesListed ?? [];
+  return (
+    listed.find((r) => r.Name === name) ?? listed.find((r) => r.Name.toLowerCase() === name.toLowerCase())
+  );
+}
+
+/** The user with its role names (written where the environment has no roles map) resolved against the instance's roles. */
+function withListedRoles(user: DesiredUser, live: LiveState): DesiredUser {
+  if (!user.roleNames) return user;
+  const roles = user.roleNames.flatMap(({ name }) => {
+    const role = listedRole(live, name);
+    return role ? [{ name, id: role.Id }] : [];
+  });
+  return { ...user, roles: roles.sort((a, b) => a.id - b.id) };
+}
+
+/** Role names that can't be resolved: not among the instance's roles, or the instance can't list them. */
+function roleRefusals(user: DesiredUser, live: LiveState, desired: DesiredState): PlanProblem[] {
+  if (!user.roleNames || live.rolesListed === undefined) return [];
+  const { name: environment, file } = desired.environment;
+  const listed = live.rolesListed;
+  if (listed === null) {
+    return user.roleNames.map(({ name, source }) => ({
+      ...source,
+      message: `role "${name}" can't be resolved: ${environment} does not list its roles (it does not answer core/system/role), so ${file} needs a roles map (roles: { ${JSON.stringify(name)}: <id> })`,
+    }));
+  }
+  return user.roleNames
+    .filter(({ name }) => !listedRole(live, name))
+    .map(({ name, source }) => ({
+      ...source,
+      message: `role "${name}" does not exist on ${environment} (its roles: ${listed.map((r) => r.Name).join(", ") || "none"})`,
+    }));
+}
+
+/**
+ * Entries of the environment's roles map that the instance's own list contradicts: the name is
+ * another id there, or the id is another role's. A plan written with such a map would give users
+ * roles nobody reviewed.
+ */
+function roleMapRefusals(desired: DesiredState, live: LiveState): PlanProblem[] {
+  const listed = live.rolesListed;
+  if (!listed) return [];
+  const { name: environment, file, source } = desired.environment;
+  const problems: PlanProblem[] = [];
+  for (const [name, id] of Object.entries(desired.environment.roles)) {
+    const byName = listedRole(live, name);
+    const byId = listed.find((r) => r.Id === id);
+    if (byName?.Id === id) continue;
+    const instance = byName
+      ? `${environment}'s role "${byName.Name}" is ${byName.Id}`
+      : `${environment} has no role "${name}"`;
+    const other = byId && byId !== byName ? ` and its role ${id} is "${byId.Name}"` : "";
+    problems.push({
+      ...source,
+      path: `roles.${name}`,
+      message: `${file} maps role "${name}" to ${id}, but ${instance}${other}`,
+    });
+  }
+  return problems;
 }
 
 function managedInput(desired: DesiredUser): Omit<StepInputIn<"user.create">, "passwordFrom"> {
@@ -272,14 +358,17 @@ function planUpdate(
   environment: string,
 ): { change: Change; steps: Step[] } | undefined {
   const fields = differences(desired, current, lookups);
-  if (fields.length === 0 && !(enforceRoles && desired.roles)) return undefined;
+  // Roles read back are compared like any field; where they can't be, --enforce-roles writes them.
+  const enforce = enforceRoles && desired.roles !== undefined && current.roles === undefined;
+  if (fields.length === 0 && !enforce) return undefined;
+  const unread = desired.roles !== undefined && current.roles === undefined;
   const change: Change = {
     id: `${KIND}/${desired.key}`,
     kind: KIND,
     key: desired.userName,
     action: "update",
-    fields: [...fields, ...rolesField(desired)],
-    notes: desired.roles ? ["roles are enforced on write and can't be read back to verify"] : [],
+    fields: [...fields, ...rolesField(desired, current)],
+    notes: unread ? ["roles are enforced on write and can't be read back to verify"] : [],
     destructive: false,
     source: desired.source,
   };
@@ -288,11 +377,7 @@ function planUpdate(
   const status = desired.fields.AccountStatus;
   const statusByCall = status !== undefined && status !== current.user.AccountStatus && status !== 3;
   const otherFields = fields.filter((f) => f.field !== "AccountStatus");
-  if (
-    otherFields.length > 0 ||
-    (status === 3 && status !== current.user.AccountStatus) ||
-    (enforceRoles && desired.roles)
-  ) {
+  if (otherFields.length > 0 || (status === 3 && status !== current.user.AccountStatus) || enforce) {
     steps.push(
       makeStep(
         change,
@@ -470,9 +555,11 @@ export const userPlanner: KindPlanner = {
     };
     for (const user of desired.users) {
       add(user, groupRefusals(user, live, desired));
+      add(user, roleRefusals(user, live, desired));
       add(user, userRefusals(user, parameters, exists, desired.environment.name));
     }
     problems.push(...absentRefusals(desired));
+    problems.push(...roleMapRefusals(desired, live));
     return problems;
   },
   plan({ desired, live, options }: PlanInput): KindPlan {
@@ -485,7 +572,7 @@ export const userPlanner: KindPlanner = {
     const lookups = lookupsOf(desired, live);
 
     for (const written of desired.users) {
-      const user = withListedGroups(written, live);
+      const user = withListedRoles(withListedGroups(written, live), live);
       const named = liveByName.get(user.key);
       if (named) named.described = true;
       const current = named?.current;

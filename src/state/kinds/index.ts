@@ -1,7 +1,7 @@
 import type { AnyLiveKind, LiveKind } from "./kind.ts";
 import { packageLive } from "./package.ts";
 import { securityParameterLive } from "./security-parameter.ts";
-import { userLive } from "./user.ts";
+import { rolesUnchecked, userLive } from "./user.ts";
 
 /**
  * egp's own kinds' parts of the live state; the live state's type, its part digests and the
@@ -49,4 +49,4 @@ export function liveOf<State>(_kind: LiveKind<string, State, unknown>, live: obj
   return live as Partial<State>;
 }
 
-export { packageLive, securityParameterLive, userLive };
+export { packageLive, rolesUnchecked, securityParameterLive, userLive };

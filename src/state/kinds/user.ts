@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { PlatformClient } from "../../client/client.ts";
 import { notOffered } from "../../client/errors.ts";
 import { type Filter, odataParams } from "../../client/odata.ts";
-import type { DesiredState } from "../../manifest/index.ts";
+import type { DesiredState, ManifestIssue } from "../../manifest/index.ts";
 import type { Contact, User } from "../../wire/index.ts";
 import type { LiveUser } from "../live-objects.ts";
 import { type EarlyRead, earlyRead, liveKind, managesKind, pruneNames } from "./kind.ts";
@@ -18,6 +18,12 @@ export interface LiveUsers {
    * Absent: not read.
    */
   groupsListed?: Array<{ Id: number; Name: string }> | null;
+  /**
+   * The instance's roles, read (one list read) when a manifest manages a user's roles; null when
+   * the instance does not answer the role reads (404, as an instance without them or with
+   * integrations off answers), so roles can't be checked. Absent: not read.
+   */
+  rolesListed?: Array<{ Id: number; Name: string }> | null;
 }
 
 async function readUsers(
@@ -130,6 +136,38 @@ async function groupsToRead(
   return { ids, listed };
 }
 
+/** Users whose manifest manages roles, by lower-case name. */
+function roleManagedNames(desired: DesiredState): Set<string> {
+  return new Set(
+    desired.users.filter((u) => u.roles !== undefined || u.roleNames !== undefined).map((u) => u.key),
+  );
+}
+
+/**
+ * The instance's roles and, for each user whose manifest manages roles, the roles the user holds,
+ * one read per such user (the client keeps them within the environment's concurrency). Null when
+ * the instance does not answer the role reads: roles can't be checked there.
+ */
+async function readRoles(
+  client: PlatformClient,
+  users: LiveUser[],
+  managed: ReadonlySet<string>,
+): Promise<LiveUsers["rolesListed"]> {
+  try {
+    const listed = (await client.roles.list()).map((r) => ({ Id: r.Id, Name: r.Name }));
+    const wanted = users.filter((u) => managed.has(u.user.UserName.toLowerCase()));
+    const held = await Promise.all(wanted.map((u) => client.roles.ofUser(u.user.Id)));
+    wanted.forEach((u, i) => {
+      u.roles = [...new Set((held[i] ?? []).map((r) => r.Id))].sort((a, b) => a - b);
+    });
+    return listed.sort((a, b) => a.Id - b.Id);
+  } catch (error) {
+    if (!notOffered(error)) throw error;
+    for (const u of users) delete u.roles;
+    return null;
+  }
+}
+
 /** About how much text is hashed at once: a few hundred users' lines, not one call per line. */
 const HASHED_AT_ONCE = 1 << 16;
 
@@ -142,15 +180,19 @@ function usersDigest(
   users: LiveUser[],
   groupsRead: number[],
   groupsListed: LiveUsers["groupsListed"],
+  rolesListed: LiveUsers["rolesListed"],
 ): string {
-  // The listed groups join the digest only when they were read, so other plans' digests stay as they were.
-  const groups = groupsListed === undefined ? groupsRead : [groupsRead, groupsListed];
+  // The listed groups and roles join the digest only when they were read, so other plans' digests stay as they were.
+  const listed = rolesListed === undefined ? [groupsListed] : [groupsListed ?? null, rolesListed];
+  const groups =
+    groupsListed === undefined && rolesListed === undefined ? groupsRead : [groupsRead, ...listed];
   const digest = createHash("sha256").update(JSON.stringify(groups));
   let text = "";
-  for (const { user, contacts, groups } of users) {
+  for (const { user, contacts, groups, roles } of users) {
     // A user that has never logged in already reads as the copy would: no copy is made for it.
     const stable = user.LastLoginDate === null ? user : { ...user, LastLoginDate: null };
-    text += `${JSON.stringify([stable, contacts, groups])}\n`;
+    const line = roles === undefined ? [stable, contacts, groups] : [stable, contacts, groups, roles];
+    text += `${JSON.stringify(line)}\n`;
     if (text.length >= HASHED_AT_ONCE) {
       digest.update(text);
       text = "";
@@ -235,11 +277,37 @@ export const userLive = liveKind({
     usersRead.catch(() => undefined); // awaited below, unless the groups' read fails first
     const { ids, listed } = await groupsToRead(client, desired, all);
     const users = await readUsers(client, ids, managesContacts, usersRead, only);
+    const rolesManaged = roleManagedNames(desired);
+    const rolesListed = rolesManaged.size > 0 ? await readRoles(client, users, rolesManaged) : undefined;
     return {
       users: users.sort((a, b) => a.user.Id - b.user.Id),
       groupsRead: ids,
       ...(listed !== undefined ? { groupsListed: listed } : {}),
+      ...(rolesListed !== undefined ? { rolesListed } : {}),
     };
   },
-  digest: (state) => usersDigest(state.users, state.groupsRead, state.groupsListed),
+  digest: (state) => usersDigest(state.users, state.groupsRead, state.groupsListed, state.rolesListed),
 });
+
+/**
+ * Where users' roles are managed but the instance does not answer the role reads (an instance
+ * without them, or one with integrations off): a warning that roles can't be checked there, so a
+ * plan, drift or status that finds nothing else never reads as "no drift" for roles.
+ */
+export function rolesUnchecked(
+  desired: DesiredState,
+  live: { rolesListed?: LiveUsers["rolesListed"] },
+): ManifestIssue[] {
+  if (live.rolesListed !== null) return [];
+  const managed = desired.users.filter((u) => u.roles !== undefined || u.roleNames !== undefined).length;
+  const { name, source } = desired.environment;
+  const users = managed === 1 ? "1 user's roles" : `${managed} users' roles`;
+  return [
+    {
+      ...source,
+      severity: "warning",
+      path: "",
+      message: `can't check roles on ${name}: it does not answer the role reads (core/system/role), so ${users} are written on apply but never compared; drift says nothing of them`,
+    },
+  ];
+}

@@ -17,6 +17,8 @@ export interface AuditReport {
   chain: Pick<AuditChain, "broken">;
   /** The filters, in words (for the page's heading). */
   filters: string;
+  /** The `apply-started` records of the whole chain that no result names: outcome unknown. */
+  unfinished?: ReadonlySet<number>;
 }
 
 const changesOf = (r: AuditRecord) => r.changes.map((c) => `${c.action} ${c.kind} ${c.name}`).join("; ");
@@ -30,14 +32,18 @@ const instanceOf = (r: AuditRecord) => (r.instance ? `${r.instance.name} at ${r.
 const exceptionOf = (r: AuditRecord) =>
   r.exception ? `${r.exception.file} (${r.exception.reason}, until ${r.exception.until})` : "";
 
-const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
+const OUTCOME_UNKNOWN = "outcome unknown";
+const resultOf = (r: AuditRecord, report: AuditReport) =>
+  report.unfinished?.has(r.sequence) ? OUTCOME_UNKNOWN : r.result;
+
+const COLUMNS: ReadonlyArray<[string, (r: AuditRecord, report: AuditReport) => string]> = [
   ["sequence", (r) => String(r.sequence)],
   ["at", (r) => r.at],
   ["actor", (r) => r.actor],
   ["action", (r) => r.action],
   ["environment", (r) => r.environment ?? ""],
   ["instance", instanceOf],
-  ["result", (r) => r.result],
+  ["result", resultOf],
   ["release", releaseOf],
   ["plan sha256", (r) => r.planSha256 ?? ""],
   ["changes", changesOf],
@@ -45,6 +51,7 @@ const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
   ["freeze exception", exceptionOf],
   ["reason", (r) => r.reason ?? ""],
   ["run", (r) => r.runUrl ?? ""],
+  ["started", (r) => (r.started === undefined ? "" : `#${r.started}`)],
 ];
 
 export function chainLine(chain: AuditReport["chain"]): string {
@@ -55,9 +62,9 @@ export function chainLine(chain: AuditReport["chain"]): string {
 
 function text(report: AuditReport): string {
   const lines = report.records.flatMap((r) => {
-    const head = `#${r.sequence} ${r.at} ${r.actor} ${r.action}${r.environment ? ` ${r.environment}` : ""}: ${r.result}`;
+    const head = `#${r.sequence} ${r.at} ${r.actor} ${r.action}${r.environment ? ` ${r.environment}` : ""}: ${resultOf(r, report)}`;
     const details = COLUMNS.slice(5)
-      .map(([name, value]) => [name, value(r)] as const)
+      .map(([name, value]) => [name, value(r, report)] as const)
       .filter(([, value]) => value !== "")
       .map(([name, value]) => `    ${name}: ${value}`);
     return [head, ...details];
@@ -76,7 +83,7 @@ function csvCell(value: string): string {
 function csv(report: AuditReport): string {
   const rows = [
     COLUMNS.map(([name]) => name),
-    ...report.records.map((r) => COLUMNS.map(([, value]) => value(r))),
+    ...report.records.map((r) => COLUMNS.map(([, value]) => value(r, report))),
   ];
   return rows.map((row) => row.map(csvCell).join(",")).join("\r\n");
 }
@@ -90,7 +97,7 @@ td { font-size: 0.9em; word-break: break-word; }
 function html(report: AuditReport): string {
   const cell = (value: string) => `<td>${escapeHtml(printable(value))}</td>`;
   const rows = report.records.map(
-    (r) => `<tr data-sequence="${r.sequence}">${COLUMNS.map(([, v]) => cell(v(r))).join("")}</tr>`,
+    (r) => `<tr data-sequence="${r.sequence}">${COLUMNS.map(([, v]) => cell(v(r, report))).join("")}</tr>`,
   );
   return htmlPage("egp audit", STYLE, [
     "<h1>egp audit</h1>",
@@ -106,7 +113,14 @@ function html(report: AuditReport): string {
 export function renderAudit(report: AuditReport, format: AuditFormat): string {
   if (format === "json")
     return JSON.stringify(
-      { holds: !report.chain.broken, broken: report.chain.broken ?? null, records: report.records },
+      {
+        holds: !report.chain.broken,
+        broken: report.chain.broken ?? null,
+        records: report.records,
+        outcomeUnknown: report.records
+          .filter((r) => report.unfinished?.has(r.sequence))
+          .map((r) => r.sequence),
+      },
       null,
       2,
     );

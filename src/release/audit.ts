@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   "rollback",
   "reject",
   "verify",
+  /** An apply about to write to its instance; its result record names it (`started`). */
+  "apply-started",
   "freeze-exception",
 ] as const;
 
@@ -47,12 +49,15 @@ export const AuditEntry = z.strictObject({
     })
     .nullable(),
   changes: z.array(AuditChange),
-  result: z.enum(["verified", "failed", "refused", "recorded"]),
+  /** `closed`: the result of an apply that wrote none, as the next apply found the live state. */
+  result: z.enum(["verified", "failed", "refused", "recorded", "closed"]),
   /** The failing steps, or the refusal's reason. */
   failures: z.array(z.string()),
   /** A freeze exception that let the change through. */
   exception: z.strictObject({ file: z.string(), reason: z.string(), until: z.string() }).nullable(),
   reason: z.string().nullable(),
+  /** The `apply-started` record this record is the result of. */
+  started: z.number().int().positive().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

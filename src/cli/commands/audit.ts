@@ -5,6 +5,7 @@ import { openProjectStore } from "../../compose/project-store.ts";
 import { environmentNames } from "../../manifest/index.ts";
 import { filterAudit, readAudit } from "../../release/audit.ts";
 import { type AuditFormat, renderAudit } from "../../release/audit-report.ts";
+import { unfinishedApplies } from "../../release/unfinished.ts";
 import { ExitError, unknownEnvironment } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
@@ -67,6 +68,7 @@ export function registerAuditCommand(program: Command): void {
         records: filterAudit(chain.records, filter),
         chain,
         filters: words.filter(Boolean).join(", "),
+        unfinished: unfinishedApplies(chain.records),
       };
       const text = `${renderAudit(report, flags.format)}\n`;
       if (flags.out) {

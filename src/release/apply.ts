@@ -3,7 +3,7 @@ import { applyPlan } from "../apply/apply-plan.ts";
 import type { Kinds } from "../compose/kinds.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { DesiredState, ManifestCache } from "../manifest/index.ts";
-import type { Plan } from "../plan/index.ts";
+import { type Plan, printable } from "../plan/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { applyEntry, startedEntry, writeAudit } from "./audit-trail.ts";
 import type { FreezeDecision } from "./freeze.ts";
@@ -11,6 +11,7 @@ import { describeWindow } from "./freeze.ts";
 import { actorOf, assertNotFrozen, FrozenError } from "./freeze-gate.ts";
 import { applyNotice, notifierFor } from "./notify.ts";
 import { planEnvironment } from "./plan.ts";
+import { reachedDigest } from "./reached.ts";
 import { closeUnfinished } from "./unfinished.ts";
 import { recordVerified } from "./verified.ts";
 
@@ -92,22 +93,35 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
 async function recordVerification(
   store: ReleaseStore,
   outcome: ApplyOutcome,
+  open: ApplyOptions["open"],
   say: (line: string) => void,
 ): Promise<boolean> {
+  if (outcome.result !== "no-changes" && outcome.result !== "complete" && outcome.result !== "incomplete")
+    return false;
+  if (!outcome.desired.release) return false;
+  let reached: string | undefined;
+  try {
+    reached = await reachedDigest(store, outcome.desired.environment, open);
+  } catch (error) {
+    say(
+      `WARNING: ${outcome.plan.environment} is not recorded as verified: the instance did not answer who it is (${printable((error as Error).message)}).`,
+    );
+    return false;
+  }
   if (outcome.result === "no-changes") {
-    if (!(await recordVerified(store, outcome.desired, outcome.plan))) return false;
+    if (!(await recordVerified(store, outcome.desired, outcome.plan, reached))) return false;
     say(`Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}.`);
     return true;
   }
-  if (outcome.result === "complete" || outcome.result === "incomplete") {
-    if (outcome.run.failed.length > 0 || !(await recordVerified(store, outcome.desired, outcome.check)))
-      return false;
-    say(
-      `Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}; recorded in the release store.`,
-    );
-    return true;
-  }
-  return false;
+  if (
+    outcome.run.failed.length > 0 ||
+    !(await recordVerified(store, outcome.desired, outcome.check, reached))
+  )
+    return false;
+  say(
+    `Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}; recorded in the release store.`,
+  );
+  return true;
 }
 
 /** Applies one environment under its gates; the outcome as `applyPlan`'s, audited and notified. */
@@ -137,7 +151,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       planned: governance.planned,
       starting: governance.starting,
     });
-    const verified = await recordVerification(store, outcome, say);
+    const verified = await recordVerification(store, outcome, options.open, say);
     await governance.ended({ outcome }, verified);
     return outcome;
   } catch (error) {

@@ -5,6 +5,8 @@ import {
   type PlanContext,
   type PlanEnvironmentOptions,
 } from "../compose/plan-environment.ts";
+import { environmentOf, readRepository } from "../manifest/index.ts";
+import { reachedDigest } from "./reached.ts";
 import { assertReleaseGate } from "./release-gate.ts";
 
 /*
@@ -15,8 +17,17 @@ import { assertReleaseGate } from "./release-gate.ts";
 
 const gated = (input: Omit<PlanEnvironmentOptions, "gate">): PlanEnvironmentOptions => ({
   ...input,
-  gate: (desired) => assertReleaseGate(input.dir, desired, input.store),
+  gate: (desired) => assertReleaseGate(input.dir, desired, input.store, (env) => reachedNow(input, env)),
 });
+
+/** The keyed digest of the instance `environments/<env>.yaml` reaches now (reached.ts). */
+async function reachedNow(input: Omit<PlanEnvironmentOptions, "gate">, env: string) {
+  if (!input.store) return undefined;
+  const repository = await readRepository(input.dir);
+  // The environment file alone: its manifests are not what names the instance.
+  const { state } = environmentOf({ ...repository, manifests: [] }, env);
+  return reachedDigest(input.store, state.environment, input.open);
+}
 
 /** The plan of one environment (the composer's `planEnvironment`), its release gated. */
 export function planEnvironment(input: Omit<PlanEnvironmentOptions, "gate">): Promise<EnvironmentPlan> {

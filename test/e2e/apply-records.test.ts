@@ -73,7 +73,17 @@ describe("every apply leaves its audit record", () => {
     const verify = audit.stdout.slice(audit.stdout.search(/^#\d+ \S+ \S+ verify test/m));
     expect(verify).toMatch(/^ {4}release: 2026-12-r2 \(GRC Core [0-9a-f]{64}\)$/m);
     expect(verify).toMatch(/^ {4}plan sha256: [0-9a-f]{64}$/m);
-  }, 120_000);
+
+    // A rollback names the release it undid and the sha256 its release file records.
+    const sha256 = /sha256: ([0-9a-f]{64})/.exec(
+      await readFile(join(dir, `releases/${NAME}.yaml`), "utf8"),
+    )?.[1];
+    const rollback = await run(dir, ["rollback", "--env", "test", "--yes"]);
+    expect(rollback.code, rollback.stdout + rollback.stderr).toBe(0);
+    const after = (await run(dir, ["audit", "--env", "test"])).stdout;
+    const rolledBack = after.slice(after.search(/^#\d+ \S+ \S+ rollback test: verified$/m));
+    expect(rolledBack).toMatch(new RegExp(`^ {4}release: ${NAME} \\(GRC Core ${sha256}\\)$`, "m"));
+  }, 180_000);
 
   it("lists an apply killed after its install started as outcome unknown, until the next apply closes it", async () => {
     const [dev, prod] = await Promise.all([

@@ -6,11 +6,13 @@ import { stringify } from "yaml";
 import { artifactPath, artifactsDir, inspectPackage, store as keep } from "../apply/artifacts.ts";
 import { ApplyError } from "../apply/errors.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { PlatformError } from "../client/errors.ts";
+import { notOffered, PlatformError } from "../client/errors.ts";
+import { retrying, STEP_RETRY_POLICY } from "../client/retry.ts";
 import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
 import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
 import { type ReleaseStore, releaseKey, StoreError } from "../store/index.ts";
+import { CreateJournal } from "./create-journal.ts";
 
 /*
  * `egp release create`: the packages of the Package documents, built once on the source, kept in
@@ -74,10 +76,70 @@ function partNames(object: LivePackageObject): Record<string, PartName> {
   return names;
 }
 
+/** The name a release's package has on its source: the release's name in it, so one left behind is known. */
+export const builtPackageName = (pkg: string, release: string) => `${pkg} (release ${release})`;
+
+/**
+ * The package to generate: the one a previous run of this release created (its journal), when the
+ * source still has it under its name, else a new one whose id is journaled before anything else.
+ */
+async function packageToBuild(
+  options: BuildReleaseOptions,
+  pkg: DesiredPackage,
+  journal: CreateJournal,
+  packageObjects: Parameters<PlatformClient["packages"]["create"]>[0]["PackageObjects"],
+): Promise<number> {
+  const name = builtPackageName(pkg.name, options.name);
+  const previous = journal.idOf(pkg.name);
+  if (previous !== undefined) {
+    const found = await options.client.packages.get(previous).catch((error: unknown) => {
+      if (error instanceof PlatformError && (error.status === 404 || error.status === 400)) return undefined;
+      if (notOffered(error)) return undefined;
+      throw error;
+    });
+    if (found?.Name === name) {
+      options.say?.(
+        `Reusing package ${previous} ("${name}"), which an earlier run created on ${options.desired.environment.name}.`,
+      );
+      return previous;
+    }
+  }
+  const packageId = await options.client.packages.create({
+    Name: name,
+    Description: [pkg.description, `[egp release ${options.name}]`].filter(Boolean).join(" "),
+    PreparedBy: pkg.preparedBy ?? "egp",
+    PackageObjects: packageObjects,
+  });
+  journal.record(pkg.name, packageId);
+  return packageId;
+}
+
+/**
+ * Starts the generate job, tried again as a step is when it fails for a passing reason (a 429, a
+ * 5xx, a lost connection); one already running is waited for by the download.
+ */
+async function generatePatiently(options: BuildReleaseOptions, packageId: number): Promise<void> {
+  await retrying(
+    () =>
+      options.client.packages.generate(packageId).catch((error: unknown) => {
+        if (!notReady(error)) throw error;
+      }),
+    {
+      policy: STEP_RETRY_POLICY,
+      onRetry: (error, attempt) =>
+        options.say?.(
+          `Generating package ${packageId} failed (${(error as Error).message.split("\n")[0]}); trying again (try ${attempt + 1} of ${STEP_RETRY_POLICY.retries + 1}).`,
+        ),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    },
+  );
+}
+
 async function buildPackage(
   options: BuildReleaseOptions,
   pkg: DesiredPackage,
   source: Awaited<ReturnType<typeof readPackageObjects>>,
+  journal: CreateJournal,
 ): Promise<ReleaseFile["packages"][number]> {
   const env = options.desired.environment.name;
   const objects = pkg.objects.map((object) => {
@@ -107,13 +169,13 @@ async function buildPackage(
     };
   });
   options.say?.(`Building package "${pkg.name}" on ${env}…`);
-  const packageId = await options.client.packages.create({
-    Name: `${pkg.name} (release ${options.name})`,
-    Description: [pkg.description, `[egp release ${options.name}]`].filter(Boolean).join(" "),
-    PreparedBy: pkg.preparedBy ?? "egp",
-    PackageObjects: objects.map((o) => ({ Guid: o.guid, Type: o.type })),
-  });
-  await options.client.packages.generate(packageId);
+  const packageId = await packageToBuild(
+    options,
+    pkg,
+    journal,
+    objects.map((o) => ({ Guid: o.guid, Type: o.type })),
+  );
+  await generatePatiently(options, packageId);
   const sha256 = await downloadWhenReady(options, packageId);
   const file = artifactPath(options.stateDir, sha256);
   // A file that fails the checks of any zip is not kept: no release, and no file left behind. What
@@ -187,7 +249,8 @@ export async function buildRelease(
     { keepDetails: () => true },
   );
   const packages: ReleaseFile["packages"] = [];
-  for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source));
+  const journal = new CreateJournal(options.stateDir, name);
+  for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source, journal));
   const { Version: platformVersion } = await options.client.metadata.version();
   const release: ReleaseFile = {
     formatVersion: 1,
@@ -214,5 +277,6 @@ export async function buildRelease(
     "",
   ].join("\n");
   await writeOnce(path, header + stringify(release, { lineWidth: 0 }), name);
+  journal.close();
   return { file: `releases/${name}.yaml`, release };
 }

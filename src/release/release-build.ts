@@ -2,16 +2,21 @@ import { rmSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { artifactPath, artifactsDir, inspectPackage, store as keep } from "../apply/artifacts.ts";
 import { ApplyError } from "../apply/errors.ts";
 import type { PlatformClient } from "../client/client.ts";
 import { notOffered, PlatformError } from "../client/errors.ts";
 import { retrying, STEP_RETRY_POLICY } from "../client/retry.ts";
-import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
+import {
+  type DesiredPackage,
+  type DesiredState,
+  parseReleaseFile,
+  type ReleaseFile,
+} from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
 import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
-import { type ReleaseStore, releaseKey, StoreError } from "../store/index.ts";
+import { distrust, type ReleaseStore, releaseKey, StoreError, trustOf } from "../store/index.ts";
 import { CreateJournal } from "./create-journal.ts";
 
 /*
@@ -197,6 +202,46 @@ async function buildPackage(
   };
 }
 
+/**
+ * `release create --adopt NAME`: the store's record of a release whose create could not be sure it
+ * won, read back and written to `releases/NAME.yaml`. Only a record signed by a trusted key, whose
+ * file lists the record's packages, is adopted.
+ */
+export async function adoptRelease(
+  dir: string,
+  name: string,
+  store: ReleaseStore,
+): Promise<{ file: string; release: ReleaseFile }> {
+  const path = releaseFileOf(dir, name);
+  const record = await store.getRecord(releaseKey(name));
+  if (record === undefined)
+    throw new StoreError(
+      "EGP_STORE_NOT_FOUND",
+      `release create --adopt: the store ${store.location} has no release ${name}; create it`,
+    );
+  const trust = trustOf(store, releaseKey(name), record);
+  if (!trust.trusted)
+    throw new StoreError(
+      "EGP_RECORD_UNTRUSTED",
+      `release create --adopt: release ${name} in the store ${store.location} is not used: ${distrust(trust)}`,
+    );
+  const { file: text, packages } = record as { file?: unknown; packages?: Array<{ sha256?: unknown }> };
+  if (typeof text !== "string")
+    throw new StoreError(
+      "EGP_STORE_NOT_FOUND",
+      `release create --adopt: release ${name} in the store ${store.location} keeps no release file (an earlier egp wrote it); the name stays taken: pick another`,
+    );
+  const parsed = parseReleaseFile(`releases/${name}.yaml`, text, name);
+  const stored = new Set((packages ?? []).map((p) => p.sha256));
+  if (parsed.packages.length !== stored.size || parsed.packages.some((p) => !stored.has(p.sha256)))
+    throw new StoreError(
+      "EGP_RECORD_UNTRUSTED",
+      `release create --adopt: release ${name} in the store ${store.location} keeps a file whose packages are not its own`,
+    );
+  await writeOnce(path, text, name);
+  return { file: `releases/${name}.yaml`, release: parse(text) as ReleaseFile };
+}
+
 /** Writes the file once: an existing file (a name in use) is never overwritten. */
 async function writeOnce(path: string, text: string, name: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
@@ -260,23 +305,35 @@ export async function buildRelease(
     platformVersion,
     packages,
   };
-  // The store's record is created once: of two machines creating the same name, one is refused.
-  await store.putRecord(
-    releaseKey(name),
-    {
-      name,
-      createdAt: release.createdAt,
-      from: release.from,
-      packages: packages.map((p) => ({ name: p.name, sha256: p.sha256, size: p.size })),
-    },
-    { createOnly: true, blobs: packages.map((p) => p.sha256) },
-  );
   const header = [
     `# Release ${name}: built on ${release.from} by egp release create. Commit this file: its sha256s`,
     `# are what every environment that runs \`release: ${name}\` installs, from the release store.`,
     "",
   ].join("\n");
-  await writeOnce(path, header + stringify(release, { lineWidth: 0 }), name);
+  const text = header + stringify(release, { lineWidth: 0 });
+  // The store's record is created once: of two machines creating the same name, one is refused. It
+  // keeps the file's text, so that a create that could not be sure it won can be adopted.
+  await store
+    .putRecord(
+      releaseKey(name),
+      {
+        name,
+        createdAt: release.createdAt,
+        from: release.from,
+        packages: packages.map((p) => ({ name: p.name, sha256: p.sha256, size: p.size })),
+        file: text,
+      },
+      { createOnly: true, blobs: packages.map((p) => p.sha256) },
+    )
+    .catch((error: unknown) => {
+      if (error instanceof StoreError && error.code === "EGP_STORE_UNAVAILABLE")
+        throw new StoreError(
+          error.code,
+          `${error.message}; once no other run is creating ${name}, 'egp release create --adopt ${name}' writes releases/${name}.yaml from the record that stands`,
+        );
+      throw error;
+    });
+  await writeOnce(path, text, name);
   journal.close();
   return { file: `releases/${name}.yaml`, release };
 }

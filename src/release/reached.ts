@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { connect } from "node:tls";
 import type { PlatformClient } from "../client/client.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
-import { keyedDigestOf, type ReleaseStore } from "../store/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
+// The module itself, not the store's index: plan loads this, and the index pulls in every store.
+import { keyedDigestOf } from "../store/signing.ts";
 
 /*
  * What a verification reached, named so that it can be compared and never read: a keyed digest

@@ -99,6 +99,13 @@ export interface ApplyPlanOptions {
    * apply (a freeze window).
    */
   gate?: (desired: DesiredState) => Promise<void>;
+  /**
+   * Given the plan made from the live state once any install a killed run left is waited for,
+   * before anything is asked or written (the release stage closes applies that wrote no result).
+   */
+  planned?: (desired: DesiredState, plan: Plan) => Promise<void>;
+  /** Called once the apply is confirmed, before its first write to an instance. */
+  starting?: (desired: DesiredState, plan: Plan) => Promise<void>;
   /** Called once the environment's lock is held, before anything else. */
   onLocked?: (lock: Lock) => void;
   /** Tries of a plan that fails for a passing reason (default 5), and the wait before try n. */
@@ -308,6 +315,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
     reads.forget(env);
     fresh = await replan();
   }
+  await options.planned?.(fresh.desired, fresh.plan);
   let plan = fresh.plan;
   let previous: Carried | undefined;
   if (resuming) {
@@ -339,6 +347,7 @@ async function underLock(options: ApplyPlanOptions, say: (line: string) => void)
       say(`Discarded the interrupted apply (${progress}), superseded by plan ${plan.id}.`);
     }
   }
+  await options.starting?.(fresh.desired, plan);
   const run = await (options.execute ?? executePlan)({
     plan,
     desired: fresh.desired,

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { PlatformClient } from "../client/client.ts";
-import { notOffered } from "../client/errors.ts";
+import { notOffered, PlatformError } from "../client/errors.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
 import { readPackageParts } from "../state/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
@@ -40,9 +40,16 @@ export function startedInstall(
   return age >= 0 && age < jobMs ? newest : undefined;
 }
 
+/** The instance answers that it has no such package: not a read it does not offer. */
+const packageGone = (error: unknown) =>
+  error instanceof PlatformError &&
+  error.status === 404 &&
+  error.validationMessages.some((m) => m.MessageKey === "PackageNotFound");
+
 /**
- * The job's end ("Succeeded", "Failed"…; "none" when the package has no install job), undefined while
- * it runs, or null where the instance gives no job status.
+ * The job's end ("Succeeded", "Failed"…; "none" when the package has no install job; "gone" when
+ * the instance has no such package), undefined while it runs, or null where the instance gives no
+ * job status.
  */
 async function jobEnd(client: PlatformClient, packageId: number): Promise<string | undefined | null> {
   try {
@@ -50,6 +57,7 @@ async function jobEnd(client: PlatformClient, packageId: number): Promise<string
     if (!job) return "none";
     return job.Status === "Queued" || job.Status === "Running" ? undefined : job.Status;
   } catch (error) {
+    if (packageGone(error)) return "gone";
     if (notOffered(error)) return null;
     throw error;
   }
@@ -106,6 +114,13 @@ export async function waitForStartedInstall(options: StartedInstallOptions): Pro
     return undefined;
   });
   if (end === undefined) return true;
+  if (end === "gone") {
+    // The instance was replaced (restored, rebuilt) since: that install can't finish there.
+    say(
+      `The install ${record.id} is not waited for: ${environment.name} has no package ${record.packageId} (the instance was replaced since it was asked for); planning from the live state.`,
+    );
+    return true;
+  }
   if (end === "Succeeded") {
     // Seen done: later applies need not wait for it again, and rollback knows it ran.
     await save(options, { ...record, installedAt: new Date(now()).toISOString() });

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
+import { durationMs } from "./environment.ts";
 import { ManifestError, type ManifestIssue } from "./errors.ts";
 import { reporterFor } from "./report.ts";
 import { parseYamlFile } from "./yaml-source.ts";
@@ -48,6 +49,17 @@ export const ProjectDocument = z.strictObject({
         .boolean()
         .optional()
         .describe("Talk HTTP, not HTTPS, to an oci:// store (always so for localhost and 127.0.0.1)."),
+      settle: z
+        .union([
+          z.number().positive(),
+          z
+            .string()
+            .regex(/^\d+(?:\.\d+)?(ms|s|m)$/, "expected a duration: 1.5s, 500ms, 1m, or seconds as a number"),
+        ])
+        .optional()
+        .describe(
+          "An oci:// store's settle time: how long a create-once record (a release name) waits before it reads its tag back; a create whose check-to-write window reached it can't be sure it won (default 1.5s; raise it for a registry whose manifest PUTs take longer).",
+        ),
       trustedKeys: z
         .array(
           z
@@ -85,6 +97,8 @@ export interface StoreSpec {
   plainHttp?: boolean;
   /** Public keys (`ed25519:…`) whose signatures on records egp believes. */
   trustedKeys?: string[];
+  /** An oci:// store's settle time, in ms (`releases.settle`). */
+  settleMs?: number;
 }
 
 export interface ProjectOptions {
@@ -121,9 +135,12 @@ export function parseProject(text: string, options: ProjectOptions = {}): Projec
     reportZodIssues(result.error, report);
     throw new ManifestError(issues);
   }
-  const releases: StoreSpec = { ...result.data.releases };
+  const { settle, ...given } = result.data.releases ?? {};
+  const releases: StoreSpec = { ...given, ...(settle === undefined ? {} : { settleMs: durationMs(settle) }) };
   if (releases.plainHttp !== undefined && !releases.store?.startsWith("oci://")) {
     report.error(["releases", "plainHttp"], "applies to an oci:// store only", "key");
+  } else if (settle !== undefined && !releases.store?.startsWith("oci://")) {
+    report.error(["releases", "settle"], "applies to an oci:// store only", "key");
   } else if (releases.store !== undefined) {
     const message = options.checkStore?.(releases);
     if (message) report.error(["releases", "store"], message);

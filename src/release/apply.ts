@@ -3,14 +3,17 @@ import { applyPlan } from "../apply/apply-plan.ts";
 import type { Kinds } from "../compose/kinds.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { DesiredState, ManifestCache } from "../manifest/index.ts";
+import { type Plan, printable } from "../plan/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { assertAuditWhole } from "./audit-chain.ts";
-import { applyEntry, writeAudit } from "./audit-trail.ts";
+import { applyEntry, startedEntry, writeAudit } from "./audit-trail.ts";
 import type { FreezeDecision } from "./freeze.ts";
 import { describeWindow } from "./freeze.ts";
 import { actorOf, assertNotFrozen, FrozenError } from "./freeze-gate.ts";
 import { applyNotice, notifierFor } from "./notify.ts";
 import { planEnvironment } from "./plan.ts";
+import { reachedDigest } from "./reached.ts";
+import { closeUnfinished } from "./unfinished.ts";
 import { recordVerified } from "./verified.ts";
 
 /*
@@ -36,8 +39,12 @@ export interface ApplyOptions extends Omit<ApplyPlanOptions, "replan" | "gate" |
 
 interface Governed {
   gate(desired: DesiredState): Promise<void>;
+  /** Closes the applies of the environment that started and wrote no result, from the live state. */
+  planned(desired: DesiredState, plan: Plan): Promise<void>;
+  /** Appends the `apply-started` record before the first write to the instance. */
+  starting(desired: DesiredState, plan: Plan): Promise<void>;
   /** Records and tells how the apply ended; never throws. */
-  ended(how: { outcome: ApplyOutcome } | { error: unknown }): Promise<void>;
+  ended(how: { outcome: ApplyOutcome } | { error: unknown }, verified?: boolean): Promise<void>;
 }
 
 async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: string) => void) {
@@ -46,6 +53,7 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
   const actor = actorOf();
   let desired: DesiredState | undefined;
   let freeze: FreezeDecision | undefined;
+  let started: number | undefined;
   const governance: Governed = {
     async gate(given) {
       desired = given;
@@ -59,12 +67,20 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
           `${env} is frozen (${describeWindow(freeze.window)}); ${actor} goes through under ${freeze.exception.file} (${freeze.exception.reason}), until ${freeze.exception.until}.`,
         );
     },
-    async ended(how) {
+    async planned(given, plan) {
+      await closeUnfinished(store, given, plan, say);
+    },
+    async starting(given, plan) {
+      started = (await writeAudit(store, startedEntry(given, plan), say))?.sequence;
+    },
+    async ended(how, verified) {
       const entry = applyEntry({
         environment: env,
         ...(desired ? { desired } : {}),
         ...(freeze ? { freeze } : {}),
         ended: how,
+        ...(verified ? { verified } : {}),
+        ...(started === undefined ? {} : { started }),
       });
       await writeAudit(store, entry, say);
       const notice = applyNotice(env, desired?.release?.name, how);
@@ -75,16 +91,38 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
 }
 
 /** A release verified by this apply is recorded for the `requiresVerifiedOn` gate of the environments after it. */
-async function recordVerification(store: ReleaseStore, outcome: ApplyOutcome, say: (line: string) => void) {
-  if (outcome.result === "no-changes") {
-    if (await recordVerified(store, outcome.desired, outcome.plan))
-      say(`Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}.`);
-  } else if (outcome.result === "complete" || outcome.result === "incomplete") {
-    if (outcome.run.failed.length === 0 && (await recordVerified(store, outcome.desired, outcome.check)))
-      say(
-        `Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}; recorded in the release store.`,
-      );
+async function recordVerification(
+  store: ReleaseStore,
+  outcome: ApplyOutcome,
+  open: ApplyOptions["open"],
+  say: (line: string) => void,
+): Promise<boolean> {
+  if (outcome.result !== "no-changes" && outcome.result !== "complete" && outcome.result !== "incomplete")
+    return false;
+  if (!outcome.desired.release) return false;
+  let reached: string | undefined;
+  try {
+    reached = await reachedDigest(store, outcome.desired.environment, open);
+  } catch (error) {
+    say(
+      `WARNING: ${outcome.plan.environment} is not recorded as verified: the instance did not answer who it is (${printable((error as Error).message)}).`,
+    );
+    return false;
   }
+  if (outcome.result === "no-changes") {
+    if (!(await recordVerified(store, outcome.desired, outcome.plan, reached))) return false;
+    say(`Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}.`);
+    return true;
+  }
+  if (
+    outcome.run.failed.length > 0 ||
+    !(await recordVerified(store, outcome.desired, outcome.check, reached))
+  )
+    return false;
+  say(
+    `Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}; recorded in the release store.`,
+  );
+  return true;
 }
 
 /** Applies one environment under its gates; the outcome as `applyPlan`'s, audited and notified. */
@@ -112,9 +150,11 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
           ...(options.kinds ? { kinds: options.kinds } : {}),
         }),
       gate: governance.gate,
+      planned: governance.planned,
+      starting: governance.starting,
     });
-    await recordVerification(store, outcome, say);
-    await governance.ended({ outcome });
+    const verified = await recordVerification(store, outcome, options.open, say);
+    await governance.ended({ outcome }, verified);
     return outcome;
   } catch (error) {
     await governance.ended({ error });

@@ -18,6 +18,8 @@ export interface AuditReport {
   chain: Pick<AuditChain, "broken" | "breaks" | "unverifiable">;
   /** The filters, in words (for the page's heading). */
   filters: string;
+  /** The `apply-started` records of the whole chain that no result names: outcome unknown. */
+  unfinished?: ReadonlySet<number>;
 }
 
 const changesOf = (r: AuditRecord) => r.changes.map((c) => `${c.action} ${c.kind} ${c.name}`).join("; ");
@@ -31,14 +33,18 @@ const instanceOf = (r: AuditRecord) => (r.instance ? `${r.instance.name} at ${r.
 const exceptionOf = (r: AuditRecord) =>
   r.exception ? `${r.exception.file} (${r.exception.reason}, until ${r.exception.until})` : "";
 
-const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
+const OUTCOME_UNKNOWN = "outcome unknown";
+const resultOf = (r: AuditRecord, report: AuditReport) =>
+  report.unfinished?.has(r.sequence) ? OUTCOME_UNKNOWN : r.result;
+
+const COLUMNS: ReadonlyArray<[string, (r: AuditRecord, report: AuditReport) => string]> = [
   ["sequence", (r) => String(r.sequence)],
   ["at", (r) => r.at],
   ["actor", (r) => r.actor],
   ["action", (r) => r.action],
   ["environment", (r) => r.environment ?? ""],
   ["instance", instanceOf],
-  ["result", (r) => r.result],
+  ["result", resultOf],
   ["release", releaseOf],
   ["plan sha256", (r) => r.planSha256 ?? ""],
   ["changes", changesOf],
@@ -47,6 +53,7 @@ const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
   ["reason", (r) => r.reason ?? ""],
   ["run", (r) => r.runUrl ?? ""],
   ["chain broken", (r) => r.chainBroken ?? ""],
+  ["started", (r) => (r.started === undefined ? "" : `#${r.started}`)],
 ];
 
 const openBreaks = (chain: AuditReport["chain"]) =>
@@ -83,9 +90,9 @@ export function breakLines(chain: AuditReport["chain"]): string[] {
 
 function text(report: AuditReport): string {
   const lines = report.records.flatMap((r) => {
-    const head = `#${r.sequence} ${r.at} ${r.actor} ${r.action}${r.environment ? ` ${r.environment}` : ""}: ${r.result}`;
+    const head = `#${r.sequence} ${r.at} ${r.actor} ${r.action}${r.environment ? ` ${r.environment}` : ""}: ${resultOf(r, report)}`;
     const details = COLUMNS.slice(5)
-      .map(([name, value]) => [name, value(r)] as const)
+      .map(([name, value]) => [name, value(r, report)] as const)
       .filter(([, value]) => value !== "")
       .map(([name, value]) => `    ${name}: ${value}`);
     return [head, ...details];
@@ -121,7 +128,7 @@ function verdictRows(chain: AuditReport["chain"]): string[][] {
 function csv(report: AuditReport): string {
   const rows = [
     COLUMNS.map(([name]) => name),
-    ...report.records.map((r) => COLUMNS.map(([, value]) => value(r))),
+    ...report.records.map((r) => COLUMNS.map(([, value]) => value(r, report))),
     ...verdictRows(report.chain),
   ];
   return rows.map((row) => row.map(csvCell).join(",")).join("\r\n");
@@ -138,7 +145,8 @@ function html(report: AuditReport): string {
   const cell = (name: string, value: string) =>
     `<td${name === "at" ? ' class="at"' : ""}>${escapeHtml(printable(value))}</td>`;
   const rows = report.records.map(
-    (r) => `<tr data-sequence="${r.sequence}">${COLUMNS.map(([n, v]) => cell(n, v(r))).join("")}</tr>`,
+    (r) =>
+      `<tr data-sequence="${r.sequence}">${COLUMNS.map(([n, v]) => cell(n, v(r, report))).join("")}</tr>`,
   );
   const breaks = breakLines(report.chain).map((line) => `<li>${escapeHtml(printable(line))}</li>`);
   // htmlPage writes the page's one heading from its title.
@@ -162,6 +170,9 @@ export function renderAudit(report: AuditReport, format: AuditFormat): string {
         breaks: report.chain.breaks,
         unverifiable: report.chain.unverifiable,
         records: report.records,
+        outcomeUnknown: report.records
+          .filter((r) => report.unfinished?.has(r.sequence))
+          .map((r) => r.sequence),
       },
       null,
       2,

@@ -9,7 +9,7 @@ import { canonicalJson } from "../plan/compare.ts";
 import type { Plan } from "../plan/model.ts";
 import { printable } from "../plan/render/printable.ts";
 import type { ReleaseStore } from "../store/index.ts";
-import { type AuditEntry, appendAudit } from "./audit.ts";
+import { type AuditEntry, type AuditRecord, appendAudit } from "./audit.ts";
 import { openBreaks } from "./audit-chain.ts";
 import type { FreezeDecision } from "./freeze.ts";
 import { actorOf } from "./freeze-gate.ts";
@@ -50,12 +50,19 @@ const releaseOf = (desired: DesiredState | undefined): AuditEntry["release"] =>
 const changesOf = (plan: Plan | undefined): AuditEntry["changes"] =>
   (plan?.changes ?? []).map((c) => ({ kind: c.kind, name: c.key, action: c.action }));
 
-/** The record of an apply: what it changed, and whether it converged; refused when a gate said no. */
+/**
+ * The record of an apply: what it changed, and whether it converged; refused when a gate said no;
+ * a `verify` record when it had nothing to change and recorded the release verified.
+ */
 export function applyEntry(input: {
   environment: string;
   desired?: DesiredState;
   freeze?: FreezeDecision;
   ended: { outcome: ApplyOutcome } | { error: unknown };
+  /** The release's verification was recorded by this apply. */
+  verified?: boolean;
+  /** The sequence of this apply's `apply-started` record. */
+  started?: number;
 }): AuditEntry | undefined {
   const { desired, ended } = input;
   const plan = "outcome" in ended && "plan" in ended.outcome ? ended.outcome.plan : undefined;
@@ -76,6 +83,7 @@ export function applyEntry(input: {
     changes: changesOf(plan),
     exception,
     reason: null,
+    ...(input.started === undefined ? {} : { started: input.started }),
   };
   if ("error" in ended) {
     const message = codedMessage(ended.error);
@@ -86,6 +94,13 @@ export function applyEntry(input: {
     };
   }
   const { outcome } = ended;
+  if (outcome.result === "no-changes")
+    return {
+      ...base,
+      ...(input.verified ? { action: "verify" as const } : {}),
+      result: "verified",
+      failures: [],
+    };
   if (outcome.result !== "complete" && outcome.result !== "incomplete" && outcome.result !== "interrupted")
     return undefined;
   const summary = summaryOf(outcome.plan, outcome.run);
@@ -96,21 +111,39 @@ export function applyEntry(input: {
   return { ...base, result: verified ? "verified" : "failed", failures };
 }
 
+/** Appends the record; one that can't be written is said, and undefined returned. */
 export async function writeAudit(
   store: ReleaseStore | undefined,
   entry: AuditEntry | undefined,
   say: (line: string) => void,
-): Promise<void> {
-  if (!store || !entry) return;
+): Promise<AuditRecord | undefined> {
+  if (!store || !entry) return undefined;
   try {
     // A rollback goes ahead on a broken chain (it is how an incident is handled); its record says so.
     const broken = entry.action === "rollback" ? await openBreaks(store) : undefined;
-    await appendAudit(store, broken ? { ...entry, chainBroken: broken } : entry);
+    return await appendAudit(store, broken ? { ...entry, chainBroken: broken } : entry);
   } catch (error) {
     say(
       `WARNING: the audit record of this ${entry.action} could not be written to ${store.location}: ${(error as Error).message}`,
     );
+    return undefined;
   }
+}
+
+/** The record an apply appends before its first write to the instance: the plan and its steps. */
+export function startedEntry(desired: DesiredState, plan: Plan): AuditEntry {
+  return {
+    ...auditBase("apply-started"),
+    environment: desired.environment.name,
+    instance: instanceOf(desired.environment),
+    planSha256: planSha256(plan),
+    release: releaseOf(desired),
+    changes: changesOf(plan),
+    result: "recorded",
+    failures: [],
+    exception: null,
+    reason: `${plan.steps.length} step(s): ${plan.steps.map((s) => s.id).join(", ")}`,
+  };
 }
 
 /** The record of a release built and stored: its packages' sha256s, and where it was built. */

@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   "rollback",
   "reject",
   "verify",
+  /** An apply about to write to its instance; its result record names it (`started`). */
+  "apply-started",
   "freeze-exception",
   "acknowledge-break",
 ] as const;
@@ -48,7 +50,8 @@ export const AuditEntry = z.strictObject({
     })
     .nullable(),
   changes: z.array(AuditChange),
-  result: z.enum(["verified", "failed", "refused", "recorded"]),
+  /** `closed`: the result of an apply that wrote none, as the next apply found the live state. */
+  result: z.enum(["verified", "failed", "refused", "recorded", "closed"]),
   /** The failing steps, or the refusal's reason. */
   failures: z.array(z.string()),
   /** A freeze exception that let the change through. */
@@ -58,6 +61,8 @@ export const AuditEntry = z.strictObject({
   acknowledges: z.array(z.string()).optional(),
   /** A record appended to a broken chain (a rollback goes ahead): the break, in words. */
   chainBroken: z.string().optional(),
+  /** The `apply-started` record this record is the result of. */
+  started: z.number().int().positive().optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

@@ -15,7 +15,7 @@ import { assertAuditWhole } from "./audit-chain.ts";
 import { auditBase, instanceOf, releaseCreateEntry, writeAudit } from "./audit-trail.ts";
 import { actorOf, assertNotFrozen, FrozenError } from "./freeze-gate.ts";
 import { notifierFor } from "./notify.ts";
-import { buildRelease } from "./release-build.ts";
+import { adoptRelease, buildRelease } from "./release-build.ts";
 
 /*
  * The governed `egp release create`: building a release writes to its source instance (a package is
@@ -69,6 +69,41 @@ async function refused(
   );
   const notify = await notifierFor(options.dir, say);
   await notify({ event: "refused", environment: config.name, release: options.name, summary: message });
+}
+
+/**
+ * `release create --adopt NAME`: writes `releases/NAME.yaml` from the store's record of a create
+ * that could not be sure it won (release-build.ts `adoptRelease`); audited. Nothing is built.
+ */
+export async function adoptCreatedRelease(input: {
+  dir: string;
+  name: string;
+  store?: ReleaseStore;
+  say?: (line: string) => void;
+}): Promise<{ file: string; release: ReleaseFile }> {
+  const store = input.store ?? (await openProjectStore(input.dir));
+  const adopted = await adoptRelease(input.dir, input.name, store);
+  const { release } = adopted;
+  await writeAudit(
+    store,
+    {
+      ...auditBase("release-create"),
+      environment: release.from,
+      instance: null,
+      planSha256: null,
+      release: {
+        name: release.name,
+        packages: release.packages.map((p) => ({ name: p.name, sha256: p.sha256 })),
+      },
+      changes: [],
+      result: "recorded",
+      failures: [],
+      exception: null,
+      reason: `adopted: releases/${release.name}.yaml written from the store's record`,
+    },
+    input.say ?? (() => undefined),
+  );
+  return adopted;
 }
 
 /** Builds the release on `from` under its freeze gate, stores it and writes its file; audited. */

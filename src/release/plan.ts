@@ -6,8 +6,9 @@ import {
   type PlanEnvironmentOptions,
 } from "../compose/plan-environment.ts";
 import { EgpError } from "../errors/index.ts";
-import type { DesiredState } from "../manifest/index.ts";
+import { type DesiredState, environmentOf, readRepository } from "../manifest/index.ts";
 import type { RejectedRelease } from "../plan/index.ts";
+import { reachedDigest } from "./reached.ts";
 import { assertReleaseGate } from "./release-gate.ts";
 
 /*
@@ -21,10 +22,21 @@ import { assertReleaseGate } from "./release-gate.ts";
 const gated = (input: Omit<PlanEnvironmentOptions, "gate">): PlanEnvironmentOptions => ({
   ...input,
   gate: async (desired) => {
-    await assertReleaseGate(input.dir, desired, input.store);
+    await assertReleaseGate(input.dir, desired, input.store, reachOf(input));
     return undefined;
   },
 });
+
+/** The keyed digest of the instance `environments/<env>.yaml` reaches now (reached.ts). */
+const reachOf = (input: Omit<PlanEnvironmentOptions, "gate">) => (env: string) => reachedNow(input, env);
+
+async function reachedNow(input: Omit<PlanEnvironmentOptions, "gate">, env: string) {
+  if (!input.store) return undefined;
+  const repository = await readRepository(input.dir);
+  // The environment file alone: its manifests are not what names the instance.
+  const { state } = environmentOf({ ...repository, manifests: [] }, env);
+  return reachedDigest(input.store, state.environment, input.open);
+}
 
 /** The plan of one environment (the composer's `planEnvironment`), its release gated. */
 export function planEnvironment(input: Omit<PlanEnvironmentOptions, "gate">): Promise<EnvironmentPlan> {
@@ -53,7 +65,7 @@ export async function viewEnvironment(input: Omit<PlanEnvironmentOptions, "gate"
     ...input,
     gate: async (desired) => {
       try {
-        await assertReleaseGate(input.dir, desired, input.store);
+        await assertReleaseGate(input.dir, desired, input.store, reachOf(input));
         return undefined;
       } catch (error) {
         if (!(error instanceof EgpError) || error.code !== "EGP_RELEASE_REJECTED" || !desired.release)

@@ -1,11 +1,17 @@
 import { openProjectStore } from "../compose/project-store.ts";
 import { readReleaseFile } from "../manifest/index.ts";
+import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey } from "../store/keys.ts";
-import { assertAuditWhole } from "./audit-chain.ts";
+import { assertAuditWhole, readAudit } from "./audit-chain.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
 import { type ReadRejection, recordRejection } from "./rejections.ts";
 import { ReleaseGateError } from "./release-gate.ts";
+
+async function rejectAudited(store: ReleaseStore, name: string): Promise<boolean> {
+  const { records } = await readAudit(store);
+  return records.some((r) => r.action === "reject" && r.release?.name === name);
+}
 
 /**
  * `egp release reject`: the release must be one egp built (its file or its store record); the
@@ -36,7 +42,9 @@ export async function rejectRelease(input: {
     actor: base.actor,
     runUrl: base.runUrl,
   });
-  if (result.already) return result;
+  // The rejection is written first and its audit record after: a run killed between the two leaves
+  // a rejection the trail does not name, which the next reject of the release completes.
+  if (result.already && (await rejectAudited(store, name))) return result;
   await writeAudit(
     store,
     {
@@ -44,15 +52,16 @@ export async function rejectRelease(input: {
       environment: null,
       instance: null,
       planSha256: null,
-      release: { name, packages: file?.packages.map((p) => ({ name: p.name, sha256: p.sha256 })) ?? [] },
+      release: { name, packages: (file?.packages ?? []).map((p) => ({ name: p.name, sha256: p.sha256 })) },
       changes: [],
       result: "recorded",
       failures: [],
       exception: null,
-      reason,
+      reason: result.already ? result.rejection.reason : reason,
     },
     say,
   );
+  if (result.already) return result;
   const notify = await notifierFor(dir, say);
   await notify({
     event: "rejected",

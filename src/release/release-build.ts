@@ -2,15 +2,22 @@ import { rmSync } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { stringify } from "yaml";
+import { parse, stringify } from "yaml";
 import { artifactPath, artifactsDir, inspectPackage, store as keep } from "../apply/artifacts.ts";
 import { ApplyError } from "../apply/errors.ts";
 import type { PlatformClient } from "../client/client.ts";
-import { PlatformError } from "../client/errors.ts";
-import type { DesiredPackage, DesiredState, ReleaseFile } from "../manifest/index.ts";
+import { notOffered, PlatformError } from "../client/errors.ts";
+import { retrying, STEP_RETRY_POLICY } from "../client/retry.ts";
+import {
+  type DesiredPackage,
+  type DesiredState,
+  parseReleaseFile,
+  type ReleaseFile,
+} from "../manifest/index.ts";
 import { resolveObjectGuid } from "../plan/kinds/package.ts";
 import { type LivePackageObject, type PartName, readPackageObjects } from "../state/index.ts";
-import { type ReleaseStore, releaseKey, StoreError } from "../store/index.ts";
+import { distrust, type ReleaseStore, releaseKey, StoreError, trustOf } from "../store/index.ts";
+import { CreateJournal } from "./create-journal.ts";
 
 /*
  * `egp release create`: the packages of the Package documents, built once on the source, kept in
@@ -74,10 +81,70 @@ function partNames(object: LivePackageObject): Record<string, PartName> {
   return names;
 }
 
+/** The name a release's package has on its source: the release's name in it, so one left behind is known. */
+export const builtPackageName = (pkg: string, release: string) => `${pkg} (release ${release})`;
+
+/**
+ * The package to generate: the one a previous run of this release created (its journal), when the
+ * source still has it under its name, else a new one whose id is journaled before anything else.
+ */
+async function packageToBuild(
+  options: BuildReleaseOptions,
+  pkg: DesiredPackage,
+  journal: CreateJournal,
+  packageObjects: Parameters<PlatformClient["packages"]["create"]>[0]["PackageObjects"],
+): Promise<number> {
+  const name = builtPackageName(pkg.name, options.name);
+  const previous = journal.idOf(pkg.name);
+  if (previous !== undefined) {
+    const found = await options.client.packages.get(previous).catch((error: unknown) => {
+      if (error instanceof PlatformError && (error.status === 404 || error.status === 400)) return undefined;
+      if (notOffered(error)) return undefined;
+      throw error;
+    });
+    if (found?.Name === name) {
+      options.say?.(
+        `Reusing package ${previous} ("${name}"), which an earlier run created on ${options.desired.environment.name}.`,
+      );
+      return previous;
+    }
+  }
+  const packageId = await options.client.packages.create({
+    Name: name,
+    Description: [pkg.description, `[egp release ${options.name}]`].filter(Boolean).join(" "),
+    PreparedBy: pkg.preparedBy ?? "egp",
+    PackageObjects: packageObjects,
+  });
+  journal.record(pkg.name, packageId);
+  return packageId;
+}
+
+/**
+ * Starts the generate job, tried again as a step is when it fails for a passing reason (a 429, a
+ * 5xx, a lost connection); one already running is waited for by the download.
+ */
+async function generatePatiently(options: BuildReleaseOptions, packageId: number): Promise<void> {
+  await retrying(
+    () =>
+      options.client.packages.generate(packageId).catch((error: unknown) => {
+        if (!notReady(error)) throw error;
+      }),
+    {
+      policy: STEP_RETRY_POLICY,
+      onRetry: (error, attempt) =>
+        options.say?.(
+          `Generating package ${packageId} failed (${(error as Error).message.split("\n")[0]}); trying again (try ${attempt + 1} of ${STEP_RETRY_POLICY.retries + 1}).`,
+        ),
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    },
+  );
+}
+
 async function buildPackage(
   options: BuildReleaseOptions,
   pkg: DesiredPackage,
   source: Awaited<ReturnType<typeof readPackageObjects>>,
+  journal: CreateJournal,
 ): Promise<ReleaseFile["packages"][number]> {
   const env = options.desired.environment.name;
   const objects = pkg.objects.map((object) => {
@@ -107,13 +174,13 @@ async function buildPackage(
     };
   });
   options.say?.(`Building package "${pkg.name}" on ${env}…`);
-  const packageId = await options.client.packages.create({
-    Name: `${pkg.name} (release ${options.name})`,
-    Description: [pkg.description, `[egp release ${options.name}]`].filter(Boolean).join(" "),
-    PreparedBy: pkg.preparedBy ?? "egp",
-    PackageObjects: objects.map((o) => ({ Guid: o.guid, Type: o.type })),
-  });
-  await options.client.packages.generate(packageId);
+  const packageId = await packageToBuild(
+    options,
+    pkg,
+    journal,
+    objects.map((o) => ({ Guid: o.guid, Type: o.type })),
+  );
+  await generatePatiently(options, packageId);
   const sha256 = await downloadWhenReady(options, packageId);
   const file = artifactPath(options.stateDir, sha256);
   // A file that fails the checks of any zip is not kept: no release, and no file left behind. What
@@ -133,6 +200,46 @@ async function buildPackage(
     snapshot: pkg.snapshot,
     objects,
   };
+}
+
+/**
+ * `release create --adopt NAME`: the store's record of a release whose create could not be sure it
+ * won, read back and written to `releases/NAME.yaml`. Only a record signed by a trusted key, whose
+ * file lists the record's packages, is adopted.
+ */
+export async function adoptRelease(
+  dir: string,
+  name: string,
+  store: ReleaseStore,
+): Promise<{ file: string; release: ReleaseFile }> {
+  const path = releaseFileOf(dir, name);
+  const record = await store.getRecord(releaseKey(name));
+  if (record === undefined)
+    throw new StoreError(
+      "EGP_STORE_NOT_FOUND",
+      `release create --adopt: the store ${store.location} has no release ${name}; create it`,
+    );
+  const trust = trustOf(store, releaseKey(name), record);
+  if (!trust.trusted)
+    throw new StoreError(
+      "EGP_RECORD_UNTRUSTED",
+      `release create --adopt: release ${name} in the store ${store.location} is not used: ${distrust(trust)}`,
+    );
+  const { file: text, packages } = record as { file?: unknown; packages?: Array<{ sha256?: unknown }> };
+  if (typeof text !== "string")
+    throw new StoreError(
+      "EGP_STORE_NOT_FOUND",
+      `release create --adopt: release ${name} in the store ${store.location} keeps no release file (an earlier egp wrote it); the name stays taken: pick another`,
+    );
+  const parsed = parseReleaseFile(`releases/${name}.yaml`, text, name);
+  const stored = new Set((packages ?? []).map((p) => p.sha256));
+  if (parsed.packages.length !== stored.size || parsed.packages.some((p) => !stored.has(p.sha256)))
+    throw new StoreError(
+      "EGP_RECORD_UNTRUSTED",
+      `release create --adopt: release ${name} in the store ${store.location} keeps a file whose packages are not its own`,
+    );
+  await writeOnce(path, text, name);
+  return { file: `releases/${name}.yaml`, release: parse(text) as ReleaseFile };
 }
 
 /** Writes the file once: an existing file (a name in use) is never overwritten. */
@@ -187,7 +294,8 @@ export async function buildRelease(
     { keepDetails: () => true },
   );
   const packages: ReleaseFile["packages"] = [];
-  for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source));
+  const journal = new CreateJournal(options.stateDir, name);
+  for (const pkg of desired.packages) packages.push(await buildPackage(options, pkg, source, journal));
   const { Version: platformVersion } = await options.client.metadata.version();
   const release: ReleaseFile = {
     formatVersion: 1,
@@ -197,22 +305,35 @@ export async function buildRelease(
     platformVersion,
     packages,
   };
-  // The store's record is created once: of two machines creating the same name, one is refused.
-  await store.putRecord(
-    releaseKey(name),
-    {
-      name,
-      createdAt: release.createdAt,
-      from: release.from,
-      packages: packages.map((p) => ({ name: p.name, sha256: p.sha256, size: p.size })),
-    },
-    { createOnly: true, blobs: packages.map((p) => p.sha256) },
-  );
   const header = [
     `# Release ${name}: built on ${release.from} by egp release create. Commit this file: its sha256s`,
     `# are what every environment that runs \`release: ${name}\` installs, from the release store.`,
     "",
   ].join("\n");
-  await writeOnce(path, header + stringify(release, { lineWidth: 0 }), name);
+  const text = header + stringify(release, { lineWidth: 0 });
+  // The store's record is created once: of two machines creating the same name, one is refused. It
+  // keeps the file's text, so that a create that could not be sure it won can be adopted.
+  await store
+    .putRecord(
+      releaseKey(name),
+      {
+        name,
+        createdAt: release.createdAt,
+        from: release.from,
+        packages: packages.map((p) => ({ name: p.name, sha256: p.sha256, size: p.size })),
+        file: text,
+      },
+      { createOnly: true, blobs: packages.map((p) => p.sha256) },
+    )
+    .catch((error: unknown) => {
+      if (error instanceof StoreError && error.code === "EGP_STORE_UNAVAILABLE")
+        throw new StoreError(
+          error.code,
+          `${error.message}; once no other run is creating ${name}, 'egp release create --adopt ${name}' writes releases/${name}.yaml from the record that stands`,
+        );
+      throw error;
+    });
+  await writeOnce(path, text, name);
+  journal.close();
   return { file: `releases/${name}.yaml`, release };
 }

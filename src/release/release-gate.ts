@@ -2,7 +2,7 @@ import { EgpError, type ErrorCode } from "../errors/index.ts";
 import { type DesiredRelease, type DesiredState, instanceIdentityOf } from "../manifest/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey, verifiedKey } from "../store/keys.ts";
-import { distrust, trustOf } from "../store/signing.ts";
+import { distrust, signerOf, trustOf } from "../store/signing.ts";
 import { rejectedByHead } from "./audit-head.ts";
 import { rejectedKey, rejectionOf } from "./rejections.ts";
 
@@ -75,6 +75,7 @@ export async function unverifiedOn(
   release: DesiredRelease,
   environments: readonly string[],
   dir: string,
+  reach?: Reach,
 ): Promise<Unverified[]> {
   const missing: Unverified[] = [];
   for (const env of environments) {
@@ -95,8 +96,43 @@ export async function unverifiedOn(
         env,
         why: `the store's verification of ${env} was made on another instance than environments/${env}.yaml names`,
       });
+    else {
+      const why = reach && (await reachedProblem(store, record, env, reach));
+      if (why) missing.push({ env, why });
+    }
   }
   return missing;
+}
+
+/** The keyed digest (reached.ts) of the instance `environments/<env>.yaml` reaches now. */
+export type Reach = (env: string) => Promise<string | undefined>;
+
+/**
+ * Why a verification's instance is not the one the environment's file reaches now (its `${VAR}`s
+ * as this run resolves them); undefined when it is, or when the record names none (written by an
+ * egp that did not record it).
+ */
+async function reachedProblem(
+  store: ReleaseStore,
+  record: unknown,
+  env: string,
+  reach: Reach,
+): Promise<string | undefined> {
+  const { reached, signature } = record as { reached?: unknown; signature?: { key?: unknown } };
+  if (typeof reached !== "string") return undefined;
+  // The digest is keyed: only a run that signs with the key that made it can compute it again.
+  if (signature?.key !== signerOf(store))
+    return `the store's verification of ${env} can't be checked here: it names its instance under the key that signed it, and this run signs with another (give it that EGP_SIGNING_KEY)`;
+  let now: string | undefined;
+  try {
+    now = await reach(env);
+  } catch (error) {
+    const message = ((error as Error).message ?? String(error)).split("\n")[0];
+    return `the store's verification of ${env} can't be checked: the instance environments/${env}.yaml reaches did not answer (${message})`;
+  }
+  return now === reached
+    ? undefined
+    : `the store's verification of ${env} was made on another instance than environments/${env}.yaml reaches now`;
 }
 
 async function assertNotRejected(store: ReleaseStore, name: string, file: string): Promise<void> {
@@ -129,6 +165,7 @@ export async function assertReleaseGate(
   dir: string,
   desired: DesiredState,
   store: ReleaseStore | undefined,
+  reach?: Reach,
 ): Promise<void> {
   const { environment, release } = desired;
   if (!release) return;
@@ -139,7 +176,7 @@ export async function assertReleaseGate(
     );
   await assertStored(store, release);
   await assertNotRejected(store, release.name, environment.file);
-  const missing = await unverifiedOn(store, release, environment.requiresVerifiedOn ?? [], dir);
+  const missing = await unverifiedOn(store, release, environment.requiresVerifiedOn ?? [], dir, reach);
   if (missing.length > 0) {
     const whys = missing.flatMap((m) => (m.why ? [m.why] : []));
     throw new ReleaseGateError(

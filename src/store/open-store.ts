@@ -14,6 +14,8 @@ export interface StoreSpec {
   plainHttp?: boolean;
   /** Public keys (`ed25519:…`) whose signatures on records are believed. */
   trustedKeys?: readonly string[];
+  /** An oci:// store's settle time in ms (`releases.settle`; OciStoreOptions.settleMs). */
+  settleMs?: number;
 }
 
 type Environment = Readonly<Record<string, string | undefined>>;
@@ -68,6 +70,7 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
   return new OciStore({
     reference: value,
     ...(spec.plainHttp === undefined ? {} : { plainHttp: spec.plainHttp }),
+    ...(spec.settleMs === undefined ? {} : { settleMs: spec.settleMs }),
     ...(username && password ? { credentials: { username, password } } : {}),
   });
 }

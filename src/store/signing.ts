@@ -1,4 +1,6 @@
 import {
+  createHash,
+  createHmac,
   createPrivateKey,
   createPublicKey,
   generateKeyPairSync,
@@ -128,9 +130,30 @@ export class Keyring {
     return this.#signing ? "configured" : "local";
   }
 
+  /** Who signs, as a signature names it: the configured key's public half, or `local:<id>`. */
+  get signer(): string {
+    return this.#signingPublic ?? `local:${this.#local().id}`;
+  }
+
   /** The configured key's public half (for messages): undefined with the local key. */
   get signingPublicKey(): string | undefined {
     return this.#signingPublic;
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA256) of `text`, under a key derived from the signing key (the configured
+   * one, else the local key): who holds the key can compute it, nobody else can, and the text is
+   * never stored. `purpose` keeps digests of different things apart.
+   */
+  keyedDigest(text: string, purpose: string): string {
+    if (this.#signing) {
+      const key = createHash("sha256")
+        .update(`egp keyed digest\0${purpose}\0`)
+        .update(this.#signing.export({ type: "pkcs8", format: "der" }))
+        .digest();
+      return createHmac("sha256", key).update(text).digest("hex");
+    }
+    return this.#local().seal(text, `egp keyed digest\0${purpose}`);
   }
 
   sign(storeKey: string, value: Record<string, unknown>): Record<string, unknown> {
@@ -229,6 +252,16 @@ export class SignedStore implements ReleaseStore {
 /** Whether a record read from `store` is signed by a key it trusts; a store that signs nothing trusts nothing. */
 export function trustOf(store: ReleaseStore, key: string, value: unknown): Trust {
   return store instanceof SignedStore ? store.keyring.check(key, value) : { trusted: false, why: "unsigned" };
+}
+
+/** Who signs what this store writes (`Keyring.signer`); undefined for a store that signs nothing. */
+export function signerOf(store: ReleaseStore): string | undefined {
+  return store instanceof SignedStore ? store.keyring.signer : undefined;
+}
+
+/** `Keyring.keyedDigest` under the store's keys; undefined for a store that signs nothing. */
+export function keyedDigestOf(store: ReleaseStore, text: string, purpose: string): string | undefined {
+  return store instanceof SignedStore ? store.keyring.keyedDigest(text, purpose) : undefined;
 }
 
 /** The record without its signature, as the code that reads it knows it. */

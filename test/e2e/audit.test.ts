@@ -34,7 +34,9 @@ describe("egp audit", () => {
     const text = await egp(["audit", "--dir", dir]);
     expect(text.stderr).toBe("");
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^#1 \S+ alice apply local-prod: verified$/m);
+    expect(text.stdout).toMatch(/^#1 \S+ alice apply-started local-prod: recorded$/m);
+    expect(text.stdout).toMatch(/^#2 \S+ alice apply local-prod: verified$/m);
+    expect(text.stdout).toMatch(/^ {4}started: #1$/m);
     expect(text.stdout).toMatch(/^ {4}plan sha256: [0-9a-f]{64}$/m);
     expect(text.stdout).toContain("instance: Default at embedded:demo-prod");
     expect(text.stdout).toContain("promote Package GRC Core");
@@ -44,8 +46,8 @@ describe("egp audit", () => {
       (await egp(["audit", "--format", "json", "--env", "local-prod", "--dir", dir])).stdout,
     );
     expect(json.holds).toBe(true);
-    expect(json.records).toHaveLength(1);
-    expect(json.records[0]).toMatchObject({
+    expect(json.records).toHaveLength(2);
+    expect(json.records[1]).toMatchObject({
       actor: "alice",
       action: "apply",
       environment: "local-prod",
@@ -58,7 +60,7 @@ describe("egp audit", () => {
 
     const csv = (await egp(["audit", "--format", "csv", "--dir", dir])).stdout;
     expect(csv.split("\r\n")[0]).toBe(
-      "sequence,at,actor,action,environment,instance,result,release,plan sha256,changes,failures,freeze exception,reason,run,chain broken",
+      "sequence,at,actor,action,environment,instance,result,release,plan sha256,changes,failures,freeze exception,reason,run,chain broken,started",
     );
   });
 
@@ -75,7 +77,7 @@ describe("egp audit", () => {
     await rm(join(dir, "environments/local-prod.yaml"));
     const removed = await egp(["audit", "--env", "local-prod", "--dir", dir]);
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toMatch(/^#1 \S+ alice apply local-prod: verified$/m);
+    expect(removed.stdout).toMatch(/^#2 \S+ alice apply local-prod: verified$/m);
   });
 
   it("reports an edited record and exits 1", async () => {

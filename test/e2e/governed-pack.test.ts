@@ -75,6 +75,7 @@ describe("the governed entry points, from the packed package", () => {
     expect(result.rolledBack).toBe("complete");
     expect(result.broken).toBeNull();
     expect(result.audit).toEqual([
+      ["apply-started", "local-prod", "recorded", null],
       ["apply", "local-prod", "verified", null],
       ["apply", "local-prod", "refused", null],
       ["release-create", "local-dev", "refused", "r-frozen"],

@@ -197,7 +197,13 @@ describe("a store shared between machines", () => {
     await writeFile(join(two.dir, "egp.yaml"), trusting);
     const verified = await on(one, ["apply", "--env", "test", "--yes"], { EGP_SIGNING_KEY: privateKey });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    const planned = await on(two, ["plan", "--env", "prod"]);
+    // The verification names its instance by a digest keyed with the signing key: the gate needs it.
+    const keyless = await on(two, ["plan", "--env", "prod"]);
+    expect(keyless.code).toBe(1);
+    expect(keyless.stderr).toContain(
+      "the store's verification of test can't be checked here: it names its instance under the key that signed it, and this run signs with another (give it that EGP_SIGNING_KEY)",
+    );
+    const planned = await on(two, ["plan", "--env", "prod"], { EGP_SIGNING_KEY: privateKey });
     expect(planned.stderr).toBe("");
     expect(planned.code).toBe(0);
   }, 180_000);

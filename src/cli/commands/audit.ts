@@ -7,6 +7,7 @@ import { filterAudit } from "../../release/audit.ts";
 import { acknowledgeBreak } from "../../release/audit-acknowledge.ts";
 import { readAudit } from "../../release/audit-chain.ts";
 import { type AuditFormat, renderAudit, unverifiableLine } from "../../release/audit-report.ts";
+import { unfinishedApplies } from "../../release/unfinished.ts";
 import { ExitError, unknownEnvironment } from "../errors.ts";
 import { type GlobalFlags, repositoryDir } from "../run.ts";
 
@@ -69,6 +70,7 @@ export function registerAuditCommand(program: Command): void {
         records: filterAudit(chain.records, filter),
         chain,
         filters: words.filter(Boolean).join(", "),
+        unfinished: unfinishedApplies(chain.records),
       };
       const text = `${renderAudit(report, flags.format)}\n`;
       if (flags.out) {

@@ -20,7 +20,7 @@ import type { RouteContext, Routes } from "../router.ts";
  * envelopes. Choices: docs/emulator.md, "The Content API".
  */
 
-const OPTION_NAMES = ["filter", "select", "top", "skip", "orderby"];
+const OPTION_NAMES = ["filter", "select", "top", "skip", "orderby", "count"];
 /** Records per answer when the caller gives no `$top`, as real instances serve them. */
 const PAGE_SIZE = 1000;
 
@@ -95,7 +95,8 @@ function entities(ctx: RouteContext): undefined {
   const context = `${serviceUrl(ctx)}/$metadata#${name}`;
   if (key !== undefined)
     return send(ctx, { "@odata.context": context, value: [byKey(ctx, found, view, key, options)] });
-  const query = parseODataQuery(options, view.spec);
+  const { count, rest } = countOption(options);
+  const query = parseODataQuery(rest, view.spec);
   const userId = sessionUser(ctx.session);
   const rows = allRecords(contentOf(ctx.store)).filter(
     (record) => record.LevelId === level.Id && canRead(ctx.store, userId, record),
@@ -104,9 +105,30 @@ function entities(ctx: RouteContext): undefined {
   const paged = query.top === undefined ? { ...query, top: PAGE_SIZE + 1 } : query;
   const matched = applyODataQuery(rows, paged, view.fieldOf);
   const more = query.top === undefined && matched.length > PAGE_SIZE;
+  // The total counts every record the filter matches, whatever the page, as OData's `$count` does.
+  const total = count
+    ? { "@odata.count": applyODataQuery(rows, { ...query, skip: 0, top: undefined }, view.fieldOf).length }
+    : {};
   const value = matched.slice(0, more ? PAGE_SIZE : undefined).map((record) => view.present(record, query));
   const next = more ? { "@odata.nextLink": nextLink(ctx, name, options, query.skip + PAGE_SIZE) } : {};
-  return send(ctx, { "@odata.context": context, value, ...next });
+  return send(ctx, { "@odata.context": context, ...total, value, ...next });
+}
+
+/**
+ * `$count=true` asks for the total of matching records beside the page; `false` is the default.
+ * The other options go on to the OData parser, which refuses what it does not serve.
+ */
+function countOption(options: RouteContext["query"]): { count: boolean; rest: RouteContext["query"] } {
+  const rest = { ...options };
+  const key = Object.keys(rest).find((name) => name.toLowerCase() === "$count");
+  if (key === undefined) return { count: false, rest };
+  const raw = rest[key];
+  delete rest[key];
+  if (Array.isArray(raw)) throw badRequest("InvalidQuery", `${key}: is given more than once.`);
+  if (raw !== "true" && raw !== "false") {
+    throw badRequest("InvalidQuery", `${key}: must be true or false.`, String(raw).slice(0, 40));
+  }
+  return { count: raw === "true", rest };
 }
 
 /** The address of the next page: the same options, `$skip` moved on. */
@@ -127,6 +149,10 @@ function byKey(
   key: number,
   options: RouteContext["query"],
 ) {
+  const counted = Object.keys(options).find((name) => name.toLowerCase() === "$count");
+  if (counted !== undefined) {
+    throw badRequest("InvalidQuery", `${counted}: is not allowed here: this call takes only $select.`);
+  }
   const query = parseODataQuery(options, view.spec, { allow: ["$select"] });
   const record = recordOf(contentOf(ctx.store), key);
   if (!record || record.LevelId !== level.Id) {

@@ -2,6 +2,7 @@ import type { Routes } from "../router.ts";
 import { registerAttachments } from "./attachments.ts";
 import { registerContent } from "./content.ts";
 import { registerContentApi } from "./content-api.ts";
+import { registerDataFeeds } from "./datafeeds.ts";
 import { registerGroups } from "./groups.ts";
 import { registerMetadata } from "./metadata.ts";
 import { registerPackages } from "./packages.ts";
@@ -33,6 +34,7 @@ export const segments: Array<(routes: Routes, context: SegmentContext) => void |
   (routes) => registerContent(routes),
   (routes, context) => registerAttachments(routes, context),
   (routes) => registerWorkflow(routes),
+  (routes) => registerDataFeeds(routes),
   (routes) => registerContentApi(routes),
   (routes) => registerWeb(routes),
   (_routes, { app, store, options }) => {

@@ -1,6 +1,5 @@
 import { loadProject } from "../manifest/project.ts";
 import { checkStoreSpec, DEFAULT_STORE, openSignedStore } from "../store/open-store.ts";
-import { SignedStore } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 
 /**
@@ -13,16 +12,6 @@ export async function openProjectStore(
 ): Promise<ReleaseStore> {
   const { releases } = await loadProject(root, { checkStore: checkStoreSpec });
   return openSignedStore(releases, root, env);
-}
-
-/**
- * What to tell a user whose records go to a registry, shared by nature, signed with this machine's
- * local key: no other machine can check them (docs/promotion.md, "Signed records").
- */
-export function sharedWithoutKey(store: ReleaseStore): string | undefined {
-  if (!(store instanceof SignedStore) || store.keyring.signsWith !== "local") return undefined;
-  if (!store.location.startsWith("oci://")) return undefined;
-  return `Note: the store's records are signed with this machine's local key, which no other machine can check; for a shared store run 'egp keys', set EGP_SIGNING_KEY and list the public key under releases.trustedKeys in egp.yaml.`;
 }
 
 /**

@@ -99,6 +99,7 @@ export const ERROR_CODES = {
   EGP_STORE_DENIED: FAILURE,
   EGP_STORE_LOCATION: FAILURE,
   EGP_SIGNING_KEY_UNUSABLE: FAILURE,
+  EGP_SIGNING_KEY_REQUIRED: FAILURE,
 
   // Local state under .egp/ and the embedded emulator's data file
   EGP_STATE_UNSAFE: FAILURE,

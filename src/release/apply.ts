@@ -3,7 +3,7 @@ import { applyPlan } from "../apply/apply-plan.ts";
 import type { Kinds } from "../compose/kinds.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { DesiredState, ManifestCache } from "../manifest/index.ts";
-import type { ReleaseStore } from "../store/index.ts";
+import { assertCanSign, type ReleaseStore } from "../store/index.ts";
 import { applyEntry, writeAudit } from "./audit-trail.ts";
 import type { FreezeDecision } from "./freeze.ts";
 import { describeWindow } from "./freeze.ts";
@@ -91,6 +91,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const { dir, env, cache, now: _now, ...rest } = options;
   const say = (line: string) => options.report?.say?.(line);
   const store = options.store ?? (await openProjectStore(dir));
+  assertCanSign(store);
   const governance = await governed(options, store, say);
   try {
     const outcome = await applyPlan({

@@ -1,6 +1,7 @@
 import { openProjectStore } from "../compose/project-store.ts";
 import { readReleaseFile } from "../manifest/index.ts";
 import { releaseKey } from "../store/keys.ts";
+import { assertCanSign } from "../store/signing.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
 import { type ReadRejection, recordRejection } from "./rejections.ts";
@@ -20,6 +21,7 @@ export async function rejectRelease(input: {
   const { dir, name, reason } = input;
   const say = input.say ?? (() => undefined);
   const store = await openProjectStore(dir);
+  assertCanSign(store);
   const file = await readReleaseFile(dir, name).catch(() => undefined);
   if (!file && (await store.getRecord(releaseKey(name))) === undefined)
     throw new ReleaseGateError(

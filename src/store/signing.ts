@@ -192,11 +192,26 @@ export class SignedStore implements ReleaseStore {
   readonly location: string;
   readonly inner: ReleaseStore;
   readonly keyring: Keyring;
+  /** Whether other machines read the store (anything but the default `.egp/store`): it takes a configured key. */
+  readonly shared: boolean;
 
-  constructor(inner: ReleaseStore, keyring: Keyring) {
+  constructor(inner: ReleaseStore, keyring: Keyring, options: { shared?: boolean } = {}) {
     this.inner = inner;
     this.keyring = keyring;
     this.location = inner.location;
+    this.shared = options.shared ?? false;
+  }
+
+  /**
+   * Refuses a write to a shared store without EGP_SIGNING_KEY: its records would be sealed with this
+   * machine's local key, which no other machine (an auditor's, a CI runner) can check.
+   */
+  assertCanSign(): void {
+    if (!this.shared || this.keyring.signsWith === "configured") return;
+    throw new StoreError(
+      "EGP_SIGNING_KEY_REQUIRED",
+      `the release store ${this.location} is shared, and its records must be signed with a key every machine can check: make one with 'egp keys', set EGP_SIGNING_KEY and list the public key under releases.trustedKeys in egp.yaml (docs/security.md)`,
+    );
   }
 
   putFile(path: string) {
@@ -208,7 +223,8 @@ export class SignedStore implements ReleaseStore {
   hasFile(digest: string) {
     return this.inner.hasFile(digest);
   }
-  putRecord(key: string, value: unknown, options?: PutRecordOptions) {
+  async putRecord(key: string, value: unknown, options?: PutRecordOptions) {
+    this.assertCanSign();
     return this.inner.putRecord(key, this.keyring.sign(key, value as Record<string, unknown>), options);
   }
   getRecord(key: string) {
@@ -220,6 +236,11 @@ export class SignedStore implements ReleaseStore {
   async close() {
     await this.inner.close?.();
   }
+}
+
+/** Refuses, before any write, a run that would write records to a shared store it can't sign for (`SignedStore.assertCanSign`). */
+export function assertCanSign(store: ReleaseStore): void {
+  if (store instanceof SignedStore) store.assertCanSign();
 }
 
 /** Whether a record read from `store` is signed by a key it trusts; a store that signs nothing trusts nothing. */

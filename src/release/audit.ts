@@ -4,6 +4,7 @@ import { z } from "zod";
 import { distrust, trustOf, withoutSignature } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 import { StoreError } from "../store/store-error.ts";
+import { ACTOR_SOURCES } from "./actor.ts";
 
 /*
  * The audit trail: one record per change egp makes or refuses to make on an auditor's behalf
@@ -53,6 +54,10 @@ export const AuditEntry = z.strictObject({
   /** A freeze exception that let the change through. */
   exception: z.strictObject({ file: z.string(), reason: z.string(), until: z.string() }).nullable(),
   reason: z.string().nullable(),
+  /** Where `actor` came from: EGP_ACTOR, GitHub's run (who started it), or the OS user. */
+  actorSource: z.enum(ACTOR_SOURCES).optional(),
+  /** Who approved the run's environment (GitHub's run approvals), as CI passes them: recorded, not matched. */
+  approvers: z.array(z.string()).optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

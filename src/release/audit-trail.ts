@@ -23,7 +23,8 @@ export function instanceOf(
   environment: Pick<EnvironmentConfig, "endpoint" | "instance">,
 ): AuditEntry["instance"] {
   const { endpoint } = environment;
-  const url = endpoint.kind === "http" ? endpoint.url : `embedded:${endpoint.seed}`;
+  // A url from `${VAR}` is a secret: the record keeps the reference the file writes.
+  const url = endpoint.kind === "http" ? (endpoint.written ?? endpoint.url) : `embedded:${endpoint.seed}`;
   return { url, name: environment.instance };
 }
 

@@ -10,7 +10,7 @@ import { isPublicKey, Keyring, OciStore } from "../../src/store/index.ts";
 import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
-import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
+import { egpYamlFor, SIGNING_ENV, TEST_KEYS } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -282,5 +282,29 @@ describe("egp keys", () => {
       `egp: EGP_USAGE keys: ${file} exists; egp does not overwrite a key`,
     ]);
     expect((await readFile(file, "utf8")).trim()).toBe(privateKey);
+  });
+
+  it("--current names EGP_SIGNING_KEY's public key and whether egp.yaml trusts it, beside the older keys", async () => {
+    const old = await egp(["keys"]);
+    const oldKey = /^Public key: (\S+)$/m.exec(old.stdout)?.[1] ?? "";
+    const dir = await testdir({ "egp.yaml": `releases:\n  store: ./store\n  trustedKeys: ["${oldKey}"]\n` });
+    const current = (extra: Record<string, string>) =>
+      egp(["keys", "--current", "--dir", dir], { env: extra });
+    const rotated = await current(SIGNING_ENV);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(lines(rotated.stdout)).toEqual([
+      `Public key of EGP_SIGNING_KEY: ${TEST_KEYS.publicKey}`,
+      "egp.yaml does not list it: add it to releases.trustedKeys, or no other machine believes what it signs.",
+      `Also trusted (keep each while the records it signed are evidence): ${oldKey}`,
+    ]);
+    await writeFile(join(dir, "egp.yaml"), egpYamlFor("./store"));
+    expect(lines((await current(SIGNING_ENV)).stdout)[1]).toBe(
+      "egp.yaml lists it under releases.trustedKeys.",
+    );
+    const none = await current({});
+    expect(none.code).toBe(1);
+    expect(lines(none.stderr)).toEqual([
+      "egp: EGP_USAGE keys --current: EGP_SIGNING_KEY is not set; 'egp keys' makes a key",
+    ]);
   });
 });

@@ -45,6 +45,8 @@ const COLUMNS: ReadonlyArray<[string, (r: AuditRecord) => string]> = [
   ["freeze exception", exceptionOf],
   ["reason", (r) => r.reason ?? ""],
   ["run", (r) => r.runUrl ?? ""],
+  ["actor source", (r) => r.actorSource ?? ""],
+  ["approvers", (r) => (r.approvers ?? []).join("; ")],
 ];
 
 export function chainLine(chain: AuditReport["chain"]): string {

@@ -64,6 +64,8 @@ describe("the actor in CI", () => {
       actorSource: "GITHUB_TRIGGERING_ACTOR",
       approvers: ["carol", "dave"],
     });
+    const text = await egp(["audit", "--dir", dir]);
+    expect(text.stdout).toContain("    actor source: GITHUB_TRIGGERING_ACTOR\n    approvers: carol; dave\n");
     const declared = await first(elsewhere);
     expect(declared).toMatchObject({ actor: "erin", actorSource: "EGP_ACTOR" });
     expect(declared).not.toHaveProperty("approvers");

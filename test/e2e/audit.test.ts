@@ -58,7 +58,7 @@ describe("egp audit", () => {
 
     const csv = (await egp(["audit", "--format", "csv", "--dir", dir])).stdout;
     expect(csv.split("\r\n")[0]).toBe(
-      "sequence,at,actor,action,environment,instance,result,release,plan sha256,changes,failures,freeze exception,reason,run",
+      "sequence,at,actor,action,environment,instance,result,release,plan sha256,changes,failures,freeze exception,reason,run,actor source,approvers",
     );
   });
 

@@ -110,11 +110,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number
   if (args.length === 0) throw new Error("EGP_CI_ARGS is empty: say which egp command to run");
   const allowed = parseAllowed(env.EGP_CI_ALLOWED_EXIT_CODES);
   const summary = parseSummary(env.EGP_CI_SUMMARY);
+  const secrets = secretsForEgp(env.EGP_CI_SECRETS);
   process.stdout.write(maskCommands(env.EGP_CI_SECRETS));
   const result = await runEgp({
     args,
     cwd: resolve(env.EGP_CI_WORKING_DIRECTORY || "."),
-    secrets: secretsForEgp(env.EGP_CI_SECRETS),
+    secrets,
     outputDir: env.RUNNER_TEMP || tmpdir(),
   });
   // The output is written before deciding, so that later steps can read it even when this one fails.

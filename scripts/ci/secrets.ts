@@ -58,10 +58,12 @@ function mappedSecrets(json: string): Record<string, string> {
  * carried), so that the log hides them as it hides a secret of its own.
  */
 export function maskCommands(json: string | undefined): string {
-  const secrets = secretsForEgp(json);
-  const carried = Object.entries(secrets).filter(([name]) => name !== MAPPING);
-  return carried
-    .flatMap(([, value]) => value.split(/\r?\n/).filter((line) => line.trim() !== ""))
+  // Checked first, so that JSON that isn't is refused without being quoted.
+  if (Object.keys(secretsForEgp(json)).length === 0 || !json) return "";
+  const mapping = egpEntries(JSON.parse(json) as object)[MAPPING];
+  if (mapping === undefined) return "";
+  return Object.values(mappedSecrets(mapping))
+    .flatMap((value) => value.split(/\r?\n/).filter((line) => line.trim() !== ""))
     .map((line) => `::add-mask::${line}\n`)
     .join("");
 }

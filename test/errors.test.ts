@@ -41,6 +41,8 @@ const ENVIRONMENT_VARIABLES = new Set([
   "EGP_STORE_PASSWORD",
   "EGP_STATE_KEY",
   "EGP_SIGNING_KEY",
+  "EGP_ACTOR",
+  "EGP_APPROVERS",
 ]);
 
 /** docs/errors.md's sections: `### \`CODE\`` and the exit code on the line after it. */

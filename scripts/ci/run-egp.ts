@@ -6,7 +6,7 @@ import type { Writable } from "node:stream";
 import { annotation, appendSummary, setOutputs } from "./actions.ts";
 import { splitArgs } from "./args.ts";
 import { runMain } from "./context.ts";
-import { secretsForEgp } from "./secrets.ts";
+import { maskCommands, secretsForEgp } from "./secrets.ts";
 
 /*
  * The composite action's one step: runs egp from this checkout with the given arguments, shows its
@@ -19,6 +19,7 @@ import { secretsForEgp } from "./secrets.ts";
  *   EGP_CI_ALLOWED_EXIT_CODES   comma-separated codes that don't fail the step; default "0"
  *   EGP_CI_SUMMARY              none, markdown or text: append stdout to the job summary
  *   EGP_CI_SECRETS              ${{ toJSON(secrets) }}; its EGP_* entries become egp's variables
+ *                               (and EGP_SECRETS's entries, masked in the log: secrets.ts)
  */
 
 const EGP_BIN = join(import.meta.dirname, "..", "..", "bin", "egp.js");
@@ -109,10 +110,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<number
   if (args.length === 0) throw new Error("EGP_CI_ARGS is empty: say which egp command to run");
   const allowed = parseAllowed(env.EGP_CI_ALLOWED_EXIT_CODES);
   const summary = parseSummary(env.EGP_CI_SUMMARY);
+  const secrets = secretsForEgp(env.EGP_CI_SECRETS);
+  process.stdout.write(maskCommands(env.EGP_CI_SECRETS));
   const result = await runEgp({
     args,
     cwd: resolve(env.EGP_CI_WORKING_DIRECTORY || "."),
-    secrets: secretsForEgp(env.EGP_CI_SECRETS),
+    secrets,
     outputDir: env.RUNNER_TEMP || tmpdir(),
   });
   // The output is written before deciding, so that later steps can read it even when this one fails.

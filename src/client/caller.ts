@@ -101,6 +101,8 @@ export class Caller {
   private readonly deps: CallerDeps;
   private readonly origin: string;
   private readonly target: ConnectionTarget;
+  /** The url as messages show it: `[redacted]` when it came from `${VAR}`. */
+  private readonly shown: string;
   /** An answer came back once: the instance was reachable, so a lost connection is worth retrying. */
   private reached = false;
   private readonly policy: RetryPolicy;
@@ -112,7 +114,8 @@ export class Caller {
   constructor(deps: CallerDeps) {
     this.deps = deps;
     this.origin = deps.options.url.replace(/\/+$/, "");
-    this.target = { ...(deps.options.name ? { name: deps.options.name } : {}), url: this.origin };
+    this.shown = deps.options.shownUrl ?? this.origin;
+    this.target = { ...(deps.options.name ? { name: deps.options.name } : {}), url: this.shown };
     this.policy = deps.options.retry;
     const maxBytes = deps.options.limits.maxResponseBytes;
     this.limitOf = (status) => (status >= 200 && status < 300 ? maxBytes : ERROR_BODY_LIMIT);
@@ -199,7 +202,7 @@ export class Caller {
   private noApi(cause: NotFoundError): NotFoundError {
     return new NotFoundError({
       code: "EGP_NO_API",
-      message: `Neither /platformapi nor /api answers the login at ${this.origin}; check the url option`,
+      message: `Neither /platformapi nor /api answers the login at ${this.shown}; check the url option`,
       status: 404,
       method: cause.method,
       path: cause.path,

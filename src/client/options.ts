@@ -21,6 +21,8 @@ export const ClientOptionsSchema = z
     name: z.string().min(1).optional(),
     /** `{base_url}`: scheme, host, port and the instance's prefix, if any; not the `/platformapi` part. */
     url: z.url({ protocol: /^https?$/, error: "url must be an http:// or https:// address" }),
+    /** How messages show the url: `[redacted]` for one the caller substituted (`${VAR}`); default the url. */
+    shownUrl: z.string().min(1).optional(),
     /** InstanceName of the login. */
     instance: z.string().min(1),
     username: z.string().min(1),

@@ -1,6 +1,7 @@
 import { createClient, type PlatformClient } from "../client/client.ts";
 import { ClientOptionsError } from "../client/errors.ts";
 import type { ClientOptionsInput } from "../client/options.ts";
+import { REDACTED } from "../client/redact.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
 import type { OpenEnvironment } from "./plan-environment.ts";
 
@@ -14,6 +15,9 @@ export function clientOptionsOf(config: EnvironmentConfig): Omit<ClientOptionsIn
     domain: config.auth.domain,
     password: config.auth.password.reveal(),
     sensitive,
+    ...(config.endpoint.kind === "http" && config.endpoint.written !== undefined
+      ? { shownUrl: REDACTED }
+      : {}),
     scheme: config.auth.scheme,
     tls: { caFile: config.tls.caFile, insecure: config.tls.insecure },
     limits: config.limits,

@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import { loadProject } from "../manifest/project.ts";
 import { checkStoreSpec, DEFAULT_STORE, openSignedStore } from "../store/open-store.ts";
-import { SignedStore } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 
 /**
@@ -16,16 +15,6 @@ export async function openProjectStore(
   const store = openSignedStore(releases, root, env);
   store.localState = join(root, ".egp");
   return store;
-}
-
-/**
- * What to tell a user whose records go to a registry, shared by nature, signed with this machine's
- * local key: no other machine can check them (docs/promotion.md, "Signed records").
- */
-export function sharedWithoutKey(store: ReleaseStore): string | undefined {
-  if (!(store instanceof SignedStore) || store.keyring.signsWith !== "local") return undefined;
-  if (!store.location.startsWith("oci://")) return undefined;
-  return `Note: the store's records are signed with this machine's local key, which no other machine can check; for a shared store run 'egp keys', set EGP_SIGNING_KEY and list the public key under releases.trustedKeys in egp.yaml.`;
 }
 
 /**

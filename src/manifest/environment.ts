@@ -179,7 +179,15 @@ export type EnvironmentDocument = z.infer<typeof EnvironmentDocument>;
 
 /** Where the platform is: a real instance, or an emulator that the CLI starts in-process. */
 export type Endpoint =
-  | { kind: "http" /** {base_url}, without a trailing slash. */; url: string }
+  | {
+      kind: "http" /** {base_url}, without a trailing slash. */;
+      url: string;
+      /**
+       * The url as the file writes it, when it names a variable (`${GRC_URL}`): the value is then a
+       * secret, which messages show as `[redacted]` and records by this reference.
+       */
+      written?: string;
+    }
   | {
       kind: "embedded";
       /** Emulator seed: empty, demo-dev, demo-prod or scale:…. */
@@ -518,6 +526,8 @@ export function normalizeEnvironment(
 ): EnvironmentConfig | null {
   const endpoint = endpointOf(doc, options.dir, report);
   if (!endpoint) return null;
+  const writtenUrl = report.document.substituted.get("url")?.written;
+  if (endpoint.kind === "http" && writtenUrl !== undefined) endpoint.written = writtenUrl;
   if (endpoint.kind === "http" && !doc.instance)
     report.error(["instance"], "is required for a real instance (the InstanceName to log into)");
   const auth = authOf(doc, endpoint, options, report);

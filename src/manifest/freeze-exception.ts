@@ -73,7 +73,9 @@ export const FreezeExceptionDocument = z
     allowedBy: z
       .array(z.string().min(1))
       .min(1)
-      .describe("The actors (EGP_ACTOR, GITHUB_ACTOR or the OS user) who may use it."),
+      .describe(
+        "The actors who may use it: in GitHub Actions who started the run (GITHUB_TRIGGERING_ACTOR), elsewhere EGP_ACTOR or the OS user.",
+      ),
   })
   .describe("A reviewed exception to an environment's freeze windows.");
 

@@ -4,7 +4,7 @@ import type { Kinds } from "../compose/kinds.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import type { DesiredState, ManifestCache } from "../manifest/index.ts";
 import { type Plan, printable } from "../plan/index.ts";
-import type { ReleaseStore } from "../store/index.ts";
+import { assertCanSign, type ReleaseStore } from "../store/index.ts";
 import { assertAuditWhole } from "./audit-chain.ts";
 import { applyEntry, startedEntry, writeAudit } from "./audit-trail.ts";
 import type { FreezeDecision } from "./freeze.ts";
@@ -130,6 +130,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   const { dir, env, cache, now: _now, ...rest } = options;
   const say = (line: string) => options.report?.say?.(line);
   const store = options.store ?? (await openProjectStore(dir));
+  assertCanSign(store);
   await assertAuditWhole(store);
   const governance = await governed(options, store, say);
   try {

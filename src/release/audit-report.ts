@@ -54,6 +54,8 @@ const COLUMNS: ReadonlyArray<[string, (r: AuditRecord, report: AuditReport) => s
   ["run", (r) => r.runUrl ?? ""],
   ["chain broken", (r) => r.chainBroken ?? ""],
   ["started", (r) => (r.started === undefined ? "" : `#${r.started}`)],
+  ["actor source", (r) => r.actorSource ?? ""],
+  ["approvers", (r) => (r.approvers ?? []).join("; ")],
 ];
 
 const openBreaks = (chain: AuditReport["chain"]) =>

@@ -9,10 +9,10 @@ import { canonicalJson } from "../plan/compare.ts";
 import type { Plan } from "../plan/model.ts";
 import { printable } from "../plan/render/printable.ts";
 import type { ReleaseStore } from "../store/index.ts";
+import { actorIdentity, approversOf } from "./actor.ts";
 import { type AuditEntry, type AuditRecord, appendAudit } from "./audit.ts";
 import { openBreaks } from "./audit-chain.ts";
 import type { FreezeDecision } from "./freeze.ts";
-import { actorOf } from "./freeze-gate.ts";
 import { isRefusal, runUrlOf } from "./notify.ts";
 
 /*
@@ -24,7 +24,8 @@ export function instanceOf(
   environment: Pick<EnvironmentConfig, "endpoint" | "instance">,
 ): AuditEntry["instance"] {
   const { endpoint } = environment;
-  const url = endpoint.kind === "http" ? endpoint.url : `embedded:${endpoint.seed}`;
+  // A url from `${VAR}` is a secret: the record keeps the reference the file writes.
+  const url = endpoint.kind === "http" ? (endpoint.written ?? endpoint.url) : `embedded:${endpoint.seed}`;
   return { url, name: environment.instance };
 }
 
@@ -35,8 +36,17 @@ export function auditBase(
   action: AuditEntry["action"],
   env: NodeJS.ProcessEnv = process.env,
   now = new Date(),
-): Pick<AuditEntry, "action" | "at" | "actor" | "runUrl"> {
-  return { action, at: now.toISOString(), actor: actorOf(env), runUrl: runUrlOf(env) };
+): Pick<AuditEntry, "action" | "at" | "actor" | "runUrl" | "actorSource" | "approvers"> {
+  const actor = actorIdentity(env);
+  const approvers = approversOf(env);
+  return {
+    action,
+    at: now.toISOString(),
+    actor: actor.name,
+    actorSource: actor.source,
+    runUrl: runUrlOf(env),
+    ...(approvers.length > 0 ? { approvers } : {}),
+  };
 }
 
 const releaseOf = (desired: DesiredState | undefined): AuditEntry["release"] =>

@@ -5,6 +5,7 @@ import { AUDIT_PREFIX, auditKey, sequenceOf } from "../store/audit-stamp.ts";
 import { withoutSignature } from "../store/signing.ts";
 import type { ReleaseStore } from "../store/store.ts";
 import { StoreError } from "../store/store-error.ts";
+import { ACTOR_SOURCES } from "./actor.ts";
 import { type AuditHead, highWater, raiseHighWater, readHead, writeHead } from "./audit-head.ts";
 
 /*
@@ -63,6 +64,10 @@ export const AuditEntry = z.strictObject({
   chainBroken: z.string().optional(),
   /** The `apply-started` record this record is the result of. */
   started: z.number().int().positive().optional(),
+  /** Where `actor` came from: EGP_ACTOR, GitHub's run (who started it), or the OS user. */
+  actorSource: z.enum(ACTOR_SOURCES).optional(),
+  /** Who approved the run's environment (GitHub's run approvals), as CI passes them: recorded, not matched. */
+  approvers: z.array(z.string()).optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

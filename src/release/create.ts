@@ -10,7 +10,7 @@ import {
   selectManifests,
 } from "../manifest/index.ts";
 import { narrowDesired, parseTargets } from "../plan/index.ts";
-import type { ReleaseStore } from "../store/index.ts";
+import { assertCanSign, type ReleaseStore } from "../store/index.ts";
 import { assertAuditWhole } from "./audit-chain.ts";
 import { auditBase, instanceOf, releaseCreateEntry, writeAudit } from "./audit-trail.ts";
 import { actorOf, assertNotFrozen, FrozenError } from "./freeze-gate.ts";
@@ -117,6 +117,7 @@ export async function createRelease(
   const { state } = environmentOf(repository, options.from, { buildPackages: true });
   const desired = narrowDesired(state, parseTargets(options.selection?.targets));
   const store = options.store ?? (await openProjectStore(dir));
+  assertCanSign(store);
   await assertAuditWhole(store);
   const now = options.now?.() ?? new Date();
   await assertNotFrozen({ dir, environment: desired.environment, actor: actorOf(), now }).catch(

@@ -1,4 +1,3 @@
-import { userInfo } from "node:os";
 import { EgpError } from "../errors/index.ts";
 import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
 import type { EnvironmentConfig } from "../manifest/index.ts";
@@ -28,16 +27,7 @@ export class FrozenError extends EgpError {
   }
 }
 
-/** Who runs egp, as audit records and exceptions name them: EGP_ACTOR, else GITHUB_ACTOR, else the OS user. */
-export function actorOf(env: NodeJS.ProcessEnv = process.env): string {
-  const given = env.EGP_ACTOR?.trim() || env.GITHUB_ACTOR?.trim();
-  if (given) return given;
-  try {
-    return userInfo().username;
-  } catch {
-    return "unknown";
-  }
-}
+export { actorIdentity, actorOf } from "./actor.ts";
 
 export interface FreezeCheck {
   dir: string;

@@ -2,6 +2,7 @@ import { openProjectStore } from "../compose/project-store.ts";
 import { readReleaseFile } from "../manifest/index.ts";
 import type { ReleaseStore } from "../store/index.ts";
 import { releaseKey } from "../store/keys.ts";
+import { assertCanSign } from "../store/signing.ts";
 import { assertAuditWhole, readAudit } from "./audit-chain.ts";
 import { auditBase, writeAudit } from "./audit-trail.ts";
 import { notifierFor } from "./notify.ts";
@@ -27,6 +28,7 @@ export async function rejectRelease(input: {
   const { dir, name, reason } = input;
   const say = input.say ?? (() => undefined);
   const store = await openProjectStore(dir);
+  assertCanSign(store);
   await assertAuditWhole(store);
   const file = await readReleaseFile(dir, name).catch(() => undefined);
   if (!file && (await store.getRecord(releaseKey(name))) === undefined)

@@ -17,7 +17,8 @@ import type { DesiredState, InstallCodeOverrides } from "../manifest/index.ts";
 import { environmentOf, readRepository } from "../manifest/index.ts";
 import { installName, type Plan, printable } from "../plan/index.ts";
 import { readPackageParts } from "../state/index.ts";
-import type { ReleaseStore } from "../store/index.ts";
+import { assertCanSign, type ReleaseStore } from "../store/index.ts";
+import { checkActor } from "./actor.ts";
 import { rollbackEntry, writeAudit } from "./audit-trail.ts";
 import { type Notice, notifierFor } from "./notify.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan, rollbackOfPlan } from "./rollback-plan.ts";
@@ -268,6 +269,8 @@ export async function rollback(options: RollbackOptions): Promise<RollbackOutcom
   const repository = await readRepository(dir);
   const { state: desired } = environmentOf({ ...repository, manifests: [] }, env);
   const store = options.store ?? (await openProjectStore(dir));
+  assertCanSign(store);
+  checkActor();
   const outcome = await runRollback({ ...options, desired, store });
   if (!("run" in outcome)) return outcome;
   await writeAudit(store, rollbackEntry(desired, outcome), say);

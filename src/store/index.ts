@@ -1,8 +1,16 @@
 export { FolderStore } from "./folder-store.ts";
 export { environmentKey, historyKey, historyPrefix, releaseKey, verifiedKey } from "./keys.ts";
 export { type OciCredentials, OciStore, type OciStoreOptions, parseOciReference } from "./oci-store.ts";
-export { checkStoreSpec, DEFAULT_STORE, openSignedStore, openStore, type StoreSpec } from "./open-store.ts";
 export {
+  checkStoreSpec,
+  DEFAULT_STORE,
+  isMachineLocal,
+  openSignedStore,
+  openStore,
+  type StoreSpec,
+} from "./open-store.ts";
+export {
+  assertCanSign,
   distrust,
   generateSigningKey,
   isPublicKey,

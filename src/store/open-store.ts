@@ -41,6 +41,17 @@ export function checkStoreSpec(spec: StoreSpec): string | undefined {
 }
 
 /**
+ * Whether the store is this machine's alone: the default `.egp/store` (named or not). Every other
+ * folder (a share, a synced folder, a path in the repository) and every registry is shared.
+ */
+export function isMachineLocal(spec: StoreSpec, root: string): boolean {
+  if (spec.store === undefined) return true;
+  if (spec.store.startsWith("oci://")) return false;
+  const path = isAbsolute(spec.store) ? spec.store : resolve(root, spec.store);
+  return resolve(path) === resolve(root, DEFAULT_STORE);
+}
+
+/**
  * The store egp.yaml's `releases` names, from the repository at `root`. An OCI registry's user and
  * password come from EGP_STORE_USERNAME and EGP_STORE_PASSWORD, never from a file.
  */
@@ -57,7 +68,7 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
   // shared on purpose (a mounted share), and keeps the umask's modes.
   if (!value.startsWith("oci://"))
     return new FolderStore(isAbsolute(value) ? value : resolve(root, value), {
-      private: spec.store === undefined,
+      private: isMachineLocal(spec, root),
     });
   const username = env.EGP_STORE_USERNAME || undefined;
   const password = env.EGP_STORE_PASSWORD || undefined;
@@ -78,11 +89,12 @@ export function openStore(spec: StoreSpec, root: string, env: Environment = proc
 /**
  * `openStore`, signing the records it writes (signing.ts): with EGP_SIGNING_KEY when set, else with
  * the user's local key; it says whether a record read back was signed by a key `trustedKeys` lists.
+ * A shared store takes EGP_SIGNING_KEY to be written to (`SignedStore.assertCanSign`), never to be read.
  */
 export function openSignedStore(spec: StoreSpec, root: string, env: Environment = process.env): SignedStore {
   const keyring = new Keyring({
     ...(spec.trustedKeys ? { trustedKeys: spec.trustedKeys } : {}),
     ...(env.EGP_SIGNING_KEY ? { signingKey: env.EGP_SIGNING_KEY } : {}),
   });
-  return new SignedStore(openStore(spec, root, env), keyring);
+  return new SignedStore(openStore(spec, root, env), keyring, { shared: !isMachineLocal(spec, root) });
 }

@@ -218,11 +218,26 @@ export class SignedStore implements ReleaseStore {
   readonly keyring: Keyring;
   /** This machine's state folder for the repository (`.egp/`), where the audit high-water mark is kept. */
   localState: string | undefined;
+  /** Whether other machines read the store (anything but the default `.egp/store`): it takes a configured key. */
+  readonly shared: boolean;
 
-  constructor(inner: ReleaseStore, keyring: Keyring) {
+  constructor(inner: ReleaseStore, keyring: Keyring, options: { shared?: boolean } = {}) {
     this.inner = inner;
     this.keyring = keyring;
     this.location = inner.location;
+    this.shared = options.shared ?? false;
+  }
+
+  /**
+   * Refuses a write to a shared store without EGP_SIGNING_KEY: its records would be sealed with this
+   * machine's local key, which no other machine (an auditor's, a CI runner) can check.
+   */
+  assertCanSign(): void {
+    if (!this.shared || this.keyring.signsWith === "configured") return;
+    throw new StoreError(
+      "EGP_SIGNING_KEY_REQUIRED",
+      `the release store ${this.location} is shared, and its records must be signed with a key every machine can check: make one with 'egp keys', set EGP_SIGNING_KEY and list the public key under releases.trustedKeys in egp.yaml (docs/security.md)`,
+    );
   }
 
   putFile(path: string) {
@@ -235,6 +250,7 @@ export class SignedStore implements ReleaseStore {
     return this.inner.hasFile(digest);
   }
   async putRecord(key: string, value: unknown, options?: PutRecordOptions) {
+    this.assertCanSign();
     const record = (await stamped(this.inner, key, value)) as Record<string, unknown>;
     return this.inner.putRecord(key, this.keyring.sign(key, record), options);
   }
@@ -247,6 +263,11 @@ export class SignedStore implements ReleaseStore {
   async close() {
     await this.inner.close?.();
   }
+}
+
+/** Refuses, before any write, a run that would write records to a shared store it can't sign for (`SignedStore.assertCanSign`). */
+export function assertCanSign(store: ReleaseStore): void {
+  if (store instanceof SignedStore) store.assertCanSign();
 }
 
 /** Whether a record read from `store` is signed by a key it trusts; a store that signs nothing trusts nothing. */

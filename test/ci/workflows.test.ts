@@ -212,7 +212,12 @@ describe("reusable workflows", () => {
     expect(Object.keys(call.inputs)).toEqual(
       expect.arrayContaining(["working-directory", "egp-repository", "egp-ref", "node-version"]),
     );
-    expect(Object.keys(call.secrets)).toEqual(["EGP_DEV_PASSWORD", "EGP_PROD_PASSWORD", ...more]);
+    expect(Object.keys(call.secrets)).toEqual([
+      "EGP_SECRETS",
+      "EGP_DEV_PASSWORD",
+      "EGP_PROD_PASSWORD",
+      ...more,
+    ]);
   });
 
   it.each(["egp-release-create.yml", "egp-release-apply.yml", "egp-rollback.yml"])(
@@ -223,6 +228,7 @@ describe("reusable workflows", () => {
         expect.arrayContaining(["working-directory", "egp-repository", "egp-ref", "node-version"]),
       );
       expect(Object.keys(call.secrets)).toEqual([
+        "EGP_SECRETS",
         "EGP_DEV_PASSWORD",
         "EGP_PROD_PASSWORD",
         "EGP_SIGNING_KEY",
@@ -282,6 +288,31 @@ describe("reusable workflows", () => {
     expect(download.with.name).toBe(upload.with.name);
     const apply = jobs.apply.steps.find((s: Yaml) => String(s.with?.args).startsWith("apply"));
     expect(apply.with.args).toBe(`apply --env \${{ inputs.environment }} ${planFile}`);
+  });
+
+  it("records who approved the release's environment: the run's approvals reach egp as EGP_APPROVERS", () => {
+    const { jobs } = workflow("egp-release-apply.yml");
+    expect(jobs.apply.permissions).toEqual({ contents: "read", actions: "read" });
+    const steps = jobs.apply.steps as Yaml[];
+    const read = steps.findIndex((s) => s.id === "approvers");
+    const apply = steps.findIndex((s) => String(s.with?.args).startsWith("apply"));
+    expect(steps[read].run).toBe("node .egp-tool/scripts/ci/approvers.ts");
+    expect(steps[read].env).toEqual({
+      GITHUB_TOKEN: "${{ github.token }}",
+      EGP_CI_ENVIRONMENT: "${{ inputs.github-environment || inputs.environment }}",
+    });
+    expect(read).toBeLessThan(apply);
+    expect(steps[apply].env).toEqual({ EGP_APPROVERS: "${{ steps.approvers.outputs.approvers }}" });
+    // A caller's permissions cap the called workflow's: the example pipeline grants the read.
+    expect(workflow("example-release-pipeline.yml").permissions).toEqual({
+      contents: "read",
+      actions: "read",
+    });
+  });
+
+  it.each(REUSABLE)("%s takes the secrets of any stage names: EGP_SECRETS carries them", (name) => {
+    const secrets = workflow(name).on.workflow_call.secrets;
+    expect(secrets.EGP_SECRETS).toMatchObject({ required: false });
   });
 
   it("rolls back behind the environment's GitHub reviewers, with `egp rollback --env E`", () => {

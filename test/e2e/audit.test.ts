@@ -60,7 +60,7 @@ describe("egp audit", () => {
 
     const csv = (await egp(["audit", "--format", "csv", "--dir", dir])).stdout;
     expect(csv.split("\r\n")[0]).toBe(
-      "sequence,at,actor,action,environment,instance,result,release,plan sha256,changes,failures,freeze exception,reason,run,chain broken,started",
+      "sequence,at,actor,action,environment,instance,result,release,plan sha256,changes,failures,freeze exception,reason,run,chain broken,started,actor source,approvers",
     );
   });
 

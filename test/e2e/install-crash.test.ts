@@ -7,6 +7,7 @@ import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, environmentFile, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -14,7 +15,7 @@ import { testdir } from "../helpers/testdir.ts";
  * plans, and the snapshot taken before the first install stays the one rollback installs.
  */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const ENV = { EGP_TEST_PASSWORD: "Password1!", ...SIGNING_ENV };
 const PROD = ["--env", "local-prod"];
 const startOne = emulatorsPerTest();
 
@@ -87,7 +88,7 @@ describe("egp apply after a SIGKILL during the install job", () => {
       startOne({ seed: "demo-prod", faults: "jobMs=3000" }),
     ]);
     const dir = await testdir({
-      "egp.yaml": "releases:\n  store: ./store\n",
+      "egp.yaml": egpYamlFor("./store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/f.yaml": environmentFile(f.url, ["release: r1"]),

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -146,6 +146,15 @@ describe("the release pipeline as CI runs it: saved plans, fresh runners, a shar
           approvals.push(approval);
           return true;
         },
+        github: {
+          // GitHub's run approvals, as the apply job reads them: the reviewer of the environment.
+          approvers: async ({ env }: { env: Record<string, string> }) => {
+            await appendFile(
+              env.GITHUB_OUTPUT as string,
+              `approvers=reviewer-of-${env.EGP_CI_ENVIRONMENT}\n`,
+            );
+          },
+        },
       });
 
       // 1. The release, built once on dev; its record is the pull request, merged.
@@ -220,6 +229,22 @@ describe("the release pipeline as CI runs it: saved plans, fresh runners, a shar
         ["prod/apply", "apply --env prod plan-prod.json", 0],
       ]);
       expect(approvals.map((a) => a.environment)).toEqual(["test", "prod"]);
+      // The audit records of the applies name who approved each environment.
+      const audit = await new Promise<string>((resolve) =>
+        execFile(
+          process.execPath,
+          [join(ROOT, "bin", "egp.js"), "audit", "--format", "json", "--dir", origin],
+          { env: { PATH: process.env.PATH ?? "" } },
+          (_error, stdout) => resolve(stdout),
+        ),
+      );
+      const applies = (
+        JSON.parse(audit) as { records: { action: string; environment: string; approvers?: string[] }[] }
+      ).records.filter((r) => r.action === "apply");
+      expect(applies.map((r) => [r.environment, r.approvers])).toEqual([
+        ["test", ["reviewer-of-test"]],
+        ["prod", ["reviewer-of-prod"]],
+      ]);
       expect(await installedDigests(prod)).toEqual([sha256]);
       expect(await installedDigests(test)).toEqual([sha256]);
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -13,7 +14,7 @@ import { testdir } from "../helpers/testdir.ts";
  * called a release, and `release list` lists releases with where each is verified.
  */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const ENV = { EGP_TEST_PASSWORD: "Password1!", ...SIGNING_ENV };
 const NAME = "2026-11-r1";
 const startOne = emulatorsPerTest();
 const temp: string[] = [];
@@ -36,7 +37,7 @@ describe("a release pipeline, as people review it", () => {
       emulator("demo-prod"),
     ]);
     const dir = await testdir({
-      "egp.yaml": "releases:\n  store: ./store\n",
+      "egp.yaml": egpYamlFor("./store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`]),

@@ -5,6 +5,7 @@ import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -14,7 +15,7 @@ import { testdir } from "../helpers/testdir.ts";
  * environment (packagesFrom), a promotion of a release, and a rollback.
  */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const ENV = { EGP_TEST_PASSWORD: "Password1!", ...SIGNING_ENV };
 const startOne = emulatorsPerTest();
 const emulator = (seed: string) => startOne({ seed, jobs: { generateMs: 20, installMs: 20 } });
 
@@ -78,7 +79,7 @@ describe("a saved plan of every kind of change applies from its file", () => {
   it("a release's promotion, then its rollback, each from a saved plan file", async () => {
     const [dev, test] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
     const dir = await testdir({
-      "egp.yaml": "releases:\n  store: ./store\n",
+      "egp.yaml": egpYamlFor("./store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/test.yaml": environmentFile(test.url, ["release: 2026-11-r1"]),

@@ -10,6 +10,7 @@ import { isPublicKey, Keyring, OciStore } from "../../src/store/index.ts";
 import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
+import { egpYamlFor, SIGNING_ENV, TEST_KEYS } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -17,7 +18,8 @@ import { testdir } from "../helpers/testdir.ts";
  * its environment file names, and rollback uses no history record it can't check.
  */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const PASSWORD = { EGP_TEST_PASSWORD: "Password1!" };
+const ENV = { ...PASSWORD, ...SIGNING_ENV };
 const NAME = "2026-11-r1";
 const startOne = emulatorsPerTest();
 const temp: string[] = [];
@@ -45,7 +47,7 @@ describe("requiresVerifiedOn believes only a signed verification of the instance
     const store = join(await tempDir(), "store");
     const testFile = environmentFile(test.url, [`release: ${NAME}`]);
     const dir = await testdir({
-      "egp.yaml": `releases:\n  store: ${JSON.stringify(store)}\n`,
+      "egp.yaml": egpYamlFor(store),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/test.yaml": testFile,
@@ -154,7 +156,7 @@ describe("rollback believes no history record it can't check", () => {
 });
 
 describe("a store shared between machines", () => {
-  it("believes another machine's verification only when signed with a key egp.yaml trusts", async () => {
+  it("takes a configured key before its first record: without EGP_SIGNING_KEY nothing is written, with it another machine believes the verification", async () => {
     const [dev, test, prod] = await Promise.all([
       emulator("demo-dev"),
       emulator("demo-prod"),
@@ -170,23 +172,22 @@ describe("a store shared between machines", () => {
     // Two machines: each its own home (its own local key), both the same store.
     const machine = async (egpYaml: string, more: Record<string, string> = {}) => ({
       dir: await testdir({ ...files, ...more, "egp.yaml": egpYaml }),
-      env: { ...ENV, XDG_CONFIG_HOME: await tempDir() },
+      env: { ...PASSWORD, XDG_CONFIG_HOME: await tempDir() },
     });
     const storeLine = `releases:\n  store: ${JSON.stringify(store)}\n`;
     const one = await machine(storeLine);
     const on = (m: { dir: string; env: Record<string, string> }, args: string[], extra = {}) =>
       egp([...args, "--dir", m.dir], { env: { ...m.env, ...extra } });
-    expect((await on(one, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
-    const releaseFile = await readFile(join(one.dir, `releases/${NAME}.yaml`), "utf8");
-
-    // Signed with machine one's local key: machine two can't check it, and says what to do.
-    expect((await on(one, ["apply", "--env", "test", "--yes"])).code).toBe(0);
-    const two = await machine(storeLine, { [`releases/${NAME}.yaml`]: releaseFile });
-    const refused = await on(two, ["plan", "--env", "prod"]);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(
-      "it is signed with another machine's local key (a shared store needs EGP_SIGNING_KEY and releases.trustedKeys)",
+    const required = new RegExp(
+      `^egp: EGP_SIGNING_KEY_REQUIRED the release store ${store} is shared, .*'egp keys'`,
     );
+
+    // Without a key: refused before dev builds anything, and nothing reaches the store.
+    const keyless = await on(one, ["release", "create", "--from", "dev", "--name", NAME]);
+    expect(keyless.code).toBe(1);
+    expect(lines(keyless.stderr)).toEqual([expect.stringMatching(required)]);
+    expect(Object.values(packagesOf(dev.store).byId).filter((p) => p.Origin === "Created")).toEqual([]);
+    await expect(readdir(store)).rejects.toThrow(/ENOENT/);
 
     // With a configured key, listed in egp.yaml: machine two believes machine one's verification.
     const keys = await egp(["keys"]);
@@ -194,16 +195,27 @@ describe("a store shared between machines", () => {
     const privateKey = lines(keys.stdout).at(-1) ?? "";
     const trusting = `${storeLine}  trustedKeys: ["${publicKey}"]\n`;
     await writeFile(join(one.dir, "egp.yaml"), trusting);
-    await writeFile(join(two.dir, "egp.yaml"), trusting);
-    const verified = await on(one, ["apply", "--env", "test", "--yes"], { EGP_SIGNING_KEY: privateKey });
+    const signing = { EGP_SIGNING_KEY: privateKey };
+    const made = await on(one, ["release", "create", "--from", "dev", "--name", NAME], signing);
+    expect(made.code, made.stderr).toBe(0);
+    const releaseFile = await readFile(join(one.dir, `releases/${NAME}.yaml`), "utf8");
+
+    // An apply without the key is refused before the instance is written to, as a release is.
+    const unsigned = await on(one, ["apply", "--env", "test", "--yes"]);
+    expect(unsigned.code).toBe(1);
+    expect(lines(unsigned.stderr)).toEqual([expect.stringMatching(required)]);
+    expect(installs(test)).toBe(0);
+
+    const verified = await on(one, ["apply", "--env", "test", "--yes"], signing);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const two = await machine(trusting, { [`releases/${NAME}.yaml`]: releaseFile });
     // The verification names its instance by a digest keyed with the signing key: the gate needs it.
-    const keyless = await on(two, ["plan", "--env", "prod"]);
-    expect(keyless.code).toBe(1);
-    expect(keyless.stderr).toContain(
+    const unkeyed = await on(two, ["plan", "--env", "prod"]);
+    expect(unkeyed.code).toBe(1);
+    expect(unkeyed.stderr).toContain(
       "the store's verification of test can't be checked here: it names its instance under the key that signed it, and this run signs with another (give it that EGP_SIGNING_KEY)",
     );
-    const planned = await on(two, ["plan", "--env", "prod"], { EGP_SIGNING_KEY: privateKey });
+    const planned = await on(two, ["plan", "--env", "prod"], signing);
     expect(planned.stderr).toBe("");
     expect(planned.code).toBe(0);
   }, 180_000);
@@ -218,7 +230,7 @@ describe("release create on a registry, twice at once", () => {
     const dev = await emulator("demo-dev");
     const reference = `oci://${registry.host}/egp-race`;
     const files = {
-      "egp.yaml": `releases:\n  store: ${JSON.stringify(reference)}\n`,
+      "egp.yaml": egpYamlFor(reference),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
     };
@@ -276,5 +288,29 @@ describe("egp keys", () => {
       `egp: EGP_USAGE keys: ${file} exists; egp does not overwrite a key`,
     ]);
     expect((await readFile(file, "utf8")).trim()).toBe(privateKey);
+  });
+
+  it("--current names EGP_SIGNING_KEY's public key and whether egp.yaml trusts it, beside the older keys", async () => {
+    const old = await egp(["keys"]);
+    const oldKey = /^Public key: (\S+)$/m.exec(old.stdout)?.[1] ?? "";
+    const dir = await testdir({ "egp.yaml": `releases:\n  store: ./store\n  trustedKeys: ["${oldKey}"]\n` });
+    const current = (extra: Record<string, string>) =>
+      egp(["keys", "--current", "--dir", dir], { env: extra });
+    const rotated = await current(SIGNING_ENV);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(lines(rotated.stdout)).toEqual([
+      `Public key of EGP_SIGNING_KEY: ${TEST_KEYS.publicKey}`,
+      "egp.yaml does not list it: add it to releases.trustedKeys, or no other machine believes what it signs.",
+      `Also trusted (keep each while the records it signed are evidence): ${oldKey}`,
+    ]);
+    await writeFile(join(dir, "egp.yaml"), egpYamlFor("./store"));
+    expect(lines((await current(SIGNING_ENV)).stdout)[1]).toBe(
+      "egp.yaml lists it under releases.trustedKeys.",
+    );
+    const none = await current({});
+    expect(none.code).toBe(1);
+    expect(lines(none.stderr)).toEqual([
+      "egp: EGP_USAGE keys --current: EGP_SIGNING_KEY is not set; 'egp keys' makes a key",
+    ]);
   });
 });

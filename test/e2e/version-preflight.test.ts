@@ -3,11 +3,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, environmentFile, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /* A package built on a newer platform is refused at plan time on an older one (live and release). */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const ENV = { EGP_TEST_PASSWORD: "Password1!", ...SIGNING_ENV };
 const start = emulatorsPerTest();
 const jobs = { generateMs: 20, installMs: 20 };
 
@@ -41,7 +42,7 @@ describe("version preflight", () => {
       start({ seed: "demo-prod", release: "6.12.0", jobs }),
     ]);
     const dir = await testdir({
-      "egp.yaml": "releases:\n  store: .egp/shared-store\n",
+      "egp.yaml": egpYamlFor(".egp/shared-store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/prod.yaml": environmentFile(prod.url, ["release: r1"]),

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { afterAll } from "vitest";
 import { parse } from "yaml";
 import { parseOutputs } from "../ci/scripts.ts";
@@ -99,7 +99,9 @@ export interface RunResult {
   job(name: string): JobResult;
 }
 
-const workflowOf = async (path: string): Promise<Yaml> => parse(await readFile(join(ROOT, path), "utf8"));
+/** A workflow file: a path of this checkout (`.github/workflows/…`), or an absolute one (a test's caller). */
+const workflowOf = async (path: string): Promise<Yaml> =>
+  parse(await readFile(isAbsolute(path) ? path : join(ROOT, path), "utf8"));
 
 function order(jobs: Record<string, Yaml>): string[] {
   const done: string[] = [];
@@ -221,13 +223,13 @@ class Runner {
         return [key, given[key] ?? spec.default ?? (spec.type === "boolean" ? false : "")];
       }),
     );
-    if (job.secrets !== "inherit") throw new Error(`job ${name}: only secrets: inherit is understood`);
+    const secrets = this.secretsFor(name, job, doc, contexts);
     const before = this.jobs.length;
     // A reusable workflow's jobs: github is still the caller's; job.workflow_* name the called file.
     const called: Contexts = {
       github: contexts.github as Value,
       inputs,
-      secrets: this.options.secrets,
+      secrets,
       job: {
         workflow_repository: (contexts.github as { repository: string }).repository,
         workflow_sha: this.options.sha,
@@ -237,6 +239,22 @@ class Runner {
     };
     await this.jobsOf(doc.jobs, called, `${name}/`);
     return this.jobs.slice(before);
+  }
+
+  /**
+   * The secrets a called workflow sees: all of the caller's with `secrets: inherit`, else those the
+   * caller maps, each of which the called workflow must declare (GitHub refuses the call otherwise).
+   */
+  private secretsFor(name: string, job: Yaml, doc: Yaml, contexts: Contexts): Record<string, Value> {
+    if (job.secrets === "inherit") return this.options.secrets;
+    const declared: Record<string, Yaml> = doc.on.workflow_call.secrets ?? {};
+    const given = (job.secrets ?? {}) as Record<string, unknown>;
+    const secrets: Record<string, Value> = {};
+    for (const [key, value] of Object.entries(given)) {
+      if (!(key in declared)) throw new Error(`job ${name}: ${job.uses} declares no secret ${key}`);
+      secrets[key] = interpolate(value, contexts);
+    }
+    return secrets;
   }
 
   private async job(name: string, job: Yaml, contexts: Contexts): Promise<JobResult> {
@@ -424,14 +442,14 @@ class Runner {
   }
 }
 
-/** Runs a workflow file of .github/workflows on `options.origin` at `options.sha`. */
+/** Runs a workflow file of .github/workflows (or one at an absolute path) on `options.origin` at `options.sha`. */
 export async function runWorkflow(
   file: string,
   options: RunnerOptions,
   inputs: Record<string, Value> = {},
 ): Promise<RunResult> {
   const runner = new Runner(options);
-  await runner.workflow(join(".github", "workflows", file), inputs);
+  await runner.workflow(isAbsolute(file) ? file : join(".github", "workflows", file), inputs);
   return {
     jobs: runner.jobs,
     egp: runner.egp,

@@ -1,11 +1,14 @@
+import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openProjectStore } from "../../src/compose/index.ts";
 import { parseProject } from "../../src/manifest/index.ts";
 import {
+  assertCanSign,
   checkStoreSpec,
   FolderStore,
   generateSigningKey,
+  isMachineLocal,
   OciStore,
   openSignedStore,
   openStore,
@@ -105,5 +108,46 @@ describe("openSignedStore", () => {
     expect(() => openSignedStore({}, "/repo", { EGP_SIGNING_KEY: "x" })).toThrow(
       /not an Ed25519 private key/,
     );
+  });
+});
+
+describe("keys before evidence: a shared store is written with a configured key only", () => {
+  it("counts only the default .egp/store as this machine's", () => {
+    expect(isMachineLocal({}, "/repo")).toBe(true);
+    expect(isMachineLocal({ store: ".egp/store" }, "/repo")).toBe(true);
+    expect(isMachineLocal({ store: "/repo/.egp/store/" }, "/repo")).toBe(true);
+    expect(isMachineLocal({ store: "./store" }, "/repo")).toBe(false);
+    expect(isMachineLocal({ store: ".egp/shared-store" }, "/repo")).toBe(false);
+    expect(isMachineLocal({ store: "/mnt/releases" }, "/repo")).toBe(false);
+    expect(isMachineLocal({ store: "oci://registry.lan/egp" }, "/repo")).toBe(false);
+  });
+
+  it("refuses a record for a shared folder or registry without EGP_SIGNING_KEY, naming egp keys, and writes nothing", async () => {
+    const root = await testdir({});
+    const folder = openSignedStore({ store: "./shared" }, root, {});
+    await expect(folder.putRecord("releases/r1", { name: "r1" })).rejects.toThrow(
+      expect.objectContaining({
+        code: "EGP_SIGNING_KEY_REQUIRED",
+        message: expect.stringContaining("make one with 'egp keys', set EGP_SIGNING_KEY"),
+      }),
+    );
+    await expect(readdir(join(root, "shared"))).rejects.toThrow(/ENOENT/);
+    const registry = openSignedStore({ store: "oci://127.0.0.1:9/egp", plainHttp: true }, root, {});
+    expect(() => assertCanSign(registry)).toThrow(
+      expect.objectContaining({ code: "EGP_SIGNING_KEY_REQUIRED" }),
+    );
+  });
+
+  it("writes the default store with the local key, and a shared one with a configured key", async () => {
+    const root = await testdir({});
+    const local = openSignedStore({}, root, {});
+    await local.putRecord("releases/r1", { name: "r1" });
+    expect(await local.getRecord("releases/r1")).toMatchObject({ name: "r1" });
+    const { privateKey, publicKey } = generateSigningKey();
+    const shared = openSignedStore({ store: "./shared", trustedKeys: [publicKey] }, root, {
+      EGP_SIGNING_KEY: privateKey,
+    });
+    await shared.putRecord("releases/r1", { name: "r1" });
+    expect(await shared.getRecord("releases/r1")).toMatchObject({ signature: { key: publicKey } });
   });
 });

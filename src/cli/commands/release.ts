@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { localStoreNote, openProjectStore, sharedWithoutKey } from "../../compose/project-store.ts";
+import { localStoreNote, openProjectStore } from "../../compose/project-store.ts";
 import { printable } from "../../plan/index.ts";
 import { adoptCreatedRelease, type CreateReleaseOptions, createRelease } from "../../release/create.ts";
 import { releaseList } from "../../release/release-list.ts";
@@ -96,8 +96,6 @@ export function registerReleaseCommand(program: Command): void {
       process.stdout.write(
         `Commit ${file}, then set 'release: ${built.name}' in the environments that run it.\n`,
       );
-      const notice = sharedWithoutKey(store);
-      if (notice) say(notice);
       const note = await localStoreNote(dir);
       if (note) process.stdout.write(`${note}\n`);
     });

@@ -35,7 +35,7 @@ describe("the audit report", () => {
     const rows = renderAudit({ records: [record], chain: broken, filters: "" }, "csv").split("\r\n");
     expect(rows).toHaveLength(3);
     expect(rows.at(-1)).toBe(
-      `,,,chain,,,broken,,,,"broken at audit/000000000002: it is missing (the head, audit-head, names record 2)",,,,`,
+      `,,,chain,,,broken,,,,"broken at audit/000000000002: it is missing (the head, audit-head, names record 2)",,,,,,,`,
     );
     const whole = renderAudit({ records: [record], chain: holds, filters: "" }, "csv").split("\r\n");
     expect(whole).toHaveLength(2);

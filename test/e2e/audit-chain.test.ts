@@ -45,7 +45,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-/** A repository whose chain has three records (apply local-dev, release r1, release r2); local-prod untouched. */
+/** A repository whose chain has four records (apply local-dev started and done, release r1, release r2); local-prod untouched. */
 async function chained(): Promise<string> {
   const dir = await testdir(exampleTree());
   expect((await run(dir, ["apply", "--env", "local-dev", "--yes"])).code).toBe(0);
@@ -53,7 +53,7 @@ async function chained(): Promise<string> {
   expect((await run(dir, ["release", "create", "--from", "local-dev", "--name", "r2"])).code).toBe(0);
   const audit = await run(dir, ["audit"]);
   expect(audit.code).toBe(0);
-  expect(audit.stdout).toMatch(/^#3 \S+ alice release-create local-dev: recorded$/m);
+  expect(audit.stdout).toMatch(/^#4 \S+ alice release-create local-dev: recorded$/m);
   return dir;
 }
 
@@ -82,8 +82,8 @@ describe("an anchored audit chain", () => {
     "catches the last record removed, and an append after it does not take its number",
     async () => {
       const dir = await chained();
-      await rm(auditFile(dir, 3));
-      await expectBroken(dir, "audit/000000000003: it is missing (the head, audit-head, names record 3)");
+      await rm(auditFile(dir, 4));
+      await expectBroken(dir, "audit/000000000004: it is missing (the head, audit-head, names record 4)");
 
       const acknowledged = await run(dir, [
         "audit",
@@ -92,15 +92,15 @@ describe("an anchored audit chain", () => {
         "restored from backup: lost",
       ]);
       expect(acknowledged.code).toBe(0);
-      expect(acknowledged.stdout).toContain("Acknowledged 1 break in audit record #4:");
+      expect(acknowledged.stdout).toContain("Acknowledged 1 break in audit record #5:");
       const applied = await run(dir, ["apply", "--env", "local-prod", "--yes"]);
       expect(applied.code).toBe(0);
       const audit = await run(dir, ["audit"]);
       expect(audit.code).toBe(0);
-      expect(audit.stdout).toMatch(/^#4 \S+ alice acknowledge-break: recorded$/m);
+      expect(audit.stdout).toMatch(/^#5 \S+ alice acknowledge-break: recorded$/m);
       expect(audit.stdout).toContain("reason: restored from backup: lost");
-      expect(audit.stdout).toMatch(/^#5 \S+ alice apply local-prod: verified$/m);
-      expect(audit.stdout).toContain("Acknowledged break (#4): broken at audit/000000000003: it is missing.");
+      expect(audit.stdout).toMatch(/^#7 \S+ alice apply local-prod: verified$/m);
+      expect(audit.stdout).toContain("Acknowledged break (#5): broken at audit/000000000004: it is missing.");
       expect(audit.stdout).toContain("The chain holds past 1 acknowledged break");
     },
     SLOW,
@@ -110,11 +110,11 @@ describe("an anchored audit chain", () => {
     "catches the last two records removed",
     async () => {
       const dir = await chained();
+      await rm(auditFile(dir, 4));
       await rm(auditFile(dir, 3));
-      await rm(auditFile(dir, 2));
       await expectBroken(
         dir,
-        "audit/000000000002: it and the records after it up to audit/000000000003 are missing (the head, audit-head, names record 3)",
+        "audit/000000000003: it and the records after it up to audit/000000000004 are missing (the head, audit-head, names record 4)",
       );
     },
     SLOW,
@@ -127,19 +127,19 @@ describe("an anchored audit chain", () => {
       await rm(join(records(dir), "audit"), { recursive: true });
       await expectBroken(
         dir,
-        "audit/000000000001: it and the records after it up to audit/000000000003 are missing (the head, audit-head, names record 3)",
+        "audit/000000000001: it and the records after it up to audit/000000000004 are missing (the head, audit-head, names record 4)",
       );
       await rm(join(records(dir), "audit-head.json"));
       await expectBroken(
         dir,
-        "audit/000000000001: it and the records after it up to audit/000000000003 are missing (this machine has seen record 3 of this store)",
+        "audit/000000000001: it and the records after it up to audit/000000000004 are missing (this machine has seen record 4 of this store)",
       );
       // On a machine that never saw the chain, the records that name their audit record still tell.
       await rm(join(dir, ".egp/audit-seen"), { recursive: true });
       const audit = await run(dir, ["audit"]);
       expect(audit.code).toBe(1);
       expect(audit.stderr).toMatch(
-        /^egp: EGP_AUDIT_BROKEN the audit chain is broken at audit\/000000000001: it and the records after it up to audit\/000000000002 are missing \(releases\/r2 names record 3\)\n$/,
+        /^egp: EGP_AUDIT_BROKEN the audit chain is broken at audit\/000000000001: it and the records after it up to audit\/000000000003 are missing \(releases\/r2 names record 4\)\n$/,
       );
     },
     SLOW,
@@ -149,11 +149,11 @@ describe("an anchored audit chain", () => {
     "catches a record removed and a later one moved into its place (renumbering)",
     async () => {
       const dir = await chained();
-      await rm(auditFile(dir, 2));
-      await rename(auditFile(dir, 3), auditFile(dir, 2));
+      await rm(auditFile(dir, 3));
+      await rename(auditFile(dir, 4), auditFile(dir, 3));
       await expectBroken(
         dir,
-        "audit/000000000002: it is record 3 at audit/000000000002, where record 2 belongs (one was removed or put in)",
+        "audit/000000000003: it is record 4 at audit/000000000003, where record 3 belongs (one was removed or put in)",
       );
     },
     SLOW,
@@ -166,13 +166,13 @@ describe("an anchored audit chain", () => {
       const head = join(records(dir), "audit-head.json");
       const older = await readFile(head, "utf8");
       expect((await run(dir, ["release", "create", "--from", "local-dev", "--name", "r3"])).code).toBe(0);
-      await rm(auditFile(dir, 4));
+      await rm(auditFile(dir, 5));
       await writeFile(head, older);
       await rm(join(records(dir), "releases/r3.json"));
       await rm(join(dir, "releases/r3.yaml"));
       await expectBroken(
         dir,
-        "audit/000000000004: it is missing (this machine has seen record 4 of this store)",
+        "audit/000000000005: it is missing (this machine has seen record 5 of this store)",
       );
     },
     SLOW,
@@ -184,15 +184,15 @@ describe("an anchored audit chain", () => {
       const dir = await testdir(exampleTree());
       expect((await run(dir, ["apply", "--env", "local-dev", "--yes"])).code).toBe(0);
       expect((await run(dir, ["apply", "--env", "local-prod", "--yes"])).code).toBe(0);
-      await rm(auditFile(dir, 2));
+      await rm(auditFile(dir, 4));
       const rolled = await run(dir, ["rollback", "--env", "local-prod", "--yes"]);
       expect(rolled.stderr).toBe("");
       expect(rolled.code).toBe(0);
       const audit = await run(dir, ["audit"]);
       expect(audit.code).toBe(1);
-      expect(audit.stdout).toMatch(/^#3 \S+ alice rollback local-prod: verified$/m);
+      expect(audit.stdout).toMatch(/^#5 \S+ alice rollback local-prod: verified$/m);
       expect(audit.stdout).toContain(
-        "chain broken: broken at audit/000000000002: it is missing (the head, audit-head, names record 2)",
+        "chain broken: broken at audit/000000000004: it is missing (the head, audit-head, names record 4)",
       );
     },
     SLOW,
@@ -214,7 +214,8 @@ describe("records the chain cannot read", () => {
         `audit/000000000002: it cannot be read: audit/000000000002 in the store ${store} nests deeper than 64 levels: not a record egp wrote`,
       );
       const audit = await run(dir, ["audit"]);
-      expect(audit.stdout).toMatch(/^#1 \S+ alice apply local-dev: verified$/m);
+      // Its result is the unreadable record 2, so the trail cannot say how that apply ended.
+      expect(audit.stdout).toMatch(/^#1 \S+ alice apply-started local-dev: outcome unknown$/m);
       expect(audit.stdout).toMatch(/^#3 \S+ alice release-create local-dev: recorded$/m);
       expect(audit.stderr).not.toMatch(/stack|at .*\.js:\d+/i);
 
@@ -224,7 +225,7 @@ describe("records the chain cannot read", () => {
       expect((await run(dir, ["apply", "--env", "local-prod", "--yes"])).code).toBe(0);
       const after = await run(dir, ["audit"]);
       expect(after.code).toBe(0);
-      expect(after.stdout).toMatch(/^#6 \S+ alice apply local-prod: verified$/m);
+      expect(after.stdout).toMatch(/^#7 \S+ alice apply local-prod: verified$/m);
       for (const n of [2, 4])
         expect(after.stdout).toContain(
           `Acknowledged break (#5): broken at audit/00000000000${n}: it cannot be read`,
@@ -266,7 +267,7 @@ describe("rejections fail closed", () => {
       expect(plan.stderr).toBe(
         `egp: EGP_RELEASE_REJECTED release r1 was rejected (the audit chain's head, audit-head, names it), but its record rejected/r1 is missing from the store ${store}; egp never promotes it: name another release in environments/local-prod.yaml\n`,
       );
-      await expectBroken(dir, "rejected/r1: it is missing, but audit/000000000003 records the rejection");
+      await expectBroken(dir, "rejected/r1: it is missing, but audit/000000000004 records the rejection");
 
       // Acknowledging the break records it; the release stays refused.
       expect((await run(dir, ["audit", "acknowledge-break", "--reason", "record lost"])).code).toBe(0);
@@ -277,7 +278,7 @@ describe("rejections fail closed", () => {
       );
       const audit = await run(dir, ["audit"]);
       expect(audit.code).toBe(0);
-      expect(audit.stdout).toMatch(/^#5 \S+ alice apply local-prod: refused$/m);
+      expect(audit.stdout).toMatch(/^#6 \S+ alice apply local-prod: refused$/m);
     },
     SLOW,
   );

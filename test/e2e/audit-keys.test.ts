@@ -29,11 +29,11 @@ describe("an auditor without the trusted key", () => {
     expect(auditor.stdout).not.toContain("No audit records");
     expect(auditor.stdout).not.toContain("broken");
     const line =
-      "2 records cannot be verified here (it is signed with another machine's local key (a shared store needs EGP_SIGNING_KEY and releases.trustedKeys))";
+      "4 records cannot be verified here (it is signed with another machine's local key (a shared store needs EGP_SIGNING_KEY and releases.trustedKeys))";
     expect(auditor.stdout).toContain(`${line}.`);
     expect(auditor.stderr).toBe(`egp: EGP_AUDIT_UNVERIFIABLE ${line}\n`);
     const csv = await egp(["audit", "--format", "csv", "--dir", dir], { env: { HOME: await home() } });
-    expect(csv.stdout.trim().split("\r\n").at(-1)).toBe(`,,,chain,,,unverifiable,,,,${line},,,,`);
+    expect(csv.stdout.trim().split("\r\n").at(-1)).toBe(`,,,chain,,,unverifiable,,,,${line},,,,,,,`);
   }, 120_000);
 
   it("verifies a chain signed with EGP_SIGNING_KEY where egp.yaml trusts its public key, and not where it does not", async () => {
@@ -46,7 +46,7 @@ describe("an auditor without the trusted key", () => {
     const trusted = await egp(["audit", "--dir", dir], { env: { HOME: await home() } });
     expect(trusted.stderr).toBe("");
     expect(trusted.code).toBe(0);
-    expect(trusted.stdout).toMatch(/^#1 \S+ alice apply local-dev: verified$/m);
+    expect(trusted.stdout).toMatch(/^#2 \S+ alice apply local-dev: verified$/m);
     expect(trusted.stdout).toContain("The chain holds");
 
     await writeFile(join(dir, "egp.yaml"), "releases: {}\n");
@@ -54,7 +54,7 @@ describe("an auditor without the trusted key", () => {
     expect(untrusted.code).toBe(1);
     expect(untrusted.stdout).not.toContain("No audit records");
     expect(untrusted.stderr).toBe(
-      "egp: EGP_AUDIT_UNVERIFIABLE 1 record cannot be verified here (it is signed by a key egp.yaml's releases.trustedKeys does not list)\n",
+      "egp: EGP_AUDIT_UNVERIFIABLE 2 records cannot be verified here (it is signed by a key egp.yaml's releases.trustedKeys does not list)\n",
     );
   }, 120_000);
 });

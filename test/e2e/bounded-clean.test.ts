@@ -116,7 +116,7 @@ describe.runIf(process.getuid?.() === 0)("a full disk under .egp/", () => {
     expect(run.stderr).not.toContain("    at ");
     expect(lines(run.stderr).slice(1)).toEqual([
       expect.stringMatching(
-        /^egp: EGP_TRANSFER cannot write( \S+)?: no space left on the device \(ENOSPC\)$/,
+        /^egp: EGP_FILE_SYSTEM cannot write( \S+)?: no space left on the device \(ENOSPC\)$/,
       ),
     ]);
   });

@@ -32,6 +32,7 @@ describe("keys before evidence", () => {
     const dir = await testdir(exampleTree());
     const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir]);
     expect(applied.code, applied.stderr).toBe(0);
-    expect(await readdir(join(dir, ".egp/store/records/audit"))).toHaveLength(1);
+    // Its apply-started record and its result.
+    expect(await readdir(join(dir, ".egp/store/records/audit"))).toHaveLength(2);
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -12,7 +13,7 @@ import { testdir } from "../helpers/testdir.ts";
  * shows a rolled-back verification as a rollback, over HTTP against emulators.
  */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!", EGP_ACTOR: "carol" };
+const ENV = { EGP_TEST_PASSWORD: "Password1!", EGP_ACTOR: "carol", ...SIGNING_ENV };
 const NAME = "2026-12-r1";
 const startOne = emulatorsPerTest();
 const temp: string[] = [];
@@ -44,7 +45,7 @@ describe("views of a rejected and rolled-back release", () => {
       emulator("demo-prod"),
     ]);
     const dir = await testdir({
-      "egp.yaml": "releases:\n  store: ./store\n",
+      "egp.yaml": egpYamlFor("./store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`]),

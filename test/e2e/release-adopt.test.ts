@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -12,7 +13,7 @@ import { testdir } from "../helpers/testdir.ts";
  * `release create --adopt NAME` writes the file from the record that stands.
  */
 
-const ENV = { EGP_TEST_PASSWORD: "Password1!" };
+const ENV = { EGP_TEST_PASSWORD: "Password1!", ...SIGNING_ENV };
 const NAME = "2026-12-r1";
 const startOne = emulatorsPerTest();
 let registry: Registry | undefined;
@@ -25,7 +26,7 @@ describe("release create on an OCI store that could not be sure", () => {
     const reference = `oci://${registry.host}/egp-adopt`;
     const dir = await testdir({
       // A settle time no check-to-write window stays under: every create is unsure.
-      "egp.yaml": `releases:\n  store: ${JSON.stringify(reference)}\n  settle: 1ms\n`,
+      "egp.yaml": `${egpYamlFor(reference)}  settle: 1ms\n`,
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url),
       "environments/test.yaml": environmentFile(dev.url, [`release: ${NAME}`]),

@@ -187,43 +187,89 @@ function groupNamesOf(desired: DesiredState, live: LiveState): NamedId[] {
   return [...Object.entries(desired.environment.groups).map(([name, id]) => ({ name, id })), ...listed];
 }
 
-/** The instance's group of that name: the same spelling first, else the same name in another case. */
-function listedGroup(live: LiveState, name: string): { Id: number; Name: string } | undefined {
-  const listed = live.groupsListed ?? [];
+/**
+ * A user's memberships written by name (groups and roles alike, where the environment has no map of
+ * them) are resolved against what the instance lists: `undefined` where it was not asked, `null`
+ * where it does not answer that call.
+ */
+interface Membership {
+  noun: "group" | "role";
+  /** The environment file's map that stands in where the instance can't list them. */
+  map: "groups" | "roles";
+  /** Why the instance's list is missing, in words. */
+  unlisted: string;
+  listed: (live: LiveState) => ReadonlyArray<{ Id: number; Name: string }> | null | undefined;
+  names: (user: DesiredUser) => DesiredUser["groupNames"];
+}
+
+const GROUPS: Membership = {
+  noun: "group",
+  map: "groups",
+  unlisted: "it does not offer core/system/group",
+  listed: (live) => live.groupsListed,
+  names: (user) => user.groupNames,
+};
+
+const ROLES: Membership = {
+  noun: "role",
+  map: "roles",
+  unlisted: "it does not answer core/system/role",
+  listed: (live) => live.rolesListed,
+  names: (user) => user.roleNames,
+};
+
+/** The instance's entry of that name: the same spelling first, else the same name in another case. */
+function listedNamed(
+  of: Membership,
+  live: LiveState,
+  name: string,
+): { Id: number; Name: string } | undefined {
+  const listed = of.listed(live) ?? [];
   return (
     listed.find((g) => g.Name === name) ?? listed.find((g) => g.Name.toLowerCase() === name.toLowerCase())
   );
 }
 
-/**
- * The user with its group names (written where the environment has no groups map) resolved
- * against the groups the instance lists. Names that resolve to nothing are refusals.
- */
-function withListedGroups(user: DesiredUser, live: LiveState): DesiredUser {
-  if (!user.groupNames) return user;
-  const groups = user.groupNames.flatMap(({ name }) => {
-    const group = listedGroup(live, name);
-    return group ? [{ name, id: group.Id }] : [];
-  });
-  return { ...user, groups: groups.sort((a, b) => a.id - b.id) };
+/** The names resolved to the instance's ids, in id order; names that resolve to nothing are refusals. */
+function resolvedNames(of: Membership, user: DesiredUser, live: LiveState): NamedId[] | undefined {
+  return of
+    .names(user)
+    ?.flatMap(({ name }) => {
+      const entry = listedNamed(of, live, name);
+      return entry ? [{ name, id: entry.Id }] : [];
+    })
+    .sort((a, b) => a.id - b.id);
 }
 
-/** Group names that can't be resolved: not among the instance's groups, or the instance can't list them. */
-function groupRefusals(user: DesiredUser, live: LiveState, desired: DesiredState): PlanProblem[] {
-  if (!user.groupNames || live.groupsListed === undefined) return [];
+/** The user with its group and role names resolved against what the instance lists. */
+function withListedNames(user: DesiredUser, live: LiveState): DesiredUser {
+  const groups = resolvedNames(GROUPS, user, live);
+  const roles = resolvedNames(ROLES, user, live);
+  return { ...user, ...(groups && { groups }), ...(roles && { roles }) };
+}
+
+/** Names that can't be resolved: not among the instance's entries, or the instance can't list them. */
+function nameRefusals(
+  of: Membership,
+  user: DesiredUser,
+  live: LiveState,
+  desired: DesiredState,
+): PlanProblem[] {
+  const names = of.names(user);
+  const listed = of.listed(live);
+  if (!names || listed === undefined) return [];
   const { name: environment, file } = desired.environment;
-  const listed = live.groupsListed;
   if (listed === null) {
-    return user.groupNames.map(({ name, source }) => ({
+    return names.map(({ name, source }) => ({
       ...source,
-      message: `group "${name}" can't be resolved: ${environment} does not list its groups (it does not offer core/system/group), so ${file} needs a groups map (groups: { ${JSON.stringify(name)}: <id> })`,
+      message: `${of.noun} "${name}" can't be resolved: ${environment} does not list its ${of.map} (${of.unlisted}), so ${file} needs a ${of.map} map (${of.map}: { ${JSON.stringify(name)}: <id> })`,
     }));
   }
-  return user.groupNames
-    .filter(({ name }) => !listedGroup(live, name))
+  return names
+    .filter(({ name }) => !listedNamed(of, live, name))
     .map(({ name, source }) => ({
       ...source,
-      message: `group "${name}" does not exist on ${environment} (its groups: ${listed.map((g) => g.Name).join(", ") || "none"})`,
+      message: `${of.noun} "${name}" does not exist on ${environment} (its ${of.map}: ${listed.map((g) => g.Name).join(", ") || "none"})`,
     }));
 }
 
@@ -231,43 +277,6 @@ function groupRefusals(user: DesiredUser, live: LiveState, desired: DesiredState
 function rolesField(desired: DesiredUser, current?: LiveUser): FieldChange[] {
   if (!desired.roles || current?.roles !== undefined) return [];
   return [{ field: "Roles", after: desired.roles.map((r) => r.name), verifiable: false }];
-}
-
-/** The listed role of that name: the same spelling first, else the same name in another case. */
-function listedRole(live: LiveState, name: string): { Id: number; Name: string } | undefined {
-  const listed = live.rolesListed ?? [];
-  return (
-    listed.find((r) => r.Name === name) ?? listed.find((r) => r.Name.toLowerCase() === name.toLowerCase())
-  );
-}
-
-/** The user with its role names (written where the environment has no roles map) resolved against the instance's roles. */
-function withListedRoles(user: DesiredUser, live: LiveState): DesiredUser {
-  if (!user.roleNames) return user;
-  const roles = user.roleNames.flatMap(({ name }) => {
-    const role = listedRole(live, name);
-    return role ? [{ name, id: role.Id }] : [];
-  });
-  return { ...user, roles: roles.sort((a, b) => a.id - b.id) };
-}
-
-/** Role names that can't be resolved: not among the instance's roles, or the instance can't list them. */
-function roleRefusals(user: DesiredUser, live: LiveState, desired: DesiredState): PlanProblem[] {
-  if (!user.roleNames || live.rolesListed === undefined) return [];
-  const { name: environment, file } = desired.environment;
-  const listed = live.rolesListed;
-  if (listed === null) {
-    return user.roleNames.map(({ name, source }) => ({
-      ...source,
-      message: `role "${name}" can't be resolved: ${environment} does not list its roles (it does not answer core/system/role), so ${file} needs a roles map (roles: { ${JSON.stringify(name)}: <id> })`,
-    }));
-  }
-  return user.roleNames
-    .filter(({ name }) => !listedRole(live, name))
-    .map(({ name, source }) => ({
-      ...source,
-      message: `role "${name}" does not exist on ${environment} (its roles: ${listed.map((r) => r.Name).join(", ") || "none"})`,
-    }));
 }
 
 /**
@@ -281,7 +290,7 @@ function roleMapRefusals(desired: DesiredState, live: LiveState): PlanProblem[] 
   const { name: environment, file, source } = desired.environment;
   const problems: PlanProblem[] = [];
   for (const [name, id] of Object.entries(desired.environment.roles)) {
-    const byName = listedRole(live, name);
+    const byName = listedNamed(ROLES, live, name);
     const byId = listed.find((r) => r.Id === id);
     if (byName?.Id === id) continue;
     const instance = byName
@@ -554,8 +563,8 @@ export const userPlanner: KindPlanner = {
       for (const problem of found) problems.push({ ...problem, subject: { kind: KIND, key: user.userName } });
     };
     for (const user of desired.users) {
-      add(user, groupRefusals(user, live, desired));
-      add(user, roleRefusals(user, live, desired));
+      add(user, nameRefusals(GROUPS, user, live, desired));
+      add(user, nameRefusals(ROLES, user, live, desired));
       add(user, userRefusals(user, parameters, exists, desired.environment.name));
     }
     problems.push(...absentRefusals(desired));
@@ -572,7 +581,7 @@ export const userPlanner: KindPlanner = {
     const lookups = lookupsOf(desired, live);
 
     for (const written of desired.users) {
-      const user = withListedRoles(withListedGroups(written, live), live);
+      const user = withListedNames(written, live);
       const named = liveByName.get(user.key);
       if (named) named.described = true;
       const current = named?.current;

@@ -63,5 +63,5 @@ describe("egp release reject", () => {
     const unknown = await run(["release", "reject", "r9", "--reason", "x"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no release r9");
-  });
+  }, 120_000);
 });

@@ -348,9 +348,13 @@ export class StateDb {
   }
 
   private commitTransaction(): void {
+    // Read while the write lock is held: no other connection can commit before our COMMIT, and our
+    // own COMMIT leaves our data_version as it is. Read after it, a commit another process makes in
+    // between would count as seen, and the next refresh would skip it (its ids handed out again).
+    const version = this.readDataVersion();
     this.db.exec("COMMIT");
     this.inTransaction = false;
-    this.dataVersion = this.readDataVersion();
+    this.dataVersion = version;
   }
 
   /** Changes when another connection commits; read on every request, so prepared once. */

@@ -254,6 +254,7 @@ function planEntry(
     id: `${KIND}/${key}`,
     kind: KIND,
     key,
+    label: key,
     action: live ? "update" : "create",
     fields: changes,
     notes: [],

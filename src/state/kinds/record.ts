@@ -139,15 +139,13 @@ async function read(context: ReadContext): Promise<LiveRecords> {
   return { records: levels };
 }
 
-/** Records: read only for the applications `Record` documents manage. */
+/**
+ * Records: read only for the applications `Record` documents manage, so a repository without them
+ * reads nothing. Not a part "not read" either: records no document names are never counted or pruned.
+ */
 export const recordLive = liveKind({
   part: PART,
   label: "records",
-  needed: {
-    kinds: ["Record"],
-    of: (desired) => recordDocuments(desired).length > 0,
-    empty: { records: [] },
-  },
   read,
   digest: (state) => hash(state.records),
 });

@@ -186,6 +186,45 @@ describe("Record documents", () => {
     expect((await planOf(dir)).changes).toEqual([]);
   });
 
+  it("writes numeric and multi-valued fields, compares the values as a set, and then plans no changes", async () => {
+    const risks = [
+      "kind: Record",
+      "application: Risk Register",
+      "key: [Risk Name]",
+      "records:",
+      "  - Risk Name: Cloud provider outage",
+      "    Risk Score: 15",
+      "    Category: [Technology, Operational]",
+      "",
+    ].join("\n");
+    const dir = await repository(proxy.url, risks);
+    const desired = await load(dir);
+    const plan = await planOf(dir);
+    expect(plan.changes.map((c) => c.fields.map((f) => [f.field, f.before, f.after]))).toEqual([
+      [
+        ["Risk Score", 16, 15],
+        ["Category", ["Technology"], ["Technology", "Operational"]],
+      ],
+    ]);
+    const result = await executePlan({
+      plan,
+      desired,
+      clients: new Map([["prod", client]]),
+      journal: Journal.open(stateDir, plan, { steps: BUILT_IN_KINDS.steps }),
+      stateDir,
+      concurrency: 2,
+      logger,
+      ops: BUILT_IN_KINDS.ops,
+    });
+    expect(result.failed).toEqual([]);
+    expect((await planOf(dir)).changes).toEqual([]);
+    const reordered = await repository(
+      proxy.url,
+      risks.replace("[Technology, Operational]", "[Operational, Technology]"),
+    );
+    expect((await planOf(reordered)).changes).toEqual([]);
+  });
+
   it("refuses a value name the values list lacks, with the closest name, before any write", async () => {
     const dir = await repository(
       proxy.url,

@@ -9,7 +9,7 @@ import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { BUILT_IN_KINDS } from "../../src/compose/kinds.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { loadEnvironment, ManifestError } from "../../src/manifest/index.ts";
-import { type Plan, planChanges, renderText } from "../../src/plan/index.ts";
+import { type Plan, planChanges, recordSteps, renderText } from "../../src/plan/index.ts";
 import { readLiveState } from "../../src/state/index.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -223,6 +223,36 @@ describe("Record documents", () => {
       risks.replace("[Technology, Operational]", "[Operational, Technology]"),
     );
     expect((await planOf(reordered)).changes).toEqual([]);
+  });
+
+  it("a create whose answer is lost finds the record it made by its key, and makes no second one", async () => {
+    // Straight to the emulator: the reset is the instance's, not the recording proxy's.
+    const direct = clientOf(prod.url);
+    const dir = await repository(
+      prod.url,
+      "kind: Record\napplication: Third Parties\nkey: [Vendor Name]\nrecords:\n  - Vendor Name: Fabrikam Data\n    Tier: Tier 3\n",
+    );
+    const desired = await load(dir);
+    const plan = await planOf(dir, direct);
+    expect(plan.steps.map((step) => step.op)).toEqual(["record.create"]);
+    prod.faults.script({ method: "POST", path: /\/core\/content$/i, action: { reset: true, after: true } });
+    const result = await executePlan({
+      plan,
+      desired,
+      clients: new Map([["prod", direct]]),
+      journal: Journal.open(stateDir, plan, { steps: BUILT_IN_KINDS.steps }),
+      stateDir,
+      concurrency: 2,
+      logger,
+      ops: BUILT_IN_KINDS.ops,
+    });
+    expect(result.failed).toEqual([]);
+    expect(prod.faults.stats.byKind["reset-after"]).toBe(1);
+    const { entitySet, keyAliases } = recordSteps.ops["record.create"].parse(plan.steps[0]?.input);
+    const vendors = await direct.contentApi.allRecords(entitySet, { select: keyAliases });
+    expect(vendors.filter((record) => record[keyAliases[0] ?? ""] === "Fabrikam Data")).toHaveLength(1);
+    expect((await planOf(dir, direct)).changes).toEqual([]);
+    await direct.close();
   });
 
   it("refuses a value name the values list lacks, with the closest name, before any write", async () => {

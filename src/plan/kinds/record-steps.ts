@@ -26,6 +26,12 @@ const Target = z.object({
   key: z.array(z.string()),
   levelId: int,
   fields: z.array(FieldWrite),
+  /**
+   * Where a create whose answer was lost looks for the record it may have made: the level's
+   * Content API entity set and the key fields' aliases, in `key` order.
+   */
+  entitySet: z.string(),
+  keyAliases: z.array(z.string()),
 });
 
 /** The Record kind: its name in plans, and its step ops with the schema of each op's input. */

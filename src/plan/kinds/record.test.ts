@@ -15,6 +15,7 @@ const LEVEL: LiveRecordLevel = {
   application: "Risk Register",
   levelId: 7,
   levelName: "Risk",
+  entitySet: "Risk",
   fields: [
     { id: 101, name: "Name", alias: "Name", type: 1, values: [] },
     { id: 102, name: "Score", alias: "Score", type: 2, values: [] },

@@ -191,6 +191,7 @@ function resolve(
 interface Level {
   application: string;
   levelId: number;
+  entitySet: string;
   fields: LiveRecordField[];
   records: LiveRecord[];
 }
@@ -266,6 +267,8 @@ function planEntry(
     key: entry.key,
     levelId: level.levelId,
     fields: writes,
+    entitySet: level.entitySet,
+    keyAliases: keyFields.map((field) => field.alias),
   };
   const step = live
     ? makeStep(change, "record.update", environment, { ...target, contentId: live.id })

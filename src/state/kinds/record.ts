@@ -39,6 +39,8 @@ export type LiveRecordLevel =
       level?: string;
       levelId: number;
       levelName: string;
+      /** The Content API's entity set of the level (its alias). */
+      entitySet: string;
       fields: LiveRecordField[];
       records: LiveRecord[];
     }
@@ -126,6 +128,7 @@ async function readLevel(client: PlatformClient, document: DesiredRecords, envir
     level: document.level,
     levelId: level.Id,
     levelName: level.Name,
+    entitySet: level.Alias,
     fields,
     records: records.sort((a, b) => a.id - b.id),
   };

@@ -333,7 +333,10 @@ function plan({ desired, live }: PlanInput): KindPlan {
   const problems: Problems = { invalid: [], ambiguous: [], unresolved: [] };
   const levels = levelsOf(live);
   documentsOf(desired).forEach((document, index) => {
-    const level = levels[index];
+    // The read follows the documents' order; a level read for another document is not this one's.
+    const read = levels[index];
+    const level =
+      read && read.application === document.application && read.level === document.level ? read : undefined;
     if (!level || "missing" in level) {
       const what =
         level?.missing === "level"

@@ -184,7 +184,8 @@ function resolve(
       return { wire: { ValuesListIds: ids, OtherText: null }, same: sameSet(names, current), before };
     }
     default:
-      return { problem: "invalid", message: "" };
+      // fieldProblems refuses these types before any entry is planned.
+      return { problem: "invalid", message: "a field of this type is not written yet" };
   }
 }
 

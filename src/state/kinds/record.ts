@@ -3,7 +3,6 @@ import { NotFoundError, ResponseShapeError } from "../../client/errors.ts";
 import { EgpError } from "../../errors/index.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
-import { FieldType } from "../../wire/index.ts";
 import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
 
@@ -55,14 +54,6 @@ export function recordDocuments(desired: DesiredState): readonly DesiredRecords[
   const list = (desired as unknown as Readonly<Record<string, unknown>>)[PART];
   return Array.isArray(list) ? (list as readonly DesiredRecords[]) : [];
 }
-
-/** Field types whose values this kind compares and writes so far. */
-export const SERVED_TYPES: ReadonlySet<number> = new Set([
-  FieldType.Text,
-  FieldType.Numeric,
-  FieldType.Date,
-  FieldType.ValuesList,
-]);
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 

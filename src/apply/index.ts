@@ -24,6 +24,7 @@ export {
   BUILT_IN_OUTLIVE_PLAN,
   packageOps,
   packageOpsOutlivingPlan,
+  recordOps,
   securityParameterOps,
   userOps,
 } from "./ops/index.ts";

@@ -31,7 +31,7 @@ const state = (source: string, target: string) =>
     packageSource: { environment: "dev", ...side(source) },
     // The state layer's digests of the packages part cover both instances at once.
     digest: `live-${source}-${target}`,
-    partDigests: { securityParameters: "p", users: "u", packages: `k-${source}-${target}` },
+    partDigests: { securityParameters: "p", users: "u", packages: `k-${source}-${target}`, records: "r" },
   });
 const plan = (source: string, target: string) =>
   planChanges(manifests, state(source, target), { createdAt: CREATED_AT });

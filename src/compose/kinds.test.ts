@@ -128,7 +128,7 @@ describe("createKinds", () => {
       expect.objectContaining({ code: "EGP_PLAN_UNKNOWN_KIND" }),
     );
     expect(() => readPlanFile(text, "widget.plan.json")).toThrow(
-      'widget.plan.json: not a usable plan file (it names the kind "Widget", which this process does not have (its kinds: SecurityParameter, User, Package); apply it with the kinds it was planned with)',
+      'widget.plan.json: not a usable plan file (it names the kind "Widget", which this process does not have (its kinds: SecurityParameter, User, Package, Record); apply it with the kinds it was planned with)',
     );
     // A known kind with an op it lacks is a damaged file, not a missing kind.
     const damaged = JSON.stringify(planOf("User"));

@@ -3,6 +3,7 @@ import {
   type OpRegistry,
   packageOps,
   packageOpsOutlivingPlan,
+  recordOps,
   securityParameterOps,
   userOps,
 } from "../apply/index.ts";
@@ -11,6 +12,7 @@ import {
   type DocumentKinds,
   documentKinds,
   packageKind,
+  recordKind,
   securityParameterKind,
   userKind,
 } from "../manifest/index.ts";
@@ -21,6 +23,8 @@ import {
   type PlanKinds,
   packagePlanner,
   packageSteps,
+  recordPlanner,
+  recordSteps,
   type StepKinds,
   securityParameterPlanner,
   securityParameterSteps,
@@ -28,7 +32,14 @@ import {
   userPlanner,
   userSteps,
 } from "../plan/index.ts";
-import { type AnyLiveKind, liveKinds, packageLive, securityParameterLive, userLive } from "../state/index.ts";
+import {
+  type AnyLiveKind,
+  liveKinds,
+  packageLive,
+  recordLive,
+  securityParameterLive,
+  userLive,
+} from "../state/index.ts";
 
 /*
  * A kind is one value: its part in each stage, each defined in its stage's folder (the document in
@@ -164,6 +175,14 @@ export const builtInKinds: readonly Kind[] = Object.freeze([
     planner: packagePlanner,
     ops: packageOps,
     outlivePlan: packageOpsOutlivingPlan,
+  },
+  {
+    name: "Record",
+    document: recordKind,
+    live: recordLive,
+    steps: recordSteps,
+    planner: recordPlanner,
+    ops: recordOps,
   },
 ]);
 

@@ -32,6 +32,7 @@ export {
   fieldWordsOf,
   NO_PRUNING,
   packageKind,
+  recordKind,
   securityParameterKind,
   userKind,
 } from "./kinds/index.ts";

@@ -20,6 +20,7 @@ export {
   BUILT_IN_PLAN_KINDS,
   BUILT_IN_PLANNERS,
   packagePlanner,
+  recordPlanner,
   securityParameterPlanner,
   userPlanner,
 } from "./kinds/index.ts";
@@ -47,6 +48,7 @@ export {
   BUILT_IN_STEP_INPUTS,
   BUILT_IN_STEPS,
   packageSteps,
+  recordSteps,
   securityParameterSteps,
   stepKinds,
   userSteps,

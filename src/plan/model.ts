@@ -63,6 +63,11 @@ export interface Change {
   id: string;
   kind: ChangeKind;
   key: string;
+  /**
+   * How plans name the object, when its key alone does not read well (`Third Parties "Acme
+   * Hosting"`, a record by its application and key values, each quoted); absent: the key, quoted.
+   */
+  label?: string;
   action: ChangeAction;
   fields: FieldChange[];
   notes: string[];

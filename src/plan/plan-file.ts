@@ -82,6 +82,7 @@ const planFileSchema = (steps: StepKinds) =>
         id: z.string(),
         kind: oneOf<ChangeKind>(steps.kinds),
         key: z.string(),
+        label: z.string().optional(),
         action: z.enum(CHANGE_ACTIONS),
         fields: z.array(
           z.object({

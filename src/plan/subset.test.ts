@@ -223,7 +223,7 @@ describe("--target", () => {
 
   it("refuses a target that names no kind, in one line", () => {
     expect(() => parseTargets(["Widget/x"])).toThrow(
-      '--target "Widget/x": unknown kind "Widget" (expected KIND/KEY, KIND one of SecurityParameter, User, Package)',
+      '--target "Widget/x": unknown kind "Widget" (expected KIND/KEY, KIND one of SecurityParameter, User, Package, Record)',
     );
     expect(() => parseTargets(["User"])).toThrow('--target "User": expected KIND/KEY');
   });

@@ -4,6 +4,7 @@ export {
   liveKinds,
   liveOf,
   packageLive,
+  recordLive,
   rolesUnchecked,
   securityParameterLive,
   userLive,

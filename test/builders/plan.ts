@@ -39,6 +39,7 @@ export function desired(parts: Partial<DesiredState> = {}): DesiredState {
   return {
     environment: environment(),
     securityParameters: [],
+    records: [],
     users: [],
     packages: [],
     prune: NO_PRUNING,
@@ -148,6 +149,7 @@ export function packageObject(
 export function live(parts: Partial<LiveState> = {}): LiveState {
   return {
     environment: "prod",
+    records: [],
     securityParameters: [
       liveParameter(1, "Default Administrative User"),
       liveParameter(2, "General User Parameter", { Default: true }),
@@ -156,7 +158,7 @@ export function live(parts: Partial<LiveState> = {}): LiveState {
     groupsRead: [1, 2, 42],
     packages: { objects: {}, applicationsByName: {} },
     digest: "live-digest",
-    partDigests: { securityParameters: "p", users: "u", packages: "k" },
+    partDigests: { securityParameters: "p", users: "u", packages: "k", records: "r" },
     ...parts,
   };
 }

@@ -50,7 +50,7 @@ describe("a saved plan of a kind the CLI lacks", () => {
     const applied = await egp(["apply", "widget.plan.json", "--dir", dir], { cwd: dir });
     expect(applied).toMatchObject({ code: 1, stdout: "" });
     expect(applied.stderr).toContain(
-      'egp: EGP_PLAN_UNKNOWN_KIND widget.plan.json: not a usable plan file (it names the kind "Widget", which this process does not have (its kinds: SecurityParameter, User, Package); apply it with the kinds it was planned with)',
+      'egp: EGP_PLAN_UNKNOWN_KIND widget.plan.json: not a usable plan file (it names the kind "Widget", which this process does not have (its kinds: SecurityParameter, User, Package, Record); apply it with the kinds it was planned with)',
     );
     expect(applied.stderr.trimEnd().split("\n")).toHaveLength(1);
   });

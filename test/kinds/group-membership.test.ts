@@ -103,7 +103,7 @@ describe("a kind from a test, in one kinds value", () => {
     const dir = await repository(AUDITORS);
     const builtIn = loadEnvironment(dir, "prod", { variables: { P: PASSWORD } });
     await expect(builtIn).rejects.toThrow(
-      /memberships\.yaml:1:7 documents\[0\]\.kind: expected one of SecurityParameter, User, Package, PrunePolicy$/,
+      /memberships\.yaml:1:7 documents\[0\]\.kind: expected one of SecurityParameter, User, Package, Record, PrunePolicy$/,
     );
     const schema = schemaFiles().find((file) => file.name === "manifest.schema.json");
     expect(schema?.text).not.toContain('"GroupMembership"');

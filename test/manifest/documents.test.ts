@@ -66,10 +66,10 @@ describe("documents and scoping", () => {
   it("report a document without a kind, with an unknown kind, or that is not a mapping", () => {
     const text = ["userName: a", "---", "kind: Usr", "---", "- a list", "---", "just text"].join("\n");
     expect(lines(errorsOf({ manifests: { "x.yaml": text } }))).toEqual([
-      "manifests/x.yaml:1:1 documents[0].kind: is required (SecurityParameter, User, Package, PrunePolicy)",
-      "manifests/x.yaml:3:7 documents[1].kind: expected one of SecurityParameter, User, Package, PrunePolicy",
-      "manifests/x.yaml:5:1 documents[2]: a document is a mapping with a kind (SecurityParameter, User, Package, PrunePolicy)",
-      "manifests/x.yaml:7:1 documents[3]: a document is a mapping with a kind (SecurityParameter, User, Package, PrunePolicy)",
+      "manifests/x.yaml:1:1 documents[0].kind: is required (SecurityParameter, User, Package, Record, PrunePolicy)",
+      "manifests/x.yaml:3:7 documents[1].kind: expected one of SecurityParameter, User, Package, Record, PrunePolicy",
+      "manifests/x.yaml:5:1 documents[2]: a document is a mapping with a kind (SecurityParameter, User, Package, Record, PrunePolicy)",
+      "manifests/x.yaml:7:1 documents[3]: a document is a mapping with a kind (SecurityParameter, User, Package, Record, PrunePolicy)",
     ]);
   });
 

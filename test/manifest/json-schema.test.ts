@@ -26,7 +26,7 @@ describe("JSON Schema", () => {
     const kinds = manifest.oneOf.map(
       (branch: Branch | { oneOf: Branch[] }) => forms(branch)[0]!.properties.kind.const,
     );
-    expect(kinds).toEqual(["SecurityParameter", "User", "Package", "PrunePolicy"]);
+    expect(kinds).toEqual(["SecurityParameter", "User", "Package", "Record", "PrunePolicy"]);
     for (const branch of manifest.oneOf.flatMap(forms)) expect(branch.additionalProperties).toBe(false);
     const [user, absentUser] = forms(manifest.oneOf[1]);
     expect(user!.required).toEqual(["kind", "userName", "firstName", "lastName"]);
@@ -41,7 +41,7 @@ describe("JSON Schema", () => {
 
   it("the PrunePolicy's fields and exclude lists are the prunable kinds'", () => {
     const manifest = JSON.parse(schemaFiles().find((f) => f.name === "manifest.schema.json")!.text);
-    const policy = manifest.oneOf[3];
+    const policy = manifest.oneOf[4];
     expect(Object.keys(policy.properties)).toEqual([
       "kind",
       "environments",

@@ -1,6 +1,7 @@
 import { BUILT_IN_STEPS, type BuiltInStepOp, type StepKinds } from "../../plan/index.ts";
 import { type AnyLiveKind, BUILT_IN_LIVE_KINDS } from "../../state/index.ts";
 import { packageOps, packageOpsOutlivingPlan } from "./package.ts";
+import { recordOps } from "./record.ts";
 import { securityParameterOps } from "./security-parameter.ts";
 import type { OpHandler, OpRegistry } from "./types.ts";
 import { userOps } from "./user.ts";
@@ -13,6 +14,7 @@ export const BUILT_IN_OPS: Readonly<Record<BuiltInStepOp, OpHandler>> = Object.f
   ...securityParameterOps,
   ...userOps,
   ...packageOps,
+  ...recordOps,
 });
 
 /**
@@ -40,4 +42,4 @@ export const BUILT_IN_APPLY_KINDS: ApplyKinds = Object.freeze({
   live: BUILT_IN_LIVE_KINDS,
 });
 
-export { packageOps, packageOpsOutlivingPlan, securityParameterOps, userOps };
+export { packageOps, packageOpsOutlivingPlan, recordOps, securityParameterOps, userOps };

@@ -2,6 +2,7 @@ import type { SourceLocation } from "../errors.ts";
 import type { DesiredAbsent, FieldWords, Kind, PruneChoice } from "./kind.ts";
 import { packageKind } from "./package.ts";
 import { isPrunable, noPruning, type PrunableKind, prunePolicyKind } from "./prune-policy.ts";
+import { recordKind } from "./record.ts";
 import { securityParameterKind } from "./security-parameter.ts";
 import { userKind } from "./user.ts";
 
@@ -10,7 +11,7 @@ import { userKind } from "./user.ts";
  * outside egp comes in the kinds value the caller passes (src/compose/kinds.ts); `documentKinds`
  * derives what the manifest stage looks up from a list of them.
  */
-const BUILT_IN = [securityParameterKind, userKind, packageKind] as const;
+const BUILT_IN = [securityParameterKind, userKind, packageKind, recordKind] as const;
 
 type Listed = (typeof BUILT_IN)[number];
 type Prunable = Extract<Listed, { prune: PruneChoice }>;
@@ -121,4 +122,4 @@ export const NO_PRUNING: DesiredPrunePolicy = BUILT_IN_DOCUMENT_KINDS.noPruning;
 /** A built-in kind's words for plans (kind.ts, `FieldWords`), by the kind's name. */
 export const fieldWordsOf = BUILT_IN_DOCUMENT_KINDS.words;
 
-export { packageKind, securityParameterKind, userKind };
+export { packageKind, recordKind, securityParameterKind, userKind };

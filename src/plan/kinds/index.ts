@@ -1,5 +1,6 @@
 import type { KindPlanner } from "./kind.ts";
 import { packagePlanner } from "./package.ts";
+import { recordPlanner } from "./record.ts";
 import { securityParameterPlanner } from "./security-parameter.ts";
 import { BUILT_IN_STEPS, type StepKinds } from "./steps.ts";
 import { userPlanner } from "./user.ts";
@@ -12,9 +13,10 @@ export const BUILT_IN_PLANNERS: readonly KindPlanner[] = Object.freeze([
   packagePlanner,
   securityParameterPlanner,
   userPlanner,
+  recordPlanner,
 ]);
 
-export { packagePlanner, securityParameterPlanner, userPlanner };
+export { packagePlanner, recordPlanner, securityParameterPlanner, userPlanner };
 
 /** What the planner plans with: each kind's planner, and every kind's step ops (their order, their names). */
 export interface PlanKinds {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ChangeAction } from "../actions.ts";
 import { packageSteps } from "./package-steps.ts";
+import { recordSteps } from "./record-steps.ts";
 import { securityParameterSteps } from "./security-parameter-steps.ts";
 import { userSteps } from "./user-steps.ts";
 
@@ -11,7 +12,7 @@ import { userSteps } from "./user-steps.ts";
  * its input through them. A kind from outside egp brings its own (`KindSteps`), in the kinds value
  * the caller passes (src/compose/kinds.ts); `stepKinds` derives the lookups from a list of them.
  */
-const BUILT_IN = [securityParameterSteps, userSteps, packageSteps] as const;
+const BUILT_IN = [securityParameterSteps, userSteps, packageSteps, recordSteps] as const;
 
 /** A kind's name in plans and its step ops, each with the zod schema of its input. */
 export interface KindSteps {
@@ -134,4 +135,4 @@ export function stepKinds(list: readonly KindSteps[]): StepKinds {
 export const BUILT_IN_STEPS: StepKinds = stepKinds(BUILT_IN);
 
 /** The built-in kinds' steps, each as declared (src/compose/kinds.ts bundles them). */
-export { packageSteps, securityParameterSteps, userSteps };
+export { packageSteps, recordSteps, securityParameterSteps, userSteps };

@@ -26,9 +26,14 @@ export function quoted(name: string): string {
   return `"${printable(name)}"`;
 }
 
+/** How a change's object is named: its label as the kind wrote it, or its key, quoted. */
+function nameOf(change: Change): string {
+  return change.label === undefined ? quoted(change.key) : printable(change.label);
+}
+
 /** The line that names a change's object: `+ User "jdoe"`. */
 export function objectLine(change: Change): string {
-  return `${SYMBOL[change.action]} ${printable(change.kind)} ${quoted(change.key)}`;
+  return `${SYMBOL[change.action]} ${printable(change.kind)} ${nameOf(change)}`;
 }
 
 export const SYMBOL: Record<Change["action"], string> = {
@@ -64,7 +69,7 @@ export function headline(change: Change, view: RenderOptions["view"] = "plan"): 
     ? ` (${printable(change.source.file)}:${change.source.line}:${change.source.column})`
     : "";
   const verb = view === "drift" ? DRIFT_VERB[change.action] : VERB[change.action];
-  return `# ${printable(change.kind)} ${quoted(change.key)} ${verb}${where}`;
+  return `# ${printable(change.kind)} ${nameOf(change)} ${verb}${where}`;
 }
 
 /** A field as people read it: by its manifest name and value where its kind has words. */

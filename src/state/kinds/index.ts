@@ -1,5 +1,6 @@
 import type { AnyLiveKind, LiveKind } from "./kind.ts";
 import { packageLive } from "./package.ts";
+import { recordLive } from "./record.ts";
 import { securityParameterLive } from "./security-parameter.ts";
 import { rolesUnchecked, userLive } from "./user.ts";
 
@@ -9,7 +10,7 @@ import { rolesUnchecked, userLive } from "./user.ts";
  * the kinds value the caller passes (src/compose/kinds.ts), and `readLiveState` reads the list it
  * is given.
  */
-const BUILT_IN = [securityParameterLive, userLive, packageLive] as const;
+const BUILT_IN = [securityParameterLive, userLive, packageLive, recordLive] as const;
 
 export type { AnyLiveKind };
 
@@ -49,4 +50,4 @@ export function liveOf<State>(_kind: LiveKind<string, State, unknown>, live: obj
   return live as Partial<State>;
 }
 
-export { packageLive, rolesUnchecked, securityParameterLive, userLive };
+export { packageLive, recordLive, rolesUnchecked, securityParameterLive, userLive };

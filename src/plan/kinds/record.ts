@@ -1,0 +1,374 @@
+import type { ErrorCode } from "../../errors/index.ts";
+import { EgpError } from "../../errors/index.ts";
+import type { DesiredRecordEntry, DesiredRecords, RecordFieldValue } from "../../manifest/kinds/record.ts";
+import type { LiveRecord, LiveRecordField, LiveRecordLevel } from "../../state/kinds/record.ts";
+import { FieldType } from "../../wire/index.ts";
+import type { Change, FieldChange, Step } from "../model.ts";
+import {
+  formatPlanProblem,
+  type KindPlan,
+  type KindPlanner,
+  PlanError,
+  type PlanInput,
+  type PlanProblem,
+} from "./kind.ts";
+import { makeStep } from "./make-step.ts";
+import { recordSteps } from "./record-steps.ts";
+
+/*
+ * Records, keyed by the values of the document's key fields. A key matching no live record plans a
+ * create; exactly one, an update of the fields that differ; more than one, or one only when case is
+ * ignored, refuses the whole plan, as does a value name the field's values list lacks: guessing
+ * would write to the wrong record or make a duplicate. Only the fields an entry gives are managed.
+ */
+
+const KIND = recordSteps.kind;
+
+/** A refusal of a record plan, each problem at its manifest position. */
+export class RecordPlanError extends EgpError {
+  readonly problems: readonly PlanProblem[];
+  constructor(code: ErrorCode, problems: readonly PlanProblem[]) {
+    const [first, ...more] = problems;
+    const tail = more.length > 0 ? ` (and ${more.length} more)` : "";
+    super(code, `${first ? formatPlanProblem(first) : "records refused"}${tail}`);
+    this.name = "RecordPlanError";
+    this.problems = problems;
+  }
+}
+
+type Problems = Record<"invalid" | "ambiguous" | "unresolved", PlanProblem[]>;
+
+/** A written value as the step sends it. */
+type WireValue = string | number | null | { ValuesListIds: number[]; OtherText: string | null };
+
+const TYPE_NAMES: Readonly<Record<number, string>> = {
+  [FieldType.Text]: "text",
+  [FieldType.Numeric]: "numeric",
+  [FieldType.Date]: "date",
+  [FieldType.ValuesList]: "values list",
+  [FieldType.ExternalLinks]: "external links",
+  [FieldType.UsersGroups]: "users/groups",
+  [FieldType.CrossReference]: "cross-reference",
+  [FieldType.Attachment]: "attachment",
+  [FieldType.Image]: "image",
+  [FieldType.IpAddress]: "IP address",
+  [FieldType.RelatedRecords]: "related records",
+  [FieldType.SubForm]: "sub-form",
+};
+
+const SERVED: ReadonlySet<number> = new Set([
+  FieldType.Text,
+  FieldType.Numeric,
+  FieldType.Date,
+  FieldType.ValuesList,
+]);
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** `; did you mean "Tier 2"?` when one known name is a likely typo of `name` (case, or two edits). */
+function didYouMean(name: string, known: readonly string[]): string {
+  const lower = name.toLowerCase();
+  const limit = Math.min(2, Math.floor(name.length / 3));
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const d = candidate.toLowerCase() === lower ? 0 : distance(lower, candidate.toLowerCase());
+    if (d <= limit && (!best || d < best.distance)) best = { name: candidate, distance: d };
+  }
+  return best ? `; did you mean "${best.name}"?` : "";
+}
+
+/** `"Acme Hosting"`, as plans name a record (each key value quoted). */
+function label(key: readonly string[]): string {
+  return key.map((part) => JSON.stringify(part)).join(", ");
+}
+
+/** A live value as a key compares it: text, trimmed; empty as undefined. */
+function liveKeyText(value: unknown): string | undefined {
+  if (Array.isArray(value)) return value.length === 1 ? liveKeyText(value[0]) : undefined;
+  if (typeof value === "string") return value.trim() === "" ? undefined : value.trim();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+function problemAt(
+  entry: DesiredRecordEntry,
+  field: string | undefined,
+  message: string,
+  key: string,
+): PlanProblem {
+  const where = (field !== undefined && entry.fields[field]) || entry.source;
+  return { ...where, message, subject: { kind: KIND, key } };
+}
+
+/** The names a live values-list value holds (the Content API gives names, in list order). */
+function liveNames(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && new Set(a).size === new Set([...a, ...b]).size;
+
+interface Resolved {
+  wire: WireValue;
+  /** Whether the live value already is it. */
+  same: boolean;
+  /** The live value as the plan shows it. */
+  before: unknown;
+}
+
+/**
+ * One field's desired value against its live value, or the problem that keeps it from being
+ * written: a value of the wrong form (invalid) or a value name the list lacks (unresolved).
+ */
+function resolve(
+  field: LiveRecordField,
+  desired: RecordFieldValue,
+  live: unknown,
+): Resolved | { problem: keyof Problems; message: string } {
+  const cleared = desired === null;
+  switch (field.type) {
+    case FieldType.Text: {
+      if (Array.isArray(desired)) return { problem: "invalid", message: "a text field takes one value" };
+      const text = cleared ? null : String(desired);
+      const before = typeof live === "string" && live !== "" ? live : null;
+      return { wire: text, same: (text ?? "") === (before ?? ""), before };
+    }
+    case FieldType.Numeric: {
+      const number = cleared ? null : typeof desired === "number" ? desired : Number.NaN;
+      if (number !== null && !Number.isFinite(number))
+        return { problem: "invalid", message: "a numeric field takes a number" };
+      const before = typeof live === "number" ? live : null;
+      return { wire: number, same: number === before, before };
+    }
+    case FieldType.Date: {
+      if (!cleared && (typeof desired !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(desired)))
+        return { problem: "invalid", message: "a date field takes a date, YYYY-MM-DD" };
+      const date = cleared ? null : (desired as string);
+      const before = typeof live === "string" && live !== "" ? live.slice(0, 10) : null;
+      return { wire: date, same: date === before, before };
+    }
+    case FieldType.ValuesList: {
+      if (typeof desired === "number" || typeof desired === "boolean")
+        return { problem: "invalid", message: "a values-list field takes value names" };
+      const names = cleared ? [] : Array.isArray(desired) ? desired : [desired as string];
+      const ids: number[] = [];
+      for (const name of names) {
+        const value = field.values.find((candidate) => candidate.name === name);
+        if (!value) {
+          const hint = didYouMean(
+            name,
+            field.values.map((candidate) => candidate.name),
+          );
+          return {
+            problem: "unresolved",
+            message: `no value "${name}" in the values list of "${field.name}"${hint}`,
+          };
+        }
+        ids.push(value.id);
+      }
+      const current = liveNames(live);
+      const before = Array.isArray(desired) ? current : current.length <= 1 ? (current[0] ?? null) : current;
+      return { wire: { ValuesListIds: ids, OtherText: null }, same: sameSet(names, current), before };
+    }
+    default:
+      // fieldProblems refuses these types before any entry is planned.
+      return { problem: "invalid", message: "a field of this type is not written yet" };
+  }
+}
+
+interface Level {
+  application: string;
+  levelId: number;
+  entitySet: string;
+  fields: LiveRecordField[];
+  records: LiveRecord[];
+}
+
+/** The live records whose key fields hold the entry's key: exactly, and only when case is ignored. */
+function matchesOf(level: Level, keyFields: readonly LiveRecordField[], key: readonly string[]) {
+  const exact: number[] = [];
+  const caseOnly: number[] = [];
+  for (const record of level.records) {
+    const parts = keyFields.map((field) => liveKeyText(record.values[field.alias]));
+    if (parts.every((part, at) => part === key[at])) exact.push(record.id);
+    else if (parts.every((part, at) => part !== undefined && part.toLowerCase() === key[at]?.toLowerCase()))
+      caseOnly.push(record.id);
+  }
+  return { exact, caseOnly };
+}
+
+function planEntry(
+  document: DesiredRecords,
+  level: Level,
+  fields: ReadonlyMap<string, LiveRecordField>,
+  entry: DesiredRecordEntry,
+  problems: Problems,
+  environment: string,
+): { change: Change; step: Step } | undefined {
+  const key = `${document.application} ${label(entry.key)}`;
+  const keyFields = document.key.map((name) => fields.get(name) as LiveRecordField);
+  const { exact, caseOnly } = matchesOf(level, keyFields, entry.key);
+  if (exact.length > 1 || (exact.length === 0 && caseOnly.length > 0)) {
+    const ids = [...exact, ...caseOnly].sort((a, b) => a - b);
+    const how = exact.length > 1 ? "" : " only when case is ignored";
+    problems.ambiguous.push(
+      problemAt(
+        entry,
+        document.key[0],
+        `the key ${label(entry.key)} matches ${ids.length === 1 ? "the record" : `${ids.length} records`}${how} (content id${ids.length === 1 ? "" : "s"} ${ids.join(", ")}) on ${environment}; which one is meant can't be told`,
+        key,
+      ),
+    );
+    return undefined;
+  }
+  const live = exact.length === 1 ? level.records.find((record) => record.id === exact[0]) : undefined;
+  const changes: FieldChange[] = [];
+  const writes: { fieldId: number; type: number; value: WireValue }[] = [];
+  let failed = false;
+  for (const [name, value] of Object.entries(entry.values)) {
+    const field = fields.get(name) as LiveRecordField;
+    const result = resolve(field, value, live?.values[field.alias]);
+    if ("problem" in result) {
+      problems[result.problem].push(problemAt(entry, name, result.message, key));
+      failed = true;
+      continue;
+    }
+    if (live && result.same) continue;
+    if (!live && value === null) continue;
+    changes.push({ field: name, ...(live ? { before: result.before } : {}), after: value, verifiable: true });
+    writes.push({ fieldId: field.id, type: field.type, value: result.wire });
+  }
+  if (failed || (live && changes.length === 0)) return undefined;
+  const change: Change = {
+    id: `${KIND}/${key}`,
+    kind: KIND,
+    key,
+    label: key,
+    action: live ? "update" : "create",
+    fields: changes,
+    notes: [],
+    destructive: false,
+    source: entry.source,
+  };
+  const target = {
+    application: document.application,
+    key: entry.key,
+    levelId: level.levelId,
+    fields: writes,
+    entitySet: level.entitySet,
+    keyAliases: keyFields.map((field) => field.alias),
+  };
+  const step = live
+    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id })
+    : makeStep(change, "record.create", environment, target);
+  return { change, step };
+}
+
+/** The fields a document names that the level lacks or that this kind does not write yet. */
+function fieldProblems(
+  document: DesiredRecords,
+  fields: ReadonlyMap<string, LiveRecordField>,
+  environment: string,
+) {
+  const problems: PlanProblem[] = [];
+  const names = [...fields.keys()];
+  const check = (name: string, where: PlanProblem) => {
+    const field = fields.get(name);
+    if (!field)
+      problems.push({
+        ...where,
+        message: `"${document.application}" has no field "${name}" on ${environment}${didYouMean(name, names)}`,
+      });
+    else if (!SERVED.has(field.type))
+      problems.push({
+        ...where,
+        message: `"${name}" is a ${TYPE_NAMES[field.type] ?? `type ${field.type}`} field, which Record documents do not write yet`,
+      });
+  };
+  const seen = new Set<string>();
+  for (const name of document.key) check(name, { ...document.source, path: "key", message: "" });
+  for (const entry of document.records)
+    for (const name of Object.keys(entry.values)) {
+      if (seen.has(name) || document.key.includes(name)) continue;
+      seen.add(name);
+      check(name, { ...(entry.fields[name] ?? entry.source), message: "" });
+    }
+  return problems;
+}
+
+function documentsOf(desired: PlanInput["desired"]): readonly DesiredRecords[] {
+  const list = (desired as unknown as Readonly<Record<string, unknown>>).records;
+  return Array.isArray(list) ? (list as readonly DesiredRecords[]) : [];
+}
+
+function levelsOf(live: PlanInput["live"]): readonly LiveRecordLevel[] {
+  const list = (live as unknown as Readonly<Record<string, unknown>>).records;
+  return Array.isArray(list) ? (list as readonly LiveRecordLevel[]) : [];
+}
+
+/** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */
+function refuse(problems: Problems): void {
+  if (problems.invalid.length > 0) throw PlanError.refused(problems.invalid);
+  if (problems.ambiguous.length > 0)
+    throw new RecordPlanError("EGP_RECORD_KEY_AMBIGUOUS", problems.ambiguous);
+  if (problems.unresolved.length > 0)
+    throw new RecordPlanError("EGP_RECORD_REF_UNRESOLVED", problems.unresolved);
+}
+
+function plan({ desired, live }: PlanInput): KindPlan {
+  const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
+  const environment = desired.environment.name;
+  const problems: Problems = { invalid: [], ambiguous: [], unresolved: [] };
+  const levels = levelsOf(live);
+  documentsOf(desired).forEach((document, index) => {
+    // The read follows the documents' order; a level read for another document is not this one's.
+    const read = levels[index];
+    const level =
+      read && read.application === document.application && read.level === document.level ? read : undefined;
+    if (!level || "missing" in level) {
+      const what =
+        level?.missing === "level"
+          ? `no level "${document.level}" in "${document.application}"`
+          : `no application "${document.application}"`;
+      problems.invalid.push({
+        ...document.source,
+        path: "application",
+        message: `${what} on ${environment}`,
+      });
+      return;
+    }
+    const fields = new Map(level.fields.map((field) => [field.name, field]));
+    const invalid = fieldProblems(document, fields, environment);
+    problems.invalid.push(...invalid);
+    if (invalid.length > 0) return;
+    for (const entry of document.records) {
+      const planned = planEntry(document, level, fields, entry, problems, environment);
+      if (!planned) continue;
+      result.changes.push(planned.change);
+      result.steps.push(planned.step);
+    }
+  });
+  refuse(problems);
+  return result;
+}
+
+/** Records: after the kinds whose steps may make the fields and values they name. */
+export const recordPlanner: KindPlanner = {
+  kind: KIND,
+  order: 40,
+  unverifiable: [],
+  plan,
+};

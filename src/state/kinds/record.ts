@@ -1,0 +1,145 @@
+import type { PlatformClient } from "../../client/client.ts";
+import { NotFoundError, ResponseShapeError } from "../../client/errors.ts";
+import { EgpError } from "../../errors/index.ts";
+import type { DesiredState } from "../../manifest/index.ts";
+import type { DesiredRecords } from "../../manifest/kinds/record.ts";
+import { hash } from "../digest.ts";
+import { liveKind, type ReadContext } from "./kind.ts";
+
+/*
+ * Records: for each application level a `Record` document manages, its field definitions (names,
+ * aliases, types, values) and its records' managed fields, read once through the Content API in
+ * pages, never one record at a time. A Content API that answers 404 or something that is not its
+ * JSON refuses the kind for the environment: read as "no records", it would plan a create of each.
+ */
+
+const PART = "records";
+
+/** A field of the level, as the planner resolves names against it. */
+export interface LiveRecordField {
+  id: number;
+  name: string;
+  alias: string;
+  type: number;
+  /** Values-list values, by id and name; empty for other types. */
+  values: { id: number; name: string }[];
+}
+
+/** One live record: its content id and its managed fields' values, by field alias. */
+export interface LiveRecord {
+  id: number;
+  values: Record<string, unknown>;
+}
+
+/** One managed application level, as read; `missing` when the instance has no such application or level. */
+export type LiveRecordLevel =
+  | {
+      application: string;
+      level?: string;
+      levelId: number;
+      levelName: string;
+      /** The Content API's entity set of the level (its alias). */
+      entitySet: string;
+      fields: LiveRecordField[];
+      records: LiveRecord[];
+    }
+  | { application: string; level?: string; missing: "application" | "level" };
+
+export interface LiveRecords {
+  records: LiveRecordLevel[];
+}
+
+/** The Record documents of a desired state (a kind's documents are under its plural). */
+export function recordDocuments(desired: DesiredState): readonly DesiredRecords[] {
+  const list = (desired as unknown as Readonly<Record<string, unknown>>)[PART];
+  return Array.isArray(list) ? (list as readonly DesiredRecords[]) : [];
+}
+
+const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRecordField[]> {
+  const definitions = await client.metadata.fieldDefinitions(levelId);
+  return definitions
+    .filter((field) => field.IsActive)
+    .map((field) => ({
+      id: field.Id,
+      name: field.Name,
+      alias: field.Alias,
+      type: field.Type,
+      values: (field.ValuesListValues ?? []).map((value) => ({ id: value.Id, name: value.Name })),
+    }));
+}
+
+function unavailable(environment: string, document: DesiredRecords, cause: unknown): EgpError {
+  const why =
+    cause instanceof NotFoundError
+      ? "answered 404"
+      : "answered with something that is not its JSON (an HTML page?)";
+  return new EgpError(
+    "EGP_RECORD_READ_UNAVAILABLE",
+    `${document.source.file}:${document.source.line}:${document.source.column}: the records of "${document.application}" on ${environment} can't be read: the Content API ${why}; they are not taken as none`,
+    { cause },
+  );
+}
+
+/** The managed fields' aliases: the key fields and every field an entry gives, that the level has. */
+function selectOf(document: DesiredRecords, fields: readonly LiveRecordField[]): string[] {
+  const named = new Set([...document.key, ...document.records.flatMap((entry) => Object.keys(entry.values))]);
+  return fields.filter((field) => [...named].some((name) => name === field.name)).map((field) => field.alias);
+}
+
+async function readLevel(client: PlatformClient, document: DesiredRecords, environment: string) {
+  const applications = await client.metadata.applications();
+  const application = applications.find((app) => same(app.Name, document.application));
+  if (!application)
+    return { application: document.application, level: document.level, missing: "application" as const };
+  const levels = await client.metadata.levelsByModule(application.Id);
+  const level = document.level
+    ? levels.find((candidate) => same(candidate.Name, document.level as string))
+    : [...levels].sort((a, b) => a.Id - b.Id)[0];
+  if (!level) return { application: document.application, level: document.level, missing: "level" as const };
+  const fields = await fieldsOf(client, level.Id);
+  const idField = `${level.Alias}_Id`;
+  let entities: Record<string, unknown>[];
+  try {
+    entities = await client.contentApi.allRecords(level.Alias, {
+      select: [idField, ...selectOf(document, fields)],
+    });
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ResponseShapeError)
+      throw unavailable(environment, document, error);
+    throw error;
+  }
+  const records = entities.map((entity) => {
+    const { [idField]: id, ...values } = entity;
+    return { id: Number(id), values };
+  });
+  return {
+    application: document.application,
+    level: document.level,
+    levelId: level.Id,
+    levelName: level.Name,
+    entitySet: level.Alias,
+    fields,
+    records: records.sort((a, b) => a.id - b.id),
+  };
+}
+
+async function read(context: ReadContext): Promise<LiveRecords> {
+  const environment = context.desired.environment.name;
+  const documents = recordDocuments(context.desired);
+  const levels: LiveRecordLevel[] = [];
+  for (const document of documents) levels.push(await readLevel(context.client, document, environment));
+  return { records: levels };
+}
+
+/**
+ * Records: read only for the applications `Record` documents manage, so a repository without them
+ * reads nothing. Not a part "not read" either: records no document names are never counted or pruned.
+ */
+export const recordLive = liveKind({
+  part: PART,
+  label: "records",
+  read,
+  digest: (state) => hash(state.records),
+});

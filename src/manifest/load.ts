@@ -109,12 +109,16 @@ export async function environmentNames(directory: string): Promise<string[]> {
 }
 
 /** Reads `environments/*.yaml` and `manifests/**\/*.yaml` (hidden files and folders are skipped). */
-export async function readRepository(directory: string): Promise<Repository> {
+export async function readRepository(
+  directory: string,
+  options: { manifests?: boolean } = {},
+): Promise<Repository> {
   const dir = resolve(directory);
   const read = async (path: string) => fileRead(path, await readFile(join(dir, path)));
   const [environments, manifests] = await Promise.all([
     listYaml(dir, "environments", false),
-    listYaml(dir, "manifests", true),
+    // `manifests: false`: the environment files alone, for a caller that needs only what they name.
+    options.manifests === false ? [] : listYaml(dir, "manifests", true),
   ]);
   return {
     dir,

@@ -32,9 +32,8 @@ const reachOf = (input: Omit<PlanEnvironmentOptions, "gate">) => (env: string) =
 
 async function reachedNow(input: Omit<PlanEnvironmentOptions, "gate">, env: string) {
   if (!input.store) return undefined;
-  const repository = await readRepository(input.dir);
   // The environment file alone: its manifests are not what names the instance.
-  const { state } = environmentOf({ ...repository, manifests: [] }, env);
+  const { state } = environmentOf(await readRepository(input.dir, { manifests: false }), env);
   return reachedDigest(input.store, state.environment, input.open);
 }
 

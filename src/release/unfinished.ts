@@ -40,7 +40,9 @@ export async function closeUnfinished(
   say: (line: string) => void,
 ): Promise<void> {
   const env = desired.environment.name;
-  const chain = await readAudit(store);
+  // The records alone, as the apply's chain check read them: the release, verification and
+  // history records that name their audit record tell nothing about which applies are open.
+  const chain = await readAudit(store, { references: false });
   if (chain.broken) return;
   const open = unfinishedApplies(chain.records);
   for (const record of chain.records) {

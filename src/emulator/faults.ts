@@ -11,6 +11,10 @@ import type { FastifyReply, FastifyRequest } from "fastify";
  * Spec string (`--faults`, or `faults=` of an `embedded:` url): comma-separated `key=value` pairs, e.g.
  *   `seed=7,rate=0.2,statuses=500+502+503+429,reset=0.05,latency=5-20,retryAfter=1,expireAt=40,jobMs=3000`
  * `generateMs=N` and `installMs=N` set one kind of package job's duration (a slow install), over `jobMs`.
+ * Three make an install's outcome late, fickle or forgetful for one part of what it changes
+ * (packages/install-faults.ts): `installLateMs=N` (the part lands N ms after the job succeeded),
+ * `installChangeMs=N` (the part changes N ms after it landed, as a recalculation would) and
+ * `installDrop=first|every` (the part is left out of the first install only, or of every install).
  * Two switches stand for what may sit in front of an instance: `noLength=1` (package downloads
  * without a Content-Length, as a proxy that re-encodes them sends them) and `lengthRequired=1`
  * (a body without a Content-Length refused with 411, as some web servers and proxies do).
@@ -53,6 +57,12 @@ export interface FaultSpec {
   generateMs: number | null;
   /** Duration of package install jobs, when set; wins over jobMs. */
   installMs: number | null;
+  /** One part of an install lands this many ms after its job succeeded. */
+  installLateMs: number | null;
+  /** One part of an install changes this many ms after it landed. */
+  installChangeMs: number | null;
+  /** One part is left out of the first install only, or of every install. */
+  installDrop: "first" | "every" | null;
   /** Paths never faulted by the random source (login is faulted unless listed). */
   exempt: string[];
   /** Package downloads are sent without a Content-Length (chunked). */
@@ -72,6 +82,9 @@ export const NO_FAULTS: FaultSpec = {
   jobMs: null,
   generateMs: null,
   installMs: null,
+  installLateMs: null,
+  installChangeMs: null,
+  installDrop: null,
   exempt: [],
   noLength: false,
   lengthRequired: false,
@@ -99,9 +112,16 @@ export function parseFaultSpec(text: string, label = "--faults"): FaultSpec {
       case "jobMs":
       case "generateMs":
       case "installMs":
+      case "installLateMs":
+      case "installChangeMs":
         if (!Number.isInteger(number) || number < 0)
           throw new Error(`${label}: ${key} needs a whole number, got "${value}"`);
         spec[key] = number;
+        break;
+      case "installDrop":
+        if (value !== "first" && value !== "every")
+          throw new Error(`${label}: installDrop is first or every, got "${value}"`);
+        spec.installDrop = value;
         break;
       case "statuses":
         spec.statuses = value.split("+").map(Number);

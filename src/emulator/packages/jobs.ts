@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ValidationMessage } from "../../wire/index.ts";
-import { catalogueOf, replaceCatalogue } from "../catalogue/model.ts";
+import { type CatalogueData, catalogueOf, replaceCatalogue } from "../catalogue/model.ts";
 import { HttpFailure, message } from "../failure.ts";
 import type { Faults } from "../faults.ts";
 import type { EmulatorOptions } from "../options.ts";
@@ -11,6 +11,7 @@ import type { Store } from "../store.ts";
 import { exportObject } from "./export-tree.ts";
 import type { PackageManifest, PackageObjectFile } from "./file-format.ts";
 import { PACKAGE_FORMAT_VERSION } from "./file-format.ts";
+import { InstallFaults } from "./install-faults.ts";
 import { type InstallInput, planInstall } from "./installer.ts";
 import { type InstallJobRecord, type PackageRecord, packageById, packagesOf } from "./model.ts";
 import { type PackageContents, readPackageFile, type ZipLimits } from "./zip-reader.ts";
@@ -64,9 +65,11 @@ export class PackageJobs {
   private readonly abort = new AbortController();
   private readonly running = new Set<Promise<void>>();
   private queue: Promise<void> = Promise.resolve();
+  private readonly installFaults: InstallFaults;
 
   constructor(context: JobContext) {
     this.context = context;
+    this.installFaults = new InstallFaults(context.faults.spec);
     mkdirSync(join(context.workDir, PACKAGES_DIR), { recursive: true });
     this.recover();
   }
@@ -236,8 +239,19 @@ export class PackageJobs {
       installInputOf(contents, job, this.store.isoNow()),
     );
     if (result.messages.length > 0) return result.messages;
-    if (result.changed) replaceCatalogue(this.store, result.data);
+    if (!result.changed) return [];
+    const shaped = this.installFaults.shape(catalogueOf(this.store).data, result.data);
+    replaceCatalogue(this.store, shaped.data);
+    if (shaped.later) this.track(this.later(shaped.later));
     return [];
+  }
+
+  /** What an install fault does to the catalogue after the job ended (install-faults.ts). */
+  private async later(change: { ms: number; apply(current: CatalogueData): CatalogueData | undefined }) {
+    await sleep(change.ms, undefined, { signal: this.abort.signal });
+    this.store.begin();
+    const next = change.apply(catalogueOf(this.store).data);
+    if (next) replaceCatalogue(this.store, next);
   }
 
   /** The validated contents of a ready package's file. */

@@ -13,10 +13,17 @@ import type { ChangeKind, Step, StepOp } from "../plan/index.ts";
 export class ApplyError extends EgpError {
   /** The platform's message keys, where the failure came with validation messages (an install job). */
   readonly messageKeys: readonly string[];
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; messageKeys?: string[] } = {}) {
+  /** The installs a verification saw before it gave up (EGP_INSTALL_DIVERGED). */
+  readonly passes: number | undefined;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { cause?: unknown; messageKeys?: string[]; passes?: number } = {},
+  ) {
     super(code, message, { cause: options.cause });
     this.name = "ApplyError";
     this.messageKeys = options.messageKeys ?? [];
+    this.passes = options.passes;
   }
 }
 
@@ -50,6 +57,8 @@ export interface StepFailure {
   op: StepOp;
   step: string;
   cause: ErrorCause;
+  /** The installs a verification saw before it gave up (EGP_INSTALL_DIVERGED). */
+  passes?: number;
 }
 
 export function causeOf(error: unknown): ErrorCause {
@@ -108,6 +117,9 @@ export class StepError extends EgpError {
       op: this.op,
       step: this.step,
       cause: causeOf(this.cause),
+      ...(this.cause instanceof ApplyError && this.cause.passes !== undefined
+        ? { passes: this.cause.passes }
+        : {}),
     };
   }
 }

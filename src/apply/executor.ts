@@ -22,8 +22,15 @@ export { isPassing } from "../client/retry.ts";
  * step may start is the schedule's (schedule.ts).
  */
 
+/** A verify step's verdict on an install (stable-reads.ts): how it converged, or that it did not. */
+export interface StepVerdict {
+  verdict: string;
+  passes: number;
+}
+
 export type ApplyEvent =
-  | { type: "start" | "done" | "reused" | "skipped" | "stopped"; step: Step; ms?: number }
+  | { type: "done"; step: Step; ms?: number; verdict?: StepVerdict }
+  | { type: "start" | "reused" | "skipped" | "stopped"; step: Step; ms?: number }
   | { type: "failed"; step: Step; error: StepFailure; ms: number }
   | { type: "retry"; step: Step; error: StepFailure; attempt: number }
   | { type: "progress"; step: Step; message: string; bytes?: number; total?: number };
@@ -40,6 +47,8 @@ export interface ApplyResult {
   stopped: string[];
   /** True when the signal stopped the run: its journal stays open, to be resumed. */
   interrupted: boolean;
+  /** The verdicts of the steps that verified an install, by step id (done, reused or diverged). */
+  verdicts?: Array<StepVerdict & { step: string }>;
 }
 
 export interface ExecuteOptions {
@@ -104,13 +113,20 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
     notStarted: [],
     stopped: [],
     interrupted: false,
+    verdicts: [],
   };
+  const verdictOf = (output: Record<string, unknown> | undefined): StepVerdict | undefined =>
+    typeof output?.verdict === "string" && typeof output.passes === "number"
+      ? { verdict: output.verdict, passes: output.passes }
+      : undefined;
   const changes = new Map(plan.changes.map((change) => [change.id, change]));
   const stopping = () => options.signal?.aborted === true;
   const contextFor = contextFactory(options, outputs, sleep);
 
   for (const step of await carryOver(options, outputs)) {
     result.reused.push(step.id);
+    const verdict = verdictOf(outputs.get(step.id));
+    if (verdict) result.verdicts?.push({ step: step.id, ...verdict });
     emit({ type: "reused", step });
   }
   const schedule = new Schedule(plan.steps, outputs.keys());
@@ -125,10 +141,14 @@ export async function executePlan(options: ExecuteOptions): Promise<ApplyResult>
       outputs.set(step.id, outcome.output);
       result.done.push(step.id);
       schedule.finish(step.id);
-      emit({ type: "done", step, ms: outcome.ms });
+      const verdict = verdictOf(outcome.output);
+      if (verdict) result.verdicts?.push({ step: step.id, ...verdict });
+      emit({ type: "done", step, ms: outcome.ms, ...(verdict ? { verdict } : {}) });
     } else if (outcome.kind === "failed") {
       const { failure } = outcome;
       result.failed.push({ step: step.id, code: failure.code, error: failure.message });
+      if (failure.code === "EGP_INSTALL_DIVERGED")
+        result.verdicts?.push({ step: step.id, verdict: "diverged", passes: failure.passes ?? 1 });
       schedule.fail(step.id);
       emit({ type: "failed", step, error: failure, ms: outcome.ms });
     } else {
@@ -272,6 +292,10 @@ function contextFactory(
     pollMs: 250,
     ...options.timeouts,
   });
+  const verifyOf = (environment: string): Pick<OpContext, "verify"> => {
+    const settings = environments.find((config) => config?.name === environment)?.verify;
+    return settings ? { verify: settings } : {};
+  };
   const clientFor = (step: Step) => {
     const client = options.clients.get(step.environment);
     if (!client)
@@ -311,5 +335,10 @@ function contextFactory(
     },
     reads,
     timeouts: timeoutsOf(step.environment),
+    ...verifyOf(step.environment),
+    stepOf: (id) => {
+      const other = stepsById.get(id);
+      return other ? unsealStep(other, plan.sensitive) : undefined;
+    },
   });
 }

@@ -49,6 +49,11 @@ export const ReleaseRecord = z.object({
   installedAt: z.string().nullable(),
   /** When the install was refused or its job failed: no job of it runs, so no later apply waits for it. */
   failedAt: z.string().optional(),
+  /**
+   * The verification's verdict on the install (stable-reads.ts): `converged`, `converged after
+   * re-install` or `diverged`, and how many installs it took (each re-install a pass).
+   */
+  verification: z.object({ verdict: z.string(), passes: z.number().int(), at: z.string() }).optional(),
   /** Each rollback that installed this record's snapshot. */
   rollbacks: z.array(z.object({ plan: z.string(), at: z.string() })).default([]),
 });

@@ -71,8 +71,12 @@ function eventText(log: EventLog, event: ApplyEvent, now: number): string | unde
     case "start":
       log.started.set(event.step.id, now);
       return `${prefix}: started`;
-    case "done":
-      return `${prefix}: done in ${event.ms ?? 0} ms`;
+    case "done": {
+      const verdict = event.verdict
+        ? ` (${event.verdict.verdict}${event.verdict.passes > 1 ? `, ${event.verdict.passes} installs` : ""})`
+        : "";
+      return `${prefix}: done in ${event.ms ?? 0} ms${verdict}`;
+    }
     case "reused":
       return `${prefix}: done in an earlier run, reused`;
     case "stopped":

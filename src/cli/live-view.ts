@@ -95,7 +95,11 @@ export class LiveView {
         break;
       }
       case "done":
-        this.#finish(id, "green", `✓ ${label} done in ${elapsed(event.ms ?? 0)}`);
+        this.#finish(
+          id,
+          "green",
+          `✓ ${label} done in ${elapsed(event.ms ?? 0)}${event.verdict ? ` (${event.verdict.verdict})` : ""}`,
+        );
         break;
       case "failed":
         this.#finish(

@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
+import { Duration, durationMs } from "./duration.ts";
 import { ENVIRONMENT_NAME } from "./environment-name.ts";
 import type { SourceLocation } from "./errors.ts";
 import { type FreezeWindow, FreezeWindowDocument, normalizeFreezeWindow } from "./freeze.ts";
@@ -13,26 +14,9 @@ import {
 import type { Reporter } from "./report.ts";
 import { Secret } from "./secret.ts";
 import type { Variables } from "./substitute.ts";
+import { VerifyDocument, type VerifySettings, verifySettingsOf } from "./verify-settings.ts";
 
-/** A duration: seconds as a number (`30`, `0.5`), or a number with its unit (`500ms`, `30s`, `2m`, `1h`). */
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
-const DURATION_FORMS =
-  "expected a duration: seconds as a number, or a number with ms, s, m or h (30s, 500ms, 2m, 1h)";
-const Duration = (what: string) =>
-  z
-    .union([z.number().positive(DURATION_FORMS), z.string().regex(DURATION, DURATION_FORMS)], {
-      error: DURATION_FORMS,
-    })
-    .optional()
-    .describe(what);
-
-/** Milliseconds of a Duration that zod has accepted. */
-export function durationMs(value: number | string): number {
-  if (typeof value === "number") return Math.round(value * 1000);
-  const [, amount = "0", unit = "s"] = DURATION.exec(value) ?? [];
-  const scale = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as "ms" | "s" | "m" | "h"];
-  return Math.round(Number(amount) * scale);
-}
+export { durationMs };
 
 const InstallCode = z.number().int().min(0).max(2_147_483_647).optional();
 type CodesOf<Word extends string> = Record<Word, typeof InstallCode>;
@@ -148,6 +132,7 @@ export const EnvironmentDocument = z
       })
       .optional()
       .describe("How long to wait for the instance; a wait over 10 s is reported, less often as it goes on."),
+    verify: VerifyDocument,
     installCodes: z
       .strictObject({
         installMethod: z
@@ -232,6 +217,8 @@ export interface EnvironmentConfig {
   timeouts: { connectMs: number; headersMs: number; requestMs: number; bodyMs: number };
   /** How long a step on this instance waits for a package job, and for an install's objects to match; in ms. */
   waits: { jobMs: number; verifyMs: number };
+  /** How an install's result is verified: stable reads, their window, re-installs (verify-settings.ts). */
+  verify?: VerifySettings;
   /** The install option codes the file gives; the words it leaves out keep their assumed codes. */
   installCodes?: InstallCodeOverrides;
   /**
@@ -537,6 +524,7 @@ export function normalizeEnvironment(
   const timeouts = timeoutsOf(doc, report);
   const waits = waitsOf(doc, report);
   const installCodes = installCodesOf(doc, report);
+  const verify = verifySettingsOf(doc.verify, endpoint.kind !== "http", report);
   if (!auth || report.failed()) return null;
   const config: EnvironmentConfig = {
     name: options.name,
@@ -552,6 +540,7 @@ export function normalizeEnvironment(
     limits: { ...DEFAULT_LIMITS, ...doc.limits },
     timeouts,
     waits,
+    verify,
   };
   if (installCodes) config.installCodes = installCodes;
   if (packagesFrom) config.packagesFrom = packagesFrom;

@@ -118,7 +118,13 @@ export function applyEntry(input: {
   const verified = outcome.result === "complete" && outcome.converged;
   if (outcome.result === "interrupted") failures.push("interrupted");
   else if (!outcome.converged) failures.push("did not converge");
-  return { ...base, result: verified ? "verified" : "failed", failures };
+  const verdicts = outcome.run.verdicts ?? [];
+  return {
+    ...base,
+    result: verified ? "verified" : "failed",
+    failures,
+    ...(verdicts.length > 0 ? { verdicts } : {}),
+  };
 }
 
 /** Appends the record; one that can't be written is said, and undefined returned. */

@@ -68,6 +68,13 @@ export const AuditEntry = z.strictObject({
   actorSource: z.enum(ACTOR_SOURCES).optional(),
   /** Who approved the run's environment (GitHub's run approvals), as CI passes them: recorded, not matched. */
   approvers: z.array(z.string()).optional(),
+  /**
+   * The verdict of each verification of an install this apply ran (`converged`, `converged after
+   * re-install`, `diverged`), by step, with the installs it took.
+   */
+  verdicts: z
+    .array(z.strictObject({ step: z.string(), verdict: z.string(), passes: z.number().int() }))
+    .optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

@@ -75,7 +75,7 @@ describe("package.verify", () => {
     const checking = verify(verifyContext(client(), guid));
     await expect(checking).rejects.toMatchObject({ code: "EGP_VERIFY_FAILED" });
     await expect(checking).rejects.toThrow(
-      "after the install, these objects still differ from the source: Controls (checked for 1 s, timeouts.verify of prod)",
+      "after the install, these objects still differ from the source: Controls (not on the target) (checked for 1 s, timeouts.verify of prod)",
     );
   });
 });

@@ -6,9 +6,15 @@ import { notOffered, OutcomeUnknownError, PlatformError } from "../../client/err
 import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
-import { installName, type StepInputOf } from "../../plan/index.ts";
+import { DEFAULT_VERIFY } from "../../manifest/verify-settings.ts";
+import { BUILT_IN_STEP_INPUTS, installName, type StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/package-diff.ts";
-import { instanceReads, readPackageObjects, readPackageParts } from "../../state/index.ts";
+import {
+  instanceReads,
+  type LivePackageObject,
+  readPackageObjects,
+  readPackageParts,
+} from "../../state/index.ts";
 import { StoreError } from "../../store/index.ts";
 import {
   ArtifactError,
@@ -22,6 +28,7 @@ import { ApplyError } from "../errors.ts";
 import { firstSnapshot, listHistory, publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
+import { verifyStable } from "../stable-reads.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -431,6 +438,53 @@ const install: OpHandler = async (context) => {
   }
 };
 
+/** Asks the target to install the uploaded package with the plan's options. */
+export async function askInstall(
+  context: OpContext,
+  packageId: number,
+  input: StepInputOf<"package.install">,
+): Promise<void> {
+  await context.client.packages.install({
+    PackageId: packageId,
+    InactivateUnusedFields: input.inactivateUnusedFields,
+    PrefixInactivatedFields: input.prefixInactivatedFields,
+    InstallOptions: input.objects.map((o) => ({
+      Guid: o.guid,
+      Name: o.name,
+      Type: o.type,
+      TranslationOption: o.translationOption,
+      InstallMethod: o.installMethod,
+      InstallOption: o.installOption,
+    })),
+  });
+}
+
+/**
+ * Waits for the package's last install job. Where the instance reports install jobs (not in the
+ * seed), a failed job fails the step at once; elsewhere the verify's reads see the install's end.
+ */
+export async function installJob(context: OpContext, packageId: number): Promise<string> {
+  return poll(context, "the install job", "job", async () => {
+    const installs = await lastInstall(context, packageId);
+    if (!installs) return "unknown";
+    const latest = installs.job;
+    if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
+    if (latest.Status === "Failed") {
+      const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
+      throw new ApplyError(
+        "EGP_INSTALL_FAILED",
+        `install of package ${packageId} failed: ${why || "no reason given"}`,
+        {
+          messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
+            Boolean(k),
+          ),
+        },
+      );
+    }
+    return latest.Status;
+  });
+}
+
 const installPackage: OpHandler = async (context) => {
   const packageId = packageIdFrom(context, "upload");
   const input = inputOf(context, "package.install");
@@ -444,40 +498,9 @@ const installPackage: OpHandler = async (context) => {
         release = asked;
         await saveRecord(context, release);
       }
-      await context.client.packages.install({
-        PackageId: packageId,
-        InactivateUnusedFields: input.inactivateUnusedFields,
-        PrefixInactivatedFields: input.prefixInactivatedFields,
-        InstallOptions: input.objects.map((o) => ({
-          Guid: o.guid,
-          Name: o.name,
-          Type: o.type,
-          TranslationOption: o.translationOption,
-          InstallMethod: o.installMethod,
-          InstallOption: o.installOption,
-        })),
-      });
+      await askInstall(context, packageId, input);
     }
-    // Where the instance reports install jobs (not in the seed), a failed job fails the step at once.
-    const job = await poll(context, "the install job", "job", async () => {
-      const installs = await lastInstall(context, packageId);
-      if (!installs) return "unknown";
-      const latest = installs.job;
-      if (!latest || latest.Status === "Queued" || latest.Status === "Running") return undefined;
-      if (latest.Status === "Failed") {
-        const why = latest.ValidationMessages.map((m) => m.Description).join("; ");
-        throw new ApplyError(
-          "EGP_INSTALL_FAILED",
-          `install of package ${packageId} failed: ${why || "no reason given"}`,
-          {
-            messageKeys: latest.ValidationMessages.map((m) => m.MessageKey).filter((k): k is string =>
-              Boolean(k),
-            ),
-          },
-        );
-      }
-      return latest.Status;
-    });
+    const job = await installJob(context, packageId);
     if (release && release.installedAt === null)
       await saveRecord(context, { ...release, installedAt: new Date().toISOString() });
     return { packageId, job, ...(release ? { release: release.id } : {}) };
@@ -524,48 +547,138 @@ async function verifyUntilSame(
   }
 }
 
+/** The install step's input, where this run's plan has it: what a re-install asks for again. */
+function installInputOf(context: OpContext): StepInputOf<"package.install"> | undefined {
+  const step = context.stepOf?.(`${change(context)}#install`);
+  if (!step || step.op !== "package.install") return undefined;
+  const parsed = BUILT_IN_STEP_INPUTS["package.install"].safeParse(step.input);
+  return parsed.success ? parsed.data : undefined;
+}
+
 /**
- * Each try reads afresh; the read that found the objects matching is kept for the final plan,
- * unless another install began since (shared-reads.ts `keep`).
+ * Stable reads of the installed objects (../stable-reads.ts), re-installing from the same file
+ * when they do not converge. Each read is afresh; the read that found the objects matching is kept
+ * for the final plan, unless another install began since (shared-reads.ts `keep`).
  */
 const verify: OpHandler = async (context) => {
   const { objects } = inputOf(context, "package.verify");
   const environment = context.step.environment;
-  await verifyUntilSame(
-    context,
-    "the installed objects to match the source",
-    async () => {
-      const since = context.reads.of(environment);
-      const reads = instanceReads();
-      const side = await readPackageObjects(
-        context.client,
-        objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
-        { shared: reads },
-      );
-      const differing = objects
-        .filter(
-          (o) =>
-            !objectMatches(
-              {
-                guid: o.guid,
-                type: "Application",
-                name: o.name,
-                fingerprint: "",
-                parts: {},
-                partFingerprints: o.parts ?? {},
-              },
-              side.objects[o.guid.toLowerCase()],
-              { installMethod: o.installMethod ?? 2, installOption: o.installOption ?? 1 },
-            ),
-        )
-        .map((o) => o.name);
-      if (differing.length === 0) context.reads.keep(environment, reads, since);
-      return differing;
-    },
-    (differing) => `after the install, these objects still differ from the source: ${differing.join(", ")}`,
-  );
-  return { verified: objects.map((o) => o.name) };
+  const settings = context.verify ?? DEFAULT_VERIFY;
+  const install = installInputOf(context);
+  const endWait = context.client.waiting("the installed objects to match the source");
+  try {
+    const result = await verifyStable({
+      read: async () => {
+        const since = context.reads.of(environment);
+        const reads = instanceReads();
+        const side = await readPackageObjects(
+          context.client,
+          objects.map((o) => ({ guid: o.guid, type: "Application" as const })),
+          { shared: reads, keepDetails: () => true },
+        );
+        const differing = objects.flatMap((o) => {
+          const live = side.objects[o.guid.toLowerCase()];
+          const options = { installMethod: o.installMethod ?? 2, installOption: o.installOption ?? 1 };
+          const expected = o.parts ?? {};
+          return objectMatches(asExpected(o.guid, o.name, expected), live, options)
+            ? []
+            : [`${o.name}${partsNamed(differingParts(expected, live, options), live)}`];
+        });
+        if (differing.length === 0) context.reads.keep(environment, reads, since);
+        const state = objects
+          .map((o) => side.objects[o.guid.toLowerCase()]?.fingerprint ?? "absent")
+          .join(",");
+        return { differing, state };
+      },
+      ...settings,
+      overallMs: context.timeouts.verifyMs,
+      overallName: `timeouts.verify of ${environment}`,
+      firstPauseMs: context.timeouts.pollMs,
+      ...(install
+        ? {
+            reinstall: async (pass: number) => {
+              const packageId = packageIdFrom(context, "upload");
+              context.progress(
+                `installing package ${packageId} again (pass ${pass}): parts had not converged`,
+              );
+              context.reads.forget(environment);
+              try {
+                await askInstall(context, packageId, install);
+                await installJob(context, packageId);
+              } finally {
+                context.reads.forget(environment);
+              }
+            },
+          }
+        : {}),
+      sleep: context.sleep,
+      onPause: (what) => context.progress(`waiting for ${what}`),
+    }).catch(async (error: unknown) => {
+      if (error instanceof ApplyError && error.code === "EGP_INSTALL_DIVERGED")
+        await recordVerdict(context, "diverged", error.passes ?? 1);
+      throw error;
+    });
+    await recordVerdict(context, result.verdict, result.passes);
+    return {
+      verified: objects.map((o) => o.name),
+      verdict: result.verdict,
+      passes: result.passes,
+      ...(result.reinstalledFor.length > 0 ? { reinstalledFor: result.reinstalledFor } : {}),
+    };
+  } finally {
+    endWait();
+  }
 };
+
+/** The install's history record (its release record) carries the verification's verdict. */
+async function recordVerdict(context: OpContext, verdict: string, passes: number): Promise<void> {
+  const id = outputOf(context, "install", "release");
+  if (typeof id !== "string") return;
+  const record = readRelease(context.stateDir, context.step.environment, id);
+  if (!record) return;
+  await saveRecord(context, { ...record, verification: { verdict, passes, at: new Date().toISOString() } });
+}
+
+function asExpected(guid: string, name: string, parts: Record<string, string>) {
+  return {
+    guid,
+    type: "Application" as const,
+    name,
+    fingerprint: "",
+    parts: {},
+    partFingerprints: parts,
+  };
+}
+
+/** The parts whose live fingerprint is not the expected one (as objectMatches compares them). */
+function differingParts(
+  expected: Record<string, string>,
+  live: LivePackageObject | undefined,
+  options: { installMethod: number; installOption: number },
+): string[] {
+  if (!live) return [];
+  return Object.entries(expected)
+    .filter(([part, fingerprint]) => {
+      const other = live.partFingerprints[part];
+      if (other === undefined) return true;
+      if (other === fingerprint || options.installMethod === 1) return false;
+      return !(part.startsWith("layout:") && options.installOption === 1);
+    })
+    .map(([part]) => part);
+}
+
+/** ` (field "Owner (recalculated)", layout missing)`: the parts as the instance names them now. */
+function partsNamed(parts: readonly string[], live: LivePackageObject | undefined): string {
+  if (!live) return " (not on the target)";
+  if (parts.length === 0) return "";
+  const shown = parts.slice(0, 5).map((part) => {
+    const kind = part.slice(0, part.indexOf(":"));
+    const detail = live.details?.[part];
+    return detail ? `${kind} ${JSON.stringify(detail.name)} reads differently` : `a ${kind} is missing`;
+  });
+  const more = parts.length > shown.length ? `, and ${parts.length - shown.length} more` : "";
+  return ` (${shown.join(", ")}${more})`;
+}
 
 /**
  * A rollback's install was waited for already, so its objects read as the snapshot at once or never

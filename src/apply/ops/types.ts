@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { ZodType, z } from "zod";
 import type { PlatformClient } from "../../client/client.ts";
 import type { DesiredState } from "../../manifest/index.ts";
+import type { VerifySettings } from "../../manifest/verify-settings.ts";
 import { BUILT_IN_STEP_INPUTS, type BuiltInStepOp, type Step, type StepInputOf } from "../../plan/index.ts";
 import type { SharedReads } from "../../state/index.ts";
 import type { ReleaseStore } from "../../store/index.ts";
@@ -51,6 +52,10 @@ export interface OpContext {
    */
   reads: SharedReads;
   timeouts: { jobMs: number; verifyMs: number; pollMs: number };
+  /** How the step's environment verifies an install (stable reads, re-installs); defaults where absent. */
+  verify?: VerifySettings;
+  /** Another step of the plan, by id: a verify's re-install asks for what its install asked. */
+  stepOf?(stepId: string): Step | undefined;
 }
 
 export type OpHandler = (context: OpContext) => Promise<Record<string, unknown>>;

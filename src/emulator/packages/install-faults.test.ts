@@ -70,3 +70,20 @@ describe("install faults", () => {
     );
   });
 });
+
+describe("the part install faults act on", () => {
+  it("is not a record whose only change is the install's bookkeeping", () => {
+    const stamped = (name: string, date: string | null) => ({
+      Name: name,
+      UpdateInformation: { UpdateDate: date },
+    });
+    const was = emptyCatalogue();
+    const now = emptyCatalogue();
+    Object.assign(was.fields, { "1": stamped("Tier", null), "2": stamped("Owner", null) });
+    Object.assign(now.fields, {
+      "1": stamped("Tier", "2026-12-06"),
+      "2": stamped("Owner (new)", "2026-12-06"),
+    });
+    expect(changedPart(was, now)).toEqual({ kind: "fields", key: "2" });
+  });
+});

@@ -8,7 +8,8 @@ import type { FaultSpec } from "../faults.ts";
  * make the emulator behave so for ONE part of what an install changes, so that a verifier can be
  * tested against each. The part is the first record the install changed, in the catalogue's kind
  * order with fields first (what every verifier reads), preferring a record that existed before (an
- * update) over one the install created, whose absence would leave others pointing at nothing.
+ * update) over one the install created, whose absence would leave others pointing at nothing. An
+ * install's bookkeeping (UpdateInformation) and translations are not what a verifier compares.
  */
 
 export type InstallFaultSpec = Pick<FaultSpec, "installLateMs" | "installChangeMs" | "installDrop">;
@@ -26,7 +27,21 @@ export interface ShapedInstall {
 
 const ORDER: readonly Kind[] = ["fields", ...KINDS.filter((kind) => kind !== "fields")];
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/**
+ * A record as a verifier compares it: without the bookkeeping every install rewrites, nor the
+ * translations a package carries along (a translation option decides those, not the verifier).
+ */
+function substance(record: unknown): string {
+  if (record === null || typeof record !== "object") return JSON.stringify(record);
+  const {
+    UpdateInformation: _stamped,
+    Translations: _translated,
+    ...rest
+  } = record as Record<string, unknown>;
+  return JSON.stringify(rest);
+}
+
+const same = (a: unknown, b: unknown) => substance(a) === substance(b);
 
 /** The one part of an install these faults act on; undefined when the install changed nothing. */
 export function changedPart(before: CatalogueData, after: CatalogueData): PartRef | undefined {

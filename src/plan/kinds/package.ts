@@ -283,11 +283,16 @@ function planPackage(
       })),
       release: { from: sourceEnvironment, created },
     },
+    // Each part must read as the source has it once installed (as the install options leave it):
+    // the object's presence alone is not the install's result.
     verify: {
-      objects: objects.map(({ live }) => ({
+      objects: objects.map(({ object, live }) => ({
         guid: live.guid,
         name: live.name,
         fingerprint: live.fingerprint,
+        parts: live.partFingerprints,
+        installMethod: object.install.InstallMethod,
+        installOption: object.install.InstallOption,
       })),
     },
   };

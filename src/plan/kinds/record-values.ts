@@ -110,9 +110,9 @@ export function resolve(
       return { wire: date, same: date === before, before };
     }
     case FieldType.ValuesList: {
-      if (typeof desired === "number" || typeof desired === "boolean")
+      const names = cleared ? [] : Array.isArray(desired) ? desired : [desired];
+      if (!names.every((name): name is string => typeof name === "string"))
         return { problem: "invalid", message: "a values-list field takes value names" };
-      const names = cleared ? [] : Array.isArray(desired) ? desired : [desired as string];
       const ids: number[] = [];
       for (const name of names) {
         const value = field.values.find((candidate) => candidate.name === name);

@@ -4,6 +4,7 @@ import type { DesiredRecordEntry, DesiredRecords, RecordFieldValue } from "../..
 import type { LiveRecord, LiveRecordLevel } from "../../state/kinds/record.ts";
 import type { LiveRecordTarget } from "../../state/kinds/record-targets.ts";
 import { planChanges } from "../plan-changes.ts";
+import { readPlanFile, writePlanFile } from "../plan-file.ts";
 import { renderText } from "../render/text.ts";
 import { recordSteps } from "./record-steps.ts";
 
@@ -178,6 +179,9 @@ describe("references by key", () => {
     expect(renderText(plan)).toContain(
       '+ Mitigated Risks: [Risk Register "Data leak", Risk Register "Cloud provider outage"]',
     );
+
+    // A saved plan carries the reference by the creating step, and its check takes it.
+    expect(readPlanFile(writePlanFile(plan)).steps).toEqual(plan.steps);
 
     // A plan targeting the control keeps the create it waits for.
     const targeted = planChanges(

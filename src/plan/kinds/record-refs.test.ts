@@ -10,8 +10,9 @@ import { recordSteps } from "./record-steps.ts";
 
 /*
  * References by key on levels built here: Controls (level 20: Control Name, the key; Mitigated
- * Risks, related records of level 7; Policies, a cross-reference to level 9) and Risk Register
- * (level 7: Risk Name; records 1002 "Cloud provider outage", 1004 "Privileged access misuse").
+ * Risks, related records of level 7; Policies, a cross-reference to level 9; Objective, text) and
+ * Risk Register (level 7: Risk Name; records 1002 "Cloud provider outage", 1004 "Privileged access
+ * misuse").
  * Policies (level 9: Policy Name; record 1005 "Information Security Policy") is read for references
  * alone, as no document manages it.
  */
@@ -25,6 +26,7 @@ const CONTROLS: LiveRecordLevel = {
     { id: 201, name: "Control Name", alias: "Control_Name", type: 1, values: [] },
     { id: 202, name: "Mitigated Risks", alias: "Mitigated_Risks", type: 23, values: [], references: [7] },
     { id: 203, name: "Policies", alias: "Policies", type: 9, values: [], references: [9] },
+    { id: 205, name: "Objective", alias: "Objective", type: 1, values: [] },
   ],
   records: [{ id: 1003, values: { Control_Name: "AC-2", Mitigated_Risks: [1002], Policies: null } }],
 };
@@ -248,6 +250,38 @@ describe("references by key", () => {
       ]);
     expect(misnamed).toThrow(
       /controls\.yaml:3:18 .*"Policies" has no field "Policy Nam" on prod; did you mean "Policy Name"\?/,
+    );
+  });
+
+  it("takes a key of several fields as a mapping, and refuses a reference of another form", () => {
+    const regional: LiveRecordTarget = {
+      ...POLICIES,
+      fields: [...POLICIES.fields, { name: "Region", alias: "Region" }],
+      records: [
+        { id: 1005, values: { Policy_Name: "Information Security Policy", Region: "EU" } },
+        { id: 1006, values: { Policy_Name: "Information Security Policy", Region: "US" } },
+      ],
+    };
+    const keys = [
+      {
+        ...(POLICY_KEYS[0] as NonNullable<DesiredRecords["keys"]>[number]),
+        fields: ["Policy Name", "Region"],
+      },
+    ];
+    const planWith = (value: RecordFieldValue) =>
+      planOf([controls([entry("AC-2", "Control Name", 5, { Policies: value })], keys)], {
+        targets: [regional],
+      });
+    const input = recordSteps.ops["record.update"].parse(
+      planWith({ Region: "US", "Policy Name": "Information Security Policy" }).steps[0]?.input,
+    );
+    expect(input.fields[0]?.value).toEqual({ references: [{ contentId: 1006, levelId: 9 }] });
+    expect(() => planWith("Information Security Policy")).toThrow(
+      /a reference to "Policies" records is written as \{ Policy Name: …, Region: … \}, not "Information Security Policy"/,
+    );
+    // A mapping is a reference's form, not a text field's.
+    expect(() => planOf([controls([entry("AC-2", "Control Name", 5, { Objective: { x: "y" } })])])).toThrow(
+      /"Objective"\]: a text field takes one value/,
     );
   });
 

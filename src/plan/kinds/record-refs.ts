@@ -204,7 +204,6 @@ function matchOne(
     const parts = keyValues(item, k.key);
     return parts ? [{ ...k, parts }] : [];
   });
-  const shown = typeof item === "string" ? JSON.stringify(item) : JSON.stringify(item);
   const application = keyed[0]?.target.application ?? "";
   if (shaped.length === 0) {
     const forms = keyed.map((k) =>
@@ -212,7 +211,7 @@ function matchOne(
     );
     return {
       problem: "invalid",
-      message: `a reference to "${application}" records is written as ${forms.join(" or ")}, not ${shown}`,
+      message: `a reference to "${application}" records is written as ${forms.join(" or ")}, not ${JSON.stringify(item)}`,
     };
   }
   const found: (Keyed & { id?: number; step?: string })[] = [];

@@ -90,7 +90,8 @@ export function resolve(
   const cleared = desired === null;
   switch (field.type) {
     case FieldType.Text: {
-      if (Array.isArray(desired)) return { problem: "invalid", message: "a text field takes one value" };
+      if (typeof desired === "object" && desired !== null)
+        return { problem: "invalid", message: "a text field takes one value" };
       const text = cleared ? null : String(desired);
       const before = typeof live === "string" && live !== "" ? live : null;
       return { wire: text, same: (text ?? "") === (before ?? ""), before };

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
+import { sentValue } from "./record-refs.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -13,11 +14,11 @@ import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 type CreateInput = z.output<(typeof recordSteps.ops)["record.create"]>;
 
-function fieldContents(fields: CreateInput["fields"]) {
+function fieldContents(context: OpContext, fields: CreateInput["fields"]) {
   return Object.fromEntries(
     fields.map((field) => [
       String(field.fieldId),
-      { Type: field.type, Value: field.value, FieldId: field.fieldId },
+      { Type: field.type, Value: sentValue(context, field), FieldId: field.fieldId },
     ]),
   );
 }
@@ -46,7 +47,7 @@ const create: OpHandler = async (context: OpContext) => {
   try {
     const id = await context.client.content.create({
       LevelId: input.levelId,
-      FieldContents: fieldContents(input.fields),
+      FieldContents: fieldContents(context, input.fields),
     });
     return { id };
   } catch (error) {
@@ -60,7 +61,11 @@ const create: OpHandler = async (context: OpContext) => {
 const update: OpHandler = async (context: OpContext) => {
   const input = inputOf(context, "record.update", recordSteps.ops["record.update"]);
   const id = await context.client.content.update({
-    Content: { Id: input.contentId, LevelId: input.levelId, FieldContents: fieldContents(input.fields) },
+    Content: {
+      Id: input.contentId,
+      LevelId: input.levelId,
+      FieldContents: fieldContents(context, input.fields),
+    },
   });
   return { id };
 };

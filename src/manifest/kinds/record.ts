@@ -10,8 +10,19 @@ import { type DocumentRule, defineKind, scoping, sourceOf } from "./kind.ts";
  * planner checks them against it (src/plan/kinds/record.ts); this module checks only the shape.
  */
 
+/** A reference to a record by its key: its key text, or `{ Field: value }` for a key of several fields. */
+const Reference = z.record(z.string(), z.union([z.string(), z.number()]));
+
 /** One field's value as a record entry writes it: `null` clears it; a list is a multi-valued field. */
-const FieldValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]);
+const FieldValue = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.string()),
+  Reference,
+  z.array(z.union([z.string(), z.number(), Reference])),
+]);
 export type RecordFieldValue = z.infer<typeof FieldValue>;
 
 export const RecordDocument = z
@@ -29,6 +40,12 @@ export const RecordDocument = z
       .array(z.string().trim().min(1))
       .min(1)
       .describe("The fields, by name, whose values identify one record."),
+    keys: z
+      .record(z.string().trim().min(1), z.array(z.string().trim().min(1)).min(1))
+      .optional()
+      .describe(
+        "The key fields of applications this document references that no Record document of the environment keys: application (or `Application/Level`) → field names.",
+      ),
     records: z
       .array(z.record(z.string(), FieldValue))
       .describe("The records: field name → value (values lists by value name; null clears a field)."),
@@ -48,11 +65,20 @@ export interface DesiredRecordEntry {
   fields: Readonly<Record<string, FieldSource>>;
 }
 
+/** One `keys:` entry: the key fields of a referenced application (or `Application/Level`). */
+export interface DesiredTargetKey {
+  target: string;
+  fields: string[];
+  source: FieldSource;
+}
+
 export interface DesiredRecords {
   kind: "Record";
   application: string;
   level?: string;
   key: string[];
+  /** The referenced applications' keys this document names itself (`keys:`). */
+  keys?: DesiredTargetKey[];
   records: DesiredRecordEntry[];
   source: SourceLocation;
 }
@@ -130,6 +156,15 @@ export const recordKind = defineKind({
       application: doc.application,
       ...(doc.level === undefined ? {} : { level: doc.level }),
       key: doc.key,
+      ...(doc.keys === undefined
+        ? {}
+        : {
+            keys: Object.entries(doc.keys).map(([target, fields]) => ({
+              target,
+              fields,
+              source: report.where(["keys", target]),
+            })),
+          }),
       records: doc.records.map((_, index) => entryOf(doc, index, report)),
       source: sourceOf(report, "application"),
     };

@@ -8,6 +8,16 @@ import { z } from "zod";
 
 const int = z.number().int();
 
+/**
+ * A cross-reference or related-records field's records: each a live record's content id, or the
+ * `step` of the same plan that creates it, whose output's `id` the op takes at run time.
+ */
+const References = z.object({
+  references: z.array(
+    z.union([z.object({ contentId: int, levelId: int }), z.object({ step: z.string(), levelId: int })]),
+  ),
+});
+
 /** One managed field's new value: `null` clears it. */
 const FieldWrite = z.object({
   fieldId: int,
@@ -17,6 +27,7 @@ const FieldWrite = z.object({
     z.number(),
     z.null(),
     z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
+    References,
   ]),
 });
 

@@ -90,7 +90,8 @@ export function resolve(
   const cleared = desired === null;
   switch (field.type) {
     case FieldType.Text: {
-      if (Array.isArray(desired)) return { problem: "invalid", message: "a text field takes one value" };
+      if (typeof desired === "object" && desired !== null)
+        return { problem: "invalid", message: "a text field takes one value" };
       const text = cleared ? null : String(desired);
       const before = typeof live === "string" && live !== "" ? live : null;
       return { wire: text, same: (text ?? "") === (before ?? ""), before };
@@ -110,9 +111,9 @@ export function resolve(
       return { wire: date, same: date === before, before };
     }
     case FieldType.ValuesList: {
-      if (typeof desired === "number" || typeof desired === "boolean")
+      const names = cleared ? [] : Array.isArray(desired) ? desired : [desired];
+      if (!names.every((name): name is string => typeof name === "string"))
         return { problem: "invalid", message: "a values-list field takes value names" };
-      const names = cleared ? [] : Array.isArray(desired) ? desired : [desired as string];
       const ids: number[] = [];
       for (const name of names) {
         const value = field.values.find((candidate) => candidate.name === name);

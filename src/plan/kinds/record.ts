@@ -2,6 +2,7 @@ import type { ErrorCode } from "../../errors/index.ts";
 import { EgpError } from "../../errors/index.ts";
 import type { DesiredRecordEntry, DesiredRecords } from "../../manifest/kinds/record.ts";
 import type { LiveRecord, LiveRecordField, LiveRecordLevel } from "../../state/kinds/record.ts";
+import type { LiveRecordTarget } from "../../state/kinds/record-targets.ts";
 import type { Change, FieldChange, Step } from "../model.ts";
 import {
   formatPlanProblem,
@@ -12,6 +13,14 @@ import {
   type PlanProblem,
 } from "./kind.ts";
 import { makeStep } from "./make-step.ts";
+import {
+  REFERENCE_TYPES,
+  type ReferencesWire,
+  type ResolveReferences,
+  referenceCycle,
+  referencesOf,
+  targetsOf,
+} from "./record-refs.ts";
 import { recordSteps } from "./record-steps.ts";
 import {
   didYouMean,
@@ -96,6 +105,7 @@ function planEntry(
   entry: DesiredRecordEntry,
   problems: Problems,
   environment: string,
+  references: ResolveReferences,
 ): { change: Change; step: Step } | undefined {
   const key = `${document.application} ${label(entry.key)}`;
   const keyFields = document.key.map((name) => fields.get(name) as LiveRecordField);
@@ -115,20 +125,30 @@ function planEntry(
   }
   const live = exact.length === 1 ? level.records.find((record) => record.id === exact[0]) : undefined;
   const changes: FieldChange[] = [];
-  const writes: { fieldId: number; type: number; value: WireValue }[] = [];
+  const writes: { fieldId: number; type: number; value: WireValue | ReferencesWire | null }[] = [];
+  const dependsOn = new Set<string>();
   let failed = false;
   for (const [name, value] of Object.entries(entry.values)) {
     const field = fields.get(name) as LiveRecordField;
-    const result = resolve(field, value, live?.values[field.alias]);
+    const result = REFERENCE_TYPES.has(field.type)
+      ? references(field, value, live?.values[field.alias])
+      : resolve(field, value, live?.values[field.alias]);
     if ("problem" in result) {
-      problems[result.problem].push(problemAt(entry, name, result.message, key));
+      const at = ("at" in result && result.at) || {};
+      problems[result.problem].push({
+        ...problemAt(entry, name, result.message, key),
+        ...at,
+        message: result.message,
+      });
       failed = true;
       continue;
     }
     if (live && result.same) continue;
     if (!live && value === null) continue;
-    changes.push({ field: name, ...(live ? { before: result.before } : {}), after: value, verifiable: true });
+    const after = "after" in result ? result.after : value;
+    changes.push({ field: name, ...(live ? { before: result.before } : {}), after, verifiable: true });
     writes.push({ fieldId: field.id, type: field.type, value: result.wire });
+    for (const id of "dependsOn" in result ? result.dependsOn : []) dependsOn.add(id);
   }
   if (failed || (live && changes.length === 0)) return undefined;
   const change: Change = {
@@ -151,8 +171,8 @@ function planEntry(
     keyAliases: keyFields.map((field) => field.alias),
   };
   const step = live
-    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id })
-    : makeStep(change, "record.create", environment, target);
+    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id }, [...dependsOn])
+    : makeStep(change, "record.create", environment, target, [...dependsOn]);
   return { change, step };
 }
 
@@ -171,7 +191,7 @@ function fieldProblems(
         ...where,
         message: `"${document.application}" has no field "${name}" on ${environment}${didYouMean(name, names)}`,
       });
-    else if (!SERVED.has(field.type))
+    else if (!SERVED.has(field.type) && !REFERENCE_TYPES.has(field.type))
       problems.push({
         ...where,
         message: `"${name}" is a ${TYPE_NAMES[field.type] ?? `type ${field.type}`} field, which Record documents do not write yet`,
@@ -198,6 +218,18 @@ function levelsOf(live: PlanInput["live"]): readonly LiveRecordLevel[] {
   return Array.isArray(list) ? (list as readonly LiveRecordLevel[]) : [];
 }
 
+/** The level read for `document`: the read follows the documents' order, and another's is not its. */
+function matchingRead(read: LiveRecordLevel | undefined, document: DesiredRecords) {
+  return read && read.application === document.application && read.level === document.level
+    ? read
+    : undefined;
+}
+
+function recordTargetsOf(live: PlanInput["live"]): readonly LiveRecordTarget[] {
+  const list = (live as unknown as Readonly<Record<string, unknown>>).recordTargets;
+  return Array.isArray(list) ? (list as readonly LiveRecordTarget[]) : [];
+}
+
 /** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */
 function refuse(problems: Problems): void {
   if (problems.invalid.length > 0) throw PlanError.refused(problems.invalid);
@@ -212,11 +244,15 @@ function plan({ desired, live }: PlanInput): KindPlan {
   const environment = desired.environment.name;
   const problems: Problems = { invalid: [], ambiguous: [], unresolved: [] };
   const levels = levelsOf(live);
-  documentsOf(desired).forEach((document, index) => {
-    // The read follows the documents' order; a level read for another document is not this one's.
-    const read = levels[index];
-    const level =
-      read && read.application === document.application && read.level === document.level ? read : undefined;
+  const documents = documentsOf(desired);
+  const targets = targetsOf(
+    documents,
+    documents.map((document, index) => matchingRead(levels[index], document)),
+    recordTargetsOf(live),
+    (document, entry) => `${KIND}/${document.application} ${label(entry.key)}#create`,
+  );
+  documents.forEach((document, index) => {
+    const level = matchingRead(levels[index], document);
     if (!level || "missing" in level) {
       const what =
         level?.missing === "level"
@@ -234,12 +270,15 @@ function plan({ desired, live }: PlanInput): KindPlan {
     problems.invalid.push(...invalid);
     if (invalid.length > 0) return;
     for (const entry of document.records) {
-      const planned = planEntry(document, level, fields, entry, problems, environment);
+      const references = referencesOf(document, targets, environment);
+      const planned = planEntry(document, level, fields, entry, problems, environment, references);
       if (!planned) continue;
       result.changes.push(planned.change);
       result.steps.push(planned.step);
     }
   });
+  const cycle = referenceCycle(result.changes, result.steps);
+  if (cycle) problems.invalid.push(cycle);
   refuse(problems);
   return result;
 }

@@ -2,6 +2,7 @@ import type { FieldWords } from "../../manifest/index.ts";
 import { type Change, type FieldChange, SENSITIVE } from "../model.ts";
 import { partLine } from "./parts.ts";
 import { printable } from "./printable.ts";
+import { referencesText } from "./references.ts";
 
 /** How a plan is rendered for people (text and markdown). */
 export interface RenderOptions {
@@ -17,6 +18,8 @@ export interface RenderOptions {
 /** A value as the plan prints it: compact JSON, with strings quoted, on one line (printable.ts). */
 export function formatValue(value: unknown): string {
   if (value === undefined) return "(unset)";
+  const references = referencesText(value);
+  if (references !== undefined) return printable(references);
   if (typeof value === "string") return printable(JSON.stringify(value));
   return printable(JSON.stringify(value) ?? String(value));
 }

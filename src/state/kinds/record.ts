@@ -5,6 +5,7 @@ import type { DesiredState } from "../../manifest/index.ts";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
 import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
+import { type LiveRecordTarget, readTargets } from "./record-targets.ts";
 
 /*
  * Records: for each application level a `Record` document manages, its field definitions (names,
@@ -23,6 +24,8 @@ export interface LiveRecordField {
   type: number;
   /** Values-list values, by id and name; empty for other types. */
   values: { id: number; name: string }[];
+  /** Cross-reference and related-records fields: the levels whose records they reference. */
+  references?: number[];
 }
 
 /** One live record: its content id and its managed fields' values, by field alias. */
@@ -47,6 +50,8 @@ export type LiveRecordLevel =
 
 export interface LiveRecords {
   records: LiveRecordLevel[];
+  /** The referenced levels no document manages, with their records' key fields (record-targets.ts). */
+  recordTargets?: LiveRecordTarget[];
 }
 
 /** The Record documents of a desired state (a kind's documents are under its plural). */
@@ -67,6 +72,7 @@ async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRe
       alias: field.Alias,
       type: field.Type,
       values: (field.ValuesListValues ?? []).map((value) => ({ id: value.Id, name: value.Name })),
+      ...(field.ReferencedLevelIds?.length ? { references: field.ReferencedLevelIds } : {}),
     }));
 }
 
@@ -130,7 +136,8 @@ async function read(context: ReadContext): Promise<LiveRecords> {
   const documents = recordDocuments(context.desired);
   const levels: LiveRecordLevel[] = [];
   for (const document of documents) levels.push(await readLevel(context.client, document, environment));
-  return { records: levels };
+  const targets = await readTargets(context.client, documents, levels, environment);
+  return { records: levels, ...(targets.length > 0 ? { recordTargets: targets } : {}) };
 }
 
 /**
@@ -141,5 +148,5 @@ export const recordLive = liveKind({
   part: PART,
   label: "records",
   read,
-  digest: (state) => hash(state.records),
+  digest: (state) => hash(state.recordTargets ? [state.records, state.recordTargets] : state.records),
 });

@@ -12,6 +12,12 @@ import { nextPauseMs } from "./poll.ts";
  * `timeouts.verify`) bounds the whole verification, re-installs included, as it always has.
  */
 
+/**
+ * The verification of an environment whose config was made without its file's defaults (a library
+ * caller's): the defaults an environment file gets (manifest/verify-settings.ts).
+ */
+export const UNDESCRIBED_VERIFY = { intervalMs: 2_000, settleMs: 300_000, reinstalls: 1 } as const;
+
 export type Verdict = "converged" | "converged after re-install";
 
 export interface Read {

@@ -6,7 +6,6 @@ import { notOffered, OutcomeUnknownError, PlatformError } from "../../client/err
 import type { Progress } from "../../client/progress.ts";
 import { promotePackage } from "../../client/promote.ts";
 import type { PackageRead } from "../../client/resources/packages.ts";
-import { DEFAULT_VERIFY } from "../../manifest/verify-settings.ts";
 import { BUILT_IN_STEP_INPUTS, installName, type StepInputOf } from "../../plan/index.ts";
 import { objectMatches } from "../../plan/package-diff.ts";
 import {
@@ -28,7 +27,7 @@ import { ApplyError } from "../errors.ts";
 import { firstSnapshot, listHistory, publishInstall } from "../history.ts";
 import { poll as pollUntil } from "../poll.ts";
 import { ReleaseRecord, readRelease, writeRelease } from "../releases.ts";
-import { verifyStable } from "../stable-reads.ts";
+import { UNDESCRIBED_VERIFY, verifyStable } from "../stable-reads.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -563,7 +562,7 @@ function installInputOf(context: OpContext): StepInputOf<"package.install"> | un
 const verify: OpHandler = async (context) => {
   const { objects } = inputOf(context, "package.verify");
   const environment = context.step.environment;
-  const settings = context.verify ?? DEFAULT_VERIFY;
+  const settings = context.verify ?? UNDESCRIBED_VERIFY;
   const install = installInputOf(context);
   const endWait = context.client.waiting("the installed objects to match the source");
   try {

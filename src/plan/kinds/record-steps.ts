@@ -39,7 +39,11 @@ export const recordSteps = {
   kind: "Record",
   ops: {
     "record.create": Target,
-    "record.update": Target.extend({ contentId: int }),
+    "record.update": Target.extend({
+      contentId: int,
+      /** The written fields' values as the plan read them, which a rollback writes back. */
+      prior: z.array(FieldWrite).optional(),
+    }),
   },
   actions: {
     create: ["record.create"],

@@ -12,6 +12,7 @@ import {
   type PlanProblem,
 } from "./kind.ts";
 import { makeStep } from "./make-step.ts";
+import { priorValue } from "./record-prior.ts";
 import { recordSteps } from "./record-steps.ts";
 import {
   didYouMean,
@@ -116,6 +117,7 @@ function planEntry(
   const live = exact.length === 1 ? level.records.find((record) => record.id === exact[0]) : undefined;
   const changes: FieldChange[] = [];
   const writes: { fieldId: number; type: number; value: WireValue }[] = [];
+  const prior: typeof writes = [];
   let failed = false;
   for (const [name, value] of Object.entries(entry.values)) {
     const field = fields.get(name) as LiveRecordField;
@@ -129,6 +131,8 @@ function planEntry(
     if (!live && value === null) continue;
     changes.push({ field: name, ...(live ? { before: result.before } : {}), after: value, verifiable: true });
     writes.push({ fieldId: field.id, type: field.type, value: result.wire });
+    if (live)
+      prior.push({ fieldId: field.id, type: field.type, value: priorValue(field, live.values[field.alias]) });
   }
   if (failed || (live && changes.length === 0)) return undefined;
   const change: Change = {
@@ -151,7 +155,7 @@ function planEntry(
     keyAliases: keyFields.map((field) => field.alias),
   };
   const step = live
-    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id })
+    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id, prior })
     : makeStep(change, "record.create", environment, target);
   return { change, step };
 }

@@ -1,4 +1,5 @@
 import type { PlatformClient } from "../client/client.ts";
+import { TYPE_NAMES } from "../plan/kinds/record-values.ts";
 import { type FieldDefinition, FieldType, REFERENCE_FIELD_TYPES } from "../wire/index.ts";
 import type { RecordSnapshot, SnapshotRecord, WireValue } from "./record-snapshot.ts";
 
@@ -114,7 +115,8 @@ function restoreOf(
       continue;
     }
     if (!RESTORABLE.has(field.type) || field.prior === undefined) {
-      plan.notRestorable.push(`${name}: "${field.name}" (its earlier value is not kept)`);
+      const type = TYPE_NAMES[field.type] ?? `type ${field.type}`;
+      plan.notRestorable.push(`${name}: "${field.name}", a ${type} field, left as the apply wrote it`);
       continue;
     }
     const now = live[definition.Alias];

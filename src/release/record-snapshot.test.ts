@@ -35,7 +35,7 @@ const LEVEL: LiveRecordLevel = {
   ],
 };
 
-const at = { file: "manifests/risks.yaml", line: 5, column: 3 };
+const at = { file: "manifests/risks.yaml", line: 5, column: 3, path: "records[0].records[0]" };
 
 function planOf(records: DesiredRecords["records"]) {
   const document: DesiredRecords = {

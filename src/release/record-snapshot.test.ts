@@ -69,7 +69,7 @@ describe("the record snapshot of a plan", () => {
         application: "Risk Register",
         levelId: 7,
         entitySet: "Risk",
-        action: "update",
+        action: "updated",
         contentId: 1002,
         fields: [
           { fieldId: 102, type: 2, name: "Score", written: 15, prior: 12 },
@@ -88,7 +88,7 @@ describe("the record snapshot of a plan", () => {
         application: "Risk Register",
         levelId: 7,
         entitySet: "Risk",
-        action: "create",
+        action: "created",
         fields: [
           { fieldId: 101, type: 1, name: "Name", written: "Vendor breach" },
           { fieldId: 102, type: 2, name: "Score", written: 3 },

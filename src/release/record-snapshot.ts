@@ -44,7 +44,8 @@ const SnapshotRecord = z.object({
   levelId: int,
   /** The level's Content API entity set. */
   entitySet: z.string(),
-  action: z.enum(["update", "create"]),
+  /** What the apply does to the record. */
+  action: z.enum(["updated", "created"]),
   /** The record's content id; for a created record, known once its create step ran. */
   contentId: int.optional(),
   fields: z.array(SnapshotField),
@@ -95,7 +96,7 @@ function snapshotRecord(plan: Plan, step: Step): SnapshotRecord | undefined {
     application: input.application,
     levelId: input.levelId,
     entitySet: input.entitySet,
-    action: op === "record.update" ? "update" : "create",
+    action: op === "record.update" ? "updated" : "created",
     ...(op === "record.update" && input.contentId !== undefined ? { contentId: input.contentId } : {}),
     fields: input.fields.map((field, at) => {
       const prior = input.prior?.find((read) => read.fieldId === field.fieldId);
@@ -153,7 +154,8 @@ export async function noteCreatedRecords(
   let changed = false;
   const records = snapshot.records.map((record) => {
     const id = outputs.get(record.step)?.id;
-    if (record.action !== "create" || record.contentId !== undefined || typeof id !== "number") return record;
+    if (record.action !== "created" || record.contentId !== undefined || typeof id !== "number")
+      return record;
     changed = true;
     return { ...record, contentId: id };
   });

@@ -241,19 +241,19 @@ export async function planRecordRollback(
     const entitySet = records[0]?.entitySet ?? "";
     const definitions = await definitionsOf(client, levelId);
     const aliases = records
-      .filter((record) => record.action === "update")
+      .filter((record) => record.action === "updated")
       .flatMap((record) => record.fields.map((field) => definitions.get(field.fieldId)))
       .filter((field) => field?.IsActive)
       .map((field) => field?.Alias ?? "");
     const live = await recordsOf(client, entitySet, aliases);
     present.set(entitySet, live);
     for (const record of records)
-      if (record.action === "update")
+      if (record.action === "updated")
         restoreOf(record, live.get(record.contentId ?? Number.NaN), definitions, plan);
   }
   await removalsOf(
     client,
-    snapshot.records.filter((record) => record.action === "create"),
+    snapshot.records.filter((record) => record.action === "created"),
     present,
     plan,
   );

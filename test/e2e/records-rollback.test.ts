@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
@@ -172,6 +174,20 @@ describe("egp rollback of records", () => {
     expect(String(acme?.[vendors.field("Contract End Date").Alias])).toMatch(/^2027-06-30/);
     expect((await vendors.records("Vendor Name")).has("Contoso Cloud")).toBe(false);
     expect((await policies.records("Policy Name")).has("Vendor Management Policy")).toBe(true);
+
+    // The record snapshot in the store says what this rollback did.
+    const kept = join(dir, ".egp/store/records/record-snapshots/prod");
+    const [file] = readdirSync(kept);
+    const snapshot = JSON.parse(readFileSync(join(kept, file ?? ""), "utf8"));
+    expect(snapshot.rollbacks).toEqual([
+      expect.objectContaining({
+        restored: ['Record Third Parties "Acme Hosting": "Contract End Date" back to "2027-06-30"'],
+        conflicts: [expect.stringContaining('"Tier" holds ["Tier 3"] now')],
+        deleted: [expect.stringContaining('Record Third Parties "Contoso Cloud"')],
+        kept: [expect.stringContaining('referenced by Controls record 1003 ("Policies")')],
+        failed: [],
+      }),
+    ]);
 
     const audit = await egp(["audit", "--dir", dir], { env: ENV });
     expect(audit.stdout).toMatch(

@@ -120,6 +120,12 @@ function restoreOf(
       continue;
     }
     const now = live[definition.Alias];
+    const before = words(shown(definition, field.prior));
+    // Put back by hand already: nothing to write, and nothing to report as someone's later edit.
+    if (!holds(definition, now, field.written) && holds(definition, now, field.prior)) {
+      plan.restored.push(`${name}: "${field.name}" is back to ${before} already`);
+      continue;
+    }
     if (!holds(definition, now, field.written)) {
       plan.conflicts.push(
         `${name}: "${field.name}" holds ${words(now)} now, not ${words(shown(definition, field.written))} as the apply wrote; left as it is`,
@@ -127,7 +133,7 @@ function restoreOf(
       continue;
     }
     fields.push({ fieldId: field.fieldId, type: field.type, value: field.prior });
-    lines.push(`${name}: "${field.name}" back to ${words(shown(definition, field.prior))}`);
+    lines.push(`${name}: "${field.name}" back to ${before}`);
   }
   plan.restored.push(...lines);
   if (fields.length > 0) plan.restores.push({ record, contentId: record.contentId, fields, lines });

@@ -116,7 +116,10 @@ function restoreOf(
     }
     if (!RESTORABLE.has(field.type) || field.prior === undefined) {
       const type = TYPE_NAMES[field.type] ?? `type ${field.type}`;
-      plan.notRestorable.push(`${name}: "${field.name}", a ${type} field, left as the apply wrote it`);
+      const article = /^[aeiou]/.test(type) ? "an" : "a";
+      plan.notRestorable.push(
+        `${name}: "${field.name}", ${article} ${type} field, left as the apply wrote it`,
+      );
       continue;
     }
     const now = live[definition.Alias];

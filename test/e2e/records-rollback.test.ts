@@ -91,6 +91,11 @@ describe("egp rollback of records", () => {
     const contoso = after.get("Contoso Cloud")?.[`${vendors.alias}_Id`];
     expect(contoso).toEqual(expect.any(Number));
 
+    const planned = await run(dir, "rollback", "--plan-only");
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain("Planned only: nothing was changed.");
+    expect((await vendors.records("Vendor Name")).has("Contoso Cloud")).toBe(true);
+
     const rolled = await run(dir, "rollback", "--yes");
     expect(rolled.stderr).toBe("");
     expect(rolled.code).toBe(0);

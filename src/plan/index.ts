@@ -35,6 +35,7 @@ export type {
 export { formatPlanProblem, PlanError } from "./kinds/kind.ts";
 export { makeStep } from "./kinds/make-step.ts";
 export { resolveObjectGuid } from "./kinds/package.ts";
+export { FieldWriteValue } from "./kinds/record-steps.ts";
 export type {
   BuiltInChangeKind,
   BuiltInStepOp,

@@ -13,6 +13,7 @@ import { actorOf, assertNotFrozen, FrozenError } from "./freeze-gate.ts";
 import { applyNotice, notifierFor } from "./notify.ts";
 import { planEnvironment } from "./plan.ts";
 import { reachedDigest } from "./reached.ts";
+import { createdRecordsNoted, keepRecordSnapshot } from "./record-snapshot.ts";
 import { closeUnfinished } from "./unfinished.ts";
 import { recordVerified } from "./verified.ts";
 
@@ -71,6 +72,7 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
       await closeUnfinished(store, given, plan, say);
     },
     async starting(given, plan) {
+      await keepRecordSnapshot(store, plan);
       started = (await writeAudit(store, startedEntry(given, plan), say))?.sequence;
     },
     async ended(how, verified) {
@@ -153,6 +155,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       gate: governance.gate,
       planned: governance.planned,
       starting: governance.starting,
+      execute: createdRecordsNoted(store, say, options.execute),
     });
     const verified = await recordVerification(store, outcome, options.open, say);
     await governance.ended({ outcome }, verified);

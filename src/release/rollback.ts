@@ -22,6 +22,7 @@ import { checkActor } from "./actor.ts";
 import { rollbackEntry, writeAudit } from "./audit-trail.ts";
 import { type Notice, notifierFor } from "./notify.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan, rollbackOfPlan } from "./rollback-plan.ts";
+import { type RecordRollbackOutcome, recordSnapshotToRollBack, rollbackRecords } from "./rollback-records.ts";
 
 /*
  * Rollback, in one place (docs/promotion.md): what it needs before it asks (the install to undo,
@@ -102,8 +103,8 @@ interface RunRollbackOptions {
   saved?: Plan;
   /** Names the saved plan in messages. */
   savedFile?: string;
-  /** Asked before anything is written; without it nothing is asked. */
-  confirm?: (plan: Plan) => Promise<boolean>;
+  /** Asked before anything is written; without it nothing is asked. A records rollback has no plan. */
+  confirm?: (plan?: Plan) => Promise<boolean>;
   execute?: (options: ExecuteOptions) => Promise<ApplyResult>;
   logger?: Logger;
   holder?: string;
@@ -263,7 +264,7 @@ export function rollbackNotice(
  * keeps changes out; a rollback takes one back, and must be possible at any hour); once it ran, its
  * audit record is written and the `rolled-back` (or `failed`) notification sent.
  */
-export async function rollback(options: RollbackOptions): Promise<RollbackOutcome> {
+export async function rollback(options: RollbackOptions): Promise<RollbackOutcome | RecordRollbackOutcome> {
   const { dir, env } = options;
   const say = options.say ?? (() => undefined);
   const repository = await readRepository(dir);
@@ -271,6 +272,10 @@ export async function rollback(options: RollbackOptions): Promise<RollbackOutcom
   const store = options.store ?? (await openProjectStore(dir));
   assertCanSign(store);
   checkActor();
+  // The newest change may be a records apply, which has a record snapshot instead of an install.
+  const records = options.saved ? undefined : await recordSnapshotToRollBack(store, env, options.to);
+  if (records)
+    return rollbackRecords({ ...options, desired, store, snapshot: records, say, confirm: options.confirm });
   const outcome = await runRollback({ ...options, desired, store });
   if (!("run" in outcome)) return outcome;
   await writeAudit(store, rollbackEntry(desired, outcome), say);

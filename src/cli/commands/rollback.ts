@@ -4,6 +4,7 @@ import type { Command } from "commander";
 import type { Lock } from "../../apply/index.ts";
 import { writePlanFile } from "../../plan/index.ts";
 import { rollback, rollbackAgain, rollbackVerdict } from "../../release/rollback.ts";
+import { recordRollbackVerdict } from "../../release/rollback-records.ts";
 import { applyOutput } from "../apply-output.ts";
 import { confirm, graceMs } from "../confirm.ts";
 import { ExitError, exitOf } from "../errors.ts";
@@ -34,10 +35,15 @@ interface RollbackFlags {
 export function registerRollbackCommand(program: Command): void {
   program
     .command("rollback")
-    .description("install the snapshot taken before a promotion (the newest, or --to ID), after asking")
+    .description(
+      "undo the newest install or records apply (or --to ID): install the snapshot taken before it, or restore its records, after asking",
+    )
     .argument("[file]", "a rollback's plan saved with `egp rollback --plan-only --out FILE`, run as reviewed")
     .option("--env <name>", "environment (a file in environments/); a plan file names its own")
-    .option("--to <id>", "the install to roll back (see `egp history`); default: the newest")
+    .option(
+      "--to <id>",
+      "the install (see `egp history`) or record snapshot to roll back; default: the newest",
+    )
     .option("--yes", "roll back without asking")
     .option("--out <file>", "also save the rollback's plan (JSON, readable with `egp show`)")
     .option("--plan-only", "show the rollback's plan (and save it with --out), change nothing")
@@ -84,7 +90,10 @@ export function registerRollbackCommand(program: Command): void {
               runSteps({ ...execute, output, interrupts, interrupted: () => rollbackAgain(env) }),
             logger,
           });
-          const verdict = rollbackVerdict(env, outcome, flags.out);
+          const verdict =
+            "records" in outcome
+              ? recordRollbackVerdict(outcome, flags.out)
+              : rollbackVerdict(env, outcome, flags.out);
           for (const line of verdict.lines) say(line);
           if (verdict.failure) throw exitOf(verdict.failure);
         } finally {

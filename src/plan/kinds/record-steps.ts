@@ -18,18 +18,17 @@ const References = z.object({
   ),
 });
 
-/** One managed field's new value: `null` clears it. */
-const FieldWrite = z.object({
-  fieldId: int,
-  type: int,
-  value: z.union([
-    z.string(),
-    z.number(),
-    z.null(),
-    z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
-    References,
-  ]),
-});
+/** A field's value as the content calls take it: `null` clears it. */
+export const FieldWriteValue = z.union([
+  z.string(),
+  z.number(),
+  z.null(),
+  z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
+  References,
+]);
+
+/** One managed field's new value. */
+const FieldWrite = z.object({ fieldId: int, type: int, value: FieldWriteValue });
 
 const Target = z.object({
   application: z.string(),
@@ -50,7 +49,11 @@ export const recordSteps = {
   kind: "Record",
   ops: {
     "record.create": Target,
-    "record.update": Target.extend({ contentId: int }),
+    "record.update": Target.extend({
+      contentId: int,
+      /** The written fields' values as the plan read them, which a rollback writes back. */
+      prior: z.array(FieldWrite).optional(),
+    }),
   },
   actions: {
     create: ["record.create"],

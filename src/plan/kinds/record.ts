@@ -13,6 +13,7 @@ import {
   type PlanProblem,
 } from "./kind.ts";
 import { makeStep } from "./make-step.ts";
+import { priorValue } from "./record-prior.ts";
 import {
   REFERENCE_TYPES,
   type ReferencesWire,
@@ -127,6 +128,7 @@ function planEntry(
   const changes: FieldChange[] = [];
   const writes: { fieldId: number; type: number; value: WireValue | ReferencesWire | null }[] = [];
   const dependsOn = new Set<string>();
+  const prior: typeof writes = [];
   let failed = false;
   for (const [name, value] of Object.entries(entry.values)) {
     const field = fields.get(name) as LiveRecordField;
@@ -149,6 +151,8 @@ function planEntry(
     changes.push({ field: name, ...(live ? { before: result.before } : {}), after, verifiable: true });
     writes.push({ fieldId: field.id, type: field.type, value: result.wire });
     for (const id of "dependsOn" in result ? result.dependsOn : []) dependsOn.add(id);
+    if (live)
+      prior.push({ fieldId: field.id, type: field.type, value: priorValue(field, live.values[field.alias]) });
   }
   if (failed || (live && changes.length === 0)) return undefined;
   const change: Change = {
@@ -171,7 +175,7 @@ function planEntry(
     keyAliases: keyFields.map((field) => field.alias),
   };
   const step = live
-    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id }, [...dependsOn])
+    ? makeStep(change, "record.update", environment, { ...target, contentId: live.id, prior }, [...dependsOn])
     : makeStep(change, "record.create", environment, target, [...dependsOn]);
   return { change, step };
 }

@@ -1,6 +1,7 @@
 import { join, relative, resolve } from "node:path";
 import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { printable } from "../plan/index.ts";
+import { ExitError } from "./errors.ts";
 import { writeFiles } from "./export-files.ts";
 import { issueLine } from "./issue-line.ts";
 
@@ -59,4 +60,30 @@ export async function exportRecordsCommand(
     process.stdout.write(
       `${printable(`  left out ${result.leftOutFields.join(", ")}: no Record document can express ${result.leftOutFields.length === 1 ? "its type" : "their types"}`)}\n`,
     );
+}
+
+/** Whether this is `--kind Record`; the record flags without it, or another kind, are refused. */
+export function recordFlagsOf(
+  flags: RecordExportFlags & { kind?: string; target?: string[]; includeLoginUser?: boolean },
+): boolean {
+  const recordOnly = [
+    flags.application !== undefined && "--application",
+    flags.level !== undefined && "--level",
+    flags.key !== undefined && "--key",
+    flags.refKey !== undefined && "--ref-key",
+  ].filter((flag): flag is string => typeof flag === "string");
+  if (flags.kind === undefined) {
+    if (recordOnly.length > 0) throw new ExitError("EGP_USAGE", `${recordOnly[0]}: only with --kind Record`);
+    return false;
+  }
+  if (flags.kind.toLowerCase() !== "record")
+    throw new ExitError(
+      "EGP_USAGE",
+      `--kind: "${flags.kind}" is not exported on its own; --kind Record writes one application's records, and without --kind every other kind is written`,
+    );
+  if (flags.application === undefined)
+    throw new ExitError("EGP_USAGE", "--kind Record: name the application with --application NAME");
+  if (flags.target !== undefined || flags.includeLoginUser)
+    throw new ExitError("EGP_USAGE", "--kind Record: --target and --include-login-user do not apply");
+  return true;
 }

@@ -8,6 +8,8 @@ import { mergeExported } from "../export/merge.ts";
 import {
   type ExportField,
   expressible,
+  isReference,
+  isUsersGroups,
   KEY_TYPES,
   keyPart,
   type ReferenceTarget,
@@ -19,7 +21,6 @@ import { environmentOf, type ManifestIssue, readRepository, selectManifests } fr
 import type { DesiredRecords } from "../manifest/kinds/record.ts";
 import { didYouMean } from "../plan/kinds/record-values.ts";
 import { recordDocuments } from "../state/kinds/record.ts";
-import { FieldType } from "../wire/index.ts";
 import type { OpenEnvironment } from "./plan-environment.ts";
 
 /*
@@ -264,7 +265,7 @@ async function targetsOf(
 ): Promise<Map<string, ReferenceTarget>> {
   const targets = new Map<string, ReferenceTarget>();
   for (const field of fields) {
-    if (field.type !== FieldType.CrossReference && field.type !== FieldType.RelatedRecords) continue;
+    if (!isReference(field.type)) continue;
     if (field.referencedLevelIds.length !== 1) continue;
     const used = records.some(
       (r) => Array.isArray(r.values[field.alias]) && (r.values[field.alias] as unknown[]).length > 0,
@@ -305,7 +306,7 @@ async function principalsOf(
   fields: readonly LevelField[],
   records: readonly { values: Readonly<Record<string, unknown>> }[],
 ) {
-  const aliases = fields.filter((f) => f.type === FieldType.UsersGroups).map((f) => f.alias);
+  const aliases = fields.filter((f) => isUsersGroups(f.type)).map((f) => f.alias);
   const used = records.some((r) =>
     aliases.some((alias) => r.values[alias] !== null && r.values[alias] !== undefined),
   );

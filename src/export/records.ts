@@ -83,6 +83,16 @@ export const KEY_TYPES: ReadonlySet<number> = new Set([
   FieldType.IpAddress,
 ]);
 
+/** Whether the field holds references to records (cross-reference, related records). */
+export function isReference(type: number): boolean {
+  return REFERENCES.has(type);
+}
+
+/** Whether the field holds users and groups. */
+export function isUsersGroups(type: number): boolean {
+  return type === FieldType.UsersGroups;
+}
+
 /** Whether a Record document can hold the field's values. */
 export function expressible(type: number): boolean {
   return EXPRESSED.has(type);

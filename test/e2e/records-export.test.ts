@@ -107,6 +107,18 @@ describe("egp export --kind Record", () => {
         ],
       },
     ]);
+    // A second export into the same folder finds its own document there and writes the same file.
+    const file = await readFile(join(dir, "manifests", "records-policies-policy-section.yaml"), "utf8");
+    const again = await run(dir, [
+      "--application",
+      "Policies",
+      "--level",
+      "Policy Section",
+      "--key",
+      "Section Title",
+    ]);
+    expect(again).toEqual({ ...exported, stderr: "" });
+    expect(await readFile(join(dir, "manifests", "records-policies-policy-section.yaml"), "utf8")).toBe(file);
     const planned = await egp(["plan", "--env", "prod", "--dir", dir, "--detailed-exitcode"], { env: ENV });
     expect(planned.stderr).toBe("");
     expect(planned.code).toBe(0);

@@ -7,7 +7,7 @@ export const EmulatorOptionsSchema = z
   .object({
     port: z.number().int().min(0).max(65535).default(0),
     host: z.string().default("127.0.0.1"),
-    /** `empty`, `demo-dev`, `demo-prod` or `scale:users=N,apps=M`. */
+    /** `empty`, `demo-dev`, `demo-prod` or `scale:users=N,apps=M,records=R`. */
     seed: z.string().default("empty"),
     release: z
       .string()

@@ -41,7 +41,7 @@ export function registerEmulatorCommand(program: Command): void {
     .description("run the platform emulator")
     .option("--port <n>", "port to listen on (0 picks a free one)", "8080")
     .option("--host <h>", "address to listen on", "127.0.0.1")
-    .option("--seed <s>", "empty, demo-dev, demo-prod or scale:users=N,apps=M", "demo-dev")
+    .option("--seed <s>", "empty, demo-dev, demo-prod or scale:users=N,apps=M,records=R", "demo-dev")
     .option("--release <r>", "platform release to behave as (< 6.5 serves /api only)")
     .option("--data <file>", "keep the state in this file; every write is on disk before it is answered")
     .option("--instance <name>", "instance name that logins must give", "Default")

@@ -2,6 +2,7 @@ import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { printable } from "../../plan/index.ts";
 import { writeFiles } from "../export-files.ts";
+import { exportRecordsCommand, recordFlagsOf } from "../export-records.ts";
 import { issueLine } from "../issue-line.ts";
 import { clientsOf } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
@@ -12,7 +13,14 @@ interface ExportFlags extends SelectionFlags {
   out: string;
   force?: boolean;
   includeLoginUser?: boolean;
+  kind?: string;
+  application?: string;
+  level?: string;
+  key?: string[];
+  refKey?: string[];
 }
+
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /**
  * Writes manifests from what an environment reports, scoped to it, such that a following plan shows
@@ -25,9 +33,27 @@ export function registerExportCommand(program: Command): void {
     .requiredOption("--env <name>", "environment (a file in environments/)")
     .requiredOption("--out <dir>", "directory to write security-parameters.yaml and users.yaml into")
     .option("--force", "overwrite documents of the folder that differ from the instance")
-    .option("--include-login-user", "also write the account egp logs in with (left out by default)");
+    .option("--include-login-user", "also write the account egp logs in with (left out by default)")
+    .option("--kind <kind>", "write one kind only: Record (with --application)")
+    .option("--application <name>", "--kind Record: the application whose records to write")
+    .option("--level <name>", "--kind Record: a level other than the application's first")
+    .option(
+      "--key <field>",
+      "--kind Record: a key field (repeatable; the level's key field by default)",
+      collect,
+    )
+    .option(
+      "--ref-key <APPLICATION=FIELD>",
+      "--kind Record: the key field of an application the records reference (repeatable)",
+      collect,
+    );
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<ExportFlags>(command, async ({ flags, dir, logger, connections }) => {
+      if (recordFlagsOf(flags)) {
+        await exportRecordsCommand(flags, dir, clientsOf(connections));
+        logger.info({ env: flags.env, out: flags.out }, "exported");
+        return;
+      }
       // Loaded here: the YAML writer is needed by this command only.
       const { exportEnvironment } = await import("../../compose/export.ts");
       const out = resolve(flags.out);

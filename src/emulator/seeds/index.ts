@@ -5,6 +5,7 @@ import { seedDemoUsers } from "./demo-users.ts";
 import { emptyData, seedFixedFacts } from "./fixed.ts";
 import { seedScaleUsers } from "./scale.ts";
 import { seedScaleApps } from "./scale-apps.ts";
+import { seedScaleRecords } from "./scale-records.ts";
 
 export interface SeedContext {
   instance: string;
@@ -15,23 +16,23 @@ export interface SeedContext {
 export type SeedSpec =
   | { kind: "empty" }
   | { kind: "demo"; variant: "dev" | "prod" }
-  | { kind: "scale"; users: number; apps: number; parameters: number };
+  | { kind: "scale"; users: number; apps: number; parameters: number; records: number };
 
-/** Parses `empty`, `demo-dev`, `demo-prod` or `scale:users=N,apps=M[,parameters=P]`. */
+/** Parses `empty`, `demo-dev`, `demo-prod` or `scale:users=N,apps=M[,parameters=P][,records=R]`. */
 export function parseSeed(name: string): SeedSpec {
   if (name === "empty") return { kind: "empty" };
   if (name === "demo-dev") return { kind: "demo", variant: "dev" };
   if (name === "demo-prod") return { kind: "demo", variant: "prod" };
   const scale = /^scale:(.*)$/.exec(name);
   if (scale) {
-    const spec = { kind: "scale" as const, users: 0, apps: 0, parameters: 0 };
+    const spec = { kind: "scale" as const, users: 0, apps: 0, parameters: 0, records: 0 };
     for (const part of (scale[1] ?? "").split(",").filter(Boolean)) {
-      const match = /^(users|apps|parameters)=(\d{1,7})$/.exec(part.trim());
+      const match = /^(users|apps|parameters|records)=(\d{1,7})$/.exec(part.trim());
       if (!match)
         throw new Error(
-          `Unknown seed option "${part}" in "${name}" (expected users=N, apps=M, parameters=P)`,
+          `Unknown seed option "${part}" in "${name}" (expected users=N, apps=M, parameters=P, records=R)`,
         );
-      spec[match[1] as "users" | "apps" | "parameters"] = Number(match[2]);
+      spec[match[1] as "users" | "apps" | "parameters" | "records"] = Number(match[2]);
     }
     return spec;
   }
@@ -47,6 +48,7 @@ export function buildStore(seedName: string, context: SeedContext, options: Stor
   if (spec.kind === "demo") seedDemoContent(store, spec.variant);
   if (spec.kind === "scale") seedScaleUsers(store, spec);
   if (spec.kind === "scale") seedScaleApps(store, spec.apps);
+  if (spec.kind === "scale") seedScaleRecords(store, spec.records);
   return store;
 }
 

@@ -3,7 +3,8 @@ import { z } from "zod";
 /*
  * The inputs of a record's steps, shared by the planner, the plan file check and
  * src/apply/ops/record.ts: each field by its field id and type, its value as the content REST calls
- * take it (a values list as its values' ids), so that apply sends what the plan showed.
+ * take it (a values list as its values' ids, users and groups as their ids), so that apply sends
+ * what the plan showed.
  */
 
 const int = z.number().int();
@@ -17,6 +18,7 @@ const FieldWrite = z.object({
     z.number(),
     z.null(),
     z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
+    z.object({ UserList: z.array(z.object({ Id: int })), GroupList: z.array(z.object({ Id: int })) }),
   ]),
 });
 

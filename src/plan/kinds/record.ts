@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../errors/index.ts";
 import { EgpError } from "../../errors/index.ts";
 import type { DesiredRecordEntry, DesiredRecords } from "../../manifest/kinds/record.ts";
-import type { LiveRecord, LiveRecordField, LiveRecordLevel } from "../../state/kinds/record.ts";
+import type { LiveRecord, LiveRecordField, LiveRecordLevel, LiveRecords } from "../../state/kinds/record.ts";
 import type { Change, FieldChange, Step } from "../model.ts";
 import {
   formatPlanProblem,
@@ -19,6 +19,7 @@ import {
   resolve,
   SERVED,
   TYPE_NAMES,
+  type ValueContext,
   type WireValue,
 } from "./record-values.ts";
 
@@ -96,6 +97,7 @@ function planEntry(
   entry: DesiredRecordEntry,
   problems: Problems,
   environment: string,
+  context: ValueContext = {},
 ): { change: Change; step: Step } | undefined {
   const key = `${document.application} ${label(entry.key)}`;
   const keyFields = document.key.map((name) => fields.get(name) as LiveRecordField);
@@ -119,7 +121,7 @@ function planEntry(
   let failed = false;
   for (const [name, value] of Object.entries(entry.values)) {
     const field = fields.get(name) as LiveRecordField;
-    const result = resolve(field, value, live?.values[field.alias]);
+    const result = resolve(field, value, live?.values[field.alias], context);
     if ("problem" in result) {
       problems[result.problem].push(problemAt(entry, name, result.message, key));
       failed = true;
@@ -198,6 +200,12 @@ function levelsOf(live: PlanInput["live"]): readonly LiveRecordLevel[] {
   return Array.isArray(list) ? (list as readonly LiveRecordLevel[]) : [];
 }
 
+/** What the live state holds beyond the levels that values resolve against: the instance's users and groups. */
+function valueContextOf(live: PlanInput["live"]): ValueContext {
+  const { principals } = live as unknown as Partial<LiveRecords>;
+  return principals ? { principals } : {};
+}
+
 /** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */
 function refuse(problems: Problems): void {
   if (problems.invalid.length > 0) throw PlanError.refused(problems.invalid);
@@ -212,6 +220,7 @@ function plan({ desired, live }: PlanInput): KindPlan {
   const environment = desired.environment.name;
   const problems: Problems = { invalid: [], ambiguous: [], unresolved: [] };
   const levels = levelsOf(live);
+  const context = valueContextOf(live);
   documentsOf(desired).forEach((document, index) => {
     // The read follows the documents' order; a level read for another document is not this one's.
     const read = levels[index];
@@ -234,7 +243,7 @@ function plan({ desired, live }: PlanInput): KindPlan {
     problems.invalid.push(...invalid);
     if (invalid.length > 0) return;
     for (const entry of document.records) {
-      const planned = planEntry(document, level, fields, entry, problems, environment);
+      const planned = planEntry(document, level, fields, entry, problems, environment, context);
       if (!planned) continue;
       result.changes.push(planned.change);
       result.steps.push(planned.step);

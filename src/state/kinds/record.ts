@@ -5,6 +5,7 @@ import type { DesiredState } from "../../manifest/index.ts";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
 import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
+import { type RecordPrincipals, readPrincipals, writesPrincipals } from "./record-principals.ts";
 
 /*
  * Records: for each application level a `Record` document manages, its field definitions (names,
@@ -47,6 +48,8 @@ export type LiveRecordLevel =
 
 export interface LiveRecords {
   records: LiveRecordLevel[];
+  /** The instance's users and groups, read when a document writes a users/groups field. */
+  principals?: RecordPrincipals;
 }
 
 /** The Record documents of a desired state (a kind's documents are under its plural). */
@@ -130,7 +133,9 @@ async function read(context: ReadContext): Promise<LiveRecords> {
   const documents = recordDocuments(context.desired);
   const levels: LiveRecordLevel[] = [];
   for (const document of documents) levels.push(await readLevel(context.client, document, environment));
-  return { records: levels };
+  const fields = levels.map((level) => ("fields" in level ? level.fields : []));
+  if (!writesPrincipals(documents, fields)) return { records: levels };
+  return { records: levels, principals: await readPrincipals(context.client) };
 }
 
 /**

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import { CREATED_AT, desired, live } from "../../../test/builders/plan.ts";
+import type { DesiredRecords, RecordFieldValue } from "../../manifest/kinds/record.ts";
+import type { LiveRecordField, LiveRecordLevel } from "../../state/kinds/record.ts";
+import type { RecordPrincipals } from "../../state/kinds/record-principals.ts";
+import { FieldType } from "../../wire/index.ts";
+import { planChanges } from "../plan-changes.ts";
+import { resolve } from "./record-values.ts";
+
+/*
+ * Each field type's resolution of a written value against a live one: what the step sends, whether
+ * the live value already is it, the live value as the plan shows it, and the refusals.
+ */
+
+const PRINCIPALS: RecordPrincipals = {
+  users: [
+    { id: 5, name: "anguyen" },
+    { id: 6, name: "bokafor" },
+  ],
+  groups: [
+    { id: 42, name: "Risk Owners" },
+    { id: 43, name: "Auditors" },
+  ],
+};
+
+const field = (type: number, name = "Owner"): LiveRecordField => ({
+  id: 106,
+  name,
+  alias: name,
+  type,
+  values: [],
+});
+
+describe("a users/groups field", () => {
+  const owner = field(FieldType.UsersGroups);
+  const at = (value: RecordFieldValue, current: unknown = null) =>
+    resolve(owner, value, current, { principals: PRINCIPALS });
+
+  it("sends the users' and groups' ids and shows the live value by name", () => {
+    expect(
+      at({ users: ["anguyen"], groups: ["Risk Owners"] }, { UserList: [{ Id: 6 }], GroupList: [] }),
+    ).toEqual({
+      wire: { UserList: [{ Id: 5 }], GroupList: [{ Id: 42 }] },
+      same: false,
+      before: { users: ["bokafor"] },
+    });
+  });
+
+  it("compares as sets of ids, in any order, a name differing only in case being the same user", () => {
+    const current = { UserList: [{ Id: 6 }, { Id: 5 }], GroupList: [{ Id: 43 }] };
+    expect(at({ users: ["ANguyen", "bokafor"], groups: ["Auditors"] }, current)).toMatchObject({
+      same: true,
+    });
+    expect(at({ users: ["anguyen"] }, current)).toMatchObject({ same: false });
+  });
+
+  it("clears the field with null or two empty lists", () => {
+    expect(at(null, { UserList: [{ Id: 5 }], GroupList: [] })).toMatchObject({ wire: null, same: false });
+    expect(at({ users: [] }, null)).toMatchObject({ wire: null, same: true, before: null });
+  });
+
+  it("refuses an unknown user or group name with the closest one, and a value of another form", () => {
+    expect(at({ users: ["anguyn"] })).toEqual({
+      problem: "unresolved",
+      message: 'no user "anguyn" on the instance (for "Owner"); did you mean "anguyen"?',
+    });
+    expect(at({ groups: ["Risk Owner"] })).toEqual({
+      problem: "unresolved",
+      message: 'no group "Risk Owner" on the instance (for "Owner"); did you mean "Risk Owners"?',
+    });
+    expect(at("anguyen")).toMatchObject({ problem: "invalid" });
+    expect(at({ user: ["anguyen"] })).toMatchObject({ problem: "invalid", message: /not "user"/ });
+    expect(
+      resolve(owner, { groups: ["Auditors"] }, null, { principals: { ...PRINCIPALS, groups: null } }),
+    ).toMatchObject({ problem: "invalid", message: /does not answer the group read/ });
+  });
+
+  it("plans by name and steps by id, refusing an unknown name at its position", () => {
+    const level: LiveRecordLevel = {
+      application: "Third Parties",
+      levelId: 7,
+      levelName: "Third Party",
+      entitySet: "Third_Party",
+      fields: [field(FieldType.Text, "Vendor Name"), { ...owner, id: 107 }],
+      records: [
+        { id: 1001, values: { "Vendor Name": "Acme", Owner: { UserList: [{ Id: 6 }], GroupList: [] } } },
+      ],
+    };
+    const document = (value: RecordFieldValue): DesiredRecords => ({
+      kind: "Record",
+      application: "Third Parties",
+      key: ["Vendor Name"],
+      records: [
+        {
+          key: ["Acme"],
+          values: { "Vendor Name": "Acme", Owner: value },
+          source: { file: "manifests/tp.yaml", line: 5, column: 18, path: "records[0]" },
+          fields: { Owner: { file: "manifests/tp.yaml", line: 6, column: 12, path: "records[0].Owner" } },
+        },
+      ],
+      source: { file: "manifests/tp.yaml", line: 2, column: 14 },
+    });
+    const planOf = (value: RecordFieldValue) =>
+      planChanges(
+        desired({ records: [document(value)] }),
+        live({ records: [level], principals: PRINCIPALS } as never),
+        { createdAt: CREATED_AT },
+      );
+    const plan = planOf({ users: ["anguyen"], groups: ["Risk Owners"] });
+    expect(plan.changes[0]?.fields.map((f) => [f.field, f.before, f.after])).toEqual([
+      ["Owner", { users: ["bokafor"] }, { users: ["anguyen"], groups: ["Risk Owners"] }],
+    ]);
+    expect(plan.steps[0]?.input).toMatchObject({
+      fields: [{ fieldId: 107, type: 8, value: { UserList: [{ Id: 5 }], GroupList: [{ Id: 42 }] } }],
+    });
+    expect(() => planOf({ users: ["nobody"] })).toThrow(
+      expect.objectContaining({ code: "EGP_RECORD_REF_UNRESOLVED" }),
+    );
+    expect(() => planOf({ users: ["nobody"] })).toThrow(/^manifests\/tp\.yaml:6:12 .*no user "nobody"/);
+  });
+});

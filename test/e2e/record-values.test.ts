@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { egp, environmentFile, lines } from "../helpers/cli.ts";
+import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * Record documents writing users/groups and the other field types, planned and applied against
+ * demo-prod's Third Parties (Acme Hosting: owner anguyen) through a proxy that keeps the bodies egp
+ * writes: the plan shows names, the content POSTs and PUTs carry the platform's ids.
+ */
+
+const PASSWORD = "Password1!";
+const ENV = { EGP_TEST_PASSWORD: PASSWORD };
+
+const THIRD_PARTIES = [
+  "kind: Record",
+  "application: Third Parties",
+  "key: [Vendor Name]",
+  "records:",
+  "  - Vendor Name: Acme Hosting",
+  "    Relationship Owner: { users: [anguyen, cmendes], groups: [Risk Owners] }",
+  "  - Vendor Name: Contoso Cloud",
+  "    Tier: Tier 2",
+  "    Relationship Owner: { groups: [Auditors] }",
+  "",
+].join("\n");
+
+const started: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((server) => server.close()));
+});
+
+interface Written {
+  method: string;
+  path: string;
+  body: string;
+}
+
+/** demo-prod behind a proxy that records each content write's body, and a repository pointing at the proxy. */
+async function prodWith(manifest: string) {
+  const prod: Emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
+  started.push(prod);
+  const written: Written[] = [];
+  const proxy = await forwardingProxy(prod.url, (url, req) => {
+    if (req.method !== "POST" && req.method !== "PUT") return false;
+    if (req.headers["x-http-method-override"]) return false;
+    if (!/\/core\/content(\/attachment)?$/i.test(url.pathname)) return false;
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () =>
+      written.push({ method: req.method ?? "", path: url.pathname, body: Buffer.concat(chunks).toString() }),
+    );
+    return false;
+  });
+  started.push(proxy);
+  const dir = await testdir({
+    "environments/prod.yaml": environmentFile(proxy.url),
+    "manifests/third-parties.yaml": manifest,
+  });
+  return { dir, written };
+}
+
+const plan = (dir: string) => egp(["plan", "--env", "prod", "--dir", dir], { env: ENV });
+
+describe("Record documents with users/groups and the other field types", () => {
+  it("plans by name, writes ids, and then plans no changes", async () => {
+    const { dir, written } = await prodWith(THIRD_PARTIES);
+    const planned = await plan(dir);
+    expect(planned.stderr).toBe("");
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toContain(
+      '~ Record Third Parties "Acme Hosting"\n      ~ Relationship Owner: {"users":["anguyen"]} -> {"users":["anguyen","cmendes"],"groups":["Risk Owners"]}',
+    );
+    expect(planned.stdout).toContain('+ Record Third Parties "Contoso Cloud"');
+    expect(planned.stdout).toContain('Relationship Owner: {"groups":["Auditors"]}');
+    expect(planned.stdout).toContain("Plan: 1 to add, 1 to change, 0 to destroy");
+
+    const applied = await egp(["apply", "--env", "prod", "--yes", "--dir", dir], { env: ENV });
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    const bodies = written.filter((write) => /\/core\/content$/i.test(write.path));
+    expect(bodies.map((write) => write.method).sort()).toEqual(["POST", "PUT"]);
+    for (const { body } of bodies) {
+      expect(body).not.toMatch(/anguyen|cmendes|Risk Owners|Auditors/);
+      expect(body).toMatch(/"UserList":\[(\{"Id":\d+\},?)*\],"GroupList":\[\{"Id":\d+\}\]/);
+    }
+
+    const again = await plan(dir);
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toContain("No changes.");
+  });
+
+  it("exits 1 with EGP_RECORD_REF_UNRESOLVED at the field for a user the instance lacks, writing nothing", async () => {
+    const manifest = THIRD_PARTIES.replace("users: [anguyen, cmendes]", "users: [anguyen, cmendez]");
+    const { dir, written } = await prodWith(manifest);
+    const refused = await plan(dir);
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stderr)).toEqual([
+      'egp: EGP_RECORD_REF_UNRESOLVED manifests/third-parties.yaml:6:25 records[0].records[0]["Relationship Owner"]: no user "cmendez" on the instance (for "Relationship Owner"); did you mean "cmendes"?',
+    ]);
+    expect(written).toEqual([]);
+  });
+});

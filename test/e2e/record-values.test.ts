@@ -20,9 +20,13 @@ const THIRD_PARTIES = [
   "records:",
   "  - Vendor Name: Acme Hosting",
   "    Relationship Owner: { users: [anguyen, cmendes], groups: [Risk Owners] }",
+  "    Website:",
+  "      - { name: Status, url: https://status.acme-hosting.example.com }",
+  "      - { name: Acme Hosting, url: https://acme-hosting.example.com }",
   "  - Vendor Name: Contoso Cloud",
   "    Tier: Tier 2",
   "    Relationship Owner: { groups: [Auditors] }",
+  "    Website: [{ name: Contoso, url: https://contoso.example }]",
   "",
 ].join("\n");
 
@@ -63,7 +67,7 @@ async function prodWith(manifest: string) {
 
 const plan = (dir: string) => egp(["plan", "--env", "prod", "--dir", dir], { env: ENV });
 
-describe("Record documents with users/groups and the other field types", () => {
+describe("Record documents with users/groups, external links and the other field types", () => {
   it("plans by name, writes ids, and then plans no changes", async () => {
     const { dir, written } = await prodWith(THIRD_PARTIES);
     const planned = await plan(dir);
@@ -71,6 +75,9 @@ describe("Record documents with users/groups and the other field types", () => {
     expect(planned.code).toBe(0);
     expect(planned.stdout).toContain(
       '~ Record Third Parties "Acme Hosting"\n      ~ Relationship Owner: {"users":["anguyen"]} -> {"users":["anguyen","cmendes"],"groups":["Risk Owners"]}',
+    );
+    expect(planned.stdout).toContain(
+      '~ Website: [{"name":"Acme Hosting","url":"https://acme-hosting.example.com"}] -> [{"name":"Status","url":"https://status.acme-hosting.example.com"},{"name":"Acme Hosting","url":"https://acme-hosting.example.com"}]',
     );
     expect(planned.stdout).toContain('+ Record Third Parties "Contoso Cloud"');
     expect(planned.stdout).toContain('Relationship Owner: {"groups":["Auditors"]}');
@@ -84,6 +91,7 @@ describe("Record documents with users/groups and the other field types", () => {
     for (const { body } of bodies) {
       expect(body).not.toMatch(/anguyen|cmendes|Risk Owners|Auditors/);
       expect(body).toMatch(/"UserList":\[(\{"Id":\d+\},?)*\],"GroupList":\[\{"Id":\d+\}\]/);
+      expect(body).toMatch(/"Value":\[\{"Name":"[^"]+","URL":"https:\/\/[^"]+"\}/);
     }
 
     const again = await plan(dir);

@@ -19,6 +19,7 @@ const FieldWrite = z.object({
     z.null(),
     z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
     z.object({ UserList: z.array(z.object({ Id: int })), GroupList: z.array(z.object({ Id: int })) }),
+    z.array(z.object({ Name: z.string(), URL: z.string() })),
   ]),
 });
 

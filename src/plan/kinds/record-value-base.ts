@@ -13,7 +13,8 @@ export type WireValue =
   | number
   | null
   | { ValuesListIds: number[]; OtherText: string | null }
-  | { UserList: { Id: number }[]; GroupList: { Id: number }[] };
+  | { UserList: { Id: number }[]; GroupList: { Id: number }[] }
+  | { Name: string; URL: string }[];
 
 /** What a field's resolution may need of the instance beyond the field itself. */
 export interface ValueContext {

@@ -119,3 +119,46 @@ describe("a users/groups field", () => {
     expect(() => planOf({ users: ["nobody"] })).toThrow(/^manifests\/tp\.yaml:6:12 .*no user "nobody"/);
   });
 });
+
+describe("an external links field", () => {
+  const website = field(FieldType.ExternalLinks, "Website");
+  const live = [
+    { Name: "Acme", URL: "https://acme.example" },
+    { Name: "https://status.acme.example", URL: "https://status.acme.example" },
+  ];
+
+  it("sends Name and URL, a link without a name named by its url, and compares as a set", () => {
+    const written = [{ url: "https://status.acme.example" }, { name: "Acme", url: "https://acme.example" }];
+    expect(resolve(website, written, live)).toEqual({
+      wire: [
+        { Name: "https://status.acme.example", URL: "https://status.acme.example" },
+        { Name: "Acme", URL: "https://acme.example" },
+      ],
+      same: true,
+      before: [
+        { name: "Acme", url: "https://acme.example" },
+        { name: "https://status.acme.example", url: "https://status.acme.example" },
+      ],
+    });
+  });
+
+  it("differs when a name or a url differs, and clears with null", () => {
+    expect(resolve(website, [{ name: "Acme Inc", url: "https://acme.example" }], live)).toMatchObject({
+      same: false,
+    });
+    expect(resolve(website, null, live)).toMatchObject({ wire: null, same: false });
+    expect(resolve(website, [], null)).toMatchObject({ wire: null, same: true, before: null });
+  });
+
+  it("refuses a url that is not absolute, a key it does not know, and another form", () => {
+    expect(resolve(website, [{ name: "Acme", url: "acme.example" }], null)).toMatchObject({
+      problem: "invalid",
+      message: /item 0's url must be an absolute URL/,
+    });
+    expect(resolve(website, [{ name: "Acme", href: "https://acme.example" }], null)).toMatchObject({
+      problem: "invalid",
+      message: /item 0 has "href"/,
+    });
+    expect(resolve(website, "https://acme.example", null)).toMatchObject({ problem: "invalid" });
+  });
+});

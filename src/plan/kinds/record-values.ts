@@ -1,6 +1,7 @@
 import type { RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField } from "../../state/kinds/record.ts";
 import { FieldType } from "../../wire/index.ts";
+import { resolveLinks } from "./record-links.ts";
 import { resolveUsersGroups } from "./record-users-groups.ts";
 import {
   didYouMean,
@@ -46,6 +47,7 @@ export const SERVED: ReadonlySet<number> = new Set([
   FieldType.Date,
   FieldType.ValuesList,
   FieldType.UsersGroups,
+  FieldType.ExternalLinks,
 ]);
 
 /** The names a live values-list value holds (the Content API gives names, in list order). */
@@ -112,6 +114,8 @@ export function resolve(
     }
     case FieldType.UsersGroups:
       return resolveUsersGroups(field, desired, live, context.principals);
+    case FieldType.ExternalLinks:
+      return resolveLinks(desired, live);
     default:
       // fieldProblems refuses these types before any entry is planned.
       return { problem: "invalid", message: "a field of this type is not written yet" };

@@ -27,6 +27,7 @@ const THIRD_PARTIES = [
   "    Tier: Tier 2",
   "    Relationship Owner: { groups: [Auditors] }",
   "    Website: [{ name: Contoso, url: https://contoso.example }]",
+  "    Egress IP Address: 198.51.100.7",
   "",
 ].join("\n");
 
@@ -106,6 +107,18 @@ describe("Record documents with users/groups, external links and the other field
     expect(refused.code).toBe(1);
     expect(lines(refused.stderr)).toEqual([
       'egp: EGP_RECORD_REF_UNRESOLVED manifests/third-parties.yaml:6:25 records[0].records[0]["Relationship Owner"]: no user "cmendez" on the instance (for "Relationship Owner"); did you mean "cmendes"?',
+    ]);
+    expect(written).toEqual([]);
+  });
+
+  it("exits 1 with EGP_PLAN_INVALID at the field for an IP address that is none", async () => {
+    const { dir, written } = await prodWith(THIRD_PARTIES.replace("198.51.100.7", "198.51.100.700"));
+    const refused = await plan(dir);
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stderr)).toEqual([
+      expect.stringMatching(
+        /^egp: EGP_PLAN_INVALID manifests\/third-parties\.yaml:14:24 .*an IP address field takes an IPv4 or IPv6 address, not "198\.51\.100\.700"$/,
+      ),
     ]);
     expect(written).toEqual([]);
   });

@@ -162,3 +162,27 @@ describe("an external links field", () => {
     expect(resolve(website, "https://acme.example", null)).toMatchObject({ problem: "invalid" });
   });
 });
+
+describe("an IP address field", () => {
+  const egress = field(FieldType.IpAddress, "Egress IP Address");
+
+  it("sends the address as written and compares IPv6 addresses in their canonical form", () => {
+    expect(resolve(egress, "203.0.113.10", "203.0.113.10")).toEqual({
+      wire: "203.0.113.10",
+      same: true,
+      before: "203.0.113.10",
+    });
+    expect(resolve(egress, "203.0.113.11", "203.0.113.10")).toMatchObject({ same: false });
+    expect(resolve(egress, "2001:db8::1", "2001:0DB8:0:0:0:0:0:1")).toMatchObject({ same: true });
+    expect(resolve(egress, null, "203.0.113.10")).toMatchObject({ wire: null, same: false });
+  });
+
+  it("refuses what is not an IPv4 or IPv6 address", () => {
+    for (const bad of ["203.0.113.256", "203.0.113", "010.0.0.1", "2001:db8::1::2", "example.com", 42]) {
+      expect(resolve(egress, bad, null)).toMatchObject({
+        problem: "invalid",
+        message: /^an IP address field takes an IPv4 or IPv6 address/,
+      });
+    }
+  });
+});

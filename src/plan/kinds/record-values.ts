@@ -1,6 +1,7 @@
 import type { RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField } from "../../state/kinds/record.ts";
 import { FieldType } from "../../wire/index.ts";
+import { resolveIpAddress } from "./record-ip-address.ts";
 import { resolveLinks } from "./record-links.ts";
 import { resolveUsersGroups } from "./record-users-groups.ts";
 import {
@@ -48,6 +49,7 @@ export const SERVED: ReadonlySet<number> = new Set([
   FieldType.ValuesList,
   FieldType.UsersGroups,
   FieldType.ExternalLinks,
+  FieldType.IpAddress,
 ]);
 
 /** The names a live values-list value holds (the Content API gives names, in list order). */
@@ -116,6 +118,8 @@ export function resolve(
       return resolveUsersGroups(field, desired, live, context.principals);
     case FieldType.ExternalLinks:
       return resolveLinks(desired, live);
+    case FieldType.IpAddress:
+      return resolveIpAddress(desired, live);
     default:
       // fieldProblems refuses these types before any entry is planned.
       return { problem: "invalid", message: "a field of this type is not written yet" };

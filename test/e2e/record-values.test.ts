@@ -1,5 +1,8 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { DEMO_SENSITIVE_TEXT } from "../../src/emulator/seeds/demo-content.ts";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -43,14 +46,14 @@ interface Written {
 }
 
 /** demo-prod behind a proxy that records each content write's body, and a repository pointing at the proxy. */
-async function prodWith(manifest: string) {
+async function prodWith(manifest: string, extra: Record<string, string> = {}) {
   const prod: Emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
   started.push(prod);
   const written: Written[] = [];
   const proxy = await forwardingProxy(prod.url, (url, req) => {
     if (req.method !== "POST" && req.method !== "PUT") return false;
     if (req.headers["x-http-method-override"]) return false;
-    if (!/\/core\/content(\/attachment)?$/i.test(url.pathname)) return false;
+    if (!/\/core\/content(\/attachment|\/multipartattachment)?$/i.test(url.pathname)) return false;
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () =>
@@ -62,6 +65,7 @@ async function prodWith(manifest: string) {
   const dir = await testdir({
     "environments/prod.yaml": environmentFile(proxy.url),
     "manifests/third-parties.yaml": manifest,
+    ...extra,
   });
   return { dir, written };
 }
@@ -118,6 +122,68 @@ describe("Record documents with users/groups, external links and the other field
     expect(lines(refused.stderr)).toEqual([
       expect.stringMatching(
         /^egp: EGP_PLAN_INVALID manifests\/third-parties\.yaml:14:24 .*an IP address field takes an IPv4 or IPv6 address, not "198\.51\.100\.700"$/,
+      ),
+    ]);
+    expect(written).toEqual([]);
+  });
+
+  it("compares attachments by sha256, uploads a changed file, sets the field to the new ids, then plans no changes", async () => {
+    const risks = (files: string) =>
+      [
+        "kind: Record",
+        "application: Risk Register",
+        "key: [Risk Name]",
+        "records:",
+        "  - Risk Name: Cloud provider outage",
+        `    Supporting Documents: [${files}]`,
+        "",
+      ].join("\n");
+    const { dir, written } = await prodWith(THIRD_PARTIES, {
+      "manifests/risks.yaml": risks("docs/call-tree.txt"),
+      "manifests/docs/call-tree.txt": DEMO_SENSITIVE_TEXT,
+      "manifests/docs/runbook.txt": "Fail over to the secondary region.\n",
+    });
+    const same = await plan(dir);
+    expect(same.stderr).toBe("");
+    expect(same.stdout).not.toContain("Cloud provider outage");
+
+    await writeFile(join(dir, "manifests/risks.yaml"), risks("docs/call-tree.txt, docs/runbook.txt"));
+    const planned = await plan(dir);
+    expect(planned.stdout).toContain(
+      '~ Record Risk Register "Cloud provider outage"\n      ~ Supporting Documents: ["bcp-call-tree.txt"] -> ["docs/call-tree.txt","docs/runbook.txt"]',
+    );
+    expect(planned.stdout).not.toContain(DEMO_SENSITIVE_TEXT.trim().split("\n")[0] as string);
+    const applied = await egp(["apply", "--env", "prod", "--yes", "--dir", dir], { env: ENV });
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    const uploads = written.filter((write) => /attachment$/i.test(write.path));
+    expect(uploads).toHaveLength(1);
+    expect(uploads[0]?.body).toContain("runbook.txt");
+    const put = written.find((write) => write.method === "PUT" && write.body.includes('"Type":11'));
+    // The live attachment whose bytes call-tree.txt has is kept, by id; the runbook is the new one.
+    expect(put?.body).toMatch(/"Value":\[\d+,\d+\]/);
+
+    const again = await plan(dir);
+    expect(again.stderr).toBe("");
+    expect(again.stdout).not.toContain("Cloud provider outage");
+  });
+
+  it("exits 1 with EGP_PLAN_INVALID at the field for an attachment file the repository lacks", async () => {
+    const manifest = [
+      "kind: Record",
+      "application: Risk Register",
+      "key: [Risk Name]",
+      "records:",
+      "  - Risk Name: Cloud provider outage",
+      "    Supporting Documents: [docs/missing.pdf]",
+      "",
+    ].join("\n");
+    const { dir, written } = await prodWith(THIRD_PARTIES, { "manifests/risks.yaml": manifest });
+    const refused = await plan(dir);
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stderr)).toEqual([
+      expect.stringMatching(
+        /^egp: EGP_PLAN_INVALID manifests\/risks\.yaml:6:27 .*"Supporting Documents": docs\/missing\.pdf: no such file in the repository \(manifests\/docs\/missing\.pdf\)$/,
       ),
     ]);
     expect(written).toEqual([]);

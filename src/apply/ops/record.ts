@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
+import { attachmentIds, isAttachmentValue } from "./record-attachments.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -13,13 +14,13 @@ import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 type CreateInput = z.output<(typeof recordSteps.ops)["record.create"]>;
 
-function fieldContents(fields: CreateInput["fields"]) {
-  return Object.fromEntries(
-    fields.map((field) => [
-      String(field.fieldId),
-      { Type: field.type, Value: field.value, FieldId: field.fieldId },
-    ]),
-  );
+async function fieldContents(context: OpContext, fields: CreateInput["fields"]) {
+  const contents: Record<string, { Type: number; Value: unknown; FieldId: number }> = {};
+  for (const field of fields) {
+    const value = isAttachmentValue(field.value) ? await attachmentIds(context, field.value) : field.value;
+    contents[String(field.fieldId)] = { Type: field.type, Value: value, FieldId: field.fieldId };
+  }
+  return contents;
 }
 
 const trimmed = (value: unknown): string =>
@@ -46,7 +47,7 @@ const create: OpHandler = async (context: OpContext) => {
   try {
     const id = await context.client.content.create({
       LevelId: input.levelId,
-      FieldContents: fieldContents(input.fields),
+      FieldContents: await fieldContents(context, input.fields),
     });
     return { id };
   } catch (error) {
@@ -60,7 +61,11 @@ const create: OpHandler = async (context: OpContext) => {
 const update: OpHandler = async (context: OpContext) => {
   const input = inputOf(context, "record.update", recordSteps.ops["record.update"]);
   const id = await context.client.content.update({
-    Content: { Id: input.contentId, LevelId: input.levelId, FieldContents: fieldContents(input.fields) },
+    Content: {
+      Id: input.contentId,
+      LevelId: input.levelId,
+      FieldContents: await fieldContents(context, input.fields),
+    },
   });
   return { id };
 };

@@ -20,6 +20,14 @@ const FieldWrite = z.object({
     z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
     z.object({ UserList: z.array(z.object({ Id: int })), GroupList: z.array(z.object({ Id: int })) }),
     z.array(z.object({ Name: z.string(), URL: z.string() })),
+    z.object({
+      Attachments: z.array(
+        z.union([
+          z.object({ id: int }),
+          z.object({ path: z.string(), name: z.string(), sha256: z.string() }),
+        ]),
+      ),
+    }),
   ]),
 });
 

@@ -1,3 +1,4 @@
+import type { RecordFiles } from "../../state/kinds/record-attachments.ts";
 import type { RecordPrincipals } from "../../state/kinds/record-principals.ts";
 
 /*
@@ -14,12 +15,25 @@ export type WireValue =
   | null
   | { ValuesListIds: number[]; OtherText: string | null }
   | { UserList: { Id: number }[]; GroupList: { Id: number }[] }
-  | { Name: string; URL: string }[];
+  | { Name: string; URL: string }[]
+  | AttachmentWrite;
+
+/**
+ * An attachment field's new value before apply: live attachments kept by id, and files to upload
+ * (by repository path, checked against their sha256 when read); apply sends the ids.
+ */
+export interface AttachmentWrite {
+  Attachments: ({ id: number } | { path: string; name: string; sha256: string })[];
+}
 
 /** What a field's resolution may need of the instance beyond the field itself. */
 export interface ValueContext {
   /** The instance's users and groups; absent when no document writes a users/groups field. */
   principals?: RecordPrincipals;
+  /** The files attachment fields name, and the live attachments read; absent when none is written. */
+  files?: RecordFiles;
+  /** The manifest file the entry is written in, which its file paths are relative to. */
+  manifest?: string;
 }
 
 /** A value the planner can't write: of the wrong form (invalid) or naming nothing (unresolved). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CREATED_AT, desired, live } from "../../../test/builders/plan.ts";
 import type { DesiredRecords, RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField, LiveRecordLevel } from "../../state/kinds/record.ts";
+import type { RecordFiles } from "../../state/kinds/record-attachments.ts";
 import type { RecordPrincipals } from "../../state/kinds/record-principals.ts";
 import { FieldType } from "../../wire/index.ts";
 import { planChanges } from "../plan-changes.ts";
@@ -184,5 +185,57 @@ describe("an IP address field", () => {
         message: /^an IP address field takes an IPv4 or IPv6 address/,
       });
     }
+  });
+});
+
+describe("an attachment field", () => {
+  const documents = field(FieldType.Attachment, "Supporting Documents");
+  const sha = (c: string) => c.repeat(64);
+  const files: RecordFiles = {
+    files: {
+      "manifests/risks.yaml": {
+        "files/plan.txt": { path: "manifests/files/plan.txt", name: "plan.txt", sha256: sha("a"), bytes: 4 },
+        "files/new.txt": { path: "manifests/files/new.txt", name: "new.txt", sha256: sha("b"), bytes: 4 },
+        "files/gone.txt": { path: "manifests/files/gone.txt", problem: "missing" },
+      },
+    },
+    attachments: { "31": { name: "call-tree.txt", sha256: sha("a") } },
+  };
+  const context = { files, manifest: "manifests/risks.yaml" };
+
+  it("compares by sha256, whatever the names, and shows the live attachments by name", () => {
+    expect(resolve(documents, ["files/plan.txt"], [31], context)).toEqual({
+      wire: { Attachments: [{ id: 31 }] },
+      same: true,
+      before: ["call-tree.txt"],
+    });
+  });
+
+  it("keeps a live attachment whose bytes a file has and names the others for upload", () => {
+    expect(resolve(documents, ["files/new.txt", "files/plan.txt"], [31], context)).toEqual({
+      wire: {
+        Attachments: [{ path: "manifests/files/new.txt", name: "new.txt", sha256: sha("b") }, { id: 31 }],
+      },
+      same: false,
+      before: ["call-tree.txt"],
+    });
+    expect(resolve(documents, ["files/new.txt"], [31], context)).toMatchObject({ same: false });
+    expect(resolve(documents, null, [31], context)).toMatchObject({ wire: null, same: false });
+  });
+
+  it("shows live attachments it did not read by their count", () => {
+    expect(resolve(documents, ["files/plan.txt"], [31, 32], context)).toMatchObject({
+      same: false,
+      before: "(2 attachments)",
+    });
+  });
+
+  it("refuses a file the repository lacks, naming its path, and another form", () => {
+    expect(resolve(documents, ["files/gone.txt"], null, context)).toEqual({
+      problem: "invalid",
+      message:
+        '"Supporting Documents": files/gone.txt: no such file in the repository (manifests/files/gone.txt)',
+    });
+    expect(resolve(documents, [{ path: "x" }], null, context)).toMatchObject({ problem: "invalid" });
   });
 });

@@ -1,6 +1,7 @@
 import type { RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField } from "../../state/kinds/record.ts";
 import { FieldType } from "../../wire/index.ts";
+import { resolveAttachments } from "./record-attachment-values.ts";
 import { resolveIpAddress } from "./record-ip-address.ts";
 import { resolveLinks } from "./record-links.ts";
 import { resolveUsersGroups } from "./record-users-groups.ts";
@@ -13,6 +14,7 @@ import {
 } from "./record-value-base.ts";
 
 export {
+  type AttachmentWrite,
   didYouMean,
   type Problems,
   type Resolved,
@@ -50,6 +52,8 @@ export const SERVED: ReadonlySet<number> = new Set([
   FieldType.UsersGroups,
   FieldType.ExternalLinks,
   FieldType.IpAddress,
+  FieldType.Attachment,
+  FieldType.Image,
 ]);
 
 /** The names a live values-list value holds (the Content API gives names, in list order). */
@@ -120,6 +124,9 @@ export function resolve(
       return resolveLinks(desired, live);
     case FieldType.IpAddress:
       return resolveIpAddress(desired, live);
+    case FieldType.Attachment:
+    case FieldType.Image:
+      return resolveAttachments(field, desired, live, context);
     default:
       // fieldProblems refuses these types before any entry is planned.
       return { problem: "invalid", message: "a field of this type is not written yet" };

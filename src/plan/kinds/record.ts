@@ -121,7 +121,10 @@ function planEntry(
   let failed = false;
   for (const [name, value] of Object.entries(entry.values)) {
     const field = fields.get(name) as LiveRecordField;
-    const result = resolve(field, value, live?.values[field.alias], context);
+    const result = resolve(field, value, live?.values[field.alias], {
+      ...context,
+      manifest: entry.source.file,
+    });
     if ("problem" in result) {
       problems[result.problem].push(problemAt(entry, name, result.message, key));
       failed = true;
@@ -200,10 +203,10 @@ function levelsOf(live: PlanInput["live"]): readonly LiveRecordLevel[] {
   return Array.isArray(list) ? (list as readonly LiveRecordLevel[]) : [];
 }
 
-/** What the live state holds beyond the levels that values resolve against: the instance's users and groups. */
+/** What the live state holds beyond the levels that values resolve against: users and groups, files. */
 function valueContextOf(live: PlanInput["live"]): ValueContext {
-  const { principals } = live as unknown as Partial<LiveRecords>;
-  return principals ? { principals } : {};
+  const { principals, files } = live as unknown as Partial<LiveRecords>;
+  return { ...(principals ? { principals } : {}), ...(files ? { files } : {}) };
 }
 
 /** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */

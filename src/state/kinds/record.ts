@@ -5,6 +5,7 @@ import type { DesiredState } from "../../manifest/index.ts";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
 import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
+import { type RecordFiles, readRecordFiles } from "./record-attachments.ts";
 import { type RecordPrincipals, readPrincipals, writesPrincipals } from "./record-principals.ts";
 
 /*
@@ -50,6 +51,8 @@ export interface LiveRecords {
   records: LiveRecordLevel[];
   /** The instance's users and groups, read when a document writes a users/groups field. */
   principals?: RecordPrincipals;
+  /** The files and live attachments of attachment fields, read when a document writes one. */
+  files?: RecordFiles;
 }
 
 /** The Record documents of a desired state (a kind's documents are under its plural). */
@@ -134,8 +137,12 @@ async function read(context: ReadContext): Promise<LiveRecords> {
   const levels: LiveRecordLevel[] = [];
   for (const document of documents) levels.push(await readLevel(context.client, document, environment));
   const fields = levels.map((level) => ("fields" in level ? level.fields : []));
-  if (!writesPrincipals(documents, fields)) return { records: levels };
-  return { records: levels, principals: await readPrincipals(context.client) };
+  const read = levels.map((level) => ("fields" in level ? level : undefined));
+  const [principals, files] = await Promise.all([
+    writesPrincipals(documents, fields) ? readPrincipals(context.client) : undefined,
+    readRecordFiles(context.client, context.options.dir, documents, read),
+  ]);
+  return { records: levels, ...(principals ? { principals } : {}), ...(files ? { files } : {}) };
 }
 
 /**

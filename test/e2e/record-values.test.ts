@@ -188,4 +188,39 @@ describe("Record documents with users/groups, external links and the other field
     ]);
     expect(written).toEqual([]);
   });
+
+  it("writes sub-form rows inline: keeps the row that matches, creates the new one, then plans no changes", async () => {
+    const manifest = [
+      "kind: Record",
+      "application: Risk Register",
+      "key: [Risk Name]",
+      "records:",
+      "  - Risk Name: Cloud provider outage",
+      "    Comments:",
+      "      - Comment Text: Failover test planned for Q2 with the hosting team.",
+      "        Commented By: { users: [anguyen] }",
+      "      - Comment Text: Failover tested; recovery took 40 minutes.",
+      "        Commented By: { users: [cmendes] }",
+      "        Comment Date: 2026-11-30",
+      "",
+    ].join("\n");
+    const { dir, written } = await prodWith(THIRD_PARTIES, { "manifests/risks.yaml": manifest });
+    const planned = await plan(dir);
+    expect(planned.stderr).toBe("");
+    expect(planned.stdout).toContain(
+      '~ Record Risk Register "Cloud provider outage"\n      ~ Comments: [{"Comment Text":"Failover test planned for Q2 with the hosting team.","Commented By":{"users":["anguyen"]},"Comment Date":"2026-01-20"}] ->',
+    );
+    const applied = await egp(["apply", "--env", "prod", "--yes", "--dir", dir], { env: ENV });
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    const row = written.find((write) => write.method === "POST" && write.body.includes("recovery took"));
+    expect(row?.body).toMatch(/"SubformFieldId":\d+/);
+    expect(row?.body).not.toContain("cmendes");
+    const put = written.find((write) => write.method === "PUT" && write.body.includes('"Type":24'));
+    expect(put?.body).toMatch(/"Type":24,"Value":\[\d+,\d+\]/);
+
+    const again = await plan(dir);
+    expect(again.stderr).toBe("");
+    expect(again.stdout).not.toContain("Cloud provider outage");
+  });
 });

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
 import { attachmentIds, isAttachmentValue } from "./record-attachments.ts";
+import { isSubformValue, subformRowIds } from "./record-subform-rows.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -17,7 +18,11 @@ type CreateInput = z.output<(typeof recordSteps.ops)["record.create"]>;
 async function fieldContents(context: OpContext, fields: CreateInput["fields"]) {
   const contents: Record<string, { Type: number; Value: unknown; FieldId: number }> = {};
   for (const field of fields) {
-    const value = isAttachmentValue(field.value) ? await attachmentIds(context, field.value) : field.value;
+    const value = isAttachmentValue(field.value)
+      ? await attachmentIds(context, field.value)
+      : isSubformValue(field.value)
+        ? await subformRowIds(context, field.value)
+        : field.value;
     contents[String(field.fieldId)] = { Type: field.type, Value: value, FieldId: field.fieldId };
   }
   return contents;

@@ -9,17 +9,34 @@ import { z } from "zod";
 
 const int = z.number().int();
 
-/** One managed field's new value: `null` clears it. */
+/** A value as the content calls take it. */
+const PlainValue = z.union([
+  z.string(),
+  z.number(),
+  z.null(),
+  z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
+  z.object({ UserList: z.array(z.object({ Id: int })), GroupList: z.array(z.object({ Id: int })) }),
+  z.array(z.object({ Name: z.string(), URL: z.string() })),
+]);
+
+/** One managed field's new value: `null` clears it; attachments and sub-form rows become ids on apply. */
 const FieldWrite = z.object({
   fieldId: int,
   type: int,
   value: z.union([
-    z.string(),
-    z.number(),
-    z.null(),
-    z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
-    z.object({ UserList: z.array(z.object({ Id: int })), GroupList: z.array(z.object({ Id: int })) }),
-    z.array(z.object({ Name: z.string(), URL: z.string() })),
+    PlainValue,
+    z.object({
+      SubformFieldId: int,
+      Rows: z.array(
+        z.union([
+          z.object({ id: int }),
+          z.object({
+            levelId: int,
+            fields: z.array(z.object({ fieldId: int, type: int, value: PlainValue })),
+          }),
+        ]),
+      ),
+    }),
     z.object({
       Attachments: z.array(
         z.union([

@@ -1,5 +1,6 @@
 import type { RecordFiles } from "../../state/kinds/record-attachments.ts";
 import type { RecordPrincipals } from "../../state/kinds/record-principals.ts";
+import type { LiveSubform } from "../../state/kinds/record-subforms.ts";
 
 /*
  * What every field type's resolution shares: the result's shape, what it may need of the instance,
@@ -8,15 +9,29 @@ import type { RecordPrincipals } from "../../state/kinds/record-principals.ts";
 
 export type Problems<P> = Record<"invalid" | "ambiguous" | "unresolved", P[]>;
 
-/** A written value as the step sends it. */
-export type WireValue =
+/** A written value as the content calls take it. */
+export type PlainWireValue =
   | string
   | number
   | null
   | { ValuesListIds: number[]; OtherText: string | null }
   | { UserList: { Id: number }[]; GroupList: { Id: number }[] }
-  | { Name: string; URL: string }[]
-  | AttachmentWrite;
+  | { Name: string; URL: string }[];
+
+/** A written value as the step holds it: attachments and sub-form rows are made into ids by apply. */
+export type WireValue = PlainWireValue | AttachmentWrite | SubformWrite;
+
+/**
+ * A sub-form field's new value before apply: the live rows kept, by id, and the rows to create
+ * (fields by id, values as the content calls take them); apply sends the ids.
+ */
+export interface SubformWrite {
+  SubformFieldId: number;
+  Rows: (
+    | { id: number }
+    | { levelId: number; fields: { fieldId: number; type: number; value: PlainWireValue }[] }
+  )[];
+}
 
 /**
  * An attachment field's new value before apply: live attachments kept by id, and files to upload
@@ -34,6 +49,8 @@ export interface ValueContext {
   files?: RecordFiles;
   /** The manifest file the entry is written in, which its file paths are relative to. */
   manifest?: string;
+  /** The sub-forms whose rows documents write, by module id. */
+  subforms?: Record<string, LiveSubform>;
 }
 
 /** A value the planner can't write: of the wrong form (invalid) or naming nothing (unresolved). */

@@ -239,3 +239,75 @@ describe("an attachment field", () => {
     expect(resolve(documents, [{ path: "x" }], null, context)).toMatchObject({ problem: "invalid" });
   });
 });
+
+describe("a sub-form field", () => {
+  const comments: LiveRecordField = { ...field(FieldType.SubForm, "Comments"), id: 120, subform: 9 };
+  const text = { ...field(FieldType.Text, "Comment Text"), id: 901, alias: "Comment_Text" };
+  const by = { ...field(FieldType.UsersGroups, "Commented By"), id: 902, alias: "Commented_By" };
+  const subforms = {
+    "9": {
+      levelId: 90,
+      entitySet: "Comment",
+      fields: [text, by],
+      rows: {
+        "7001": { Comment_Text: "Failover planned", Commented_By: { UserList: [{ Id: 5 }], GroupList: [] } },
+        "7002": { Comment_Text: "Tested", Commented_By: null },
+      },
+    },
+  };
+  const context = { principals: PRINCIPALS, subforms };
+
+  it("matches rows as a set by the values each row gives, whatever their order", () => {
+    const rows = [
+      { "Comment Text": "Tested" },
+      { "Comment Text": "Failover planned", "Commented By": { users: ["anguyen"] } },
+    ];
+    expect(resolve(comments, rows, [7001, 7002], context)).toEqual({
+      wire: { SubformFieldId: 120, Rows: [{ id: 7002 }, { id: 7001 }] },
+      same: true,
+      before: [
+        { "Comment Text": "Failover planned", "Commented By": { users: ["anguyen"] } },
+        { "Comment Text": "Tested" },
+      ],
+    });
+  });
+
+  it("keeps the rows that match, creates the others with their fields by id, and drops the live rows left over", () => {
+    const rows = [
+      { "Comment Text": "Tested" },
+      { "Comment Text": "Retested", "Commented By": { users: ["bokafor"] } },
+    ];
+    expect(resolve(comments, rows, [7001, 7002], context)).toMatchObject({
+      wire: {
+        SubformFieldId: 120,
+        Rows: [
+          { id: 7002 },
+          {
+            levelId: 90,
+            fields: [
+              { fieldId: 901, type: 1, value: "Retested" },
+              { fieldId: 902, type: 8, value: { UserList: [{ Id: 6 }], GroupList: [] } },
+            ],
+          },
+        ],
+      },
+      same: false,
+    });
+    expect(resolve(comments, [{ "Comment Text": "Tested" }], [7001, 7002], context)).toMatchObject({
+      wire: { Rows: [{ id: 7002 }] },
+      same: false,
+    });
+    expect(resolve(comments, null, [7001], context)).toMatchObject({ wire: null, same: false });
+  });
+
+  it("refuses a row's field the sub-form lacks, an unknown name in a row, and another form", () => {
+    expect(resolve(comments, [{ "Comment Txt": "x" }], [], context)).toMatchObject({
+      problem: "invalid",
+      message: 'the sub-form of "Comments" has no field "Comment Txt" (row 0); did you mean "Comment Text"?',
+    });
+    expect(resolve(comments, [{ "Commented By": { users: ["nobody"] } }], [7001], context)).toMatchObject({
+      problem: "unresolved",
+    });
+    expect(resolve(comments, "Tested", [], context)).toMatchObject({ problem: "invalid" });
+  });
+});

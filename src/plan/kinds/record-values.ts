@@ -4,6 +4,7 @@ import { FieldType } from "../../wire/index.ts";
 import { resolveAttachments } from "./record-attachment-values.ts";
 import { resolveIpAddress } from "./record-ip-address.ts";
 import { resolveLinks } from "./record-links.ts";
+import { resolveSubform } from "./record-subform-values.ts";
 import { resolveUsersGroups } from "./record-users-groups.ts";
 import {
   didYouMean,
@@ -54,6 +55,7 @@ export const SERVED: ReadonlySet<number> = new Set([
   FieldType.IpAddress,
   FieldType.Attachment,
   FieldType.Image,
+  FieldType.SubForm,
 ]);
 
 /** The names a live values-list value holds (the Content API gives names, in list order). */
@@ -127,6 +129,8 @@ export function resolve(
     case FieldType.Attachment:
     case FieldType.Image:
       return resolveAttachments(field, desired, live, context);
+    case FieldType.SubForm:
+      return resolveSubform(field, desired, live, context, resolve);
     default:
       // fieldProblems refuses these types before any entry is planned.
       return { problem: "invalid", message: "a field of this type is not written yet" };

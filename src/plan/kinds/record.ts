@@ -203,10 +203,14 @@ function levelsOf(live: PlanInput["live"]): readonly LiveRecordLevel[] {
   return Array.isArray(list) ? (list as readonly LiveRecordLevel[]) : [];
 }
 
-/** What the live state holds beyond the levels that values resolve against: users and groups, files. */
+/** What the live state holds beyond the levels that values resolve against: users and groups, files, sub-forms. */
 function valueContextOf(live: PlanInput["live"]): ValueContext {
-  const { principals, files } = live as unknown as Partial<LiveRecords>;
-  return { ...(principals ? { principals } : {}), ...(files ? { files } : {}) };
+  const { principals, files, subforms } = live as unknown as Partial<LiveRecords>;
+  return {
+    ...(principals ? { principals } : {}),
+    ...(files ? { files } : {}),
+    ...(subforms ? { subforms } : {}),
+  };
 }
 
 /** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */

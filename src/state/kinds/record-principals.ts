@@ -15,11 +15,17 @@ export interface RecordPrincipals {
   groups: { id: number; name: string }[] | null;
 }
 
-/** Whether a document gives a field of users/groups type (each document's level's fields, in order). */
+/**
+ * Whether a document gives a field of users/groups type (each document's level's fields, in order),
+ * or, with `subforms`, whether a sub-form it writes rows of has one (its fields follow the levels').
+ */
 export function writesPrincipals(
   documents: readonly DesiredRecords[],
   fieldsOf: readonly (readonly { name: string; type: number }[])[],
+  subforms = false,
 ): boolean {
+  const extra = fieldsOf.slice(documents.length).flat();
+  if (subforms && extra.some((field) => field.type === FieldType.UsersGroups)) return true;
   return documents.some((document, index) => {
     const fields = fieldsOf[index] ?? [];
     const named = new Set(document.records.flatMap((entry) => Object.keys(entry.values)));

@@ -7,6 +7,7 @@ import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
 import { type RecordFiles, readRecordFiles } from "./record-attachments.ts";
 import { type RecordPrincipals, readPrincipals, writesPrincipals } from "./record-principals.ts";
+import { type LiveSubform, readSubforms } from "./record-subforms.ts";
 
 /*
  * Records: for each application level a `Record` document manages, its field definitions (names,
@@ -25,6 +26,8 @@ export interface LiveRecordField {
   type: number;
   /** Values-list values, by id and name; empty for other types. */
   values: { id: number; name: string }[];
+  /** A sub-form field's sub-form (its module id). */
+  subform?: number;
 }
 
 /** One live record: its content id and its managed fields' values, by field alias. */
@@ -53,6 +56,8 @@ export interface LiveRecords {
   principals?: RecordPrincipals;
   /** The files and live attachments of attachment fields, read when a document writes one. */
   files?: RecordFiles;
+  /** The sub-forms whose rows documents write, by module id. */
+  subforms?: Record<string, LiveSubform>;
 }
 
 /** The Record documents of a desired state (a kind's documents are under its plural). */
@@ -63,7 +68,7 @@ export function recordDocuments(desired: DesiredState): readonly DesiredRecords[
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRecordField[]> {
+export async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRecordField[]> {
   const definitions = await client.metadata.fieldDefinitions(levelId);
   return definitions
     .filter((field) => field.IsActive)
@@ -73,6 +78,7 @@ async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRe
       alias: field.Alias,
       type: field.Type,
       values: (field.ValuesListValues ?? []).map((value) => ({ id: value.Id, name: value.Name })),
+      ...(field.RelatedSubformId ? { subform: field.RelatedSubformId } : {}),
     }));
 }
 
@@ -136,13 +142,22 @@ async function read(context: ReadContext): Promise<LiveRecords> {
   const documents = recordDocuments(context.desired);
   const levels: LiveRecordLevel[] = [];
   for (const document of documents) levels.push(await readLevel(context.client, document, environment));
-  const fields = levels.map((level) => ("fields" in level ? level.fields : []));
   const read = levels.map((level) => ("fields" in level ? level : undefined));
+  const subforms = await readSubforms(context.client, documents, read, fieldsOf);
+  const fields = [
+    ...levels.map((level) => ("fields" in level ? level.fields : [])),
+    ...Object.values(subforms ?? {}).map((subform) => subform.fields),
+  ];
   const [principals, files] = await Promise.all([
-    writesPrincipals(documents, fields) ? readPrincipals(context.client) : undefined,
+    writesPrincipals(documents, fields, subforms !== undefined) ? readPrincipals(context.client) : undefined,
     readRecordFiles(context.client, context.options.dir, documents, read),
   ]);
-  return { records: levels, ...(principals ? { principals } : {}), ...(files ? { files } : {}) };
+  return {
+    records: levels,
+    ...(principals ? { principals } : {}),
+    ...(files ? { files } : {}),
+    ...(subforms ? { subforms } : {}),
+  };
 }
 
 /**

@@ -260,6 +260,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     wanted.packagesFrom && wanted.packages.length > 0 ? await open(wanted.packagesFrom) : undefined;
   input.logger?.debug({ env, source: source && wanted.packagesFrom?.name }, "reading live state");
   const live = await readLiveState(target, wanted, {
+    dir,
     source,
     ...(reading ? { early: reading.early } : {}),
     ...(ahead ? { ahead: ahead.reads } : {}),

@@ -71,6 +71,8 @@ function shown(field: FieldDefinition, value: WireValue): unknown {
     return value.references.map((reference) =>
       "contentId" in reference ? reference.contentId : reference.step,
     );
+  // Values lists only: the other types' changes are named not restorable before any is compared.
+  if (!("ValuesListIds" in value)) return value;
   const names = value.ValuesListIds.map(
     (id) => field.ValuesListValues.find((candidate) => candidate.Id === id)?.Name ?? `value ${id}`,
   );

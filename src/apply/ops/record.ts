@@ -1,7 +1,9 @@
 import type { z } from "zod";
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
+import { attachmentIds, isAttachmentValue } from "./record-attachments.ts";
 import { sentValue } from "./record-refs.ts";
+import { isSubformValue, subformRowIds } from "./record-subform-rows.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -14,13 +16,17 @@ import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 type CreateInput = z.output<(typeof recordSteps.ops)["record.create"]>;
 
-function fieldContents(context: OpContext, fields: CreateInput["fields"]) {
-  return Object.fromEntries(
-    fields.map((field) => [
-      String(field.fieldId),
-      { Type: field.type, Value: sentValue(context, field), FieldId: field.fieldId },
-    ]),
-  );
+async function fieldContents(context: OpContext, fields: CreateInput["fields"]) {
+  const contents: Record<string, { Type: number; Value: unknown; FieldId: number }> = {};
+  for (const field of fields) {
+    const value = isAttachmentValue(field.value)
+      ? await attachmentIds(context, field.value)
+      : isSubformValue(field.value)
+        ? await subformRowIds(context, field.value)
+        : sentValue(context, field);
+    contents[String(field.fieldId)] = { Type: field.type, Value: value, FieldId: field.fieldId };
+  }
+  return contents;
 }
 
 const trimmed = (value: unknown): string =>
@@ -47,7 +53,7 @@ const create: OpHandler = async (context: OpContext) => {
   try {
     const id = await context.client.content.create({
       LevelId: input.levelId,
-      FieldContents: fieldContents(context, input.fields),
+      FieldContents: await fieldContents(context, input.fields),
     });
     return { id };
   } catch (error) {
@@ -64,7 +70,7 @@ const update: OpHandler = async (context: OpContext) => {
     Content: {
       Id: input.contentId,
       LevelId: input.levelId,
-      FieldContents: fieldContents(context, input.fields),
+      FieldContents: await fieldContents(context, input.fields),
     },
   });
   return { id };

@@ -10,18 +10,19 @@ import { type DocumentRule, defineKind, scoping, sourceOf } from "./kind.ts";
  * planner checks them against it (src/plan/kinds/record.ts); this module checks only the shape.
  */
 
-/** A reference to a record by its key: its key text, or `{ Field: value }` for a key of several fields. */
-const Reference = z.record(z.string(), z.union([z.string(), z.number()]));
-
-/** One field's value as a record entry writes it: `null` clears it; a list is a multi-valued field. */
+/**
+ * One field's value as a record entry writes it: `null` clears it; a list is a multi-valued field;
+ * a mapping is a users/groups value (`{ users: [...], groups: [...] }`); lists of mappings are
+ * external links and sub-form rows. Which form a field takes depends on its type, which only the
+ * instance knows: the planner checks it (src/plan/kinds/record-values.ts).
+ */
 const FieldValue = z.union([
   z.string(),
   z.number(),
   z.boolean(),
   z.null(),
-  z.array(z.string()),
-  Reference,
-  z.array(z.union([z.string(), z.number(), Reference])),
+  z.array(z.union([z.string(), z.number(), z.boolean(), z.record(z.string(), z.unknown())])),
+  z.record(z.string(), z.unknown()),
 ]);
 export type RecordFieldValue = z.infer<typeof FieldValue>;
 

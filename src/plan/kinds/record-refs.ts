@@ -149,6 +149,12 @@ function keyOf(document: DesiredRecords, target: Target, environment: string): s
 
 type Written = string | Readonly<Record<string, string | number>>;
 
+/** A reference by a key of several fields: each field's value text or a number. */
+const isKeyMap = (
+  item: Readonly<Record<string, unknown>>,
+): item is Readonly<Record<string, string | number>> =>
+  Object.values(item).every((part) => typeof part === "string" || typeof part === "number");
+
 /** The references an entry writes: one or a list; `null` is none. */
 function writtenReferences(value: RecordFieldValue): Written[] | undefined {
   if (value === null) return [];
@@ -156,7 +162,8 @@ function writtenReferences(value: RecordFieldValue): Written[] | undefined {
   const out: Written[] = [];
   for (const item of list) {
     if (typeof item === "string" || typeof item === "number") out.push(String(item).trim());
-    else if (typeof item === "object" && item !== null && !Array.isArray(item)) out.push(item);
+    else if (typeof item === "object" && item !== null && !Array.isArray(item) && isKeyMap(item))
+      out.push(item);
     else return undefined;
   }
   return out;

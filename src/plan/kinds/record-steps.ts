@@ -3,7 +3,8 @@ import { z } from "zod";
 /*
  * The inputs of a record's steps, shared by the planner, the plan file check and
  * src/apply/ops/record.ts: each field by its field id and type, its value as the content REST calls
- * take it (a values list as its values' ids), so that apply sends what the plan showed.
+ * take it (a values list as its values' ids, users and groups as their ids), so that apply sends
+ * what the plan showed.
  */
 
 const int = z.number().int();
@@ -18,13 +19,40 @@ const References = z.object({
   ),
 });
 
-/** A field's value as the content calls take it: `null` clears it. */
-export const FieldWriteValue = z.union([
+/** A value as the content calls take it. */
+const PlainValue = z.union([
   z.string(),
   z.number(),
   z.null(),
   z.object({ ValuesListIds: z.array(int), OtherText: z.string().nullable() }),
+  z.object({ UserList: z.array(z.object({ Id: int })), GroupList: z.array(z.object({ Id: int })) }),
+  z.array(z.object({ Name: z.string(), URL: z.string() })),
+]);
+
+/**
+ * A field's value as the content calls take it: `null` clears it; references, attachments and
+ * sub-form rows become ids on apply.
+ */
+export const FieldWriteValue = z.union([
+  PlainValue,
   References,
+  z.object({
+    SubformFieldId: int,
+    Rows: z.array(
+      z.union([
+        z.object({ id: int }),
+        z.object({
+          levelId: int,
+          fields: z.array(z.object({ fieldId: int, type: int, value: PlainValue })),
+        }),
+      ]),
+    ),
+  }),
+  z.object({
+    Attachments: z.array(
+      z.union([z.object({ id: int }), z.object({ path: z.string(), name: z.string(), sha256: z.string() })]),
+    ),
+  }),
 ]);
 
 /** One managed field's new value. */

@@ -1,17 +1,34 @@
 import type { RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField } from "../../state/kinds/record.ts";
 import { FieldType } from "../../wire/index.ts";
+import { resolveAttachments } from "./record-attachment-values.ts";
+import { resolveIpAddress } from "./record-ip-address.ts";
+import { resolveLinks } from "./record-links.ts";
+import { resolveSubform } from "./record-subform-values.ts";
+import { resolveUsersGroups } from "./record-users-groups.ts";
+import {
+  didYouMean,
+  type Resolved,
+  sameSet,
+  type ValueContext,
+  type ValueProblem,
+} from "./record-value-base.ts";
+
+export {
+  type AttachmentWrite,
+  didYouMean,
+  type Problems,
+  type Resolved,
+  type ValueContext,
+  type ValueProblem,
+  type WireValue,
+} from "./record-value-base.ts";
 
 /*
  * One record field's desired value against its live value, per field type: what the step sends
  * (values-list values by id), whether the live value already is it, and the live value as the plan
  * shows it (values by name); or why it can't be written.
  */
-
-export type Problems<P> = Record<"invalid" | "ambiguous" | "unresolved", P[]>;
-
-/** A written value as the step sends it. */
-export type WireValue = string | number | null | { ValuesListIds: number[]; OtherText: string | null };
 
 export const TYPE_NAMES: Readonly<Record<number, string>> = {
   [FieldType.Text]: "text",
@@ -33,49 +50,18 @@ export const SERVED: ReadonlySet<number> = new Set([
   FieldType.Numeric,
   FieldType.Date,
   FieldType.ValuesList,
+  FieldType.UsersGroups,
+  FieldType.ExternalLinks,
+  FieldType.IpAddress,
+  FieldType.Attachment,
+  FieldType.Image,
+  FieldType.SubForm,
 ]);
-
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] as number;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] as number;
-}
-
-/** `; did you mean "Tier 2"?` when one known name is a likely typo of `name` (case, or two edits). */
-export function didYouMean(name: string, known: readonly string[]): string {
-  const lower = name.toLowerCase();
-  const limit = Math.min(2, Math.floor(name.length / 3));
-  let best: { name: string; distance: number } | undefined;
-  for (const candidate of known) {
-    const d = candidate.toLowerCase() === lower ? 0 : distance(lower, candidate.toLowerCase());
-    if (d <= limit && (!best || d < best.distance)) best = { name: candidate, distance: d };
-  }
-  return best ? `; did you mean "${best.name}"?` : "";
-}
 
 /** The names a live values-list value holds (the Content API gives names, in list order). */
 function liveNames(value: unknown): string[] {
   if (value === null || value === undefined) return [];
   return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-const sameSet = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && new Set(a).size === new Set([...a, ...b]).size;
-
-export interface Resolved {
-  wire: WireValue;
-  /** Whether the live value already is it. */
-  same: boolean;
-  /** The live value as the plan shows it. */
-  before: unknown;
 }
 
 /**
@@ -86,7 +72,8 @@ export function resolve(
   field: LiveRecordField,
   desired: RecordFieldValue,
   live: unknown,
-): Resolved | { problem: keyof Problems<unknown>; message: string } {
+  context: ValueContext = {},
+): Resolved | ValueProblem {
   const cleared = desired === null;
   switch (field.type) {
     case FieldType.Text: {
@@ -133,6 +120,17 @@ export function resolve(
       const before = Array.isArray(desired) ? current : current.length <= 1 ? (current[0] ?? null) : current;
       return { wire: { ValuesListIds: ids, OtherText: null }, same: sameSet(names, current), before };
     }
+    case FieldType.UsersGroups:
+      return resolveUsersGroups(field, desired, live, context.principals);
+    case FieldType.ExternalLinks:
+      return resolveLinks(desired, live);
+    case FieldType.IpAddress:
+      return resolveIpAddress(desired, live);
+    case FieldType.Attachment:
+    case FieldType.Image:
+      return resolveAttachments(field, desired, live, context);
+    case FieldType.SubForm:
+      return resolveSubform(field, desired, live, context, resolve);
     default:
       // fieldProblems refuses these types before any entry is planned.
       return { problem: "invalid", message: "a field of this type is not written yet" };

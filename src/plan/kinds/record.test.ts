@@ -8,7 +8,7 @@ import { recordSteps } from "./record-steps.ts";
 /*
  * The record planner on a level built here: Name (text, the key), Score (numeric), Due (date),
  * Category (values list: Technology 11, Legal 12, Finance 13), Regions (values list: EU 21, US 22,
- * APAC 23), Owner (users/groups, not written yet).
+ * APAC 23), Owner (users/groups), Controls (cross-reference, not written yet).
  */
 
 const LEVEL: LiveRecordLevel = {
@@ -43,6 +43,7 @@ const LEVEL: LiveRecordLevel = {
       ],
     },
     { id: 106, name: "Owner", alias: "Owner", type: 8, values: [] },
+    { id: 107, name: "Controls", alias: "Controls", type: 9, values: [] },
   ],
   records: [],
 };
@@ -152,8 +153,8 @@ describe("the record planner", () => {
     expect(() => planOf([entry(5, { Name: "Cloud outage", Scores: 3 })])).toThrow(
       /risks\.yaml:5:12 .*"Risk Register" has no field "Scores" on prod; did you mean "Score"\?/,
     );
-    expect(() => planOf([entry(5, { Name: "Cloud outage", Owner: "anguyen" })])).toThrow(
-      /"Owner" is a users\/groups field, which Record documents do not write yet/,
+    expect(() => planOf([entry(5, { Name: "Cloud outage", Controls: ["AC-3"] })])).toThrow(
+      /"Controls" is a cross-reference field, which Record documents do not write yet/,
     );
     expect(() => planOf([entry(5, { Name: "Cloud outage", Score: "high" })])).toThrow(
       /a numeric field takes a number/,

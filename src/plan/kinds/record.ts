@@ -1,7 +1,7 @@
 import type { ErrorCode } from "../../errors/index.ts";
 import { EgpError } from "../../errors/index.ts";
 import type { DesiredRecordEntry, DesiredRecords } from "../../manifest/kinds/record.ts";
-import type { LiveRecord, LiveRecordField, LiveRecordLevel } from "../../state/kinds/record.ts";
+import type { LiveRecord, LiveRecordField, LiveRecordLevel, LiveRecords } from "../../state/kinds/record.ts";
 import type { LiveRecordTarget } from "../../state/kinds/record-targets.ts";
 import type { Change, FieldChange, Step } from "../model.ts";
 import {
@@ -29,6 +29,7 @@ import {
   resolve,
   SERVED,
   TYPE_NAMES,
+  type ValueContext,
   type WireValue,
 } from "./record-values.ts";
 
@@ -107,6 +108,7 @@ function planEntry(
   problems: Problems,
   environment: string,
   references: ResolveReferences,
+  context: ValueContext = {},
 ): { change: Change; step: Step } | undefined {
   const key = `${document.application} ${label(entry.key)}`;
   const keyFields = document.key.map((name) => fields.get(name) as LiveRecordField);
@@ -134,7 +136,7 @@ function planEntry(
     const field = fields.get(name) as LiveRecordField;
     const result = REFERENCE_TYPES.has(field.type)
       ? references(field, value, live?.values[field.alias])
-      : resolve(field, value, live?.values[field.alias]);
+      : resolve(field, value, live?.values[field.alias], { ...context, manifest: entry.source.file });
     if ("problem" in result) {
       const at = ("at" in result && result.at) || {};
       problems[result.problem].push({
@@ -234,6 +236,16 @@ function recordTargetsOf(live: PlanInput["live"]): readonly LiveRecordTarget[] {
   return Array.isArray(list) ? (list as readonly LiveRecordTarget[]) : [];
 }
 
+/** What the live state holds beyond the levels that values resolve against: users and groups, files, sub-forms. */
+function valueContextOf(live: PlanInput["live"]): ValueContext {
+  const { principals, files, subforms } = live as unknown as Partial<LiveRecords>;
+  return {
+    ...(principals ? { principals } : {}),
+    ...(files ? { files } : {}),
+    ...(subforms ? { subforms } : {}),
+  };
+}
+
 /** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */
 function refuse(problems: Problems): void {
   if (problems.invalid.length > 0) throw PlanError.refused(problems.invalid);
@@ -255,6 +267,7 @@ function plan({ desired, live }: PlanInput): KindPlan {
     recordTargetsOf(live),
     (document, entry) => `${KIND}/${document.application} ${label(entry.key)}#create`,
   );
+  const context = valueContextOf(live);
   documents.forEach((document, index) => {
     const level = matchingRead(levels[index], document);
     if (!level || "missing" in level) {
@@ -275,7 +288,7 @@ function plan({ desired, live }: PlanInput): KindPlan {
     if (invalid.length > 0) return;
     for (const entry of document.records) {
       const references = referencesOf(document, targets, environment);
-      const planned = planEntry(document, level, fields, entry, problems, environment, references);
+      const planned = planEntry(document, level, fields, entry, problems, environment, references, context);
       if (!planned) continue;
       result.changes.push(planned.change);
       result.steps.push(planned.step);

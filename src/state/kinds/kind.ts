@@ -3,6 +3,8 @@ import type { DesiredState } from "../../manifest/index.ts";
 import type { InstanceReads, SharedReads } from "../shared-reads.ts";
 
 export interface ReadLiveOptions {
+  /** The repository's root, where files the manifests name (a record's attachments) are read. */
+  dir?: string;
   /** Client of the environment packages come from; needed when the manifests name packages. */
   source?: PlatformClient;
   /**

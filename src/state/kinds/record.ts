@@ -5,6 +5,9 @@ import type { DesiredState } from "../../manifest/index.ts";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
 import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
+import { type RecordFiles, readRecordFiles } from "./record-attachments.ts";
+import { type RecordPrincipals, readPrincipals, writesPrincipals } from "./record-principals.ts";
+import { type LiveSubform, readSubforms } from "./record-subforms.ts";
 import { type LiveRecordTarget, readTargets } from "./record-targets.ts";
 
 /*
@@ -26,6 +29,8 @@ export interface LiveRecordField {
   values: { id: number; name: string }[];
   /** Cross-reference and related-records fields: the levels whose records they reference. */
   references?: number[];
+  /** A sub-form field's sub-form (its module id). */
+  subform?: number;
 }
 
 /** One live record: its content id and its managed fields' values, by field alias. */
@@ -52,6 +57,12 @@ export interface LiveRecords {
   records: LiveRecordLevel[];
   /** The referenced levels no document manages, with their records' key fields (record-targets.ts). */
   recordTargets?: LiveRecordTarget[];
+  /** The instance's users and groups, read when a document writes a users/groups field. */
+  principals?: RecordPrincipals;
+  /** The files and live attachments of attachment fields, read when a document writes one. */
+  files?: RecordFiles;
+  /** The sub-forms whose rows documents write, by module id. */
+  subforms?: Record<string, LiveSubform>;
 }
 
 /** The Record documents of a desired state (a kind's documents are under its plural). */
@@ -62,7 +73,7 @@ export function recordDocuments(desired: DesiredState): readonly DesiredRecords[
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRecordField[]> {
+export async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRecordField[]> {
   const definitions = await client.metadata.fieldDefinitions(levelId);
   return definitions
     .filter((field) => field.IsActive)
@@ -73,6 +84,7 @@ async function fieldsOf(client: PlatformClient, levelId: number): Promise<LiveRe
       type: field.Type,
       values: (field.ValuesListValues ?? []).map((value) => ({ id: value.Id, name: value.Name })),
       ...(field.ReferencedLevelIds?.length ? { references: field.ReferencedLevelIds } : {}),
+      ...(field.RelatedSubformId ? { subform: field.RelatedSubformId } : {}),
     }));
 }
 
@@ -136,8 +148,24 @@ async function read(context: ReadContext): Promise<LiveRecords> {
   const documents = recordDocuments(context.desired);
   const levels: LiveRecordLevel[] = [];
   for (const document of documents) levels.push(await readLevel(context.client, document, environment));
+  const read = levels.map((level) => ("fields" in level ? level : undefined));
+  const subforms = await readSubforms(context.client, documents, read, fieldsOf);
+  const fields = [
+    ...levels.map((level) => ("fields" in level ? level.fields : [])),
+    ...Object.values(subforms ?? {}).map((subform) => subform.fields),
+  ];
   const targets = await readTargets(context.client, documents, levels, environment);
-  return { records: levels, ...(targets.length > 0 ? { recordTargets: targets } : {}) };
+  const [principals, files] = await Promise.all([
+    writesPrincipals(documents, fields, subforms !== undefined) ? readPrincipals(context.client) : undefined,
+    readRecordFiles(context.client, context.options.dir, documents, read),
+  ]);
+  return {
+    records: levels,
+    ...(targets.length > 0 ? { recordTargets: targets } : {}),
+    ...(principals ? { principals } : {}),
+    ...(files ? { files } : {}),
+    ...(subforms ? { subforms } : {}),
+  };
 }
 
 /**

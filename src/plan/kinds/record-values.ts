@@ -40,6 +40,7 @@ export const TYPE_NAMES: Readonly<Record<number, string>> = {
   [FieldType.CrossReference]: "cross-reference",
   [FieldType.Attachment]: "attachment",
   [FieldType.Image]: "image",
+  [FieldType.Matrix]: "matrix",
   [FieldType.IpAddress]: "IP address",
   [FieldType.RelatedRecords]: "related records",
   [FieldType.SubForm]: "sub-form",

@@ -44,6 +44,7 @@ const LEVEL: LiveRecordLevel = {
     },
     { id: 106, name: "Owner", alias: "Owner", type: 8, values: [] },
     { id: 107, name: "Controls", alias: "Controls", type: 9, values: [] },
+    { id: 108, name: "Heat Map", alias: "Heat_Map", type: 16, values: [] },
   ],
   records: [],
 };
@@ -153,8 +154,8 @@ describe("the record planner", () => {
     expect(() => planOf([entry(5, { Name: "Cloud outage", Scores: 3 })])).toThrow(
       /risks\.yaml:5:12 .*"Risk Register" has no field "Scores" on prod; did you mean "Score"\?/,
     );
-    expect(() => planOf([entry(5, { Name: "Cloud outage", Controls: ["AC-3"] })])).toThrow(
-      /"Controls" is a cross-reference field, which Record documents do not write yet/,
+    expect(() => planOf([entry(5, { Name: "Cloud outage", "Heat Map": ["High"] })])).toThrow(
+      /"Heat Map" is a matrix field, which Record documents do not write yet/,
     );
     expect(() => planOf([entry(5, { Name: "Cloud outage", Score: "high" })])).toThrow(
       /a numeric field takes a number/,

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
+import { recordDeleteOps } from "./record-delete.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
 
 /*
@@ -65,4 +66,4 @@ const update: OpHandler = async (context: OpContext) => {
   return { id };
 };
 
-export const recordOps = { "record.create": create, "record.update": update };
+export const recordOps = { "record.create": create, "record.update": update, ...recordDeleteOps };

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RecordDelete } from "./record-delete-steps.ts";
 
 /*
  * The inputs of a record's steps, shared by the planner, the plan file check and
@@ -40,9 +41,11 @@ export const recordSteps = {
   ops: {
     "record.create": Target,
     "record.update": Target.extend({ contentId: int }),
+    "record.delete": RecordDelete,
   },
   actions: {
     create: ["record.create"],
     update: ["record.update"],
+    delete: ["record.delete"],
   },
 } as const;

@@ -67,7 +67,8 @@ function absentOnes(input: DeleteInput, ambiguous: PlanProblem[]): Doomed[] {
       continue;
     }
     const record = level.records.find((candidate) => candidate.id === exact[0]);
-    if (record) doomed.push({ record, parts: entry.key, reason: "absent", source: entry.source });
+    const { file, line, column } = entry.source;
+    if (record) doomed.push({ record, parts: entry.key, reason: "absent", source: { file, line, column } });
   }
   return doomed;
 }

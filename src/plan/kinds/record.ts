@@ -141,7 +141,8 @@ function planEntry(
     fields: changes,
     notes: [],
     destructive: false,
-    source: entry.source,
+    // A plan file keeps a change's file, line and column only: a path here would differ on apply.
+    source: { file: entry.source.file, line: entry.source.line, column: entry.source.column },
   };
   const target = {
     application: document.application,

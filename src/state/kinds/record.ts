@@ -3,8 +3,8 @@ import { NotFoundError, ResponseShapeError } from "../../client/errors.ts";
 import { EgpError } from "../../errors/index.ts";
 import type { DesiredState } from "../../manifest/index.ts";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
-import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
+import { digestScope, type RecordDigestScope, recordsDigest } from "./record-digest.ts";
 
 /*
  * Records: for each application level a `Record` document manages, its field definitions (names,
@@ -42,6 +42,8 @@ export type LiveRecordLevel =
       entitySet: string;
       fields: LiveRecordField[];
       records: LiveRecord[];
+      /** What of the level a saved plan's digest covers (record-digest.ts); absent: all of it. */
+      scope?: RecordDigestScope;
     }
   | { application: string; level?: string; missing: "application" | "level" };
 
@@ -122,6 +124,7 @@ async function readLevel(client: PlatformClient, document: DesiredRecords, envir
     entitySet: level.Alias,
     fields,
     records: records.sort((a, b) => a.id - b.id),
+    scope: digestScope(document, fields),
   };
 }
 
@@ -141,5 +144,5 @@ export const recordLive = liveKind({
   part: PART,
   label: "records",
   read,
-  digest: (state) => hash(state.records),
+  digest: (state) => recordsDigest(state.records),
 });

@@ -90,7 +90,7 @@ describe("Record deletes", () => {
     expect(checked.stderr).toMatch(
       /third-parties\.yaml:9:13 records\[0\]\.records\[1\]\.ensure: is "present" or "absent", not "gone"/,
     );
-  });
+  }, 120_000);
 
   it("ensure: absent deletes the record its key names; past 5% of the application only with --allow-delete", async () => {
     const { client, dir } = await prodWith(
@@ -126,7 +126,7 @@ describe("Record deletes", () => {
     expect(await vendorNames(client)).not.toContain("Acme Hosting");
     const again = await run(dir, "plan", "--allow-delete");
     expect(again.stdout).toContain("No changes.");
-  });
+  }, 120_000);
 
   it("prune: delete deletes the records no entry names; within the limit it needs no flag", async () => {
     const { client, dir } = await prodWith(
@@ -151,7 +151,7 @@ describe("Record deletes", () => {
     expect(names).toHaveLength(25);
     expect(names).not.toContain("Vendor 24");
     expect((await run(dir, "plan")).stdout).toContain("No changes.");
-  });
+  }, 120_000);
 
   it("a delete whose answer is lost finds the record gone (404) on its next try, and is done", async () => {
     const { prod, client, dir } = await prodWith(
@@ -167,5 +167,5 @@ describe("Record deletes", () => {
     expect(applied.code).toBe(0);
     expect(prod.faults.stats.byKind["reset-after"]).toBe(1);
     expect(await vendorNames(client)).not.toContain("Acme Hosting");
-  });
+  }, 120_000);
 });

@@ -109,7 +109,7 @@ describe("a saved plan of records", () => {
     expect(acme?.Tier).toEqual(["Tier 2"]);
     expect(String(acme?.Contract_End_Date)).toMatch(/^2030-12-31/);
     expect(records.map((record) => record.Vendor_Name)).toContain("Contoso Cloud");
-  });
+  }, 120_000);
 
   it("is stale after an edit to a managed field of a matched record", async () => {
     const { dir, contents, update } = await prod();
@@ -122,7 +122,7 @@ describe("a saved plan of records", () => {
         /^egp: EGP_PLAN_STALE the saved plan \w+ is stale: the live records of prod changed since it was made/,
       ),
     ]);
-  });
+  }, 120_000);
 
   it("is stale after a new record with a key an entry names", async () => {
     const { dir, contents, create } = await prod();
@@ -135,5 +135,5 @@ describe("a saved plan of records", () => {
         /^egp: EGP_PLAN_STALE the saved plan \w+ is stale: the live records of prod changed since it was made/,
       ),
     ]);
-  });
+  }, 120_000);
 });

@@ -71,7 +71,7 @@ describe("a record write answered with 403", () => {
       "Acme Hosting": ["Tier 2"],
       "Northwind Analytics": expect.anything(),
     });
-  });
+  }, 120_000);
 
   it("an update refused while the record holds other values fails with EGP_PLAN_STALE naming the record and field", async () => {
     const { emulator, client, dir } = await prod();
@@ -84,5 +84,5 @@ describe("a record write answered with 403", () => {
     const now = await tiers(client);
     expect(now["Acme Hosting"]).toEqual(["Tier 1"]);
     expect(now["Contoso Cloud"]).toEqual(["Tier 3"]);
-  });
+  }, 120_000);
 });

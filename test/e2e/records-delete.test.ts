@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
@@ -126,6 +126,18 @@ describe("Record deletes", () => {
     expect(await vendorNames(client)).not.toContain("Acme Hosting");
     const again = await run(dir, "plan", "--allow-delete");
     expect(again.stdout).toContain("No changes.");
+  }, 120_000);
+
+  it("a plan saved with --allow-delete records it: its file applies the deletes past the limit with no flag", async () => {
+    const { client, dir } = await prodWith(document(["  - Vendor Name: Acme Hosting", "    ensure: absent"]));
+    const file = `${dir}/plan.json`;
+    const saved = await run(dir, "plan", "--allow-delete", "--out", file);
+    expect(saved.code).toBe(0);
+    expect(JSON.parse(await readFile(file, "utf8")).options.allowDelete).toBe(true);
+    const applied = await egp(["apply", file, "--dir", dir], { env: ENV });
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(await vendorNames(client)).not.toContain("Acme Hosting");
   }, 120_000);
 
   it("prune: delete deletes the records no entry names; within the limit it needs no flag", async () => {

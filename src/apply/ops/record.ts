@@ -1,7 +1,9 @@
 import type { z } from "zod";
-import { OutcomeUnknownError } from "../../client/errors.ts";
+import { ForbiddenError, OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
 import { attachmentIds, isAttachmentValue } from "./record-attachments.ts";
+import { recordDeleteOps } from "./record-delete.ts";
+import { settleByKey } from "./record-recheck.ts";
 import { sentValue } from "./record-refs.ts";
 import { isSubformValue, subformRowIds } from "./record-subform-rows.ts";
 import { inputOf, type OpContext, type OpHandler } from "./types.ts";
@@ -11,7 +13,8 @@ import { inputOf, type OpContext, type OpHandler } from "./types.ts";
  * plan showed, by field id, values lists by their values' ids. The client retries what is safe to
  * retry as for every write. A create whose answer was lost, or that a previous run started and
  * never finished, may have made the record: it looks for the key first, so that a retry never
- * makes a second one.
+ * makes a second one. A 403 (the interface's "already exists" / "does not exist") is settled by
+ * reading the record again by its key (record-recheck.ts).
  */
 
 type CreateInput = z.output<(typeof recordSteps.ops)["record.create"]>;
@@ -29,25 +32,10 @@ async function fieldContents(context: OpContext, fields: CreateInput["fields"]) 
   return contents;
 }
 
-const trimmed = (value: unknown): string =>
-  Array.isArray(value) ? trimmed(value.length === 1 ? value[0] : undefined) : String(value ?? "").trim();
-
-/** The one record the key names now, read through the Content API; undefined when none or several. */
-async function recordWithKey(context: OpContext, input: CreateInput): Promise<number | undefined> {
-  const idField = `${input.entitySet}_Id`;
-  const all = await context.client.contentApi.allRecords(input.entitySet, {
-    select: [idField, ...input.keyAliases],
-  });
-  const found = all.filter((record) =>
-    input.keyAliases.every((alias, at) => trimmed(record[alias]) === input.key[at]),
-  );
-  return found.length === 1 ? Number(found[0]?.[idField]) : undefined;
-}
-
 const create: OpHandler = async (context: OpContext) => {
   const input = inputOf(context, "record.create", recordSteps.ops["record.create"]);
   if (context.resumed) {
-    const id = await recordWithKey(context, input);
+    const id = await settleByKey(context, input, "create lost", "retry");
     if (id !== undefined) return { id };
   }
   try {
@@ -57,8 +45,10 @@ const create: OpHandler = async (context: OpContext) => {
     });
     return { id };
   } catch (error) {
+    if (error instanceof ForbiddenError)
+      return { id: await settleByKey(context, input, "create refused", "stale") };
     if (!(error instanceof OutcomeUnknownError)) throw error;
-    const id = await recordWithKey(context, input);
+    const id = await settleByKey(context, input, "create lost", "retry");
     if (id !== undefined) return { id };
     throw error;
   }
@@ -66,14 +56,19 @@ const create: OpHandler = async (context: OpContext) => {
 
 const update: OpHandler = async (context: OpContext) => {
   const input = inputOf(context, "record.update", recordSteps.ops["record.update"]);
-  const id = await context.client.content.update({
-    Content: {
-      Id: input.contentId,
-      LevelId: input.levelId,
-      FieldContents: await fieldContents(context, input.fields),
-    },
-  });
-  return { id };
+  try {
+    const id = await context.client.content.update({
+      Content: {
+        Id: input.contentId,
+        LevelId: input.levelId,
+        FieldContents: await fieldContents(context, input.fields),
+      },
+    });
+    return { id };
+  } catch (error) {
+    if (!(error instanceof ForbiddenError)) throw error;
+    return { id: await settleByKey(context, input, "update refused", "stale") };
+  }
 };
 
-export const recordOps = { "record.create": create, "record.update": update };
+export const recordOps = { "record.create": create, "record.update": update, ...recordDeleteOps };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { FieldSource, SourceLocation } from "../errors.ts";
+import { checkEnsure, fieldsOfEntry, isAbsentEntry } from "../record-ensure.ts";
 import type { Reporter } from "../report.ts";
 import { type DocumentRule, defineKind, scoping, sourceOf } from "./kind.ts";
 
@@ -49,7 +50,13 @@ export const RecordDocument = z
       ),
     records: z
       .array(z.record(z.string(), FieldValue))
-      .describe("The records: field name → value (values lists by value name; null clears a field)."),
+      .describe(
+        "The records: field name → value (values lists by value name; null clears a field); `ensure: absent` deletes the record its key fields name.",
+      ),
+    prune: z
+      .enum(["ignore", "delete"])
+      .optional()
+      .describe("`delete`: delete the level's records that no entry names (default `ignore`)."),
   })
   .describe(
     "Content records of one application, keyed by the fields `key` names. Only the fields given are managed.",
@@ -64,6 +71,8 @@ export interface DesiredRecordEntry {
   source: FieldSource;
   /** Where each field of the entry is written, by field name. */
   fields: Readonly<Record<string, FieldSource>>;
+  /** `ensure: absent`: the record its key names is deleted; `values` then holds the key fields only. */
+  ensure?: "absent";
 }
 
 /** One `keys:` entry: the key fields of a referenced application (or `Application/Level`). */
@@ -81,6 +90,8 @@ export interface DesiredRecords {
   /** The referenced applications' keys this document names itself (`keys:`). */
   keys?: DesiredTargetKey[];
   records: DesiredRecordEntry[];
+  /** `prune: delete`: the level's records that no entry names are deleted. */
+  prune?: "delete";
   source: SourceLocation;
 }
 
@@ -130,14 +141,16 @@ const everyEntryHasOneKey: DocumentRule<RecordDocument> = (doc, report) => {
 };
 
 function entryOf(doc: RecordDocument, index: number, report: Reporter): DesiredRecordEntry {
-  const values = doc.records[index] ?? {};
+  const written = doc.records[index] ?? {};
+  const values = fieldsOfEntry(written);
   const fields: Record<string, FieldSource> = {};
-  for (const field of Object.keys(values)) fields[field] = report.where(["records", index, field]);
+  for (const field of Object.keys(written)) fields[field] = report.where(["records", index, field]);
   return {
     key: doc.key.map((field) => keyText(values[field]) ?? ""),
     values,
     source: report.where(["records", index, doc.key[0] as string]),
     fields,
+    ...(isAbsentEntry(written) ? { ensure: "absent" as const } : {}),
   };
 }
 
@@ -145,7 +158,7 @@ export const recordKind = defineKind({
   kind: "Record",
   plural: "records",
   schema: RecordDocument,
-  rules: [keysAreNamedOnce, everyEntryHasOneKey],
+  rules: [keysAreNamedOnce, everyEntryHasOneKey, checkEnsure],
   // One document per application level and environment: two would manage the same records.
   key: {
     field: "application",
@@ -167,6 +180,7 @@ export const recordKind = defineKind({
             })),
           }),
       records: doc.records.map((_, index) => entryOf(doc, index, report)),
+      ...(doc.prune === "delete" ? { prune: "delete" as const } : {}),
       source: sourceOf(report, "application"),
     };
   },

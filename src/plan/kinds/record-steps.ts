@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RecordDelete } from "./record-delete-steps.ts";
 
 /*
  * The inputs of a record's steps, shared by the planner, the plan file check and
@@ -82,9 +83,11 @@ export const recordSteps = {
       /** The written fields' values as the plan read them, which a rollback writes back. */
       prior: z.array(FieldWrite).optional(),
     }),
+    "record.delete": RecordDelete,
   },
   actions: {
     create: ["record.create"],
     update: ["record.update"],
+    delete: ["record.delete"],
   },
 } as const;

@@ -13,6 +13,7 @@ import {
   type PlanProblem,
 } from "./kind.ts";
 import { makeStep } from "./make-step.ts";
+import { deleteLimitProblems, type PlannedDeletes, planDeletes } from "./record-delete.ts";
 import { priorValue } from "./record-prior.ts";
 import {
   REFERENCE_TYPES,
@@ -166,7 +167,8 @@ function planEntry(
     fields: changes,
     notes: [],
     destructive: false,
-    source: entry.source,
+    // A plan file keeps a change's file, line and column only: a path here would differ on apply.
+    source: { file: entry.source.file, line: entry.source.line, column: entry.source.column },
   };
   const target = {
     application: document.application,
@@ -255,8 +257,9 @@ function refuse(problems: Problems): void {
     throw new RecordPlanError("EGP_RECORD_REF_UNRESOLVED", problems.unresolved);
 }
 
-function plan({ desired, live }: PlanInput): KindPlan {
+function plan({ desired, live, options }: PlanInput): KindPlan {
   const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
+  const tallies: PlannedDeletes["tally"][] = [];
   const environment = desired.environment.name;
   const problems: Problems = { invalid: [], ambiguous: [], unresolved: [] };
   const levels = levelsOf(live);
@@ -287,16 +290,33 @@ function plan({ desired, live }: PlanInput): KindPlan {
     problems.invalid.push(...invalid);
     if (invalid.length > 0) return;
     for (const entry of document.records) {
+      if (entry.ensure === "absent") continue;
       const references = referencesOf(document, targets, environment);
       const planned = planEntry(document, level, fields, entry, problems, environment, references, context);
       if (!planned) continue;
       result.changes.push(planned.change);
       result.steps.push(planned.step);
     }
+    const keyFields = document.key.map((name) => fields.get(name) as LiveRecordField);
+    const deletes = planDeletes(
+      {
+        document,
+        level,
+        environment,
+        keyOf: (record) => keyFields.map((field) => liveKeyText(record.values[field.alias])),
+        matches: (key) => matchesOf(level, keyFields, key),
+      },
+      problems.ambiguous,
+    );
+    result.changes.push(...deletes.changes);
+    result.steps.push(...deletes.steps);
+    tallies.push(deletes.tally);
   });
   const cycle = referenceCycle(result.changes, result.steps);
   if (cycle) problems.invalid.push(cycle);
   refuse(problems);
+  const over = deleteLimitProblems(tallies, environment, options.allowDelete === true);
+  if (over.length > 0) throw new RecordPlanError("EGP_RECORD_DELETE_LIMIT", over);
   return result;
 }
 

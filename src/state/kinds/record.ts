@@ -6,6 +6,7 @@ import type { DesiredRecords } from "../../manifest/kinds/record.ts";
 import { hash } from "../digest.ts";
 import { liveKind, type ReadContext } from "./kind.ts";
 import { type RecordFiles, readRecordFiles } from "./record-attachments.ts";
+import { digestScope, type RecordDigestScope, recordsDigest } from "./record-digest.ts";
 import { type RecordPrincipals, readPrincipals, writesPrincipals } from "./record-principals.ts";
 import { type LiveSubform, readSubforms } from "./record-subforms.ts";
 import { type LiveRecordTarget, readTargets } from "./record-targets.ts";
@@ -50,6 +51,8 @@ export type LiveRecordLevel =
       entitySet: string;
       fields: LiveRecordField[];
       records: LiveRecord[];
+      /** What of the level a saved plan's digest covers (record-digest.ts); absent: all of it. */
+      scope?: RecordDigestScope;
     }
   | { application: string; level?: string; missing: "application" | "level" };
 
@@ -140,6 +143,7 @@ async function readLevel(client: PlatformClient, document: DesiredRecords, envir
     entitySet: level.Alias,
     fields,
     records: records.sort((a, b) => a.id - b.id),
+    scope: digestScope(document, fields),
   };
 }
 
@@ -176,5 +180,9 @@ export const recordLive = liveKind({
   part: PART,
   label: "records",
   read,
-  digest: (state) => hash(state.recordTargets ? [state.records, state.recordTargets] : state.records),
+  // The referenced levels' keys are digested whole: a reference resolves against every record's key.
+  digest: (state) =>
+    state.recordTargets
+      ? hash([recordsDigest(state.records), state.recordTargets])
+      : recordsDigest(state.records),
 });

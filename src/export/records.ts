@@ -1,5 +1,5 @@
 import { EgpError } from "../errors/index.ts";
-import { FieldType } from "../wire/index.ts";
+import { FieldType, PLAIN_FIELD_TYPES, REFERENCE_FIELD_TYPES } from "../wire/index.ts";
 import type { ExportedDocument } from "./kind.ts";
 
 /*
@@ -61,17 +61,7 @@ const TYPE_WORDS: Readonly<Record<number, string>> = {
   [FieldType.RelatedRecords]: "related records of several levels",
 };
 
-const EXPRESSED: ReadonlySet<number> = new Set([
-  FieldType.Text,
-  FieldType.Numeric,
-  FieldType.Date,
-  FieldType.ValuesList,
-  FieldType.UsersGroups,
-  FieldType.ExternalLinks,
-  FieldType.IpAddress,
-  FieldType.CrossReference,
-  FieldType.RelatedRecords,
-]);
+const EXPRESSED: ReadonlySet<number> = new Set([...PLAIN_FIELD_TYPES, ...REFERENCE_FIELD_TYPES]);
 
 const REFERENCES: ReadonlySet<number> = new Set([FieldType.CrossReference, FieldType.RelatedRecords]);
 

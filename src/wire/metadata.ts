@@ -29,6 +29,20 @@ export const FieldType = {
 export type FieldType = (typeof FieldType)[keyof typeof FieldType];
 export const FIELD_TYPES: readonly number[] = Object.values(FieldType);
 
+/**
+ * Field types whose content is the field's own value: no other record, sub-form row or file. What a
+ * Record document, a sub-form row and an export write alike.
+ */
+export const PLAIN_FIELD_TYPES: readonly number[] = [
+  FieldType.Text,
+  FieldType.Numeric,
+  FieldType.Date,
+  FieldType.ValuesList,
+  FieldType.UsersGroups,
+  FieldType.ExternalLinks,
+  FieldType.IpAddress,
+];
+
 /** Field types whose definition names the levels they point at. */
 export const REFERENCE_FIELD_TYPES: readonly number[] = [FieldType.CrossReference, FieldType.RelatedRecords];
 

@@ -1,6 +1,6 @@
 import type { RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField } from "../../state/kinds/record.ts";
-import { FieldType } from "../../wire/index.ts";
+import { PLAIN_FIELD_TYPES } from "../../wire/index.ts";
 import {
   didYouMean,
   type PlainWireValue,
@@ -27,15 +27,7 @@ type Resolve = (
 ) => Resolved | ValueProblem;
 
 /** The types a row's fields may have: the plain ones, not attachments nor sub-forms within rows. */
-const IN_ROWS: ReadonlySet<number> = new Set([
-  FieldType.Text,
-  FieldType.Numeric,
-  FieldType.Date,
-  FieldType.ValuesList,
-  FieldType.UsersGroups,
-  FieldType.ExternalLinks,
-  FieldType.IpAddress,
-]);
+const IN_ROWS: ReadonlySet<number> = new Set(PLAIN_FIELD_TYPES);
 
 const FORM = "a sub-form field takes a list of rows, each a mapping of field name to value";
 

@@ -1,6 +1,6 @@
 import type { RecordFieldValue } from "../../manifest/kinds/record.ts";
 import type { LiveRecordField } from "../../state/kinds/record.ts";
-import { FieldType } from "../../wire/index.ts";
+import { FieldType, PLAIN_FIELD_TYPES } from "../../wire/index.ts";
 import { resolveAttachments } from "./record-attachment-values.ts";
 import { resolveIpAddress } from "./record-ip-address.ts";
 import { resolveLinks } from "./record-links.ts";
@@ -47,13 +47,7 @@ export const TYPE_NAMES: Readonly<Record<number, string>> = {
 };
 
 export const SERVED: ReadonlySet<number> = new Set([
-  FieldType.Text,
-  FieldType.Numeric,
-  FieldType.Date,
-  FieldType.ValuesList,
-  FieldType.UsersGroups,
-  FieldType.ExternalLinks,
-  FieldType.IpAddress,
+  ...PLAIN_FIELD_TYPES,
   FieldType.Attachment,
   FieldType.Image,
   FieldType.SubForm,

@@ -1,9 +1,7 @@
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createClient, type PlatformClient } from "../../src/client/client.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { egp, environmentFile, lines } from "../helpers/cli.ts";
-import { testdir } from "../helpers/testdir.ts";
+import { describe, expect, it } from "vitest";
+import { egp, lines } from "../helpers/cli.ts";
+import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * A saved plan of a Record document against demo-prod's Third Parties (Acme Hosting, content id
@@ -12,8 +10,7 @@ import { testdir } from "../helpers/testdir.ts";
  * managed field of a matched record, or a new record, stales it.
  */
 
-const PASSWORD = "Password1!";
-const ENV = { EGP_TEST_PASSWORD: PASSWORD };
+const ENV = RECORDS_ENV;
 
 // Contract End Date is managed for Contoso Cloud only: it is read for every record.
 const THIRD_PARTIES = [
@@ -29,27 +26,10 @@ const THIRD_PARTIES = [
   "",
 ].join("\n");
 
-const started: Emulator[] = [];
-const clients: PlatformClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(started.splice(0).map((emulator) => emulator.close()));
-});
+const startProd = useRecordsProd();
 
 async function prod() {
-  const emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
-  started.push(emulator);
-  const client = createClient({
-    url: emulator.url,
-    instance: "Default",
-    username: "sysadmin",
-    password: PASSWORD,
-  });
-  clients.push(client);
-  const dir = await testdir({
-    "environments/prod.yaml": environmentFile(emulator.url),
-    "manifests/third-parties.yaml": THIRD_PARTIES,
-  });
+  const { emulator, client, dir } = await startProd({ "manifests/third-parties.yaml": THIRD_PARTIES });
   const app = (await client.metadata.applications()).find((a) => a.Name === "Third Parties");
   const [level] = await client.metadata.levelsByModule(app?.Id ?? 0);
   const fields = await client.metadata.fieldDefinitions(level?.Id ?? 0);

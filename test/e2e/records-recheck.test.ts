@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { createClient, type PlatformClient } from "../../src/client/client.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { egp, environmentFile } from "../helpers/cli.ts";
-import { testdir } from "../helpers/testdir.ts";
+import { describe, expect, it } from "vitest";
+import type { PlatformClient } from "../../src/client/client.ts";
+import { egp } from "../helpers/cli.ts";
+import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * A record write the instance answers with 403, from the built CLI against demo-prod's Third
@@ -10,8 +9,7 @@ import { testdir } from "../helpers/testdir.ts";
  * the planned values the step fails with EGP_PLAN_STALE, writing nothing the plan did not show.
  */
 
-const PASSWORD = "Password1!";
-const ENV = { EGP_TEST_PASSWORD: PASSWORD };
+const ENV = RECORDS_ENV;
 
 const THIRD_PARTIES = [
   "kind: Record",
@@ -25,27 +23,10 @@ const THIRD_PARTIES = [
   "",
 ].join("\n");
 
-const started: Emulator[] = [];
-const clients: PlatformClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(started.splice(0).map((emulator) => emulator.close()));
-});
+const startProd = useRecordsProd();
 
 async function prod() {
-  const emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
-  started.push(emulator);
-  const client = createClient({
-    url: emulator.url,
-    instance: "Default",
-    username: "sysadmin",
-    password: PASSWORD,
-  });
-  clients.push(client);
-  const dir = await testdir({
-    "environments/prod.yaml": environmentFile(emulator.url),
-    "manifests/third-parties.yaml": THIRD_PARTIES,
-  });
+  const { emulator, client, dir } = await startProd({ "manifests/third-parties.yaml": THIRD_PARTIES });
   return { emulator, client, dir };
 }
 

@@ -1,10 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createClient, type PlatformClient } from "../../src/client/client.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { egp, environmentFile } from "../helpers/cli.ts";
-import { testdir } from "../helpers/testdir.ts";
+import { describe, expect, it } from "vitest";
+import type { PlatformClient } from "../../src/client/client.ts";
+import { egp } from "../helpers/cli.ts";
+import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * `egp rollback` of the records an apply changed, from the built CLI against demo-prod (Acme
@@ -13,8 +12,7 @@ import { testdir } from "../helpers/testdir.ts";
  * record references them now.
  */
 
-const PASSWORD = "Password1!";
-const ENV = { EGP_TEST_PASSWORD: PASSWORD };
+const ENV = RECORDS_ENV;
 
 const THIRD_PARTIES = [
   "kind: Record",
@@ -39,24 +37,10 @@ const POLICIES = [
   "",
 ].join("\n");
 
-const started: Emulator[] = [];
-const clients: PlatformClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-  await Promise.all(started.splice(0).map((emulator) => emulator.close()));
-});
+const startProd = useRecordsProd();
 
 async function prodWith(manifests: Record<string, string>) {
-  const prod = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
-  started.push(prod);
-  const dir = await testdir({ "environments/prod.yaml": environmentFile(prod.url), ...manifests });
-  const client = createClient({
-    url: prod.url,
-    instance: "Default",
-    username: "sysadmin",
-    password: PASSWORD,
-  });
-  clients.push(client);
+  const { dir, client } = await startProd(manifests);
   return { dir, client };
 }
 

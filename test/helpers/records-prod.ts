@@ -1,0 +1,43 @@
+import { afterEach } from "vitest";
+import { createClient, type PlatformClient } from "../../src/client/client.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { environmentFile } from "./cli.ts";
+import { testdir } from "./testdir.ts";
+
+/*
+ * A repository whose `prod` is an emulator on the demo-prod seed that a test starts, with a client
+ * logged into it for the test's direct reads and changes; both are closed after each test. The CLI
+ * logs in with `${EGP_TEST_PASSWORD}` (RECORDS_ENV).
+ */
+
+const PASSWORD = "Password1!";
+export const RECORDS_ENV = { EGP_TEST_PASSWORD: PASSWORD };
+
+export interface RecordsProd {
+  emulator: Emulator;
+  client: PlatformClient;
+  dir: string;
+}
+
+/** Registers the clean-up of the test's emulators; returns how a test starts one with `files` beside it. */
+export function useRecordsProd(): (files: Record<string, string>) => Promise<RecordsProd> {
+  const started: Emulator[] = [];
+  const clients: PlatformClient[] = [];
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    await Promise.all(started.splice(0).map((emulator) => emulator.close()));
+  });
+  return async (files) => {
+    const emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
+    started.push(emulator);
+    const client = createClient({
+      url: emulator.url,
+      instance: "Default",
+      username: "sysadmin",
+      password: PASSWORD,
+    });
+    clients.push(client);
+    const dir = await testdir({ "environments/prod.yaml": environmentFile(emulator.url), ...files });
+    return { emulator, client, dir };
+  };
+}

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Duration, durationMs } from "./duration.ts";
 import type { Reporter } from "./report.ts";
+import { type PlacedCheck, VerifyChecksDocument, verifyChecksOf } from "./verify-checks.ts";
 
 /*
  * How an install's result is verified on an environment (docs/apply.md, "Verification"). An install
@@ -27,6 +28,11 @@ export const VerifyDocument = z
       .describe(
         "Installs of the same package file again when a part has not converged after settle (default 1; 0: none).",
       ),
+    checks: VerifyChecksDocument,
+    allowWrites: z
+      .boolean()
+      .optional()
+      .describe("Allows checks that write to the instance (a record probe, which deletes what it creates)."),
   })
   .optional()
   .describe("How an install's result is verified: stable reads, how long they are tried, and re-installs.");
@@ -35,6 +41,8 @@ export interface VerifySettings {
   intervalMs: number;
   settleMs: number;
   reinstalls: number;
+  /** Checks of behaviour after the install (verify-checks.ts); absent where none. */
+  checks?: PlacedCheck[];
 }
 
 export const DEFAULT_VERIFY: VerifySettings = { intervalMs: 2_000, settleMs: 300_000, reinstalls: 1 };
@@ -66,5 +74,6 @@ export function verifySettingsOf(
       msOf(doc, "interval", report) ?? (embedded ? EMBEDDED_VERIFY_INTERVAL_MS : DEFAULT_VERIFY.intervalMs),
     settleMs: msOf(doc, "settle", report) ?? DEFAULT_VERIFY.settleMs,
     reinstalls: doc?.reinstalls ?? DEFAULT_VERIFY.reinstalls,
+    ...(doc?.checks?.length ? { checks: verifyChecksOf(doc.checks, doc.allowWrites, report) } : {}),
   };
 }

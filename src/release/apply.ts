@@ -16,6 +16,7 @@ import { reachedDigest } from "./reached.ts";
 import { createdRecordsNoted, keepRecordSnapshot } from "./record-snapshot.ts";
 import { closeUnfinished } from "./unfinished.ts";
 import { recordVerified } from "./verified.ts";
+import { type CheckResult, checksFailure, runChecks } from "./verify-checks.ts";
 
 /*
  * The governed apply: the one way egp applies a plan to an environment, for the CLI and a library
@@ -45,7 +46,11 @@ interface Governed {
   /** Appends the `apply-started` record before the first write to the instance. */
   starting(desired: DesiredState, plan: Plan): Promise<void>;
   /** Records and tells how the apply ended; never throws. */
-  ended(how: { outcome: ApplyOutcome } | { error: unknown }, verified?: boolean): Promise<void>;
+  ended(
+    how: { outcome: ApplyOutcome } | { error: unknown },
+    verified?: boolean,
+    checks?: readonly CheckResult[],
+  ): Promise<void>;
 }
 
 async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: string) => void) {
@@ -75,7 +80,7 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
       await keepRecordSnapshot(store, plan);
       started = (await writeAudit(store, startedEntry(given, plan), say))?.sequence;
     },
-    async ended(how, verified) {
+    async ended(how, verified, checks) {
       const entry = applyEntry({
         environment: env,
         ...(desired ? { desired } : {}),
@@ -83,6 +88,7 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
         ended: how,
         ...(verified ? { verified } : {}),
         ...(started === undefined ? {} : { started }),
+        ...(checks?.length ? { checks } : {}),
       });
       await writeAudit(store, entry, say);
       const notice = applyNotice(env, desired?.release?.name, how);
@@ -135,6 +141,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
   assertCanSign(store);
   await assertAuditWhole(store);
   const governance = await governed(options, store, say);
+  let checks: CheckResult[] = [];
   try {
     const outcome = await applyPlan({
       ...rest,
@@ -157,11 +164,35 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       starting: governance.starting,
       execute: createdRecordsNoted(store, say, options.execute),
     });
+    checks = await checksOf(outcome, options.open, say);
+    const failure = checksFailure(env, checks);
+    if (failure) throw failure;
     const verified = await recordVerification(store, outcome, options.open, say);
-    await governance.ended({ outcome }, verified);
+    await governance.ended({ outcome }, verified, checks);
     return outcome;
   } catch (error) {
-    await governance.ended({ error });
+    await governance.ended({ error }, undefined, checks);
     throw error;
   }
+}
+
+/**
+ * The environment's checks of behaviour (`verify.checks`), run once the apply converged and before
+ * its release counts as verified; none when it did not converge or lists none.
+ */
+async function checksOf(
+  outcome: ApplyOutcome,
+  open: ApplyOptions["open"],
+  say: (line: string) => void,
+): Promise<CheckResult[]> {
+  const converged = outcome.result === "no-changes" || (outcome.result === "complete" && outcome.converged);
+  if (!converged) return [];
+  const checks = outcome.desired.environment.verify?.checks ?? [];
+  if (checks.length === 0) return [];
+  const results = await runChecks(await open(outcome.desired.environment), checks);
+  for (const result of results)
+    say(
+      `Check ${result.passed ? "passed" : "FAILED"}: ${printable(result.check)}: ${printable(result.found)}`,
+    );
+  return results;
 }

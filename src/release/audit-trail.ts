@@ -73,6 +73,8 @@ export function applyEntry(input: {
   verified?: boolean;
   /** The sequence of this apply's `apply-started` record. */
   started?: number;
+  /** The environment's checks of behaviour, as they ran (verify-checks.ts). */
+  checks?: ReadonlyArray<{ check: string; passed: boolean; found: string; probes?: number[] }>;
 }): AuditEntry | undefined {
   const { desired, ended } = input;
   const plan = "outcome" in ended && "plan" in ended.outcome ? ended.outcome.plan : undefined;
@@ -94,6 +96,7 @@ export function applyEntry(input: {
     exception,
     reason: null,
     ...(input.started === undefined ? {} : { started: input.started }),
+    ...(input.checks?.length ? { checks: input.checks.map((check) => ({ ...check })) } : {}),
   };
   if ("error" in ended) {
     const message = codedMessage(ended.error);

@@ -75,6 +75,17 @@ export const AuditEntry = z.strictObject({
   verdicts: z
     .array(z.strictObject({ step: z.string(), verdict: z.string(), passes: z.number().int() }))
     .optional(),
+  /** The environment's checks of behaviour after the install: each one's result, and a probe's record ids. */
+  checks: z
+    .array(
+      z.strictObject({
+        check: z.string(),
+        passed: z.boolean(),
+        found: z.string(),
+        probes: z.array(z.number().int()).optional(),
+      }),
+    )
+    .optional(),
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 

@@ -7,7 +7,8 @@ import { testdir } from "./testdir.ts";
 /*
  * A repository whose `prod` is an emulator on the demo-prod seed that a test starts, with a client
  * logged into it for the test's direct reads and changes; both are closed after each test. The CLI
- * logs in with `${EGP_TEST_PASSWORD}` (RECORDS_ENV).
+ * logs in with `${EGP_TEST_PASSWORD}` (RECORDS_ENV). An `environments/prod.yaml` among the files is
+ * added to the environment file's connection lines.
  */
 
 const PASSWORD = "Password1!";
@@ -20,15 +21,18 @@ export interface RecordsProd {
 }
 
 /** Registers the clean-up of the test's emulators; returns how a test starts one with `files` beside it. */
-export function useRecordsProd(): (files: Record<string, string>) => Promise<RecordsProd> {
+export function useRecordsProd(): (
+  files: Record<string, string>,
+  options?: { integrations?: boolean },
+) => Promise<RecordsProd> {
   const started: Emulator[] = [];
   const clients: PlatformClient[] = [];
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((client) => client.close()));
     await Promise.all(started.splice(0).map((emulator) => emulator.close()));
   });
-  return async (files) => {
-    const emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
+  return async (files, options = {}) => {
+    const emulator = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD, ...options });
     started.push(emulator);
     const client = createClient({
       url: emulator.url,
@@ -37,7 +41,11 @@ export function useRecordsProd(): (files: Record<string, string>) => Promise<Rec
       password: PASSWORD,
     });
     clients.push(client);
-    const dir = await testdir({ "environments/prod.yaml": environmentFile(emulator.url), ...files });
+    const environment = files["environments/prod.yaml"] ?? "";
+    const dir = await testdir({
+      ...files,
+      "environments/prod.yaml": `${environmentFile(emulator.url)}${environment}`,
+    });
     return { emulator, client, dir };
   };
 }

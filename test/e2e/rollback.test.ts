@@ -74,7 +74,9 @@ describe("egp rollback on the example", () => {
       /deactivated and renamed ROLLBACK_…: Controls: "Last Tested", "Test Result"/,
     );
     expect(rollback.stdout).toContain('event rule "Ineffective control"');
-    expect(rollback.stdout).toContain("Package/GRC Core#rollback-verify (local-prod): done");
+    expect(rollback.stdout).toMatch(
+      /Package\/GRC Core#rollback-verify \(local-prod\): done in \d+ ms \(converged; created and not removable: Application "Findings"\)/,
+    );
     expect(rollback.stdout).toContain("Rollback complete");
 
     // The saved plan reads back as a plan file.

@@ -716,7 +716,13 @@ const rollbackVerify: OpHandler = async (context) => {
     (differing) => `after the rollback, these parts still differ from the snapshot: ${differing.join(", ")}`,
     ROLLBACK_VERIFY_MS,
   );
-  return { verified: objects.map((o) => o.name) };
+  // What the install created has no snapshot to go back to, and no call removes it.
+  const created = release.created.map((o) => `${o.type} ${JSON.stringify(o.name)}`);
+  return {
+    verified: objects.map((o) => o.name),
+    verdict: created.length > 0 ? `converged; created and not removable: ${created.join(", ")}` : "converged",
+    passes: 1,
+  };
 };
 
 export const packageOpsOutlivingPlan = [

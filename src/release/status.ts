@@ -14,7 +14,6 @@ import {
   readRepository,
 } from "../manifest/index.ts";
 import {
-  driftByKind,
   type EnvironmentStatus,
   type LastInstall,
   printable,
@@ -27,6 +26,7 @@ import {
 } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
+import { type Finding, viewFindings } from "./drift-findings.ts";
 import { freezeOf } from "./freeze-gate.ts";
 import { viewEnvironment } from "./plan.ts";
 import { environmentsInOrder, verifiedAtOf } from "./release-list.ts";
@@ -198,7 +198,7 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     const client = await context.open(config);
     const { Version } = await client.metadata.version();
     // Status counts drift and lists no unmanaged object: it reads only the users it manages.
-    const { plan, warnings } = await viewEnvironment({
+    const view = await viewEnvironment({
       dir,
       env,
       open: context.open,
@@ -209,9 +209,12 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
       ...(context.cache ? { cache: context.cache } : {}),
       ...(context.kinds ? { kinds: context.kinds } : {}),
     });
+    const { plan, warnings } = view;
     for (const warning of warnings) context.warn?.(warning);
-    const drift = driftByKind(plan);
-    const driftTotal = Object.values(drift).reduce((sum, n) => sum + n, 0);
+    // The open findings `egp drift` reports, counted by kind.
+    const open = viewFindings(view);
+    const drift = findingsByKind(open);
+    const driftTotal = open.length;
     const rejected = plan.rejectedRelease ? { rejected: plan.rejectedRelease } : {};
     return {
       environment: env,
@@ -233,6 +236,13 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
       ...(loginRefused ? { loginRefused } : {}),
     };
   }
+}
+
+/** Findings counted per kind, kinds sorted by name. */
+function findingsByKind(findings: readonly Finding[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const finding of findings) counts.set(finding.kind, (counts.get(finding.kind) ?? 0) + 1);
+  return Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** `fn` over `items`, at most `limit` at once, results in the items' order. */

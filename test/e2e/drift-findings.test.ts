@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
@@ -26,8 +26,23 @@ interface Sent {
 /** Every request drift runs sent, to either instance. */
 const sent: Sent[] = [];
 let recording = false;
+/** A path prod's proxy refuses (403) while set: one kind's read failing. */
+let refusedPath: string | undefined;
+/** While set, dev's proxy drops every connection: the package source can't be reached. */
+let devDown = false;
 const proxies: Awaited<ReturnType<typeof forwardingProxy>>[] = [];
 let repo: string;
+
+function refuse(res: ServerResponse, status: number): true {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      IsSuccessful: false,
+      ValidationMessages: [{ Reason: "Forbidden", Description: "Not allowed." }],
+    }),
+  );
+  return true;
+}
 
 function record(url: URL, req: IncomingMessage): false {
   if (recording)
@@ -136,7 +151,18 @@ function ruleOnlyOnProd(): void {
 }
 
 beforeAll(async () => {
-  for (const side of [dev, prod]) proxies.push(await forwardingProxy(side.emulator().url, record));
+  proxies.push(
+    await forwardingProxy(dev.emulator().url, (url, req) => {
+      if (!devDown) return record(url, req);
+      req.socket.destroy();
+      return true;
+    }),
+  );
+  proxies.push(
+    await forwardingProxy(prod.emulator().url, (url, req, res) =>
+      refusedPath && url.pathname.endsWith(refusedPath) ? refuse(res, 403) : record(url, req),
+    ),
+  );
   repo = await exampleOnEmulators({ dev: proxies[0]?.url ?? "", prod: proxies[1]?.url ?? "" });
   const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", repo], { env: ENV });
   expect(applied.code, applied.stdout + applied.stderr).toBe(0);
@@ -199,6 +225,47 @@ describe("egp drift findings", () => {
     const second = await title();
     expect(second?.fingerprint).toBe(first?.fingerprint);
     expect(second?.valueHash).not.toBe(first?.valueHash);
+  });
+});
+
+describe("a drift that can't read everything", () => {
+  it("reports every other kind when one kind fails to read, and names it as an open finding", async () => {
+    refusedPath = "/core/system/user";
+    const { code, open } = await findings().finally(() => {
+      refusedPath = undefined;
+    });
+    expect(code).toBe(2);
+    const users = open.find((f) => f.kind === "unchecked" && f.object === "users");
+    expect(users).toMatchObject({ severity: "high", fingerprint: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(users?.partLabel).toMatch(/^unchecked: /);
+    // Not compared, so not reported as missing either.
+    expect(open.filter((f) => f.kind === "User")).toEqual([]);
+    expect(open.some((f) => f.kind === "SecurityParameter")).toBe(true);
+    expect(open.some((f) => f.kind === "Package" && f.onlyOnTarget)).toBe(true);
+  });
+
+  it("reports every other kind when the package source can't be reached", async () => {
+    devDown = true;
+    try {
+      const { code, open } = await findings();
+      expect(code).toBe(2);
+      expect(open.find((f) => f.kind === "unchecked")).toMatchObject({
+        object: "package objects",
+        partLabel: expect.stringMatching(/^unchecked: .*local-dev/),
+      });
+      expect(open.filter((f) => f.kind === "Package")).toEqual([]);
+      expect(open.some((f) => f.kind === "User" && f.object === "anguyen")).toBe(true);
+
+      // status counts the same: prod is read, and what could not be compared is open.
+      const status = await egp(["status", "--format", "json", "--env", "local-prod", "--dir", repo], {
+        env: ENV,
+      });
+      const [prodRow] = JSON.parse(status.stdout).environments;
+      expect(prodRow).toMatchObject({ reachable: true, drift: expect.objectContaining({ unchecked: 1 }) });
+      expect(prodRow.driftTotal).toBe(open.length);
+    } finally {
+      devDown = false;
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import type { DesiredState } from "../manifest/index.ts";
 import { diffObject, type Plan, resolveObjectGuid } from "../plan/index.ts";
 import type { LivePackageObject, LiveState } from "../state/index.ts";
-import { type Finding, fingerprintOf, partLabelOf, REMEDIES, valueHashOf } from "./drift-findings.ts";
+import { type Finding, fingerprintOf, partLabelOf, REMEDIES, valueHashOf } from "./drift-finding.ts";
 
 /*
  * What only the target has of the objects its packages deliver: an event rule, an action, a field,

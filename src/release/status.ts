@@ -3,6 +3,7 @@ import { LoginRefusedError } from "../client/errors.ts";
 import type { Kinds } from "../compose/kinds.ts";
 import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
+import { DEFAULT_MAX_ACK_DAYS, readDriftAcks } from "../manifest/drift-ack.ts";
 import {
   type EnvironmentConfig,
   environmentNameOf,
@@ -13,6 +14,7 @@ import {
   type Repository,
   readRepository,
 } from "../manifest/index.ts";
+import { loadProject } from "../manifest/project.ts";
 import {
   type EnvironmentStatus,
   type LastInstall,
@@ -26,6 +28,7 @@ import {
 } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
+import { matchAcks } from "./drift-acks.ts";
 import { type Finding, viewFindings } from "./drift-findings.ts";
 import { freezeOf } from "./freeze-gate.ts";
 import { viewEnvironment } from "./plan.ts";
@@ -211,8 +214,8 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     });
     const { plan, warnings } = view;
     for (const warning of warnings) context.warn?.(warning);
-    // The open findings `egp drift` reports, counted by kind.
-    const open = viewFindings(view);
+    // The open findings `egp drift` reports (acknowledged ones left out), counted by kind.
+    const open = await openFindings(context, env, viewFindings(view));
     const drift = findingsByKind(open);
     const driftTotal = open.length;
     const rejected = plan.rejectedRelease ? { rejected: plan.rejectedRelease } : {};
@@ -236,6 +239,14 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
       ...(loginRefused ? { loginRefused } : {}),
     };
   }
+}
+
+/** The findings no acknowledgement of drift-acks/ holds for now. */
+async function openFindings(context: StatusContext, env: string, findings: Finding[]): Promise<Finding[]> {
+  const now = context.now();
+  const maxDays = (await loadProject(context.dir)).drift?.maxAcknowledgementDays ?? DEFAULT_MAX_ACK_DAYS;
+  const acks = await readDriftAcks(context.dir, { maxDays, now });
+  return matchAcks(env, findings, acks, now).open;
 }
 
 /** Findings counted per kind, kinds sorted by name. */

@@ -1,4 +1,6 @@
+import { readFile, writeFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
@@ -170,7 +172,7 @@ beforeAll(async () => {
 
 afterAll(() => Promise.all(proxies.map((proxy) => proxy.close())));
 
-describe("egp drift findings", () => {
+describe("egp drift findings", { timeout: 60_000 }, () => {
   let before: FindingJson[];
 
   it("lists what only the target has after an apply, as findings only a person can remove", async () => {
@@ -228,7 +230,7 @@ describe("egp drift findings", () => {
   });
 });
 
-describe("a drift that can't read everything", () => {
+describe("a drift that can't read everything", { timeout: 60_000 }, () => {
   it("reports every other kind when one kind fails to read, and names it as an open finding", async () => {
     refusedPath = "/core/system/user";
     const { code, open } = await findings().finally(() => {
@@ -266,6 +268,170 @@ describe("a drift that can't read everything", () => {
     } finally {
       devDown = false;
     }
+  });
+});
+
+/** `YYYY-MM-DD`, `days` after today (UTC). */
+function daysAhead(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+async function ack(
+  fingerprint: string,
+  extra: readonly string[] = ["--reason", "known: board asked for it"],
+) {
+  recording = true;
+  try {
+    return await egp(["drift", "ack", fingerprint, "--env", "local-prod", ...extra, "--dir", repo], {
+      env: ENV,
+    });
+  } finally {
+    recording = false;
+  }
+}
+
+describe("acknowledgements", { timeout: 120_000 }, () => {
+  const until = daysAhead(30);
+  let parameter: FindingJson;
+
+  it("an acknowledged finding is listed apart: one fewer open, still exit 2", async () => {
+    const before = await findings();
+    const found = before.open.find((f) => f.kind === "SecurityParameter");
+    if (!found) throw new Error("no security parameter finding");
+    parameter = found;
+    const written = await ack(parameter.fingerprint, ["--reason", "pen test in progress", "--until", until]);
+    expect(written.stderr).toBe("");
+    expect(written.code).toBe(0);
+    const file = `drift-acks/local-prod-${parameter.fingerprint}.yaml`;
+    expect(written.stdout).toContain(`wrote ${file}: `);
+    const text = await readFile(join(repo, file), "utf8");
+    for (const line of [
+      "environment: local-prod",
+      `fingerprint: "${parameter.fingerprint}"`,
+      `valueHash: "${parameter.valueHash}"`,
+      'reason: "pen test in progress"',
+      `until: "${until}"`,
+      'by: "dana"',
+    ])
+      expect(text).toContain(line);
+
+    const after = await findings();
+    expect(after.code).toBe(2);
+    expect(after.open.length).toBe(before.open.length - 1);
+    expect(after.open.map((f) => f.fingerprint)).not.toContain(parameter.fingerprint);
+    expect(after.json.acknowledged).toEqual([
+      expect.objectContaining({
+        fingerprint: parameter.fingerprint,
+        acknowledgement: { file, reason: "pen test in progress", until, by: "dana" },
+      }),
+    ]);
+    expect(after.json.unusedAcknowledgements).toEqual([]);
+    const text2 = await drift([]);
+    expect(text2.stdout).toMatch(/^Acknowledged \(not open\):$/m);
+
+    // status counts the same open findings.
+    const status = await egp(["status", "--format", "json", "--env", "local-prod", "--dir", repo], {
+      env: ENV,
+    });
+    expect(JSON.parse(status.stdout).environments[0].driftTotal).toBe(after.open.length);
+  });
+
+  it("comes back when the live value changes again, and is acknowledged again when it changes back", async () => {
+    await setMinPasswordLength("General User Parameter", 7);
+    const changed = await findings();
+    expect(changed.open.find((f) => f.fingerprint === parameter.fingerprint)).toMatchObject({
+      resurfaced: "acknowledged value changed",
+    });
+    expect(changed.json.acknowledged).toEqual([]);
+    expect(changed.json.unusedAcknowledgements).toEqual([
+      expect.objectContaining({ fingerprint: parameter.fingerprint, why: "acknowledged value changed" }),
+    ]);
+    await setMinPasswordLength("General User Parameter", 8);
+    const back = await findings();
+    expect(back.open.map((f) => f.fingerprint)).not.toContain(parameter.fingerprint);
+  });
+
+  it("comes back when it expires", async () => {
+    const later = new Date(Date.parse(`${until}T00:00:00Z`) + 86_400_000 + 3_600_000).toISOString();
+    const expired = await findings(later);
+    expect(expired.open.find((f) => f.fingerprint === parameter.fingerprint)?.resurfaced).toMatch(/^expired/);
+  });
+
+  it("comes back when edited so that it no longer matches, and the edited one is listed as unused", async () => {
+    const file = join(repo, `drift-acks/local-prod-${parameter.fingerprint}.yaml`);
+    const text = await readFile(file, "utf8");
+    await writeFile(file, text.replace(parameter.fingerprint, "0123456789abcdef"));
+    try {
+      const edited = await findings();
+      expect(edited.open.map((f) => f.fingerprint)).toContain(parameter.fingerprint);
+      expect(edited.json.unusedAcknowledgements).toEqual([
+        expect.objectContaining({
+          fingerprint: "0123456789abcdef",
+          why: expect.stringContaining("no finding"),
+        }),
+      ]);
+    } finally {
+      await writeFile(file, text);
+    }
+  });
+
+  it("refuses an acknowledgement without a reason, too far ahead, or of an unknown environment", async () => {
+    const noReason = await egp(
+      ["drift", "ack", parameter.fingerprint, "--env", "local-prod", "--until", until, "--dir", repo],
+      { env: ENV },
+    );
+    expect(noReason.code).toBe(1);
+    const blank = await ack(parameter.fingerprint, ["--reason", " ", "--until", until]);
+    expect(blank.code).toBe(1);
+    expect(blank.stderr).toMatch(/^egp: EGP_DRIFT_ACK_REFUSED --reason/);
+    const far = await ack(parameter.fingerprint, ["--reason", "later", "--until", daysAhead(200)]);
+    expect(far.code).toBe(1);
+    expect(far.stderr).toMatch(/^egp: EGP_DRIFT_ACK_REFUSED --until \S+ is \d+ days ahead, more than 90 /);
+    const unknown = await egp(
+      [
+        "drift",
+        "ack",
+        parameter.fingerprint,
+        "--env",
+        "staging",
+        "--reason",
+        "x",
+        "--until",
+        until,
+        "--dir",
+        repo,
+      ],
+      { env: ENV },
+    );
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/staging/);
+
+    // validate checks the files: an unknown environment, an until too far ahead.
+    const file = join(repo, "drift-acks/hand-written.yaml");
+    const good = await readFile(join(repo, `drift-acks/local-prod-${parameter.fingerprint}.yaml`), "utf8");
+    await writeFile(file, good.replace("environment: local-prod", "environment: staging"));
+    const unknownEnv = await egp(["validate", "--dir", repo], { env: ENV });
+    expect(unknownEnv.code).toBe(1);
+    expect(unknownEnv.stdout + unknownEnv.stderr).toMatch(
+      /drift-acks\/hand-written\.yaml:\d+:\d+.*unknown environment "staging"/,
+    );
+    await writeFile(file, good.replace(`until: "${until}"`, `until: "${daysAhead(200)}"`));
+    const tooFar = await egp(["validate", "--dir", repo], { env: ENV });
+    expect(tooFar.code).toBe(1);
+    expect(tooFar.stdout + tooFar.stderr).toMatch(/more than 90/);
+    await writeFile(file, good);
+    const valid = await egp(["validate", "--dir", repo], { env: ENV });
+    expect(valid.code, valid.stdout + valid.stderr).toBe(0);
+  });
+
+  it("exits 0 once every finding is acknowledged", async () => {
+    for (const finding of (await findings()).open) {
+      const written = await ack(finding.fingerprint, ["--reason", "known", "--until", until]);
+      expect(written.code, written.stderr).toBe(0);
+    }
+    const run = await drift(["--format", "json"]);
+    expect(run.code, run.stdout).toBe(0);
+    expect(JSON.parse(run.stdout).findings).toEqual([]);
   });
 });
 

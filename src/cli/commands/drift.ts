@@ -1,8 +1,6 @@
 import type { Command } from "commander";
 
-import { fieldWordsOf } from "../../manifest/index.ts";
 import type { Plan } from "../../plan/index.ts";
-import { viewFindings } from "../../release/drift-findings.ts";
 import {
   type DriftReport,
   findingsJson,
@@ -12,10 +10,10 @@ import {
 import { ExitError } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
 import { pendingNotice } from "../pending.ts";
-import { planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
 import { type SelectionFlags, selectionOf, withSelection } from "../selection.ts";
 import { paintPlan, stylesFor } from "../style.ts";
+import { driftReport, registerDriftAckCommand } from "./drift-ack.ts";
 import { type Format, formatOption, render } from "./plan.ts";
 
 interface DriftFlags extends SelectionFlags {
@@ -60,23 +58,25 @@ export function registerDriftCommand(program: Command): void {
   const command = program
     .command("drift")
     .description("report how an environment differs from the manifests (exit 0 none, 2 drift, 1 error)")
-    .requiredOption("--env <name>", "environment (a file in environments/)")
+    // Checked in the action: a required option here would be required of `drift ack` too.
+    .option("--env <name>", "environment (a file in environments/)")
     .addOption(formatOption())
     // Terraform's `plan -detailed-exitcode` is what drift always does: accepted, so that it changes nothing.
     .option("--detailed-exitcode", "accepted for Terraform users; drift's exit codes are always 0, 1 and 2");
+  registerDriftAckCommand(command);
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<DriftFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const view = await planWith({ dir, connections, logger, view: true }, flags.env, selectionOf(flags));
+      if (!flags.env) throw new ExitError("EGP_USAGE", "required option '--env <name>' not specified");
+      const { view, report } = await driftReport(
+        { dir, connections, logger },
+        flags.env,
+        selectionOf(flags),
+        new Date(),
+      );
       const { plan, warnings, desired } = view;
       for (const warning of warnings) process.stderr.write(`${issueLine(warning)}\n`);
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
-      const report: DriftReport = {
-        environment: flags.env,
-        open: viewFindings(view, { words: fieldWordsOf }),
-        acknowledged: [],
-        unused: [],
-      };
       printDrift(plan, report, flags);
       if (report.open.length === 0) return;
       // Loaded only when there is drift to tell: a clean drift check loads no webhook code.

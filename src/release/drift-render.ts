@@ -85,13 +85,39 @@ export function renderFindingsText(report: DriftReport): string {
   return `${out.join("\n")}\n`;
 }
 
-/** The findings as markdown, appended to drift's markdown. */
+/** Open findings a markdown report lists (a drift issue's body has a size limit); the JSON has them all. */
+export const MARKDOWN_FINDINGS = 50;
+
+/** The command that acknowledges a finding, with its placeholders for what only a person can say. */
+export function ackCommand(finding: Finding): string {
+  return `egp drift ack ${finding.fingerprint} --env ${finding.environment} --reason "<why it is left>" --until <YYYY-MM-DD>`;
+}
+
+/** The findings as markdown, appended to drift's markdown: at most MARKDOWN_FINDINGS open ones, each with its ack command. */
 export function renderFindingsMarkdown(report: DriftReport): string {
+  const shown = report.open.slice(0, MARKDOWN_FINDINGS);
+  const more = report.open.length - shown.length;
+  const commands = shown.length
+    ? [
+        "",
+        "<details><summary>Acknowledge one (commit the file it writes in a pull request)</summary>",
+        "",
+        "```sh",
+        ...shown.map(ackCommand),
+        "```",
+        "",
+        "</details>",
+      ]
+    : [];
   const out = [
     "",
     `#### ${summaryLine(report)}`,
     "",
-    ...groupLines(report.open, "", true),
+    ...groupLines(shown, "", true),
+    ...(more > 0
+      ? ["", `…and ${more} more: every finding is in the JSON report (\`egp drift --format json\`).`]
+      : []),
+    ...commands,
     ...ackLines(report, true),
   ];
   return `${out.join("\n")}\n`;

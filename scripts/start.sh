@@ -9,4 +9,5 @@ cd "$(dirname "$0")/.."
 node --max-semi-space-size=8 bin/egp.js apply --env local-prod --yes
 echo
 echo "Drift check:"
-node --max-semi-space-size=8 bin/egp.js drift --env local-prod
+# Exit 2 is the demo's: what only local-prod has stays open until someone acts on it (docs/drift.md).
+node --max-semi-space-size=8 bin/egp.js drift --env local-prod || [ $? -eq 2 ]

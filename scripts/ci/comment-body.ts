@@ -109,10 +109,14 @@ export function driftIssueTitle(environment: string): string {
 /** The body of the issue that stays open while the environment has drifted. */
 export function buildDriftIssueBody(run: EgpRun, options: BodyOptions = {}): string {
   const found = options.runUrl ? ` by [this workflow run](${options.runUrl})` : "";
+  const report = options.runUrl
+    ? ` Every finding is in the JSON report, [an artifact of the run](${options.runUrl}#artifacts).`
+    : "";
   const middle = [
     `\`${run.environment}\` has drifted: the instance differs from the manifests (found${found}).`,
-    "Apply the manifests, or change them to match what was changed on purpose. This issue is updated on every",
-    "check while the drift lasts, and closed by the first check that finds none.",
+    "Apply the manifests, change them to match what was changed on purpose, or acknowledge a finding with the",
+    "`egp drift ack` command listed for it (commit the file it writes in a pull request). This issue is updated on",
+    `every check while findings are open, and closed by the first check with none open.${report}`,
     "",
     run.stdout.replace(/\n+$/, ""),
     "",

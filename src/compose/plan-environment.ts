@@ -16,6 +16,7 @@ import {
   validateRepository,
 } from "../manifest/index.ts";
 import {
+  BUILT_IN_PLANNERS,
   keysToRead,
   narrowDesired,
   type Plan,
@@ -83,12 +84,25 @@ export interface PlanEnvironmentOptions {
   kinds?: Kinds;
   /** How the manifests are parsed and validated (LoadOptions); the loader's defaults when absent. */
   read?: Pick<LoadOptions, "parser" | "validate">;
+  /**
+   * A read-only view's (`drift`, `status`): a package source that can't be reached, or a kind that
+   * can't be read, is left out of the comparison and said (`PlanContext.unchecked`), not a failure.
+   */
+  tolerant?: boolean;
+}
+
+/** What a tolerant view could not compare, and why. */
+export interface Unchecked {
+  what: string;
+  why: string;
 }
 
 export interface PlanContext {
   desired: DesiredState;
   live: LiveState;
   warnings: ManifestIssue[];
+  /** A tolerant view's: what was left out of the comparison (its documents too), and why. */
+  unchecked?: Unchecked[];
 }
 
 export interface EnvironmentPlan extends PlanContext {
@@ -119,6 +133,7 @@ async function startReading(
     managedOnly: boolean;
     kinds?: Kinds;
     read: Pick<LoadOptions, "parser"> | undefined;
+    tolerant?: boolean;
   },
 ): Promise<Reading | undefined> {
   const environments = validateRepository(
@@ -133,7 +148,8 @@ async function startReading(
   const fromSource = packagesFrom && !environment.release && !run.narrowed && mentioned("Package");
   const [target, source] = await Promise.all([
     open(environment),
-    fromSource ? open(packagesFrom) : undefined,
+    // A view goes on without a source it can't reach: readEnvironment says so.
+    fromSource ? open(packagesFrom).catch((error: unknown) => tolerated(run.tolerant, error)) : undefined,
   ]);
   if (source && packagesFrom)
     readOnce(run.shared.of(packagesFrom.name), "catalogue", () => readCatalogue(source)).catch(
@@ -150,6 +166,34 @@ async function startReading(
   // A race of no reads would never settle.
   if (early.size > 0) await Promise.race(early.values()).catch(() => undefined);
   return { early, files };
+}
+
+/** Nothing, for a tolerant view; the error again otherwise. */
+function tolerated(tolerant: boolean | undefined, error: unknown): undefined {
+  if (!tolerant) throw error;
+  return undefined;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The desired state without the documents of the kinds whose live part could not be read (and of
+ * the kinds that name them: a user names its security parameter), so that none is planned as
+ * missing.
+ */
+function withoutUnread(
+  desired: DesiredState,
+  unread: readonly { part: string; kinds: readonly string[] }[],
+  kinds: Kinds | undefined,
+): DesiredState {
+  const planners = kinds?.planners ?? BUILT_IN_PLANNERS;
+  const out: Record<string, unknown> = { ...desired };
+  for (const { part, kinds: named } of unread) {
+    if (Array.isArray(out[part])) out[part] = [];
+    for (const planner of planners)
+      if (planner.documents && named.includes(planner.kind)) out[planner.documents.plural] = [];
+  }
+  return out as DesiredState;
 }
 
 /**
@@ -254,10 +298,23 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
   const desired = (await input.gate?.(read)) ?? read;
   const warnings = loaded.warnings;
   input.onDesired?.(desired);
-  const wanted = narrowDesired(desired, targets, kinds?.planners);
+  const unchecked: Unchecked[] = [];
+  let wanted = narrowDesired(desired, targets, kinds?.planners);
   const target = await open(desired.environment);
+  const sourceName = wanted.packagesFrom?.name;
   const source =
-    wanted.packagesFrom && wanted.packages.length > 0 ? await open(wanted.packagesFrom) : undefined;
+    wanted.packagesFrom && wanted.packages.length > 0
+      ? await open(wanted.packagesFrom).catch((error: unknown) => {
+          tolerated(input.tolerant, error);
+          unchecked.push({
+            what: `packages (from ${sourceName})`,
+            why: `${sourceName} can't be reached: ${messageOf(error)}`,
+          });
+          return undefined;
+        })
+      : undefined;
+  if (unchecked.length > 0) wanted = { ...wanted, packages: [] };
+  const unread: { part: string; kinds: readonly string[] }[] = [];
   input.logger?.debug({ env, source: source && wanted.packagesFrom?.name }, "reading live state");
   const live = await readLiveState(target, wanted, {
     dir,
@@ -268,8 +325,23 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     ...(options.allowDelete ? { everyKind: true } : {}),
     ...(input.managedOnly ? { managedOnly: true } : {}),
     ...(kinds ? { kinds: kinds.live } : {}),
+    ...(input.tolerant
+      ? {
+          unreadable: (kind, error) => {
+            unread.push({ part: kind.part, kinds: kind.needed?.kinds ?? [] });
+            unchecked.push({ what: kind.label, why: messageOf(error) });
+          },
+        }
+      : {}),
   });
-  return { desired, live, warnings: [...warnings, ...rolesUnchecked(wanted, live)] };
+  const compared =
+    unchecked.length > 0 ? withoutUnread({ ...desired, packages: wanted.packages }, unread, kinds) : desired;
+  return {
+    desired: compared,
+    live,
+    warnings: [...warnings, ...rolesUnchecked(wanted, live)],
+    ...(input.tolerant ? { unchecked } : {}),
+  };
 }
 
 /**
@@ -288,6 +360,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
     managedOnly: input.managedOnly === true,
     ...(kinds ? { kinds } : {}),
     read: input.read,
+    ...(input.tolerant ? { tolerant: true } : {}),
   });
   const ahead =
     input.cache && reading

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ACK_DAYS, readDriftAcks } from "../manifest/drift-ack.ts";
 import { readFreezeExceptions } from "../manifest/freeze-exception.ts";
 import {
   environmentNames,
@@ -24,12 +25,16 @@ async function issuesOf(read: () => Promise<unknown>): Promise<ManifestIssue[]> 
   }
 }
 
-/** The issues of egp.yaml and of the freeze exceptions; none when right. */
+/** The issues of egp.yaml, of the freeze exceptions and of the drift acknowledgements; none when right. */
 async function projectIssues(dir: string): Promise<ManifestIssue[]> {
   const known = new Set(await environmentNames(dir));
+  const project = await loadProject(dir).catch(() => undefined);
+  const maxDays = project?.drift?.maxAcknowledgementDays ?? DEFAULT_MAX_ACK_DAYS;
   return [
     ...(await issuesOf(() => loadProject(dir, { checkStore: checkStoreSpec }))),
     ...(await issuesOf(() => readFreezeExceptions(dir, known.size > 0 ? known : undefined))),
+    // Every acknowledgement names an environment of the repository: one that names none would never match.
+    ...(await issuesOf(() => readDriftAcks(dir, { knownEnvironments: known, maxDays, now: new Date() }))),
   ];
 }
 

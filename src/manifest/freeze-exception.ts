@@ -21,8 +21,8 @@ export const FREEZE_EXCEPTIONS_DIR = "freeze-exceptions";
 /** An exception is a few lines; anything larger is not one that was reviewed line by line. */
 export const MAX_EXCEPTION_BYTES = 64 * 1024;
 
-/** A file of the exceptions that is not what a reviewer saw in git: refused as a whole, naming it. */
-function notPlain(file: string, why: string): ManifestError {
+/** A file of the exceptions (or of drift acknowledgements) that is not what a reviewer saw in git: refused as a whole, naming it. */
+function notPlain(file: string, why: string, what = "a freeze exception"): ManifestError {
   return new ManifestError([
     {
       file,
@@ -30,35 +30,37 @@ function notPlain(file: string, why: string): ManifestError {
       column: 0,
       severity: "error",
       path: "",
-      message: `${why}; a freeze exception must be a plain file of the repository, so that egp reads what was reviewed`,
+      message: `${why}; ${what} must be a plain file of the repository, so that egp reads what was reviewed`,
     },
   ]);
 }
 
+export { notPlain };
+
 /**
- * The text of an exception, read only when it is a plain file of at most MAX_EXCEPTION_BYTES: never
+ * The text of an exception (or an acknowledgement, `what`), read only when it is a plain file of at most MAX_EXCEPTION_BYTES: never
  * through a symbolic link (to a file outside the repository, say), checked on the entry itself
  * (as `.egp/`'s files are) and again by opening without following one.
  */
-async function readPlain(dir: string, file: string): Promise<string> {
+export async function readPlain(dir: string, file: string, what?: string): Promise<string> {
   const path = join(dir, file);
-  if (statOf(path)?.isSymbolicLink()) throw notPlain(file, "is a symbolic link");
+  if (statOf(path)?.isSymbolicLink()) throw notPlain(file, "is a symbolic link", what);
   const handle = await open(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)).catch(
     (error: NodeJS.ErrnoException) => {
-      if (error.code === "ELOOP") throw notPlain(file, "is a symbolic link");
+      if (error.code === "ELOOP") throw notPlain(file, "is a symbolic link", what);
       throw error;
     },
   );
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw notPlain(file, "is not a file");
+    if (!stat.isFile()) throw notPlain(file, "is not a file", what);
     if (stat.size > MAX_EXCEPTION_BYTES)
-      throw notPlain(file, `is ${stat.size} bytes, more than ${MAX_EXCEPTION_BYTES / 1024} KiB`);
+      throw notPlain(file, `is ${stat.size} bytes, more than ${MAX_EXCEPTION_BYTES / 1024} KiB`, what);
     const bytes = Buffer.alloc(MAX_EXCEPTION_BYTES + 1);
     const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
     // A file that grew since its size was read is refused too, not cut to the bound.
     if (bytesRead > MAX_EXCEPTION_BYTES)
-      throw notPlain(file, `is more than ${MAX_EXCEPTION_BYTES / 1024} KiB`);
+      throw notPlain(file, `is more than ${MAX_EXCEPTION_BYTES / 1024} KiB`, what);
     return bytes.subarray(0, bytesRead).toString("utf8");
   } finally {
     await handle.close();

@@ -75,6 +75,16 @@ export const ProjectDocument = z.strictObject({
         ),
     })
     .optional(),
+  drift: z
+    .strictObject({
+      maxAcknowledgementDays: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe("How far ahead a drift acknowledgement's until may be, in days (default 90)."),
+    })
+    .optional(),
 });
 
 export type ProjectDocument = z.infer<typeof ProjectDocument>;
@@ -88,6 +98,8 @@ export interface NotifySpec {
 export interface Project {
   releases: StoreSpec;
   notify: readonly NotifySpec[];
+  /** egp.yaml's `drift`: how far ahead an acknowledgement may run. */
+  drift?: { maxAcknowledgementDays?: number };
 }
 
 /** Where the release store is, as egp.yaml says. */
@@ -146,5 +158,6 @@ export function parseProject(text: string, options: ProjectOptions = {}): Projec
     if (message) report.error(["releases", "store"], message);
   }
   if (issues.length > 0) throw new ManifestError(issues);
-  return { releases, notify: (result.data.notify ?? []).map((n) => ({ url: n.url, events: [...n.events] })) };
+  const notify = (result.data.notify ?? []).map((n) => ({ url: n.url, events: [...n.events] }));
+  return { releases, notify, ...(result.data.drift ? { drift: result.data.drift } : {}) };
 }

@@ -22,10 +22,23 @@ export interface Notice {
   release?: string;
   /** A sentence: what was done or refused, counted as plans count. */
   summary: string;
+  /** `drift`: the open findings (never the acknowledged ones), without their values. */
+  findings?: NoticeFinding[];
+}
+
+/** A drift finding as a webhook gets it: what and where, never the value. */
+export interface NoticeFinding {
+  fingerprint: string;
+  kind: string;
+  object: string;
+  part: string;
+  severity: string;
+  remedy: string;
 }
 
 /** What is posted: a JSON object whose `text` chat webhooks show as it is. */
-export interface NoticeBody extends Required<Omit<Notice, "release" | "environment">> {
+export interface NoticeBody extends Required<Omit<Notice, "release" | "environment" | "findings">> {
+  findings?: NoticeFinding[];
   environment: string | null;
   release: string | null;
   actor: string;
@@ -173,12 +186,24 @@ export function applyNotice(
 export function driftNotice(
   plan: Pick<Plan, "environment" | "summary">,
   release: string | undefined,
+  open?: readonly NoticeFinding[],
 ): Notice {
   const { drift } = plan.summary;
+  const findings = open?.map(({ fingerprint, kind, object, part, severity, remedy }) => ({
+    fingerprint,
+    kind,
+    object,
+    part,
+    severity,
+    remedy,
+  }));
   return {
     event: "drift",
     environment: plan.environment,
     ...(release ? { release } : {}),
-    summary: `${drift} ${drift === 1 ? "object differs" : "objects differ"} from the manifests`,
+    summary: findings
+      ? `${findings.length} open ${findings.length === 1 ? "finding" : "findings"}`
+      : `${drift} ${drift === 1 ? "object differs" : "objects differ"} from the manifests`,
+    ...(findings ? { findings } : {}),
   };
 }

@@ -62,6 +62,8 @@ export async function viewEnvironment(input: Omit<PlanEnvironmentOptions, "gate"
   let rejected: RejectedRelease | undefined;
   const result = await composePlan({
     ...input,
+    // A source or a kind that can't be read is said, not a failure: the other kinds are still compared.
+    tolerant: true,
     gate: async (desired) => {
       try {
         await assertReleaseGate(input.dir, desired, input.store, reachOf(input));

@@ -3,6 +3,7 @@ import { LoginRefusedError } from "../client/errors.ts";
 import type { Kinds } from "../compose/kinds.ts";
 import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
+import { DEFAULT_MAX_ACK_DAYS, readDriftAcks } from "../manifest/drift-ack.ts";
 import {
   type EnvironmentConfig,
   environmentNameOf,
@@ -13,8 +14,8 @@ import {
   type Repository,
   readRepository,
 } from "../manifest/index.ts";
+import { loadProject } from "../manifest/project.ts";
 import {
-  driftByKind,
   type EnvironmentStatus,
   type LastInstall,
   printable,
@@ -27,6 +28,8 @@ import {
 } from "../plan/index.ts";
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
+import { matchAcks } from "./drift-acks.ts";
+import { type Finding, viewFindings } from "./drift-findings.ts";
 import { freezeOf } from "./freeze-gate.ts";
 import { viewEnvironment } from "./plan.ts";
 import { environmentsInOrder, verifiedAtOf } from "./release-list.ts";
@@ -198,7 +201,7 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     const client = await context.open(config);
     const { Version } = await client.metadata.version();
     // Status counts drift and lists no unmanaged object: it reads only the users it manages.
-    const { plan, warnings } = await viewEnvironment({
+    const view = await viewEnvironment({
       dir,
       env,
       open: context.open,
@@ -209,9 +212,12 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
       ...(context.cache ? { cache: context.cache } : {}),
       ...(context.kinds ? { kinds: context.kinds } : {}),
     });
+    const { plan, warnings } = view;
     for (const warning of warnings) context.warn?.(warning);
-    const drift = driftByKind(plan);
-    const driftTotal = Object.values(drift).reduce((sum, n) => sum + n, 0);
+    // The open findings `egp drift` reports (acknowledged ones left out), counted by kind.
+    const open = await openFindings(context, env, viewFindings(view));
+    const drift = findingsByKind(open);
+    const driftTotal = open.length;
     const rejected = plan.rejectedRelease ? { rejected: plan.rejectedRelease } : {};
     return {
       environment: env,
@@ -233,6 +239,21 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
       ...(loginRefused ? { loginRefused } : {}),
     };
   }
+}
+
+/** The findings no acknowledgement of drift-acks/ holds for now. */
+async function openFindings(context: StatusContext, env: string, findings: Finding[]): Promise<Finding[]> {
+  const now = context.now();
+  const maxDays = (await loadProject(context.dir)).drift?.maxAcknowledgementDays ?? DEFAULT_MAX_ACK_DAYS;
+  const acks = await readDriftAcks(context.dir, { maxDays, now });
+  return matchAcks(env, findings, acks, now).open;
+}
+
+/** Findings counted per kind, kinds sorted by name. */
+function findingsByKind(findings: readonly Finding[]): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const finding of findings) counts.set(finding.kind, (counts.get(finding.kind) ?? 0) + 1);
+  return Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** `fn` over `items`, at most `limit` at once, results in the items' order. */

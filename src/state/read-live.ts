@@ -71,7 +71,7 @@ export async function readLiveState(
     desired.packages.length === 0 &&
     !desired.release;
   const [parts] = await Promise.all([
-    Promise.all(kinds.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : kind.read(context)))),
+    Promise.all(kinds.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : readKind(kind, context)))),
     readsNothing ? client.metadata.version() : undefined,
   ]);
   const state: Omit<LiveState, "digest" | "partDigests"> = Object.assign(
@@ -86,6 +86,17 @@ export async function readLiveState(
     partDigests: digests,
     ...(notRead.length > 0 ? { notRead } : {}),
   };
+}
+
+/** A kind's part; for a view (`unreadable`), the part "not read" when the read fails and the kind has one. */
+function readKind(kind: AnyLiveKind, context: Parameters<AnyLiveKind["read"]>[0]): Promise<unknown> {
+  const { unreadable } = context.options;
+  const empty = kind.unread ?? kind.needed?.empty;
+  if (!unreadable || empty === undefined) return kind.read(context);
+  return kind.read(context).catch((error: unknown) => {
+    unreadable(kind, error);
+    return empty;
+  });
 }
 
 function partDigests(state: LiveParts, kinds: readonly AnyLiveKind[]): LiveState["partDigests"] {

@@ -100,6 +100,12 @@ describe("drift issue", () => {
     expect(issue.body).toContain('~ User "anguyen"');
     expect(issue.body).toContain('~ title: "Head of Everything" -> "Senior Risk Manager"');
     expect(first.sync.summary).toContain('~ User "anguyen"');
+    // The open findings, each with its fingerprint and the command that acknowledges it.
+    expect(issue.body).toContain("Findings on prod: 1 open.");
+    expect(issue.body).toMatch(
+      /^egp drift ack [0-9a-f]{16} --env prod --reason "<why it is left>" --until <YYYY-MM-DD>$/m,
+    );
+    expect(issue.body).toContain("(https://github.example/acme/grc-config/actions/runs/4242#artifacts)");
 
     // Still drifted, differently: the same issue now shows the new report.
     await setTitle("anguyen", "Chief Everything Officer");
@@ -128,7 +134,7 @@ describe("drift issue", () => {
     expect(fourth.sync.stdout).toMatch(/issue #\d+ opened/);
     expect(driftIssues().map((i) => i.state)).toEqual(["closed", "open"]);
     await setTitle("anguyen", "Senior Risk Manager");
-  });
+  }, 120_000);
 
   it("fails loudly on exit 1 and leaves the issue alone", async () => {
     const before = github.requests.length;

@@ -312,7 +312,8 @@ describe("egp apply: secrets", () => {
         env,
       }),
     ];
-    expect(runs.map((r) => r.code)).toEqual([0, 0, 0]);
+    // drift exits 2: what only prod has of the promoted objects is open until someone acts on it.
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 2]);
     expect(prod.store.userByName("zsecret")).toBeDefined();
     expect(tokens.length).toBeGreaterThan(0);
 

@@ -65,7 +65,13 @@ describe("egp drift", () => {
     expect(run.stdout).toMatch(/^ {2}# User "anguyen" has drifted \(apply would update it in place\) \(/m);
     expect(out).toContain('  ~ User "anguyen"');
     expect(out).toContain('      ~ title: "Head of Everything" -> "Senior Risk Manager"');
-    expect(out.at(-1)).toBe("Drift: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+    expect(out).toContain("Drift: 0 to add, 1 to change, 0 to destroy, 0 to promote.");
+    // Then the findings, by object: one line each, with the fingerprint `egp drift ack` takes.
+    expect(out.slice(-3)).toEqual([
+      "Findings on prod: 1 open.",
+      expect.stringMatching(/^ {2}User "anguyen" \(manifests\/exported\/users\.yaml:\d+\)$/),
+      expect.stringMatching(/^ {4}[0-9a-f]{16} {2}medium {2}title: plan fixes it$/),
+    ]);
 
     const markdown = await egp(["drift", "--env", "prod", "--format", "markdown"], { cwd: repo, env });
     expect(markdown.code).toBe(2);
@@ -75,6 +81,9 @@ describe("egp drift", () => {
     const json = await egp(["drift", "--env", "prod", "--format", "json"], { cwd: repo, env });
     expect(json.code).toBe(2);
     expect(readPlanFile(json.stdout).summary).toMatchObject({ change: 1, drift: 1 });
+    expect(JSON.parse(json.stdout).findings).toEqual([
+      expect.objectContaining({ kind: "User", object: "anguyen", part: "Title", severity: "medium" }),
+    ]);
 
     await setTitle("anguyen", "Senior Risk Manager");
     const back = await egp(["drift", "--env", "prod"], { cwd: repo, env });

@@ -46,9 +46,13 @@ describe("egp against instances that are not its own emulator (profile foreign)"
     }
     expect(installs(prod)).toBe(1);
 
+    // Nothing for a plan to change; what only local-prod has of the objects stays open (docs/drift.md).
     const drift = await run(["drift", ...PROD]);
-    expect(drift.code, drift.stdout + drift.stderr).toBe(0);
-    expect(drift.stdout).toContain("No drift. local-prod matches the manifests.");
+    expect(drift.code, drift.stdout + drift.stderr).toBe(2);
+    expect(drift.stdout).toContain(
+      "Nothing for a plan to change on local-prod, but findings are open (below).",
+    );
+    expect(drift.stdout).toContain('field "Legacy Control ID" of "Control", only on the target');
 
     const history = await run(["releases", ...PROD]);
     expect(history.code, history.stderr).toBe(0);

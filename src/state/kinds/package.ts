@@ -209,6 +209,7 @@ export const packageLive = liveKind({
   part: PART,
   label: "package objects",
   early: catalogueEarly,
+  unread: { packages: { objects: {}, applicationsByName: {} } },
   async read(context): Promise<LivePackages> {
     const { client, desired, options } = context;
     const target = options.shared?.of(desired.environment.name);

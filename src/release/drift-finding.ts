@@ -1,0 +1,74 @@
+import { createHash } from "node:crypto";
+import { canonicalJson, type PartDifference } from "../plan/index.ts";
+
+/*
+ * A drift finding and what names it: its fingerprint, the hash of its live value, how its part
+ * reads and what fixes it (drift-findings.ts derives them from a plan).
+ */
+
+export type FindingSeverity = "high" | "medium" | "low";
+
+export const REMEDIES = {
+  plan: "plan fixes it",
+  byHand: "only by hand: a package cannot remove it",
+  kept: "only by hand: the package's install options keep the target's",
+  unchecked: "check it by hand, or fix what kept egp from reading it",
+} as const;
+
+export type Remedy = (typeof REMEDIES)[keyof typeof REMEDIES];
+
+export interface Finding {
+  /** Stable: a hash of environment, kind, object and part, the same while the value changes. */
+  fingerprint: string;
+  environment: string;
+  kind: string;
+  /** The object's key, as the plan names it (`anguyen`, `Application Third Parties`). */
+  object: string;
+  /** How people read the object (`User "anguyen"`): what text and markdown group findings by. */
+  label: string;
+  /** What of the object differs: a field, a package part (`rule:<guid>`), or `(object)` for all of it. */
+  part: string;
+  /** The part as people read it (`title`, `event rule "Escalate"`). */
+  partLabel: string;
+  severity: FindingSeverity;
+  /** A hash of the live value (`sha256:`, or `hmac-sha256:` where the value is sensitive). */
+  valueHash: string;
+  /** What it differs from: the manifest position, or the release. */
+  differsFrom: string;
+  remedy: Remedy;
+  /** On the target only, and nothing egp applies can remove it. */
+  onlyOnTarget?: boolean;
+  /** Not compared: why (`unchecked: <why>`). */
+  unchecked?: string;
+  /** Open again though acknowledged: `acknowledged value changed`, `expired`, or why the acknowledgement no longer matches. */
+  resurfaced?: string;
+}
+
+/** 16 hex digits of sha256 over what the finding is about: short enough to type, 64 bits apart. */
+export function fingerprintOf(environment: string, kind: string, object: string, part: string): string {
+  return createHash("sha256")
+    .update(`egp drift finding\0${environment}\0${kind}\0${object}\0${part}`)
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** The live value's hash: plain sha256 of its canonical JSON, egp's plans show these values anyway. */
+export function valueHashOf(value: unknown): string {
+  return `sha256:${createHash("sha256")
+    .update(canonicalJson(value ?? null))
+    .digest("hex")}`;
+}
+
+const PART_WORDS: Record<PartDifference["part"], string> = {
+  module: "application",
+  level: "level",
+  field: "field",
+  layout: "layout",
+  rule: "event rule",
+  action: "event action",
+};
+
+export function partLabelOf(part: Pick<PartDifference, "part" | "name" | "parent">): string {
+  const of = part.parent ? ` of ${JSON.stringify(part.parent)}` : "";
+  return `${PART_WORDS[part.part]} ${JSON.stringify(part.name)}${of}`;
+}

@@ -1,0 +1,209 @@
+import type { DesiredState, FieldWords } from "../manifest/index.ts";
+import { type Change, canonicalJson, countsAsDrift, type FieldChange, type Plan } from "../plan/index.ts";
+import type { LiveState } from "../state/index.ts";
+import {
+  type Finding,
+  type FindingSeverity,
+  fingerprintOf,
+  partLabelOf,
+  REMEDIES,
+  valueHashOf,
+} from "./drift-finding.ts";
+import { onlyOnTargetFindings } from "./drift-only-on-target.ts";
+
+export type { Finding, FindingSeverity, Remedy } from "./drift-finding.ts";
+export { fingerprintOf, REMEDIES, valueHashOf } from "./drift-finding.ts";
+
+/*
+ * Drift as findings: each difference between an environment and what it should run, one object's
+ * one part at a time, with a fingerprint that names the difference (not its value), a hash of the
+ * live value, a severity and what fixes it. Derived from the plan the drift command makes and the
+ * live state it read, by pure functions: the planner itself knows nothing of findings.
+ */
+
+export interface FindingOptions {
+  /** A keyed digest for sensitive values (the store's, signing.ts); their parts' digests without it. */
+  seal?: (text: string) => string;
+  /** Each kind's manifest words (`fieldWordsOf`): a field's finding is labelled as manifests name it. */
+  words?: (kind: string) => FieldWords | undefined;
+}
+
+const OBJECT_PART = "(object)";
+
+const HIGH_USER_FIELDS = new Set(["AccountStatus", "Roles", "Groups", "SecurityParameter"]);
+
+function severityOf(kind: string, field: string | undefined): FindingSeverity {
+  if (kind === "Record") return "low";
+  if (kind === "SecurityParameter") return "high";
+  if (kind === "User") return field === undefined || HIGH_USER_FIELDS.has(field) ? "high" : "medium";
+  return "medium";
+}
+
+function differsFromOf(plan: Plan, desired: DesiredState | undefined, change: Change): string {
+  if (change.kind === "Package" && desired?.release) return `release ${desired.release.name}`;
+  if (change.source) {
+    const at = `${change.source.file}:${change.source.line}`;
+    return change.kind === "Package" && plan.sourceEnvironment
+      ? `${at} (from ${plan.sourceEnvironment})`
+      : at;
+  }
+  return "not in the manifests (a PrunePolicy acts on it)";
+}
+
+function labelOf(change: Change): string {
+  return `${change.kind} ${change.label ?? JSON.stringify(change.key)}`;
+}
+
+/** The live value of a field change: `before`, or for a sensitive field (no value shown) a keyed digest. */
+function liveHash(field: FieldChange, plan: Plan, kind: string, options: FindingOptions): string {
+  if (!field.sensitive) return valueHashOf(field.before);
+  // The part's digest already hides the value; keyed over it, a file in git tells nothing of it.
+  const text = `${kind}\0${field.field}\0${canonicalJson(plan.digests.liveParts)}`;
+  return options.seal ? `hmac-sha256:${options.seal(text)}` : valueHashOf(plan.digests.liveParts);
+}
+
+function packagePartFindings(
+  plan: Plan,
+  change: Change,
+  field: FieldChange,
+  base: Omit<
+    Finding,
+    "fingerprint" | "object" | "label" | "part" | "partLabel" | "severity" | "valueHash" | "remedy"
+  >,
+): Finding[] {
+  const object = field.field;
+  const label = `Package ${JSON.stringify(change.key)} › ${object}`;
+  const parts = (field.parts ?? []).filter((part) => part.status !== "onlyOnTarget");
+  if (parts.length === 0)
+    return [
+      {
+        ...base,
+        fingerprint: fingerprintOf(plan.environment, change.kind, object, OBJECT_PART),
+        object,
+        label,
+        part: OBJECT_PART,
+        partLabel: "the whole object",
+        severity: "medium",
+        valueHash: valueHashOf(field.before),
+        remedy: REMEDIES.plan,
+      },
+    ];
+  return parts.map((part) => ({
+    ...base,
+    fingerprint: fingerprintOf(plan.environment, change.kind, object, `${part.part}:${part.guid}`),
+    object,
+    label,
+    part: `${part.part}:${part.guid}`,
+    partLabel: partLabelOf(part),
+    severity: "medium",
+    valueHash: valueHashOf(part.status === "added" ? null : (part.properties ?? []).map((p) => p.before)),
+    remedy: part.keptByInstall ? REMEDIES.kept : REMEDIES.plan,
+  }));
+}
+
+function changeFindings(
+  plan: Plan,
+  desired: DesiredState | undefined,
+  change: Change,
+  options: FindingOptions,
+) {
+  const base = {
+    environment: plan.environment,
+    kind: change.kind,
+    differsFrom: differsFromOf(plan, desired, change),
+  };
+  if (change.kind === "Package")
+    return change.fields
+      .filter((f) => f.verifiable)
+      .flatMap((f) => packagePartFindings(plan, change, f, base));
+  const whole = (live: unknown): Finding => ({
+    ...base,
+    fingerprint: fingerprintOf(plan.environment, change.kind, change.key, OBJECT_PART),
+    object: change.key,
+    label: labelOf(change),
+    part: OBJECT_PART,
+    partLabel:
+      change.action === "create" ? "missing on the target" : `on the target (${change.action} by plan)`,
+    severity: severityOf(change.kind, undefined),
+    valueHash: valueHashOf(live),
+    remedy: REMEDIES.plan,
+  });
+  if (change.action === "create") return [whole(null)];
+  if (change.action !== "update") return [whole({ present: change.key })];
+  return change.fields
+    .filter((field) => field.verifiable)
+    .map((field) => ({
+      ...base,
+      fingerprint: fingerprintOf(plan.environment, change.kind, change.key, field.field),
+      object: change.key,
+      label: labelOf(change),
+      part: field.field,
+      partLabel: options.words?.(change.kind)?.[field.field]?.name ?? field.field,
+      severity: severityOf(change.kind, field.field),
+      valueHash: liveHash(field, plan, change.kind, options),
+      remedy: REMEDIES.plan,
+    }));
+}
+
+/**
+ * Every finding of one drift plan: its drifting changes, field by field (a package's part by part),
+ * and what only the target has that no install removes. Sorted by object then part, fingerprints
+ * unique (the first of two alike is kept).
+ */
+export function findingsOf(
+  plan: Plan,
+  live: LiveState | undefined,
+  desired: DesiredState | undefined,
+  options: FindingOptions = {},
+): Finding[] {
+  const found = [
+    ...plan.changes.filter(countsAsDrift).flatMap((change) => changeFindings(plan, desired, change, options)),
+    ...(live && desired ? onlyOnTargetFindings(plan, live, desired) : []),
+  ];
+  const seen = new Set<string>();
+  return found
+    .filter((finding) => !seen.has(finding.fingerprint) && seen.add(finding.fingerprint))
+    .sort((a, b) => a.label.localeCompare(b.label) || a.part.localeCompare(b.part));
+}
+
+/** What a view compared, as `viewEnvironment` gives it. */
+export interface ViewResult {
+  plan: Plan;
+  live: LiveState;
+  desired: DesiredState;
+  unchecked?: readonly { what: string; why: string }[];
+}
+
+/**
+ * The findings of a read-only view: those of its plan, and one open finding for each thing it could
+ * not compare (a rejected release's packages, a source it could not reach, a kind it could not read).
+ */
+export function viewFindings(view: ViewResult, options: FindingOptions = {}): Finding[] {
+  const environment = view.plan.environment;
+  const rejected = view.plan.rejectedRelease;
+  const unchecked = [
+    ...(rejected
+      ? [uncheckedFinding(environment, `packages (release ${rejected.release})`, rejected.message)]
+      : []),
+    ...(view.unchecked ?? []).map((u) => uncheckedFinding(environment, u.what, u.why)),
+  ];
+  return [...unchecked, ...findingsOf(view.plan, view.live, view.desired, options)];
+}
+
+/** A finding for what could not be checked: open, so that a check that could not look never says "no drift". */
+export function uncheckedFinding(environment: string, what: string, why: string): Finding {
+  return {
+    fingerprint: fingerprintOf(environment, "unchecked", what, OBJECT_PART),
+    environment,
+    kind: "unchecked",
+    object: what,
+    label: `unchecked: ${what}`,
+    part: OBJECT_PART,
+    partLabel: `unchecked: ${why}`,
+    severity: "high",
+    valueHash: valueHashOf(why),
+    differsFrom: "(not compared)",
+    remedy: REMEDIES.unchecked,
+    unchecked: why,
+  };
+}

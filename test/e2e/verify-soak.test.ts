@@ -1,0 +1,103 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import type { Emulator } from "../../src/emulator/index.ts";
+import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
+import { emulatorsPerTest } from "../helpers/raw.ts";
+import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
+import { testdir } from "../helpers/testdir.ts";
+
+/*
+ * A soak: test's verification of the release counts for prod's `requiresVerifiedOn` only once
+ * `egp verify`, after test's `verify.soak`, finds the release's parts as the apply left them.
+ * The emulators are reached over HTTP; a change during the soak is made by a direct call to one.
+ */
+
+const ENV = { EGP_TEST_PASSWORD: "Password1!", ...SIGNING_ENV };
+const NAME = "2026-12-r1";
+const SOAK_MS = 2_000;
+const startOne = emulatorsPerTest();
+const temp: string[] = [];
+afterAll(() => Promise.all(temp.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function emulator(seed: string): Promise<Emulator> {
+  const workDir = await mkdtemp(join(tmpdir(), "egp-soak-"));
+  temp.push(workDir);
+  return startOne({ seed, workDir, jobs: { generateMs: 20, installMs: 20 } });
+}
+
+/** dev builds the release; test runs it with a 2 s soak; prod requires it verified on test. */
+async function repository(): Promise<{ dir: string; test: Emulator }> {
+  const [dev, test, prod] = await Promise.all([
+    emulator("demo-dev"),
+    emulator("demo-prod"),
+    emulator("demo-prod"),
+  ]);
+  const store = join(await mkdtemp(join(tmpdir(), "egp-soak-store-")), "store");
+  temp.push(store);
+  const dir = await testdir({
+    "egp.yaml": egpYamlFor(store),
+    "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
+    "environments/dev.yaml": environmentFile(dev.url),
+    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, "verify: { soak: 2s }"]),
+    "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+  });
+  return { dir, test };
+}
+
+const run = (dir: string, args: string[]) => egp([...args, "--dir", dir], { env: ENV });
+
+/** Changes the escalation rule's condition on an instance, as someone editing it by hand would. */
+function editRule(e: Emulator, condition: string): void {
+  const catalogue = catalogueOf(e.store);
+  const rule = catalogue.all("eventRules").find((r) => r.Name === "Escalate critical risks");
+  if (!rule) throw new Error("the demo seed has no escalation rule");
+  catalogue.put("eventRules", { ...rule, Condition: condition });
+  e.store.changed();
+}
+
+/** The release built on dev and applied to test, where it now soaks. */
+async function soaking(): Promise<{ dir: string; test: Emulator; applied: string }> {
+  const { dir, test } = await repository();
+  const created = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
+  expect(created.code, created.stdout + created.stderr).toBe(0);
+  const applied = await run(dir, ["apply", "--env", "test", "--yes"]);
+  expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+  return { dir, test, applied: applied.stdout + applied.stderr };
+}
+
+/** test's listing of the release (`release list --json`). */
+async function listed(
+  dir: string,
+): Promise<{ verifiedOn: unknown[]; verifying: unknown[]; notVerified: unknown[] }> {
+  const list = await run(dir, ["release", "list", "--json"]);
+  expect(list.code, list.stderr).toBe(0);
+  const releases = lines(list.stdout).map((line) => JSON.parse(line) as { name: string });
+  return releases.find((r) => r.name === NAME) as never;
+}
+
+const pastTheSoak = () => new Promise((resolve) => setTimeout(resolve, SOAK_MS + 300));
+
+describe("a soak before a verification counts", () => {
+  it("soak: 2s: the apply records test as verifying, and prod's requiresVerifiedOn stays shut meanwhile", async () => {
+    const { dir, applied } = await soaking();
+    expect(applied).toMatch(
+      /Verified, soaking: test runs release 2026-12-r1.*'egp verify --env test' after \S+Z/,
+    );
+
+    const list = await run(dir, ["release", "list"]);
+    expect(list.stdout).toMatch(/test verifying \(soak until \S+Z\)/);
+    const status = await run(dir, ["status", "--env", "test"]);
+    expect(status.stdout).toMatch(/release 2026-12-r1, verifying \(soak until \S+Z\)/);
+
+    const prod = await run(dir, ["plan", "--env", "prod"]);
+    expect(prod.code).toBe(1);
+    expect(lines(prod.stderr)).toEqual([
+      expect.stringMatching(
+        /^egp: EGP_RELEASE_NOT_VERIFIED release 2026-12-r1 has not been verified on test: test is soaking until \S+Z \(requiresVerifiedOn in environments\/prod.yaml\)$/,
+      ),
+    ]);
+  }, 180_000);
+});

@@ -78,7 +78,19 @@ async function listed(
   return releases.find((r) => r.name === NAME) as never;
 }
 
-const pastTheSoak = () => new Promise((resolve) => setTimeout(resolve, SOAK_MS + 300));
+/** When test's soak ends, as `release list` says. */
+async function soakEnd(dir: string): Promise<number> {
+  const [verifying] = (await listed(dir)).verifying as Array<{ soakUntil: string }>;
+  if (!verifying) throw new Error("test is not soaking");
+  return Date.parse(verifying.soakUntil);
+}
+
+/** Waits until test's soak has ended. */
+async function pastTheSoak(dir: string): Promise<void> {
+  const end = await soakEnd(dir);
+  expect(end - Date.now()).toBeLessThanOrEqual(SOAK_MS);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now()) + 100));
+}
 
 describe("a soak before a verification counts", () => {
   it("soak: 2s: the apply records test as verifying, and prod's requiresVerifiedOn stays shut meanwhile", async () => {
@@ -99,5 +111,74 @@ describe("a soak before a verification counts", () => {
         /^egp: EGP_RELEASE_NOT_VERIFIED release 2026-12-r1 has not been verified on test: test is soaking until \S+Z \(requiresVerifiedOn in environments\/prod.yaml\)$/,
       ),
     ]);
+  }, 180_000);
+
+  it("egp verify before the soak ends exits 1 soaking until, records nothing; after it, records verified and prod's gate opens", async () => {
+    const { dir } = await soaking();
+    // The CLI's clock starts a minute before the soak's end: a loaded machine may take 2 s to start it.
+    const early = await egp(["verify", "--env", "test", "--dir", dir], {
+      env: ENV,
+      now: new Date((await soakEnd(dir)) - 60_000),
+    });
+    expect(early.code).toBe(1);
+    expect(lines(early.stderr)).toEqual([
+      expect.stringMatching(
+        /^egp: EGP_SOAKING release 2026-12-r1 on test is soaking until \S+Z; run egp verify after it$/,
+      ),
+    ]);
+    expect((await listed(dir)).verifying).toHaveLength(1);
+
+    await pastTheSoak(dir);
+    const verified = await run(dir, ["verify", "--env", "test"]);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toBe(
+      "Verified: test runs release 2026-12-r1; nothing changed during the soak.\n",
+    );
+    const after = await listed(dir);
+    expect(after.verifiedOn).toEqual([{ environment: "test", verifiedAt: expect.any(String) }]);
+    expect(after.verifying).toEqual([]);
+    expect((await run(dir, ["release", "list"])).stdout).toMatch(/GRC Core\s+test\n/);
+
+    const again = await run(dir, ["verify", "--env", "test"]);
+    expect(again.code).toBe(1);
+    expect(lines(again.stderr)).toEqual([
+      expect.stringMatching(
+        /^egp: EGP_NOT_SOAKING nothing soaks on test: release 2026-12-r1 is verified there since \S+Z$/,
+      ),
+    ]);
+
+    const audit = await run(dir, ["audit", "--format", "json"]);
+    expect(audit.stdout).toMatch(/"action": "verify",[^}]*"environment": "test"/s);
+    const prod = await run(dir, ["plan", "--env", "prod"]);
+    expect(prod.code, prod.stderr).toBe(0);
+  }, 180_000);
+
+  it("a part changed on test during the soak: egp verify records not verified and prod's gate stays shut", async () => {
+    const { dir, test } = await soaking();
+    editRule(test, "Risk_Score >= 12");
+    await pastTheSoak(dir);
+    const checked = await run(dir, ["verify", "--env", "test"]);
+    expect(checked.code).toBe(1);
+    expect(lines(checked.stderr)).toEqual([
+      expect.stringMatching(
+        /^egp: EGP_SOAK_CHANGED release 2026-12-r1 is not verified on test: changed during the soak: Package\/GRC Core/,
+      ),
+    ]);
+    expect((await listed(dir)).notVerified).toEqual([
+      {
+        environment: "test",
+        at: expect.any(String),
+        reason: expect.stringContaining("changed during the soak"),
+      },
+    ]);
+    expect((await run(dir, ["release", "list"])).stdout).toContain(
+      "test not verified (changed during the soak",
+    );
+
+    const prod = await run(dir, ["plan", "--env", "prod"]);
+    expect(prod.code).toBe(1);
+    expect(prod.stderr).toContain(
+      "has not been verified on test: test is not verified (changed during the soak: Package/GRC Core",
+    );
   }, 180_000);
 });

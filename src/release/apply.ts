@@ -15,7 +15,7 @@ import { planEnvironment } from "./plan.ts";
 import { reachedDigest } from "./reached.ts";
 import { createdRecordsNoted, keepRecordSnapshot } from "./record-snapshot.ts";
 import { closeUnfinished } from "./unfinished.ts";
-import { recordVerified, type VerificationState } from "./verified.ts";
+import { endSoaks, recordVerified, type VerificationState } from "./verified.ts";
 import { type CheckResult, checksFailure, runChecks } from "./verify-checks.ts";
 
 /*
@@ -77,6 +77,7 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
       await closeUnfinished(store, given, plan, say);
     },
     async starting(given, plan) {
+      await endSoaksOf(store, env, say);
       await keepRecordSnapshot(store, plan);
       started = (await writeAudit(store, startedEntry(given, plan), say))?.sequence;
     },
@@ -96,6 +97,19 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
     },
   };
   return governance;
+}
+
+/**
+ * Any apply to an environment during a soak ends it as not verified, before the apply's first write
+ * (or, with nothing to install, before its verification is recorded): what the soak was watching
+ * is no longer what the apply leaves. An apply that verifies the release again starts a new soak.
+ */
+async function endSoaksOf(store: ReleaseStore, env: string, say: (line: string) => void): Promise<void> {
+  const ended = await endSoaks(store, env, `an apply to ${env} started during the soak`);
+  for (const release of ended)
+    say(
+      `The soak of release ${release} on ${env} ends here: recorded not verified (an apply during the soak).`,
+    );
 }
 
 /** What the apply says of a verification it recorded: verified, or soaking until a time. */
@@ -172,6 +186,7 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       starting: governance.starting,
       execute: createdRecordsNoted(store, say, options.execute),
     });
+    if (outcome.result === "no-changes") await endSoaksOf(store, env, say);
     checks = await checksOf(outcome, options.open, say);
     const failure = checksFailure(env, checks);
     if (failure) throw failure;

@@ -85,11 +85,14 @@ async function soakEnd(dir: string): Promise<number> {
   return Date.parse(verifying.soakUntil);
 }
 
+const pastTheSoakAt = (end: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now()) + 100));
+
 /** Waits until test's soak has ended. */
 async function pastTheSoak(dir: string): Promise<void> {
   const end = await soakEnd(dir);
   expect(end - Date.now()).toBeLessThanOrEqual(SOAK_MS);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, end - Date.now()) + 100));
+  await pastTheSoakAt(end);
 }
 
 describe("a soak before a verification counts", () => {
@@ -181,4 +184,45 @@ describe("a soak before a verification counts", () => {
       "has not been verified on test: test is not verified (changed during the soak: Package/GRC Core",
     );
   }, 180_000);
+
+  it("an apply during the soak ends it: from a saved plan or with nothing to install it soaks anew, a partial one leaves it not verified", async () => {
+    const { dir, test } = await soaking();
+    const first = await soakEnd(dir);
+
+    // A part changed by hand, put back by an apply of the plan saved for it.
+    editRule(test, "Risk_Score >= 12");
+    const planned = await run(dir, ["plan", "--env", "test", "--out", join(dir, "plan.json")]);
+    expect(planned.code, planned.stderr).toBe(0);
+    const saved = await egp(["apply", join(dir, "plan.json"), "--dir", dir], { env: ENV });
+    const said = saved.stdout + saved.stderr;
+    expect(saved.code, said).toBe(0);
+    expect(said).toContain(
+      "The soak of release 2026-12-r1 on test ends here: recorded not verified (an apply during the soak).",
+    );
+    expect(said).toContain("Verified, soaking: test runs release 2026-12-r1");
+    const second = await soakEnd(dir);
+    expect(second).toBeGreaterThan(first);
+
+    const unchanged = await run(dir, ["apply", "--env", "test", "--yes"]);
+    expect(unchanged.stdout + unchanged.stderr).toContain("The soak of release 2026-12-r1 on test ends here");
+    expect(unchanged.stdout + unchanged.stderr).toContain("Verified, soaking:");
+    expect(await soakEnd(dir)).toBeGreaterThan(second);
+
+    // A partial apply does not verify the release: the soak it ended stays not verified.
+    const partial = await run(dir, ["apply", "--env", "test", "--yes", "--target", "Package/GRC Core"]);
+    expect(partial.code, partial.stdout + partial.stderr).toBe(0);
+    expect(partial.stdout + partial.stderr).not.toContain("Verified");
+    expect((await listed(dir)).notVerified).toEqual([
+      { environment: "test", at: expect.any(String), reason: "an apply to test started during the soak" },
+    ]);
+    await pastTheSoakAt(second);
+    const verify = await run(dir, ["verify", "--env", "test"]);
+    expect(verify.code).toBe(1);
+    expect(lines(verify.stderr)).toEqual([
+      "egp: EGP_NOT_SOAKING nothing soaks on test: release 2026-12-r1 is not verified there (an apply to test started during the soak); apply it again to start a new soak",
+    ]);
+    const prod = await run(dir, ["plan", "--env", "prod"]);
+    expect(prod.code).toBe(1);
+    expect(prod.stderr).toContain("test is not verified (an apply to test started during the soak)");
+  }, 240_000);
 });

@@ -9,7 +9,7 @@ import { assertCanSign, type ReleaseStore, verifiedKey } from "../store/index.ts
 import { distrust, trustOf } from "../store/signing.ts";
 import { assertAuditWhole } from "./audit-chain.ts";
 import { auditBase, instanceOf, writeAudit } from "./audit-trail.ts";
-import { notifierFor } from "./notify.ts";
+import { type Notice, notifierFor } from "./notify.ts";
 import { planEnvironment } from "./plan.ts";
 import {
   recordNotVerified,
@@ -185,14 +185,27 @@ export async function verifyEnvironment(options: VerifyOptions): Promise<VerifyO
     },
     say,
   );
-  const notify = await notifierFor(dir, say);
-  await notify({
-    event: verified ? "verified" : "verification-failed",
+  const outcome: VerifyOutcome = {
     environment: env,
     release,
-    summary: verified ? "nothing changed during the soak; verified" : `not verified: ${reason}`,
-  });
-  return { environment: env, release, result: verified ? "verified" : "not-verified", changed };
+    result: verified ? "verified" : "not-verified",
+    changed,
+  };
+  await (await notifierFor(dir, say))(verifyNotice(outcome));
+  return outcome;
+}
+
+/** The notice a soak's re-check ends with: `verified`, or `verification-failed` naming what changed. */
+export function verifyNotice(outcome: VerifyOutcome): Notice {
+  const { environment, release } = outcome;
+  return outcome.result === "verified"
+    ? { event: "verified", environment, release, summary: "nothing changed during the soak; verified" }
+    : {
+        event: "verification-failed",
+        environment,
+        release,
+        summary: `not verified: changed during the soak: ${outcome.changed.join("; ")}`,
+      };
 }
 
 /** The failure a verification that found a change ends the run with (the record is written already). */

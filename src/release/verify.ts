@@ -2,13 +2,20 @@ import type { Kinds } from "../compose/kinds.ts";
 import type { OpenEnvironment } from "../compose/plan-environment.ts";
 import { openProjectStore } from "../compose/project-store.ts";
 import { EgpError, type ErrorCode } from "../errors/index.ts";
-import { type DesiredState, environmentOf, type ManifestCache, readRepository } from "../manifest/index.ts";
+import {
+  type DesiredState,
+  type EnvironmentConfig,
+  environmentOf,
+  type ManifestCache,
+  readRepository,
+} from "../manifest/index.ts";
 import { DEFAULT_VERIFY } from "../manifest/verify-settings.ts";
 import { type Plan, printable } from "../plan/index.ts";
 import { assertCanSign, type ReleaseStore, verifiedKey } from "../store/index.ts";
 import { distrust, trustOf } from "../store/signing.ts";
 import { assertAuditWhole } from "./audit-chain.ts";
 import { auditBase, instanceOf, writeAudit } from "./audit-trail.ts";
+import { actorOf, assertNotFrozen } from "./freeze-gate.ts";
 import { type Notice, notifierFor } from "./notify.ts";
 import { planEnvironment } from "./plan.ts";
 import {
@@ -17,12 +24,13 @@ import {
   type VerificationRecord,
   verificationState,
 } from "./verified.ts";
+import { runChecks } from "./verify-checks.ts";
 
 /*
  * `egp verify --env E`: the end of a soak (`verify.soak`, verified.ts). After the soak time the
  * environment is planned twice, `verify.interval` apart, as an install's stable reads are: the
  * release's packages must show no change in either plan (every part equal to what the release
- * records). Then the verification is recorded verified, or not verified with what changed; before
+ * records), and the environment's checks of behaviour (`verify.checks`) must pass again. Then the verification is recorded verified, or not verified with what changed; before
  * it nothing is recorded. A governed entry point as apply and reject are: the audit chain is checked
  * first, the record audited and the result notified.
  */
@@ -62,8 +70,8 @@ export interface VerifyOutcome {
 
 const sleeping = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The release the environment file names; a verify of an environment without one has nothing to do. */
-async function releaseOf(dir: string, env: string): Promise<string> {
+/** The environment file and the release it names; a verify of an environment without one has nothing to do. */
+async function releaseOf(dir: string, env: string): Promise<{ release: string; config: EnvironmentConfig }> {
   const { state } = environmentOf(await readRepository(dir, { manifests: false }), env);
   const release = state.environment.release;
   if (!release)
@@ -71,7 +79,15 @@ async function releaseOf(dir: string, env: string): Promise<string> {
       "EGP_NOT_SOAKING",
       `nothing soaks on ${env}: environments/${env}.yaml runs no release (release:)`,
     );
-  return release;
+  return { release, config: state.environment };
+}
+
+/** The environment's checks of behaviour, run again: a failed one is a change the soak found. */
+async function checksChanged(options: VerifyOptions, desired: DesiredState): Promise<string[]> {
+  const checks = desired.environment.verify?.checks ?? [];
+  if (checks.length === 0) return [];
+  const results = await runChecks(await options.open(desired.environment), checks);
+  return results.filter((r) => !r.passed).map((r) => printable(`check ${r.check}: ${r.found}`));
 }
 
 /** The soaking record of the release on the environment, believed, whose soak is over. */
@@ -145,7 +161,9 @@ async function recheck(
     first.desired.environment.verify?.intervalMs ?? DEFAULT_VERIFY.intervalMs,
   );
   const second = await plan();
-  return { changed: changedIn(second.plan), desired: second.desired };
+  const changed2 = changedIn(second.plan);
+  if (changed2.length > 0) return { changed: changed2, desired: second.desired };
+  return { changed: await checksChanged(options, second.desired), desired: second.desired };
 }
 
 /** Re-checks a soaked verification and records it verified or not verified; audited and notified. */
@@ -155,12 +173,16 @@ export async function verifyEnvironment(options: VerifyOptions): Promise<VerifyO
   const store = options.store ?? (await openProjectStore(dir));
   assertCanSign(store);
   await assertAuditWhole(store);
-  const release = await releaseOf(dir, env);
-  const record = await soakOver(store, env, release, options.now?.() ?? new Date());
+  const { release, config } = await releaseOf(dir, env);
+  const now = options.now?.() ?? new Date();
+  const record = await soakOver(store, env, release, now);
+  // A check that writes (the record probe) respects the environment's freeze windows, as in an apply.
+  if (config.verify?.checks?.some((check) => check.kind === "record"))
+    await assertNotFrozen({ dir, environment: config, actor: actorOf(), now });
   const { changed, desired } = await recheck(options, store);
   // An apply that started during the re-check ended the soak; its word stands.
-  const now = verificationState(await store.getRecord(verifiedKey(release, env)));
-  if (now.state !== "soaking" || now.since !== record.verifiedAt)
+  const still = verificationState(await store.getRecord(verifiedKey(release, env)));
+  if (still.state !== "soaking" || still.since !== record.verifiedAt)
     throw new VerifyError(
       "EGP_NOT_SOAKING",
       `the soak of release ${release} on ${env} ended during the re-check (an apply to ${env}); nothing recorded`,

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
+import { contentOf } from "../../src/emulator/content/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
@@ -29,7 +30,7 @@ async function emulator(seed: string): Promise<Emulator> {
 }
 
 /** dev builds the release; test runs it with a 2 s soak; prod requires it verified on test. */
-async function repository(): Promise<{ dir: string; test: Emulator }> {
+async function repository(verify = "verify: { soak: 2s }"): Promise<{ dir: string; test: Emulator }> {
   const [dev, test, prod] = await Promise.all([
     emulator("demo-dev"),
     emulator("demo-prod"),
@@ -41,7 +42,7 @@ async function repository(): Promise<{ dir: string; test: Emulator }> {
     "egp.yaml": egpYamlFor(store),
     "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
     "environments/dev.yaml": environmentFile(dev.url),
-    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, "verify: { soak: 2s }"]),
+    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, verify]),
     "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
   });
   return { dir, test };
@@ -59,8 +60,8 @@ function editRule(e: Emulator, condition: string): void {
 }
 
 /** The release built on dev and applied to test, where it now soaks. */
-async function soaking(): Promise<{ dir: string; test: Emulator; applied: string }> {
-  const { dir, test } = await repository();
+async function soaking(verify?: string): Promise<{ dir: string; test: Emulator; applied: string }> {
+  const { dir, test } = await repository(verify);
   const created = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
   expect(created.code, created.stdout + created.stderr).toBe(0);
   const applied = await run(dir, ["apply", "--env", "test", "--yes"]);
@@ -225,4 +226,28 @@ describe("a soak before a verification counts", () => {
     expect(prod.code).toBe(1);
     expect(prod.stderr).toContain("test is not verified (an apply to test started during the soak)");
   }, 240_000);
+
+  it("a check of behaviour that fails after the soak: egp verify records not verified naming it", async () => {
+    const checks = [
+      "verify:",
+      "  soak: 2s",
+      "  checks:",
+      "    - workflow:",
+      "        record: { application: Risk Register, key: { Risk Name: Cloud provider outage } }",
+      "        node: Review",
+      "        transitions: [Approve, Reject]",
+    ].join("\n");
+    const { dir, test } = await soaking(checks);
+    const workflow = Object.values(contentOf(test.store).workflows).find((w) => w.Name === "Risk Review");
+    const review = workflow?.Nodes.find((node) => node.Name === "Review");
+    if (!review) throw new Error("the demo seed has no Review node");
+    review.Transitions = review.Transitions.filter((transition) => transition.Name !== "Reject");
+    await pastTheSoak(dir);
+    const checked = await run(dir, ["verify", "--env", "test"]);
+    expect(checked.code).toBe(1);
+    expect(checked.stderr).toMatch(
+      /^egp: EGP_SOAK_CHANGED release 2026-12-r1 is not verified on test: changed during the soak: check workflow of Risk Register "Cloud provider outage" at Review: "Reject" is not offered at Review/,
+    );
+    expect((await listed(dir)).notVerified).toHaveLength(1);
+  }, 180_000);
 });

@@ -30,8 +30,9 @@ import { runChecks } from "./verify-checks.ts";
  * `egp verify --env E`: the end of a soak (`verify.soak`, verified.ts). After the soak time the
  * environment is planned twice, `verify.interval` apart, as an install's stable reads are: the
  * release's packages must show no change in either plan (every part equal to what the release
- * records), and the environment's checks of behaviour (`verify.checks`) must pass again. Then the verification is recorded verified, or not verified with what changed; before
- * it nothing is recorded. A governed entry point as apply and reject are: the audit chain is checked
+ * records), and the environment's checks of behaviour (`verify.checks`) must pass again. Then the
+ * verification is recorded verified, or not verified with what changed; before it nothing is
+ * recorded. A governed entry point as apply and reject are: the audit chain is checked
  * first, the record audited and the result notified.
  */
 
@@ -161,8 +162,8 @@ async function recheck(
     first.desired.environment.verify?.intervalMs ?? DEFAULT_VERIFY.intervalMs,
   );
   const second = await plan();
-  const changed2 = changedIn(second.plan);
-  if (changed2.length > 0) return { changed: changed2, desired: second.desired };
+  const again = changedIn(second.plan);
+  if (again.length > 0) return { changed: again, desired: second.desired };
   return { changed: await checksChanged(options, second.desired), desired: second.desired };
 }
 

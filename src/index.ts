@@ -136,6 +136,7 @@ export type {
   KindPlanner,
   LastInstall,
   PendingApply,
+  PendingVerification,
   Plan,
   PlanInput,
   PlanOptions,
@@ -182,6 +183,14 @@ export {
   rollback,
 } from "./release/rollback.ts";
 export { readStatus, type StatusOptions } from "./release/status.ts";
+export { type VerificationState, verificationState } from "./release/verified.ts";
+export {
+  VerifyError,
+  type VerifyOptions,
+  type VerifyOutcome,
+  verifyEnvironment,
+  verifyFailure,
+} from "./release/verify.ts";
 export { hash } from "./state/digest.ts";
 export type { LiveState, SharedReads } from "./state/index.ts";
 export { liveOf, readLiveState, sharedReads } from "./state/index.ts";

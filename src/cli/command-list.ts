@@ -15,6 +15,7 @@ export const COMMANDS: Record<string, () => Promise<Register>> = {
   show: async () => (await import("./commands/show.ts")).registerShowCommand,
   apply: async () => (await import("./commands/apply.ts")).registerApplyCommand,
   rollback: async () => (await import("./commands/rollback.ts")).registerRollbackCommand,
+  verify: async () => (await import("./commands/verify.ts")).registerVerifyCommand,
   release: async () => (await import("./commands/release.ts")).registerReleaseCommand,
   history: async () => (await import("./commands/releases.ts")).registerReleasesCommand,
   export: async () => (await import("./commands/export.ts")).registerExportCommand,

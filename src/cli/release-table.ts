@@ -1,13 +1,18 @@
 import { printable } from "../plan/index.ts";
 import type { ReleaseListing } from "../release/release-list.ts";
 
-/** `test; prod rolled back to 2026-12-r1 at …`: where it is verified, and where it was rolled back since. */
+/**
+ * `test; prod verifying (soak until …); prod rolled back to 2026-12-r1 at …`: where it is verified,
+ * soaking or found not verified, and where it was rolled back since.
+ */
 function verifiedText(release: ReleaseListing): string {
   const verified = release.verifiedOn.map((v) => v.environment).join(", ");
   const back = release.rolledBack.map(
     (r) => `${r.environment} rolled back${r.to === null ? "" : ` to ${r.to}`} at ${r.at}`,
   );
-  return [verified, ...back].filter(Boolean).join("; ") || "-";
+  const verifying = release.verifying.map((v) => `${v.environment} verifying (soak until ${v.soakUntil})`);
+  const failed = release.notVerified.map((v) => `${v.environment} not verified (${v.reason})`);
+  return [verified, ...verifying, ...failed, ...back].filter(Boolean).join("; ") || "-";
 }
 
 /** One row per release; below the table, what keeps a release from being promoted, if anything. */

@@ -16,7 +16,16 @@ import { reportZodIssues } from "./zod-issues.ts";
 export const PROJECT_FILE = "egp.yaml";
 
 /** What egp tells a webhook about (docs/governance.md). */
-export const NOTIFY_EVENTS = ["applied", "failed", "refused", "drift", "rejected", "rolled-back"] as const;
+export const NOTIFY_EVENTS = [
+  "applied",
+  "failed",
+  "refused",
+  "drift",
+  "rejected",
+  "rolled-back",
+  "verified",
+  "verification-failed",
+] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 const NotifyTarget = z.strictObject({

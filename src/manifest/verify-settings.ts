@@ -33,9 +33,14 @@ export const VerifyDocument = z
       .boolean()
       .optional()
       .describe("Allows checks that write to the instance (a record probe, which deletes what it creates)."),
+    soak: Duration(
+      "How long a verified release is watched before it counts as verified (`requiresVerifiedOn`): the apply records it as soaking, and `egp verify` after this time re-checks the environment (default: no soak).",
+    ),
   })
   .optional()
-  .describe("How an install's result is verified: stable reads, how long they are tried, and re-installs.");
+  .describe(
+    "How an install's result is verified: stable reads, how long they are tried, re-installs, and the soak before it counts as verified.",
+  );
 
 export interface VerifySettings {
   intervalMs: number;
@@ -43,13 +48,15 @@ export interface VerifySettings {
   reinstalls: number;
   /** Checks of behaviour after the install (verify-checks.ts); absent where none. */
   checks?: PlacedCheck[];
+  /** How long a verification soaks before `egp verify` may record it verified; none when absent. */
+  soakMs?: number;
 }
 
 export const DEFAULT_VERIFY: VerifySettings = { intervalMs: 2_000, settleMs: 300_000, reinstalls: 1 };
 /** The emulator's installs land at once: its stable reads need not wait as a real instance's do. */
 export const EMBEDDED_VERIFY_INTERVAL_MS = 200;
 
-const BOUNDS = { interval: 3_600_000, settle: 24 * 3_600_000 } as const;
+const BOUNDS = { interval: 3_600_000, settle: 24 * 3_600_000, soak: 30 * 24 * 3_600_000 } as const;
 
 function msOf(
   doc: z.infer<typeof VerifyDocument>,
@@ -69,7 +76,9 @@ export function verifySettingsOf(
   embedded: boolean,
   report: Reporter,
 ): VerifySettings {
+  const soakMs = msOf(doc, "soak", report);
   return {
+    ...(soakMs === undefined ? {} : { soakMs }),
     intervalMs:
       msOf(doc, "interval", report) ?? (embedded ? EMBEDDED_VERIFY_INTERVAL_MS : DEFAULT_VERIFY.intervalMs),
     settleMs: msOf(doc, "settle", report) ?? DEFAULT_VERIFY.settleMs,

@@ -108,6 +108,7 @@ export type {
   InstallEntry,
   LastInstall,
   PendingApply,
+  PendingVerification,
   ReadableStatus,
   Runs,
   StatusReport,

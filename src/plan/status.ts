@@ -139,12 +139,19 @@ export interface PendingApply {
   startedAt: string;
 }
 
+/** The wanted release's verification when it is not (yet) verified: soaking, or found not verified. */
+export type PendingVerification =
+  | { release: string; state: "soaking"; until: string }
+  | { release: string; state: "not-verified"; reason: string };
+
 interface Common {
   environment: string;
   /** The environments before this one in the pipeline: its `packagesFrom` and `requiresVerifiedOn`. */
   upstream?: string[];
   wants?: Wants;
   runs?: Runs | null;
+  /** The wanted release's verification, when it soaks or was found not verified. */
+  verification?: PendingVerification;
   lastInstall: LastInstall | null;
   /** A pending apply, or the one line saying its journal can't be read. */
   pending: PendingApply | { unreadable: string } | null;

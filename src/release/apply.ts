@@ -15,7 +15,7 @@ import { planEnvironment } from "./plan.ts";
 import { reachedDigest } from "./reached.ts";
 import { createdRecordsNoted, keepRecordSnapshot } from "./record-snapshot.ts";
 import { closeUnfinished } from "./unfinished.ts";
-import { recordVerified } from "./verified.ts";
+import { endSoaks, recordVerified, type VerificationState } from "./verified.ts";
 import { type CheckResult, checksFailure, runChecks } from "./verify-checks.ts";
 
 /*
@@ -77,6 +77,7 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
       await closeUnfinished(store, given, plan, say);
     },
     async starting(given, plan) {
+      await endSoaksOf(store, env, say);
       await keepRecordSnapshot(store, plan);
       started = (await writeAudit(store, startedEntry(given, plan), say))?.sequence;
     },
@@ -98,16 +99,41 @@ async function governed(options: ApplyOptions, store: ReleaseStore, say: (line: 
   return governance;
 }
 
-/** A release verified by this apply is recorded for the `requiresVerifiedOn` gate of the environments after it. */
+/**
+ * Any apply to an environment during a soak ends it as not verified, before the apply's first write
+ * (or, with nothing to install, before its verification is recorded): what the soak was watching
+ * is no longer what the apply leaves. An apply that verifies the release again starts a new soak.
+ */
+async function endSoaksOf(store: ReleaseStore, env: string, say: (line: string) => void): Promise<void> {
+  const ended = await endSoaks(store, env, `an apply to ${env} started during the soak`);
+  for (const release of ended)
+    say(
+      `The soak of release ${release} on ${env} ends here: recorded not verified (an apply during the soak).`,
+    );
+}
+
+/** What the apply says of a verification it recorded: verified, or soaking until a time. */
+function verifiedLine(env: string, release: string, state: VerificationState, stored: boolean): string {
+  const where = stored ? "; recorded in the release store" : "";
+  if (state.state === "soaking")
+    return `Verified, soaking: ${env} runs release ${release}${where}; it counts as verified once 'egp verify --env ${env}' after ${state.until} finds nothing changed.`;
+  return `Verified: ${env} runs release ${release}${where}.`;
+}
+
+/**
+ * A release verified by this apply is recorded for the `requiresVerifiedOn` gate of the
+ * environments after it: verified, or soaking when the environment has `verify.soak`.
+ */
 async function recordVerification(
   store: ReleaseStore,
   outcome: ApplyOutcome,
   open: ApplyOptions["open"],
   say: (line: string) => void,
-): Promise<boolean> {
+): Promise<VerificationState | undefined> {
   if (outcome.result !== "no-changes" && outcome.result !== "complete" && outcome.result !== "incomplete")
-    return false;
-  if (!outcome.desired.release) return false;
+    return undefined;
+  const release = outcome.desired.release?.name;
+  if (!release) return undefined;
   let reached: string | undefined;
   try {
     reached = await reachedDigest(store, outcome.desired.environment, open);
@@ -115,22 +141,18 @@ async function recordVerification(
     say(
       `WARNING: ${outcome.plan.environment} is not recorded as verified: the instance did not answer who it is (${printable((error as Error).message)}).`,
     );
-    return false;
+    return undefined;
   }
+  const env = outcome.plan.environment;
   if (outcome.result === "no-changes") {
-    if (!(await recordVerified(store, outcome.desired, outcome.plan, reached))) return false;
-    say(`Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}.`);
-    return true;
+    const state = await recordVerified(store, outcome.desired, outcome.plan, reached);
+    if (state) say(verifiedLine(env, release, state, false));
+    return state;
   }
-  if (
-    outcome.run.failed.length > 0 ||
-    !(await recordVerified(store, outcome.desired, outcome.check, reached))
-  )
-    return false;
-  say(
-    `Verified: ${outcome.plan.environment} runs release ${outcome.desired.release?.name}; recorded in the release store.`,
-  );
-  return true;
+  if (outcome.run.failed.length > 0) return undefined;
+  const state = await recordVerified(store, outcome.desired, outcome.check, reached);
+  if (state) say(verifiedLine(env, release, state, true));
+  return state;
 }
 
 /** Applies one environment under its gates; the outcome as `applyPlan`'s, audited and notified. */
@@ -164,11 +186,12 @@ export async function apply(options: ApplyOptions): Promise<ApplyOutcome> {
       starting: governance.starting,
       execute: createdRecordsNoted(store, say, options.execute),
     });
+    if (outcome.result === "no-changes") await endSoaksOf(store, env, say);
     checks = await checksOf(outcome, options.open, say);
     const failure = checksFailure(env, checks);
     if (failure) throw failure;
-    const verified = await recordVerification(store, outcome, options.open, say);
-    await governance.ended({ outcome }, verified, checks);
+    const verification = await recordVerification(store, outcome, options.open, say);
+    await governance.ended({ outcome }, verification?.state === "verified", checks);
     return outcome;
   } catch (error) {
     await governance.ended({ error }, undefined, checks);

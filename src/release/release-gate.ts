@@ -5,6 +5,7 @@ import { releaseKey, verifiedKey } from "../store/keys.ts";
 import { distrust, signerOf, trustOf } from "../store/signing.ts";
 import { rejectedByHead } from "./audit-head.ts";
 import { rejectedKey, rejectionOf } from "./rejections.ts";
+import { unverifiedText, verificationState } from "./verified.ts";
 
 /*
  * Before an environment that runs a release is planned (its committed release file read by the
@@ -88,6 +89,11 @@ export async function unverifiedOn(
     const trust = trustOf(store, key, record);
     if (!trust.trusted) {
       missing.push({ env, why: `the store's verification of ${env} is not used: ${distrust(trust)}` });
+      continue;
+    }
+    const pending = unverifiedText(verificationState(record));
+    if (pending) {
+      missing.push({ env, why: `${env} is ${pending}` });
       continue;
     }
     const instance = await instanceIdentityOf(dir, env);

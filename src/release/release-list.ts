@@ -14,6 +14,7 @@ import {
 import { pipelineOrder } from "../plan/index.ts";
 import { type ReleaseStore, releaseKey, verifiedKey } from "../store/index.ts";
 import { rejectionOf } from "./rejections.ts";
+import { type VerificationState, verificationState } from "./verified.ts";
 
 /*
  * `egp release list`: every release the repository commits (`releases/*.yaml`) or the store holds
@@ -33,6 +34,10 @@ export interface VerifiedRecord {
   environment: string;
   verifiedAt: string;
   packages: PackageBytes[];
+  /** verified.ts: soaking, not verified, or (absent in older records) verified. */
+  state?: string;
+  soakUntil?: string;
+  reason?: string;
 }
 
 export interface ReleaseListing {
@@ -50,6 +55,10 @@ export interface ReleaseListing {
    * verified install was rolled back since (`rolledBack`).
    */
   verifiedOn: Array<{ environment: string; verifiedAt: string }>;
+  /** The environments whose verification of these bytes soaks until `soakUntil` (`egp verify` after it). */
+  verifying: Array<{ environment: string; soakUntil: string }>;
+  /** The environments whose verification of these bytes was found not verified, and why. */
+  notVerified: Array<{ environment: string; at: string; reason: string }>;
   /**
    * The environments where the release was verified and its install then rolled back, in pipeline
    * order: when, and the release installed before it (what the snapshot holds), when one was.
@@ -78,9 +87,24 @@ function isVerifiedRecord(value: unknown): value is VerifiedRecord {
   );
 }
 
-/** When the record says its release was verified on `env`; undefined for none, or one of another environment. */
+/**
+ * When the record says its release was verified on `env`; undefined for none, one of another
+ * environment, or one that is soaking or not verified.
+ */
 export function verifiedAtOf(value: unknown, env: string): string | undefined {
-  return isVerifiedRecord(value) && value.environment === env ? value.verifiedAt : undefined;
+  return isVerifiedRecord(value) && value.environment === env && verificationState(value).state === "verified"
+    ? value.verifiedAt
+    : undefined;
+}
+
+/** The record's state when it is `env`'s and not verified (soaking, not verified); else undefined. */
+export function pendingOf(
+  value: unknown,
+  env: string,
+): Exclude<VerificationState, { state: "verified" }> | undefined {
+  if (!isVerifiedRecord(value) || value.environment !== env) return undefined;
+  const state = verificationState(value);
+  return state.state === "verified" ? undefined : state;
 }
 
 /** The release's verifications in the store, one per environment. */
@@ -187,14 +211,21 @@ async function listing(
   else if (!problem && !fromFile) problem = `no ${releaseFilePath(name)} in the repository`;
   else if (!problem && stored && !samePackages(packages, stored.packages))
     problem = `the store's record is not the committed file's packages`;
-  const verifiedOn = (await verificationsOfRelease(store, name))
-    .filter((v) => samePackages(v.packages, packages))
-    .map((v) => ({ environment: v.environment, verifiedAt: v.verifiedAt }));
-  const rejection = await rejectionOf(store, name);
   const rank = (env: string) => (order.includes(env) ? order.indexOf(env) : order.length);
-  verifiedOn.sort(
-    (a, b) => rank(a.environment) - rank(b.environment) || (a.environment < b.environment ? -1 : 1),
+  const records = (await verificationsOfRelease(store, name))
+    .filter((v) => samePackages(v.packages, packages))
+    .sort((a, b) => rank(a.environment) - rank(b.environment) || (a.environment < b.environment ? -1 : 1))
+    .map((v) => ({ environment: v.environment, verifiedAt: v.verifiedAt, is: verificationState(v) }));
+  const verifiedOn = records
+    .filter((v) => v.is.state === "verified")
+    .map((v) => ({ environment: v.environment, verifiedAt: v.verifiedAt }));
+  const verifying = records.flatMap((v) =>
+    v.is.state === "soaking" ? [{ environment: v.environment, soakUntil: v.is.until }] : [],
   );
+  const notVerified = records.flatMap((v) =>
+    v.is.state === "not-verified" ? [{ environment: v.environment, at: v.is.at, reason: v.is.reason }] : [],
+  );
+  const rejection = await rejectionOf(store, name);
   const rolledBack = await rollbacksOf(store, name, verifiedOn);
   const back = new Set(rolledBack.map((r) => r.environment));
   return {
@@ -205,6 +236,8 @@ async function listing(
     from: fromFile?.from ?? stored?.from ?? null,
     packages,
     verifiedOn: verifiedOn.filter((v) => !back.has(v.environment)),
+    verifying,
+    notVerified,
     rolledBack,
     problem,
     rejected: rejection

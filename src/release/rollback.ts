@@ -23,6 +23,7 @@ import { rollbackEntry, writeAudit } from "./audit-trail.ts";
 import { type Notice, notifierFor } from "./notify.ts";
 import { DEFAULT_ROLLBACK_PREFIX, planRollback, type RollbackPlan, rollbackOfPlan } from "./rollback-plan.ts";
 import { type RecordRollbackOutcome, recordSnapshotToRollBack, rollbackRecords } from "./rollback-records.ts";
+import { endSoaks } from "./verified.ts";
 
 /*
  * Rollback, in one place (docs/promotion.md): what it needs before it asks (the install to undo,
@@ -278,6 +279,11 @@ export async function rollback(options: RollbackOptions): Promise<RollbackOutcom
     return rollbackRecords({ ...options, desired, store, snapshot: records, say, confirm: options.confirm });
   const outcome = await runRollback({ ...options, desired, store });
   if (!("run" in outcome)) return outcome;
+  // A rollback changed what a soak watches: the soak ends as not verified, as an apply's does.
+  for (const release of await endSoaks(store, env, `a rollback of ${env} ran during the soak`))
+    say(
+      `The soak of release ${release} on ${env} ends here: recorded not verified (a rollback during the soak).`,
+    );
   await writeAudit(store, rollbackEntry(desired, outcome), say);
   const notice = rollbackNotice(env, outcome);
   if (notice) await (await notifierFor(dir, say))(notice);

@@ -18,6 +18,7 @@ import { loadProject } from "../manifest/project.ts";
 import {
   type EnvironmentStatus,
   type LastInstall,
+  type PendingVerification,
   printable,
   type Runs,
   type StatusReport,
@@ -32,7 +33,7 @@ import { matchAcks } from "./drift-acks.ts";
 import { type Finding, viewFindings } from "./drift-findings.ts";
 import { freezeOf } from "./freeze-gate.ts";
 import { viewEnvironment } from "./plan.ts";
-import { environmentsInOrder, verifiedAtOf } from "./release-list.ts";
+import { environmentsInOrder, pendingOf, verifiedAtOf } from "./release-list.ts";
 
 /*
  * Gathers `egp status`: each environment read on its own, a bounded number at once, so that one that
@@ -113,6 +114,19 @@ async function verificationsOf(
   return found.flat();
 }
 
+/** The wanted release's verification on `env` when it soaks or was found not verified. */
+async function pendingVerification(
+  store: ReleaseStore,
+  env: string,
+  release: string,
+): Promise<PendingVerification | undefined> {
+  const pending = pendingOf(await store.getRecord(verifiedKey(release, env)), env);
+  if (!pending) return undefined;
+  return pending.state === "soaking"
+    ? { release, state: "soaking", until: pending.until }
+    : { release, state: "not-verified", reason: pending.reason };
+}
+
 /**
  * The environment's latest install and what it runs, from its history and verifications in the
  * release store; the one place status reads them.
@@ -121,8 +135,9 @@ async function installsOf(
   store: ReleaseStore,
   env: string,
   wanted?: string,
-): Promise<{ lastInstall: LastInstall | null; runs: Runs | null }> {
+): Promise<{ lastInstall: LastInstall | null; runs: Runs | null; verification?: PendingVerification }> {
   const history = await listHistory(store, env);
+  const verification = wanted ? await pendingVerification(store, env, wanted) : undefined;
   const verifications = await verificationsOf(store, env, history, wanted);
   const entries = history.map((record) => ({
     id: record.id,
@@ -132,7 +147,11 @@ async function installsOf(
     installedAt: record.installedAt,
     rolledBackAt: record.rollbacks.at(-1)?.at ?? null,
   }));
-  return { lastInstall: lastInstallOf(history[0]), runs: whatRuns(entries, verifications) };
+  return {
+    lastInstall: lastInstallOf(history[0]),
+    runs: whatRuns(entries, verifications),
+    ...(verification ? { verification } : {}),
+  };
 }
 
 /** The interrupted apply `egp apply --resume` would take up, or why its journal can't be read. */

@@ -161,7 +161,7 @@ describe("exit codes are read, never swallowed", () => {
 
   it("lets plan and drift steps pass on 0 and 2 only, and steps that change something on 0 only", () => {
     expect(egpSteps.length).toBeGreaterThanOrEqual(6);
-    const changes = ["apply", "rollback", "${{ steps.release.outputs.args }}"];
+    const changes = ["apply", "rollback", "verify", "${{ steps.release.outputs.args }}"];
     for (const { step } of egpSteps) {
       const args = String(step.with.args);
       if (changes.some((command) => args.startsWith(command)))
@@ -288,6 +288,25 @@ describe("reusable workflows", () => {
     expect(download.with.name).toBe(upload.with.name);
     const apply = jobs.apply.steps.find((s: Yaml) => String(s.with?.args).startsWith("apply"));
     expect(apply.with.args).toBe(`apply --env \${{ inputs.environment }} ${planFile}`);
+  });
+
+  it("verifies a release after its soak: a wait in no group, then `egp verify --env E` in the environment's", () => {
+    const { jobs } = workflow("egp-release-apply.yml");
+    expect(jobs.soak.needs).toBe("apply");
+    expect(jobs.soak.if).toBe("${{ inputs.verify-after != '' && needs.apply.result == 'success' }}");
+    expect(jobs.soak.concurrency).toBeUndefined();
+    const wait = (jobs.soak.steps as Yaml[]).find((s) => s.run);
+    expect(wait).toMatchObject({
+      run: "node .egp-tool/scripts/ci/soak-wait.ts",
+      env: { SOAK: "${{ inputs.verify-after }}" },
+    });
+    expect(jobs.verify.needs).toBe("soak");
+    const verify = jobs.verify.steps.find((s: Yaml) => String(s.with?.args).startsWith("verify"));
+    expect(verify.with.args).toBe("verify --env ${{ inputs.environment }}");
+    expect(workflow("egp-release-apply.yml").on.workflow_call.inputs["verify-after"]).toMatchObject({
+      type: "string",
+      default: "",
+    });
   });
 
   it("records who approved the release's environment: the run's approvals reach egp as EGP_APPROVERS", () => {
@@ -485,8 +504,9 @@ describe("egp runs at the ref the caller pinned in `uses:`", () => {
 });
 
 describe("concurrency: a queued read never replaces a pending apply", () => {
-  // Commands that change an instance; everything else egp runs in a workflow only reads.
-  const WRITES = ["apply", "rollback", "${{ steps.release.outputs.args }}"];
+  // Commands that change an instance or what the store says of it; everything else egp runs in a
+  // workflow only reads.
+  const WRITES = ["apply", "rollback", "verify", "${{ steps.release.outputs.args }}"];
   const jobs = workflowFiles.flatMap((file) =>
     Object.entries(workflow(file).jobs as Record<string, Yaml>)
       .filter(([, job]) => Array.isArray(job.steps))
@@ -519,6 +539,7 @@ describe("concurrency: a queued read never replaces a pending apply", () => {
       "egp-promote.yml apply-target",
       "egp-promote.yml source",
       "egp-release-apply.yml apply",
+      "egp-release-apply.yml verify",
       "egp-release-create.yml create",
       "egp-rollback.yml rollback",
     ]);

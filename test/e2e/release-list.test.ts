@@ -102,6 +102,8 @@ describe("egp release list", () => {
         { environment: "test", verifiedAt: "2026-11-20T11:00:00.000Z" },
         { environment: "prod", verifiedAt: "2026-11-20T11:00:00.000Z" },
       ],
+      verifying: [],
+      notVerified: [],
       rolledBack: [],
       problem: null,
       rejected: null,

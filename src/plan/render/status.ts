@@ -28,7 +28,14 @@ function wantsText(status: EnvironmentStatus): string {
   const { wants } = status;
   if (!wants) return "-";
   if (!("release" in wants)) return `packages from ${wants.packagesFrom}`;
-  return `release ${wants.release}${status.reachable && status.rejected ? " (rejected)" : ""}`;
+  return `release ${wants.release}${status.reachable && status.rejected ? " (rejected)" : ""}${verificationText(status)}`;
+}
+
+/** `, verifying (soak until …)` or `, not verified (…)`: the wanted release's verification still pending or failed. */
+function verificationText(status: EnvironmentStatus): string {
+  const v = status.verification;
+  if (!v) return "";
+  return v.state === "soaking" ? `, verifying (soak until ${v.until})` : `, not verified (${v.reason})`;
 }
 
 /** `frozen until 2026-12-07 04:00 Europe/Berlin (03:00Z) (Weekend freeze)`. */

@@ -259,7 +259,10 @@ async function applyChanged(): Promise<string | undefined> {
     figures.push(
       `apply: ${entries.length} changed records (${Math.floor(CHANGED / 2)} updates, ${CHANGED - Math.floor(CHANGED / 2)} creates) at concurrency ${CONCURRENCY} in ${(applied.ms / 1000).toFixed(1)} s (load ${loadAverage().toFixed(2)}), against ${FAULTS}`,
     );
-    if (applied.code !== 0) return `the apply exited ${applied.code}`;
+    if (applied.code !== 0) {
+      process.stderr.write(applied.stdout.split("\n").slice(-40).join("\n"));
+      return `the apply exited ${applied.code}`;
+    }
     const records = await readBack(emulator.url);
     const keys = records.map((r) => String(r.Record_Key));
     const expected = RECORDS + (CHANGED - Math.floor(CHANGED / 2));

@@ -57,7 +57,36 @@ function keyPart(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The records whose key fields hold `key`: exactly, and only when case is ignored. */
+type KeyIndex = Map<string, { id: number; parts: (string | undefined)[] }[]>;
+
+/** Records by their key fields' values, case folded: made once per record list and key fields. */
+const keyIndexes = new WeakMap<readonly LiveRecord[], Map<string, KeyIndex>>();
+
+function keyIndexOf(records: readonly LiveRecord[], aliases: readonly string[]): KeyIndex {
+  const byAliases = keyIndexes.get(records) ?? new Map<string, KeyIndex>();
+  keyIndexes.set(records, byAliases);
+  const signature = aliases.join("\u0000");
+  const made = byAliases.get(signature);
+  if (made) return made;
+  const index: KeyIndex = new Map();
+  for (const record of records) {
+    const parts = aliases.map((alias) => keyPart(record.values[alias]));
+    // A record missing a key part matches no key: every key written has all its parts.
+    if (parts.some((part) => part === undefined)) continue;
+    const folded = JSON.stringify(parts.map((part) => part?.toLowerCase()));
+    const list = index.get(folded) ?? [];
+    list.push({ id: record.id, parts });
+    index.set(folded, list);
+  }
+  byAliases.set(signature, index);
+  return index;
+}
+
+/**
+ * The records whose key fields hold `key`: exactly, and only when case is ignored. Looked up in an
+ * index of the records made once, so that a document of many entries against a level of many
+ * records costs their sum, not their product.
+ */
 export function keyMatches(
   records: readonly LiveRecord[],
   aliases: readonly string[],
@@ -65,11 +94,10 @@ export function keyMatches(
 ) {
   const exact: number[] = [];
   const caseOnly: number[] = [];
-  for (const record of records) {
-    const parts = aliases.map((alias) => keyPart(record.values[alias]));
-    if (parts.every((part, at) => part === key[at])) exact.push(record.id);
-    else if (parts.every((part, at) => part !== undefined && part.toLowerCase() === key[at]?.toLowerCase()))
-      caseOnly.push(record.id);
+  const candidates = keyIndexOf(records, aliases).get(JSON.stringify(key.map((part) => part.toLowerCase())));
+  for (const candidate of candidates ?? []) {
+    if (candidate.parts.every((part, at) => part === key[at])) exact.push(candidate.id);
+    else caseOnly.push(candidate.id);
   }
   return { exact, caseOnly };
 }

@@ -16,6 +16,7 @@ import { makeStep } from "./make-step.ts";
 import { deleteLimitProblems, type PlannedDeletes, planDeletes } from "./record-delete.ts";
 import { priorValue } from "./record-prior.ts";
 import {
+  keyMatches,
   REFERENCE_TYPES,
   type ReferencesWire,
   type ResolveReferences,
@@ -90,15 +91,11 @@ interface Level {
 
 /** The live records whose key fields hold the entry's key: exactly, and only when case is ignored. */
 function matchesOf(level: Level, keyFields: readonly LiveRecordField[], key: readonly string[]) {
-  const exact: number[] = [];
-  const caseOnly: number[] = [];
-  for (const record of level.records) {
-    const parts = keyFields.map((field) => liveKeyText(record.values[field.alias]));
-    if (parts.every((part, at) => part === key[at])) exact.push(record.id);
-    else if (parts.every((part, at) => part !== undefined && part.toLowerCase() === key[at]?.toLowerCase()))
-      caseOnly.push(record.id);
-  }
-  return { exact, caseOnly };
+  return keyMatches(
+    level.records,
+    keyFields.map((field) => field.alias),
+    key,
+  );
 }
 
 function planEntry(

@@ -1,8 +1,13 @@
 import type { z } from "zod";
+import type { Filter } from "../../client/odata.ts";
 import type { recordSteps } from "../../plan/kinds/record-steps.ts";
 import { resolve } from "../../plan/kinds/record-values.ts";
 import { type LiveRecordField, recordDocuments } from "../../state/kinds/record.ts";
+import { FieldType } from "../../wire/index.ts";
 import { ApplyError } from "../errors.ts";
+
+const NUMERIC: number = FieldType.Numeric;
+
 import type { OpContext } from "./types.ts";
 
 /*
@@ -83,6 +88,27 @@ function differing(
 }
 
 /**
+ * The Content API filter that finds the records with the step's key: each key field equal to the
+ * key's text or to the value the step writes there (what a record it made holds), so that a lost
+ * create is settled by one read, not by reading the whole level. The records found are then
+ * compared exactly, as the plan compares keys.
+ */
+function keyFilter(input: Input, fields: ReadonlyMap<number, LiveRecordField>): Filter {
+  const byAlias = new Map([...fields.values()].map((field) => [field.alias, field]));
+  return {
+    and: input.keyAliases.map((alias, at) => {
+      const field = byAlias.get(alias);
+      const key = input.key[at] ?? "";
+      if (field?.type === NUMERIC) return { field: alias, op: "eq" as const, value: Number(key) };
+      const written = input.fields.find((write) => write.fieldId === field?.id)?.value;
+      const values = new Set<string>([key]);
+      if (typeof written === "string") values.add(written);
+      return { or: [...values].map((value) => ({ field: alias, op: "eq" as const, value })) };
+    }),
+  };
+}
+
+/**
  * The id of the one record that has the step's key and holds its values. None having the key is
  * `undefined` when `none` is "retry" (a lost create that never landed: its next try writes what
  * the plan showed) and stale otherwise; several, or one holding other values, are stale.
@@ -98,6 +124,7 @@ export async function settleByKey(
   const idField = `${input.entitySet}_Id`;
   const all = await context.client.contentApi.allRecords(input.entitySet, {
     select: [...new Set([idField, ...input.keyAliases, ...aliases])],
+    filter: keyFilter(input, fields),
   });
   const found = all.filter((record) =>
     input.keyAliases.every((alias, at) => keyText(record[alias]) === input.key[at]),

@@ -29,7 +29,7 @@ const THIRD_PARTIES = [
 const startProd = useRecordsProd();
 
 async function prod() {
-  const { emulator, client, dir } = await startProd({ "manifests/third-parties.yaml": THIRD_PARTIES });
+  const { client, dir } = await startProd({ "manifests/third-parties.yaml": THIRD_PARTIES });
   const app = (await client.metadata.applications()).find((a) => a.Name === "Third Parties");
   const [level] = await client.metadata.levelsByModule(app?.Id ?? 0);
   const fields = await client.metadata.fieldDefinitions(level?.Id ?? 0);

@@ -549,7 +549,7 @@ async function verifyUntilSame(
 /** The install step's input, where this run's plan has it: what a re-install asks for again. */
 function installInputOf(context: OpContext): StepInputOf<"package.install"> | undefined {
   const step = context.stepOf?.(`${change(context)}#install`);
-  if (!step || step.op !== "package.install") return undefined;
+  if (step?.op !== "package.install") return undefined;
   const parsed = BUILT_IN_STEP_INPUTS["package.install"].safeParse(step.input);
   return parsed.success ? parsed.data : undefined;
 }

@@ -93,6 +93,7 @@ export { renderComparisonHtml } from "./render/comparison-html.ts";
 export { renderJson } from "./render/json.ts";
 export { DEFAULT_MARKDOWN_LIMIT, renderMarkdown } from "./render/markdown.ts";
 export { freezeEnd } from "./render/notices.ts";
+export { partLabel } from "./render/parts.ts";
 export { printable, printableLines } from "./render/printable.ts";
 export {
   renderStatusHtml,

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson, type PartDifference } from "../plan/index.ts";
+import { canonicalJson, type PartDifference, partLabel } from "../plan/index.ts";
 
 /*
  * A drift finding and what names it: its fingerprint, the hash of its live value, how its part
@@ -59,16 +59,7 @@ export function valueHashOf(value: unknown): string {
     .digest("hex")}`;
 }
 
-const PART_WORDS: Record<PartDifference["part"], string> = {
-  module: "application",
-  level: "level",
-  field: "field",
-  layout: "layout",
-  rule: "event rule",
-  action: "event action",
-};
-
 export function partLabelOf(part: Pick<PartDifference, "part" | "name" | "parent">): string {
   const of = part.parent ? ` of ${JSON.stringify(part.parent)}` : "";
-  return `${PART_WORDS[part.part]} ${JSON.stringify(part.name)}${of}`;
+  return `${partLabel(part.part)} ${JSON.stringify(part.name)}${of}`;
 }

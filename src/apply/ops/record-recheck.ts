@@ -1,12 +1,9 @@
 import type { z } from "zod";
 import type { Filter } from "../../client/odata.ts";
 import type { recordSteps } from "../../plan/kinds/record-steps.ts";
-import { resolve } from "../../plan/kinds/record-values.ts";
+import { isNumericField, resolve } from "../../plan/kinds/record-values.ts";
 import { type LiveRecordField, recordDocuments } from "../../state/kinds/record.ts";
-import { FieldType } from "../../wire/index.ts";
 import { ApplyError } from "../errors.ts";
-
-const NUMERIC: number = FieldType.Numeric;
 
 import type { OpContext } from "./types.ts";
 
@@ -99,7 +96,7 @@ function keyFilter(input: Input, fields: ReadonlyMap<number, LiveRecordField>): 
     and: input.keyAliases.map((alias, at) => {
       const field = byAlias.get(alias);
       const key = input.key[at] ?? "";
-      if (field?.type === NUMERIC) return { field: alias, op: "eq" as const, value: Number(key) };
+      if (field && isNumericField(field)) return { field: alias, op: "eq" as const, value: Number(key) };
       const written = input.fields.find((write) => write.fieldId === field?.id)?.value;
       const values = new Set<string>([key]);
       if (typeof written === "string") values.add(written);

@@ -46,6 +46,9 @@ export const TYPE_NAMES: Readonly<Record<number, string>> = {
   [FieldType.SubForm]: "sub-form",
 };
 
+/** Whether a field's values are numbers, as a filter on it must write them. */
+export const isNumericField = (field: { type: number }): boolean => field.type === FieldType.Numeric;
+
 export const SERVED: ReadonlySet<number> = new Set([
   ...PLAIN_FIELD_TYPES,
   FieldType.Attachment,

@@ -1,8 +1,8 @@
 import type { DesiredState } from "../manifest/index.ts";
 import type { Plan } from "../plan/index.ts";
 import { AUDIT_FIELD } from "../store/audit-stamp.ts";
-import { type ReleaseStore, verifiedKey } from "../store/index.ts";
-import { environmentKey } from "../store/keys.ts";
+import type { ReleaseStore } from "../store/index.ts";
+import { environmentKey, verifiedKey } from "../store/keys.ts";
 import { withoutSignature } from "../store/signing.ts";
 
 /*

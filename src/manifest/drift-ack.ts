@@ -3,11 +3,8 @@ import { join } from "node:path";
 import { z } from "zod";
 import { statOf } from "../io/private-dir.ts";
 import { ENVIRONMENT_NAME } from "./environment-name.ts";
-import { ManifestError, type ManifestIssue } from "./errors.ts";
 import { notPlain, readPlain } from "./freeze-exception.ts";
-import { reporterFor } from "./report.ts";
-import { parsePrecise } from "./yaml-source.ts";
-import { reportZodIssues } from "./zod-issues.ts";
+import { checkKnownEnvironment, parseOneDocument } from "./one-document.ts";
 
 /*
  * A drift finding someone knows about: `drift-acks/<name>.yaml`, committed so that it was reviewed
@@ -70,29 +67,12 @@ export function parseDriftAck(
   text: string,
   check: { knownEnvironments?: ReadonlySet<string>; maxDays?: number; now?: Date } = {},
 ): DriftAck {
-  const parsed = parsePrecise(file, text);
-  const issues: ManifestIssue[] = [...parsed.issues];
-  const [document] = parsed.documents;
-  if (!document && issues.length === 0)
-    issues.push({ file, line: 0, column: 0, severity: "error", path: "", message: "is empty" });
-  if (document) {
-    const report = reporterFor(document, [], issues);
-    const result = DriftAckDocument.safeParse(document.value);
-    if (!result.success) reportZodIssues(result.error, report);
-    else {
-      const { environment, until } = result.data;
-      const known = check.knownEnvironments;
-      if (known && !known.has(environment))
-        report.error(
-          ["environment"],
-          `unknown environment "${environment}" (known: ${[...known].join(", ") || "none"})`,
-        );
-      const tooFar = untilTooFar(until, check.maxDays, check.now);
-      if (tooFar) report.error(["until"], tooFar);
-    }
-    if (result.success && issues.length === 0) return { name, file, ...result.data };
-  }
-  throw new ManifestError(issues);
+  const data = parseOneDocument(file, text, DriftAckDocument, ({ environment, until }, report) => {
+    checkKnownEnvironment(environment, check.knownEnvironments, report);
+    const tooFar = untilTooFar(until, check.maxDays, check.now);
+    if (tooFar) report.error(["until"], tooFar);
+  });
+  return { name, file, ...data };
 }
 
 /** Why `until` is refused: more than `maxDays` ahead of `now`; undefined when it is not. */

@@ -4,11 +4,9 @@ import { join } from "node:path";
 import { z } from "zod";
 import { statOf } from "../io/private-dir.ts";
 import { ENVIRONMENT_NAME } from "./environment-name.ts";
-import { ManifestError, type ManifestIssue } from "./errors.ts";
+import { ManifestError } from "./errors.ts";
 import { Instant } from "./freeze.ts";
-import { reporterFor } from "./report.ts";
-import { parsePrecise } from "./yaml-source.ts";
-import { reportZodIssues } from "./zod-issues.ts";
+import { checkKnownEnvironment, parseOneDocument } from "./one-document.ts";
 
 /*
  * A way through a freeze: `freeze-exceptions/<name>.yaml`, committed so that it was reviewed. It
@@ -103,23 +101,10 @@ export function parseFreezeException(
   text: string,
   knownEnvironments?: ReadonlySet<string>,
 ): FreezeException {
-  const parsed = parsePrecise(file, text);
-  const issues: ManifestIssue[] = [...parsed.issues];
-  const [document] = parsed.documents;
-  if (!document && issues.length === 0)
-    issues.push({ file, line: 0, column: 0, severity: "error", path: "", message: "is empty" });
-  if (document) {
-    const report = reporterFor(document, [], issues);
-    const result = FreezeExceptionDocument.safeParse(document.value);
-    if (!result.success) reportZodIssues(result.error, report);
-    else if (knownEnvironments && !knownEnvironments.has(result.data.environment))
-      report.error(
-        ["environment"],
-        `unknown environment "${result.data.environment}" (known: ${[...knownEnvironments].join(", ") || "none"})`,
-      );
-    if (result.success && issues.length === 0) return { name, file, ...result.data };
-  }
-  throw new ManifestError(issues);
+  const data = parseOneDocument(file, text, FreezeExceptionDocument, ({ environment }, report) =>
+    checkKnownEnvironment(environment, knownEnvironments, report),
+  );
+  return { name, file, ...data };
 }
 
 /**

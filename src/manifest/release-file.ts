@@ -1,10 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import { ManifestError, type ManifestIssue } from "./errors.ts";
-import { reporterFor } from "./report.ts";
-import { parsePrecise } from "./yaml-source.ts";
-import { reportZodIssues } from "./zod-issues.ts";
+import { ManifestError } from "./errors.ts";
+import { parseOneDocument } from "./one-document.ts";
 
 /*
  * A release file, `releases/<name>.yaml`: what `egp release create` built, committed and reviewed.
@@ -93,18 +91,9 @@ export async function readReleaseFile(dir: string, name: string): Promise<Desire
 }
 
 export function parseReleaseFile(file: string, text: string, name?: string): DesiredRelease {
-  const parsed = parsePrecise(file, text);
-  const issues: ManifestIssue[] = [...parsed.issues];
-  const [document] = parsed.documents;
-  if (!document && issues.length === 0)
-    issues.push({ file, line: 0, column: 0, severity: "error", path: "", message: "is empty" });
-  if (document) {
-    const report = reporterFor(document, [], issues);
-    const result = ReleaseFile.safeParse(document.value);
-    if (!result.success) reportZodIssues(result.error, report);
-    else if (name !== undefined && result.data.name !== name)
-      report.error(["name"], `is ${result.data.name}, but the file is the release ${name}`);
-    if (result.success && issues.length === 0) return { ...result.data, file, text };
-  }
-  throw new ManifestError(issues);
+  const data = parseOneDocument(file, text, ReleaseFile, (release, report) => {
+    if (name !== undefined && release.name !== name)
+      report.error(["name"], `is ${release.name}, but the file is the release ${name}`);
+  });
+  return { ...data, file, text };
 }

@@ -24,6 +24,11 @@ export interface OpenEnvironment {
 
 export interface Connections {
   open(config: EnvironmentConfig): Promise<OpenEnvironment>;
+  /**
+   * Starts closing what is open (the logouts), without waiting: for a command that is done with
+   * its instances before it is done (a plan, once read). `closeAll` waits for it.
+   */
+  closeSoon(): void;
   closeAll(): Promise<void>;
 }
 
@@ -104,6 +109,30 @@ export function connections(options: ConnectOptions): Connections {
     return { name: config.name, client, ...(emulator ? { emulator } : {}) };
   };
 
+  /** Logs out of every instance opened so far and stops the embedded emulators; what opens later is new. */
+  const closeOpened = async () => {
+    const clients = [...opened.values()];
+    const servers = [...emulators.values()];
+    opened.clear();
+    emulators.clear();
+    const environments = await Promise.allSettled(clients);
+    // Every instance's logout at once: one round trip at the end of a run, not one per instance.
+    await Promise.allSettled(
+      environments.map(async (result) => {
+        if (result.status !== "fulfilled") return;
+        const { name, client } = result.value;
+        await client.close();
+        // One line per environment, logouts included: what a run cost the instance (and what the
+        // benchmarks count, without tracing every exchange).
+        const { requests, retries, logins } = client.stats();
+        options.logger.debug({ env: name, requests, retries, logins }, "requests made");
+      }),
+    );
+    const started = await Promise.allSettled(servers);
+    for (const result of started) if (result.status === "fulfilled") await result.value.close();
+  };
+  let closing: Promise<void> | undefined;
+
   return {
     open(config) {
       let environment = opened.get(config.name);
@@ -113,24 +142,13 @@ export function connections(options: ConnectOptions): Connections {
       }
       return environment;
     },
+    closeSoon() {
+      closing ??= closeOpened();
+    },
     async closeAll() {
-      const environments = await Promise.allSettled(opened.values());
-      // Every instance's logout at once: one round trip at the end of a run, not one per instance.
-      await Promise.allSettled(
-        environments.map(async (result) => {
-          if (result.status !== "fulfilled") return;
-          const { name, client } = result.value;
-          await client.close();
-          // One line per environment, logouts included: what a run cost the instance (and what the
-          // benchmarks count, without tracing every exchange).
-          const { requests, retries, logins } = client.stats();
-          options.logger.debug({ env: name, requests, retries, logins }, "requests made");
-        }),
-      );
-      const started = await Promise.allSettled(emulators.values());
-      for (const result of started) if (result.status === "fulfilled") await result.value.close();
-      opened.clear();
-      emulators.clear();
+      await closing;
+      closing = undefined;
+      await closeOpened();
     },
   };
 }

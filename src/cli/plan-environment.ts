@@ -25,6 +25,8 @@ export async function planWith(
     shared?: SharedReads;
     managedOnly?: boolean;
     view?: boolean;
+    /** Done with the instances once they are read (`egp plan`): their logouts overlap the planning. */
+    closeAfterRead?: boolean;
   },
   env: string,
   options: PlanOptions,
@@ -39,5 +41,6 @@ export async function planWith(
     cache: manifestCacheOf(context.dir),
     ...(context.shared ? { shared: context.shared } : {}),
     ...(context.managedOnly ? { managedOnly: true } : {}),
+    ...(context.closeAfterRead ? { afterRead: () => context.connections.closeSoon() } : {}),
   });
 }

@@ -89,6 +89,11 @@ export interface PlanEnvironmentOptions {
    * can't be read, is left out of the comparison and said (`PlanContext.unchecked`), not a failure.
    */
   tolerant?: boolean;
+  /**
+   * Called once the live state is read, before the plan is made from it: the instances are no
+   * longer needed, so a caller that only plans logs out while the plan is made.
+   */
+  afterRead?: () => void;
 }
 
 /** What a tolerant view could not compare, and why. */
@@ -380,6 +385,7 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
 /** The composer: reads what the plan needs, then calls the pure planner. */
 export async function planEnvironment(input: PlanEnvironmentOptions): Promise<EnvironmentPlan> {
   const context = await readEnvironment(input);
+  input.afterRead?.();
   const plan = planChanges(
     context.desired,
     context.live,

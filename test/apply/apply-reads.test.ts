@@ -104,6 +104,7 @@ async function countedPaths(body: (context: Parameters<typeof planWith>[0]) => P
       }
       return { name: config.name, client: await http.open(config) };
     },
+    closeSoon() {},
     async closeAll() {
       await Promise.all([...byName.values()].map((http) => http.close()));
     },

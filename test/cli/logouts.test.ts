@@ -60,4 +60,23 @@ describe("closing a run's connections", () => {
     // One after the other, each would arrive once the previous hold had ended.
     expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(HOLD_MS);
   });
+
+  it("starts the logouts when asked to close soon, and closing all waits for them", async () => {
+    const [emulator] = emulators as [Emulator];
+    let arrived = false;
+    emulator.app.server.on("request", (request) => {
+      if (request.url?.endsWith("/logout")) arrived = true;
+    });
+    emulator.faults.script({ path: "/logout", action: { delayMs: HOLD_MS } });
+    const open = connections({ logger: pino({ level: "silent" }) });
+    const { client } = await open.open(config("soon", emulator.url));
+    await client.securityParameters.list();
+    open.closeSoon();
+    await expect.poll(() => arrived, { timeout: HOLD_MS }).toBe(true);
+    const started = performance.now();
+    await open.closeAll();
+    // The held logout was already under way: closing all waited for it, and sent no second one.
+    expect(performance.now() - started).toBeGreaterThan(HOLD_MS / 3);
+    await expect(client.securityParameters.list()).rejects.toThrow();
+  });
 });

@@ -85,7 +85,7 @@ export function registerPlanCommand(program: Command): void {
     .option("--enforce-roles", "send roles of every managed user where the instance can't read them back");
   withSelection(command).action(async (_options: unknown, command: Command) => {
     await withEnvironments<PlanFlags>(command, async ({ flags, dir, logger, connections }) => {
-      const planned = await planWith({ dir, connections, logger }, flags.env, {
+      const planned = await planWith({ dir, connections, logger, closeAfterRead: true }, flags.env, {
         allowDelete: flags.allowDelete,
         enforceRoles: flags.enforceRoles,
         ...selectionOf(flags),

@@ -28,7 +28,7 @@ export interface DeleteInput {
   /** A live record's key values as keys compare (trimmed text; undefined when empty), in `key` order. */
   keyOf(record: LiveRecord): (string | undefined)[];
   /** The live records an entry's key matches: exactly, and only when case is ignored. */
-  matches(key: readonly string[]): { exact: number[]; caseOnly: number[] };
+  matches(key: readonly string[]): { exact: number[]; caseOnly: number[]; found: readonly LiveRecord[] };
 }
 
 export interface PlannedDeletes {
@@ -52,10 +52,10 @@ const lower = (parts: readonly (string | undefined)[]) => JSON.stringify(parts.m
 
 /** The records `ensure: absent` entries name; a key matching several refuses (pushed to `ambiguous`). */
 function absentOnes(input: DeleteInput, ambiguous: PlanProblem[]): Doomed[] {
-  const { document, level, environment } = input;
+  const { document, environment } = input;
   const doomed: Doomed[] = [];
   for (const entry of document.records.filter((e) => e.ensure === "absent")) {
-    const { exact, caseOnly } = input.matches(entry.key);
+    const { exact, caseOnly, found } = input.matches(entry.key);
     if (exact.length > 1 || (exact.length === 0 && caseOnly.length > 0)) {
       const ids = [...exact, ...caseOnly].sort((a, b) => a - b);
       const how = exact.length > 1 ? "" : " only when case is ignored";
@@ -66,7 +66,7 @@ function absentOnes(input: DeleteInput, ambiguous: PlanProblem[]): Doomed[] {
       });
       continue;
     }
-    const record = level.records.find((candidate) => candidate.id === exact[0]);
+    const record = exact.length === 1 ? found[0] : undefined;
     const { file, line, column } = entry.source;
     if (record) doomed.push({ record, parts: entry.key, reason: "absent", source: { file, line, column } });
   }

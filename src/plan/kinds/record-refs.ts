@@ -57,7 +57,7 @@ function keyPart(value: unknown): string | undefined {
   return undefined;
 }
 
-type KeyIndex = Map<string, { id: number; parts: (string | undefined)[] }[]>;
+type KeyIndex = Map<string, { record: LiveRecord; parts: (string | undefined)[] }[]>;
 
 /** Records by their key fields' values, case folded: made once per record list and key fields. */
 const keyIndexes = new WeakMap<readonly LiveRecord[], Map<string, KeyIndex>>();
@@ -75,7 +75,7 @@ function keyIndexOf(records: readonly LiveRecord[], aliases: readonly string[]):
     if (parts.some((part) => part === undefined)) continue;
     const folded = JSON.stringify(parts.map((part) => part?.toLowerCase()));
     const list = index.get(folded) ?? [];
-    list.push({ id: record.id, parts });
+    list.push({ record, parts });
     index.set(folded, list);
   }
   byAliases.set(signature, index);
@@ -94,12 +94,16 @@ export function keyMatches(
 ) {
   const exact: number[] = [];
   const caseOnly: number[] = [];
+  /** The records of `exact`, in its order: what an entry compares with, found without a scan. */
+  const found: LiveRecord[] = [];
   const candidates = keyIndexOf(records, aliases).get(JSON.stringify(key.map((part) => part.toLowerCase())));
   for (const candidate of candidates ?? []) {
-    if (candidate.parts.every((part, at) => part === key[at])) exact.push(candidate.id);
-    else caseOnly.push(candidate.id);
+    if (candidate.parts.every((part, at) => part === key[at])) {
+      exact.push(candidate.record.id);
+      found.push(candidate.record);
+    } else caseOnly.push(candidate.record.id);
   }
-  return { exact, caseOnly };
+  return { exact, caseOnly, found };
 }
 
 const aliasesOf = (fields: Target["fields"], names: readonly string[]) =>

@@ -110,7 +110,7 @@ function planEntry(
 ): { change: Change; step: Step } | undefined {
   const key = `${document.application} ${label(entry.key)}`;
   const keyFields = document.key.map((name) => fields.get(name) as LiveRecordField);
-  const { exact, caseOnly } = matchesOf(level, keyFields, entry.key);
+  const { exact, caseOnly, found } = matchesOf(level, keyFields, entry.key);
   if (exact.length > 1 || (exact.length === 0 && caseOnly.length > 0)) {
     const ids = [...exact, ...caseOnly].sort((a, b) => a - b);
     const how = exact.length > 1 ? "" : " only when case is ignored";
@@ -124,7 +124,7 @@ function planEntry(
     );
     return undefined;
   }
-  const live = exact.length === 1 ? level.records.find((record) => record.id === exact[0]) : undefined;
+  const live = exact.length === 1 ? found[0] : undefined;
   const changes: FieldChange[] = [];
   const writes: { fieldId: number; type: number; value: WireValue | ReferencesWire | null }[] = [];
   const dependsOn = new Set<string>();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
+import { hash } from "../digest.ts";
 import { digestScope, recordsDigest } from "./record-digest.ts";
 
 /* The records' digest of a level: Name (the key), Score and Due; the document manages Score of "Outage". */
@@ -70,5 +71,36 @@ describe("the records' digest", () => {
     const edited = structuredClone(whole);
     Object.assign(edited.records[1]?.values ?? {}, { Due: "2030-01-01" });
     expect(recordsDigest([edited])).not.toBe(recordsDigest([whole]));
+  });
+});
+
+describe("the records' digest's text", () => {
+  /** The narrowed levels as plain data, hashed by the canonical writer: what the digest must equal. */
+  const reference = (levels: ReadonlyArray<ReturnType<typeof level>>) =>
+    hash(
+      levels.map(({ scope, fields, records, ...rest }) => ({
+        ...rest,
+        fields: fields.filter((field) => scope.named.includes(field.name)),
+        records: records.map((record) => {
+          const key = scope.keyAliases.map((alias) => record.values[alias] ?? null);
+          const first = typeof key[0] === "string" ? key[0].trim().toLowerCase() : key[0];
+          const managed = scope.managed[JSON.stringify([first])];
+          return managed
+            ? [record.id, key, managed.map((alias) => record.values[alias] ?? null)]
+            : [record.id, key];
+        }),
+      })),
+    );
+
+  it("is the canonical JSON of the narrowed levels, whatever the values hold", () => {
+    const records = [
+      ...structuredClone(BASE),
+      // Objects (keys out of order), nested lists, text needing escapes, a case-only match, no value.
+      { id: 4, values: { Name: " outage ", Score: { b: 1, a: [2, { d: null, c: "x" }] }, Due: null } },
+      { id: 5, values: { Name: 'quote " and \\ and \u2028', Score: [3, "4"], Due: "2026-05-01" } },
+      { id: 6, values: { Name: "Fraud", Score: -0, Due: undefined as unknown as string } },
+    ];
+    expect(recordsDigest([level(records)])).toBe(reference([level(records)]));
+    expect(recordsDigest([level(records), level(BASE)])).toBe(reference([level(records), level(BASE)]));
   });
 });

@@ -90,8 +90,8 @@ export interface PlanEnvironmentOptions {
    */
   tolerant?: boolean;
   /**
-   * Called once the live state is read, before the plan is made from it: the instances are no
-   * longer needed, so a caller that only plans logs out while the plan is made.
+   * Called once the live state's requests are answered, before its digests and the plan are made
+   * from it: the instances are no longer needed, so a caller that only plans logs out meanwhile.
    */
   afterRead?: () => void;
 }
@@ -330,6 +330,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
     ...(options.allowDelete ? { everyKind: true } : {}),
     ...(input.managedOnly ? { managedOnly: true } : {}),
     ...(kinds ? { kinds: kinds.live } : {}),
+    ...(input.afterRead ? { afterReads: input.afterRead } : {}),
     ...(input.tolerant
       ? {
           unreadable: (kind, error) => {
@@ -385,7 +386,6 @@ async function loadEnvironment(input: PlanEnvironmentOptions, targets: ReturnTyp
 /** The composer: reads what the plan needs, then calls the pure planner. */
 export async function planEnvironment(input: PlanEnvironmentOptions): Promise<EnvironmentPlan> {
   const context = await readEnvironment(input);
-  input.afterRead?.();
   const plan = planChanges(
     context.desired,
     context.live,

@@ -74,6 +74,7 @@ export async function readLiveState(
     Promise.all(kinds.map((kind) => (skipped.includes(kind) ? kind.needed?.empty : readKind(kind, context)))),
     readsNothing ? client.metadata.version() : undefined,
   ]);
+  options.afterReads?.();
   const state: Omit<LiveState, "digest" | "partDigests"> = Object.assign(
     { environment: desired.environment.name },
     ...parts,

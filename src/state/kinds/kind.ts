@@ -3,6 +3,11 @@ import type { DesiredState } from "../../manifest/index.ts";
 import type { InstanceReads, SharedReads } from "../shared-reads.ts";
 
 export interface ReadLiveOptions {
+  /**
+   * Called once every request of the read is answered, before the digests are made of it: a caller
+   * done with the instances (a plan) logs out while the rest is computed.
+   */
+  afterReads?: () => void;
   /** The repository's root, where files the manifests name (a record's attachments) are read. */
   dir?: string;
   /** Client of the environment packages come from; needed when the manifests name packages. */

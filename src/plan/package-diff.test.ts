@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LivePackageObject, PartDetail } from "../state/live-state.ts";
-import { describeCounts, describeDifference, diffObject } from "./package-diff.ts";
+import { describeCounts, describeDifference, diffObject, objectMatches } from "./package-diff.ts";
 import { partLine } from "./render/parts.ts";
 
 /** An object from parts given as key → [fingerprint, detail]. */
@@ -216,5 +216,40 @@ describe("describeDifference", () => {
       after: "1 part(s) to add, 2 to change (1 critical)",
     });
     expect(describeCounts({ added: 0, changed: 0, onlyOnTarget: 0, critical: 0 })).toBe("differs");
+  });
+});
+
+describe("questionnaire rules", () => {
+  const rule = (name: string, outcome: string): PartDetail => ({
+    name,
+    parent: "Vendor Risk Assessment",
+    properties: { name, alias: name, condition: "Score > 10", "condition fields": ["Score"], outcome },
+  });
+
+  it("only on the target leave an object recorded without them matching, and are named", () => {
+    const recorded = object("Vendor Risk Assessment", { "field:f1": ["a"] });
+    const target = object("Vendor Risk Assessment", {
+      "field:f1": ["a"],
+      "questionnaireRule:q1": ["r", rule("High inherent risk", "Flag")],
+    });
+    expect(objectMatches(recorded, target, { installMethod: 2, installOption: 1 })).toBe(true);
+    const { parts } = diffObject(recorded, target);
+    expect(parts.map((p) => partLine(p))).toEqual([
+      '- questionnaire rule "High inherent risk": only on the target',
+    ]);
+  });
+
+  it("changed on the target are a difference, property by property", () => {
+    const source = object("Vendor Risk Assessment", {
+      "questionnaireRule:q1": ["r", rule("High inherent risk", "Flag")],
+    });
+    const target = object("Vendor Risk Assessment", {
+      "questionnaireRule:q1": ["s", rule("High inherent risk", "Ignore")],
+    });
+    expect(objectMatches(source, target, { installMethod: 2, installOption: 1 })).toBe(false);
+    const { parts } = diffObject(source, target);
+    expect(parts.map((p) => partLine(p))).toEqual([
+      '~ questionnaire rule "High inherent risk": outcome "Ignore" → "Flag"',
+    ]);
   });
 });

@@ -11,7 +11,15 @@ export type Severity = "critical" | "normal";
 export type PartStatus = "added" | "changed" | "onlyOnTarget";
 
 /** The kinds of part, as the part keys of the live state name them (`field:<guid>`). */
-export const PART_TYPES = ["module", "level", "field", "layout", "rule", "action"] as const;
+export const PART_TYPES = [
+  "module",
+  "level",
+  "field",
+  "layout",
+  "rule",
+  "action",
+  "questionnaireRule",
+] as const;
 export type PartType = (typeof PART_TYPES)[number];
 
 export interface PropertyDifference {

@@ -134,6 +134,7 @@ const actions: Record<number, unknown[]> = {
 const client = {
   metadata: {
     applications: async () => modules,
+    questionnaires: async () => [],
     levels: async () => levels,
     fieldDefinitions: async (id: number) => fields[id] ?? [],
     levelLayout: async (id: number) => {

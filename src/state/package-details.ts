@@ -6,6 +6,7 @@ import {
   FieldType,
   type Level,
   type LevelLayout,
+  type QuestionnaireRule,
 } from "../wire/index.ts";
 import type { PartDetail } from "./live-objects.ts";
 
@@ -15,7 +16,7 @@ import type { PartDetail } from "./live-objects.ts";
  * only for objects that differ, after fingerprints have been compared.
  */
 
-/** The instance's applications and levels, with their ids mapped to GUIDs (package-objects.ts reads it). */
+/** The instance's applications, sub-forms, questionnaires and levels, with their ids mapped to GUIDs (package-objects.ts reads it). */
 export interface Catalogue {
   modules: Application[];
   levels: Level[];
@@ -33,6 +34,8 @@ export interface ModuleTree {
     fields: FieldDefinition[];
     layout: LevelLayout | undefined;
     rules: Array<{ rule: EventRule; actions: EventAction[] }>;
+    /** A questionnaire's levels only: its rules (an application's levels have none read). */
+    questionnaireRules?: QuestionnaireRule[];
   }>;
 }
 
@@ -66,7 +69,7 @@ export function describeTree(tree: ModuleTree, catalogue: Catalogue): Record<str
       },
     },
   };
-  for (const { level, fields, layout, rules } of tree.levels) {
+  for (const { level, fields, layout, rules, questionnaireRules } of tree.levels) {
     details[`level:${lower(level.Guid)}`] = {
       name: level.Name,
       properties: {
@@ -129,6 +132,19 @@ export function describeTree(tree: ModuleTree, catalogue: Catalogue): Record<str
           },
         };
       }
+    }
+    for (const rule of questionnaireRules ?? []) {
+      details[`questionnaireRule:${lower(rule.Guid)}`] = {
+        name: rule.Name,
+        parent: level.Name,
+        properties: {
+          name: rule.Name,
+          alias: rule.Alias,
+          condition: rule.Condition,
+          "condition fields": sorted(rule.ConditionFieldIds.map(field)),
+          outcome: rule.Outcome,
+        },
+      };
     }
   }
   return details;

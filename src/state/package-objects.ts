@@ -8,6 +8,7 @@ import type {
   FieldDefinition,
   Level,
   LevelLayout,
+  QuestionnaireRule,
 } from "../wire/index.ts";
 import { fieldReferenceKind, fieldReferenceWord } from "../wire/index.ts";
 import { hash as canonicalHash } from "./digest.ts";
@@ -56,12 +57,18 @@ function lower(guid: string): string {
   return guid.toLowerCase();
 }
 
-/** Reads the modules and levels once: enough to map any module or level id to its GUID. */
+/**
+ * Reads the modules and levels once: enough to map any module or level id to its GUID. The
+ * platform lists questionnaires apart from applications and sub-forms; they are modules all the
+ * same (a package carries one as an Application), so the catalogue holds them too.
+ */
 export async function readCatalogue(client: PlatformClient): Promise<Catalogue> {
-  const [modules, levels] = (await Promise.all([
+  const [applications, levels, questionnaires] = (await Promise.all([
     client.metadata.applications(),
     client.metadata.levels(),
-  ])) as [Application[], Level[]];
+    client.metadata.questionnaires(),
+  ])) as [Application[], Level[], Application[]];
+  const modules = [...applications, ...questionnaires];
   return {
     modules,
     levels,
@@ -128,11 +135,13 @@ async function readModuleTree(
   catalogue: Catalogue,
 ): Promise<ModuleTree> {
   const levels = catalogue.levels.filter((level) => level.ModuleId === module.Id);
+  // Only a questionnaire's levels have questionnaire rules: an application costs no extra read.
+  const questionnaire = module.Type === "Questionnaire";
   return {
     module,
     levels: await Promise.all(
       levels.map(async (level) => {
-        const [fields, layout, rules] = await Promise.all([
+        const [fields, layout, rules, questionnaireRules] = await Promise.all([
           client.metadata.fieldDefinitions(level.Id) as Promise<FieldDefinition[]>,
           // A level without a layout answers 404; any other failure is a failed read, not "no
           // layout" (a fault taken for an empty layout made a converged target look changed).
@@ -141,6 +150,9 @@ async function readModuleTree(
             throw error;
           }),
           client.metadata.eventRulesByLevel(level.Id) as Promise<EventRule[]>,
+          questionnaire
+            ? (client.metadata.questionnaireRulesByLevel(level.Id) as Promise<QuestionnaireRule[]>)
+            : undefined,
         ]);
         const withActions = await Promise.all(
           rules.map(async (rule) => ({
@@ -148,7 +160,13 @@ async function readModuleTree(
             actions: (await client.metadata.eventActionsByRule(rule.Id)) as EventAction[],
           })),
         );
-        return { level, fields, layout, rules: withActions };
+        return {
+          level,
+          fields,
+          layout,
+          rules: withActions,
+          ...(questionnaireRules ? { questionnaireRules } : {}),
+        };
       }),
     ),
   };
@@ -173,7 +191,7 @@ export function normalizeTree(tree: ModuleTree, catalogue: Catalogue): Record<st
       IsDeprecated: module.IsDeprecated,
     },
   };
-  for (const { level, fields, layout, rules } of tree.levels) {
+  for (const { level, fields, layout, rules, questionnaireRules } of tree.levels) {
     const levelKey = lower(level.Guid);
     parts[`level:${levelKey}`] = {
       Module: moduleGuid.get(level.ModuleId) ?? null,
@@ -228,6 +246,16 @@ export function normalizeTree(tree: ModuleTree, catalogue: Catalogue): Record<st
         };
       }
     }
+    for (const rule of questionnaireRules ?? []) {
+      parts[`questionnaireRule:${lower(rule.Guid)}`] = {
+        Level: levelKey,
+        Name: rule.Name,
+        Alias: rule.Alias,
+        Condition: rule.Condition,
+        Fields: rule.ConditionFieldIds.map(field).sort(),
+        Outcome: rule.Outcome,
+      };
+    }
   }
   return parts;
 }
@@ -238,6 +266,7 @@ const PLURAL: Record<string, string | undefined> = {
   layout: "layouts",
   rule: "rules",
   action: "actions",
+  questionnaireRule: "questionnaire rules",
 };
 
 function summarize(
@@ -334,9 +363,11 @@ export async function readPackageObjects(
   const read = catalogue;
   const treeOf = (module: Application, key: string) =>
     treeOnce(shared, key, () => readModuleTree(client, module, read));
-  for (const module of read.modules) {
-    if (module.Type === "Application")
-      side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
+  // A questionnaire is named as an application is (it travels as one); an application of the same
+  // name wins, as the platform's own application reads would find it.
+  for (const type of ["Questionnaire", "Application"]) {
+    for (const module of read.modules)
+      if (module.Type === type) side.applicationsByName[module.Name.toLowerCase()] = lower(module.Guid);
   }
   const modules = (): ModuleEntry[] =>
     read.modules.flatMap((m) =>
@@ -413,6 +444,7 @@ const PART_LABELS: Record<string, string> = {
   layout: "layout",
   rule: "event rule",
   action: "event action",
+  questionnaireRule: "questionnaire rule",
 };
 
 /**

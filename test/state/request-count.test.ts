@@ -147,6 +147,8 @@ describe("requests of a plan's reads", () => {
     // Two applications named: Scale Application 0002 (one level) and 0003 (two levels).
     const tree = {
       "POST /core/system/application": 1,
+      // Questionnaires are listed apart from applications; the catalogue holds both.
+      "POST /core/system/questionnaire": 1,
       "POST /core/system/level": 1,
       "POST /core/system/fielddefinition/level/{}": 3,
       "POST /core/system/levellayout/level/{}": 3,

@@ -16,6 +16,7 @@ const PART_LABEL: Record<PartType, string> = {
   layout: "layout",
   rule: "event rule",
   action: "event action",
+  questionnaireRule: "questionnaire rule",
 };
 
 export const PART_MARK: Record<PartStatus, string> = { added: "+", changed: "~", onlyOnTarget: "-" };

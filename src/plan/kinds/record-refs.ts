@@ -62,6 +62,13 @@ type KeyIndex = Map<string, { record: LiveRecord; parts: (string | undefined)[] 
 /** Records by their key fields' values, case folded: made once per record list and key fields. */
 const keyIndexes = new WeakMap<readonly LiveRecord[], Map<string, KeyIndex>>();
 
+/** A key's index entry: its parts lower-cased, one part as it is, several as JSON. */
+function foldKey(parts: readonly string[]): string {
+  return parts.length === 1
+    ? (parts[0] as string).toLowerCase()
+    : JSON.stringify(parts.map((part) => part.toLowerCase()));
+}
+
 function keyIndexOf(records: readonly LiveRecord[], aliases: readonly string[]): KeyIndex {
   const byAliases = keyIndexes.get(records) ?? new Map<string, KeyIndex>();
   keyIndexes.set(records, byAliases);
@@ -69,14 +76,22 @@ function keyIndexOf(records: readonly LiveRecord[], aliases: readonly string[]):
   const made = byAliases.get(signature);
   if (made) return made;
   const index: KeyIndex = new Map();
+  const [single] = aliases;
   for (const record of records) {
-    const parts = aliases.map((alias) => keyPart(record.values[alias]));
-    // A record missing a key part matches no key: every key written has all its parts.
-    if (parts.some((part) => part === undefined)) continue;
-    const folded = JSON.stringify(parts.map((part) => part?.toLowerCase()));
-    const list = index.get(folded) ?? [];
-    list.push({ record, parts });
-    index.set(folded, list);
+    let parts: (string | undefined)[];
+    if (aliases.length === 1) {
+      const part = keyPart(record.values[single as string]);
+      if (part === undefined) continue;
+      parts = [part];
+    } else {
+      parts = aliases.map((alias) => keyPart(record.values[alias]));
+      // A record missing a key part matches no key: every key written has all its parts.
+      if (parts.some((part) => part === undefined)) continue;
+    }
+    const folded = foldKey(parts as string[]);
+    const list = index.get(folded);
+    if (list) list.push({ record, parts });
+    else index.set(folded, [{ record, parts }]);
   }
   byAliases.set(signature, index);
   return index;
@@ -96,7 +111,8 @@ export function keyMatches(
   const caseOnly: number[] = [];
   /** The records of `exact`, in its order: what an entry compares with, found without a scan. */
   const found: LiveRecord[] = [];
-  const candidates = keyIndexOf(records, aliases).get(JSON.stringify(key.map((part) => part.toLowerCase())));
+  const candidates =
+    key.length === aliases.length ? keyIndexOf(records, aliases).get(foldKey(key)) : undefined;
   for (const candidate of candidates ?? []) {
     if (candidate.parts.every((part, at) => part === key[at])) {
       exact.push(candidate.record.id);

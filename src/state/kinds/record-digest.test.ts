@@ -99,8 +99,51 @@ describe("the records' digest's text", () => {
       { id: 4, values: { Name: " outage ", Score: { b: 1, a: [2, { d: null, c: "x" }] }, Due: null } },
       { id: 5, values: { Name: 'quote " and \\ and \u2028', Score: [3, "4"], Due: "2026-05-01" } },
       { id: 6, values: { Name: "Fraud", Score: -0, Due: undefined as unknown as string } },
+      { id: 7, values: { Name: 12, Score: "lone \ud800 surrogate", Due: "2026-06-01" } },
     ];
     expect(recordsDigest([level(records)])).toBe(reference([level(records)]));
     expect(recordsDigest([level(records), level(BASE)])).toBe(reference([level(records), level(BASE)]));
+  });
+
+  it("is the same for a key of two fields", () => {
+    const twoFields: DesiredRecords = {
+      ...DOCUMENT,
+      key: ["Name", "Due"],
+      records: [
+        {
+          key: ["Outage", "2026-01-01"],
+          values: { Name: "Outage", Due: "2026-01-01", Score: 3 },
+          source,
+          fields: {},
+        },
+      ],
+    };
+    const scope = digestScope(twoFields, FIELDS);
+    const records = [
+      ...structuredClone(BASE),
+      { id: 3, values: { Name: " OUTAGE", Score: { z: 1, a: 2 }, Due: "2026-01-01" } },
+    ];
+    const narrowedRef = hash([
+      {
+        application: "Risk Register",
+        entitySet: "Risk",
+        fields: FIELDS.filter((field) => scope.named.includes(field.name)),
+        levelId: 7,
+        levelName: "Risk",
+        records: records.map((record) => {
+          const key = [record.values.Name, record.values.Due];
+          const folded = JSON.stringify(key.map((part) => String(part).trim().toLowerCase()));
+          const managed = scope.managed[folded];
+          return managed
+            ? [
+                record.id,
+                key,
+                managed.map((alias) => (record.values as Record<string, unknown>)[alias] ?? null),
+              ]
+            : [record.id, key];
+        }),
+      },
+    ]);
+    expect(recordsDigest([{ ...level(records), scope }])).toBe(narrowedRef);
   });
 });

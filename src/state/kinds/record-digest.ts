@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
 import { canonicalJson } from "../digest.ts";
 
@@ -67,43 +67,107 @@ function flat(value: unknown): boolean {
   return Array.isArray(value) && value.every(flat);
 }
 
+/** A value as canonical JSON; `undefined` as `null`, as in a list. */
+function valueJson(value: unknown): string {
+  if (value === undefined) return "null";
+  return flat(value) ? (JSON.stringify(value) ?? "null") : (canonicalJson(value) ?? "null");
+}
+
+/** The fields each entry manages, by the key as its record's values fold it (`matchKey`, or one part folded). */
+function managedLookup(
+  scope: RecordDigestScope,
+): (values: Readonly<Record<string, unknown>>) => string[] | undefined {
+  const [single, ...more] = scope.keyAliases;
+  if (single === undefined || more.length > 0)
+    return (values) =>
+      scope.managed[matchKey(scope.keyAliases.map((alias) => keyPart(values[alias] ?? null)))];
+  const byPart = new Map<string | undefined, string[]>();
+  for (const [key, aliases] of Object.entries(scope.managed)) {
+    const parts = JSON.parse(key) as (string | null)[];
+    if (parts.length === 1) byPart.set(parts[0] ?? undefined, aliases);
+  }
+  return (values) =>
+    byPart.get(
+      keyPart(values[single] ?? null)
+        ?.trim()
+        .toLowerCase(),
+    );
+}
+
+/** Hashed text, written in chunks: a level of 50,000 records is never one string. */
+class Writer {
+  private chunk = "";
+  private readonly hash: Hash;
+  constructor(hash: Hash) {
+    this.hash = hash;
+  }
+  write(text: string): void {
+    this.chunk += text;
+    if (this.chunk.length >= 65_536) this.flush();
+  }
+  flush(): void {
+    this.hash.update(this.chunk);
+    this.chunk = "";
+  }
+}
+
 /**
- * A level's records, narrowed, as canonical JSON. Most records hold only text, numbers and lists,
- * whose plain JSON is canonical: those skip the canonical writer, which costs several times more
- * over a level of 50,000 records. The text is the same either way (record-digest.test.ts).
+ * A level's records, narrowed, written as canonical JSON: `[id, key]`, or `[id, key, managed]` for
+ * a record an entry's key matches. Text, numbers and lists are written as plain JSON, which is
+ * canonical for them, and each record without building its tuple: over a level of 50,000 records
+ * the canonical writer and the tuples cost most of a plan's CPU and garbage. The bytes are those
+ * of the canonical JSON of the tuples (record-digest.test.ts).
  */
-function recordsJson(scope: RecordDigestScope, records: NonNullable<DigestedLevel["records"]>): string {
-  const pick = (values: Readonly<Record<string, unknown>>, aliases: readonly string[]) =>
-    aliases.map((alias) => values[alias] ?? null);
-  const tuples = records.map((record) => {
-    const key = pick(record.values, scope.keyAliases);
-    const managed = scope.managed[matchKey(key.map(keyPart))];
-    return managed ? [record.id, key, pick(record.values, managed)] : [record.id, key];
+function writeRecords(out: Writer, scope: RecordDigestScope, records: NonNullable<DigestedLevel["records"]>) {
+  const managedOf = managedLookup(scope);
+  const list = (values: Readonly<Record<string, unknown>>, aliases: readonly string[]) => {
+    let text = "[";
+    for (let at = 0; at < aliases.length; at++)
+      text += (at > 0 ? "," : "") + valueJson(values[aliases[at] as string] ?? null);
+    return `${text}]`;
+  };
+  out.write("[");
+  records.forEach((record, at) => {
+    const managed = managedOf(record.values);
+    const tail = managed ? `,${list(record.values, managed)}` : "";
+    out.write(
+      `${at > 0 ? "," : ""}[${valueJson(record.id)},${list(record.values, scope.keyAliases)}${tail}]`,
+    );
   });
-  if (tuples.every(flat)) return JSON.stringify(tuples);
-  return `[${tuples.map((tuple) => (flat(tuple) ? JSON.stringify(tuple) : canonicalJson(tuple))).join(",")}]`;
+  out.write("]");
 }
 
 /** One level as canonical JSON; a level read without a scope (or not found) counts whole. */
-function levelJson(level: DigestedLevel): string {
+function writeLevel(out: Writer, level: DigestedLevel): void {
   const { scope, fields, records, ...rest } = level;
-  if (!scope || !fields || !records) return canonicalJson(level) as string;
+  if (!scope || !fields || !records) {
+    out.write(canonicalJson(level) ?? "null");
+    return;
+  }
   const members: Record<string, unknown> = {
     ...rest,
     fields: fields.filter((field) => scope.named.includes(field.name)),
   };
   const keys = [...Object.keys(members).filter((key) => members[key] !== undefined), "records"].sort();
-  const body = keys.map((key) =>
-    key === "records"
-      ? `"records":${recordsJson(scope, records)}`
-      : `${JSON.stringify(key)}:${canonicalJson(members[key])}`,
-  );
-  return `{${body.join(",")}}`;
+  out.write("{");
+  keys.forEach((key, at) => {
+    out.write(`${at > 0 ? "," : ""}${JSON.stringify(key)}:`);
+    if (key === "records") writeRecords(out, scope, records);
+    else out.write(canonicalJson(members[key]) ?? "null");
+  });
+  out.write("}");
 }
 
-/** The digest of the levels: sha256 of their canonical JSON, as `hash` of the narrowed levels gives it. */
+/** The digest of the levels: sha256 of their narrowed forms' canonical JSON. */
 export function recordsDigest(levels: readonly DigestedLevel[]): string {
-  return createHash("sha256")
-    .update(`[${levels.map(levelJson).join(",")}]`)
-    .digest("hex");
+  const hash = createHash("sha256");
+  const out = new Writer(hash);
+  out.write("[");
+  levels.forEach((level, at) => {
+    if (at > 0) out.write(",");
+    writeLevel(out, level);
+  });
+  out.write("]");
+  out.flush();
+  return hash.digest("hex");
 }

@@ -43,6 +43,22 @@ const CONTROLS = [
   "",
 ].join("\n");
 
+const FINDINGS_PACKAGE = PACKAGE.replace("name: Controls Pack", "name: Findings Pack").replace(
+  "application: Controls",
+  "application: Findings",
+);
+
+const FINDINGS = [
+  "kind: Record",
+  "application: Findings",
+  "key: [Finding Title]",
+  "records:",
+  "  - Finding Title: Stale admin accounts",
+  "    Severity: High",
+  "    Identified Date: 2026-11-02",
+  "",
+].join("\n");
+
 const started: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(started.splice(0).map((server) => server.close()));
@@ -53,7 +69,7 @@ interface Written {
   body: string;
 }
 
-async function repository(controls: string, refuse = { writes: false }) {
+async function repository(controls: string, refuse = { writes: false }, pkg = PACKAGE) {
   const dev: Emulator = await startEmulator({
     port: 0,
     seed: "demo-dev",
@@ -86,7 +102,7 @@ async function repository(controls: string, refuse = { writes: false }) {
   const dir = await testdir({
     "environments/dev.yaml": environmentFile(dev.url),
     "environments/prod.yaml": environmentFile(proxy.url, ["packagesFrom: dev"]),
-    "manifests/packages.yaml": PACKAGE,
+    "manifests/packages.yaml": pkg,
     "manifests/controls.yaml": controls,
   });
   return { dir, written };
@@ -172,6 +188,26 @@ describe("Record documents setting fields a package of the same plan adds", () =
     expect(written.map((write) => write.method).sort()).toEqual(["POST", "PUT"]);
     expect(written.map((write) => write.body).join("\n")).toMatch(/"ValuesListIds":\[\d+\]/);
     expect((await run(dir, "plan", "--env", "prod")).stdout).toContain("No changes.");
+  });
+
+  it("creates records in an application the package adds, in the level the install made", async () => {
+    const { dir, written } = await repository(FINDINGS, { writes: false }, FINDINGS_PACKAGE);
+    const planned = await run(dir, "plan", "--env", "prod");
+    expect(planned.stderr).toBe("");
+    expect(planned.code).toBe(0);
+    expect(planned.stdout).toMatch(
+      /\+ Record Findings "Stale admin accounts"\n {6}\+ Finding Title: "Stale admin accounts"\n {6}\+ Severity: "High"\n {6}\+ Identified Date: "2026-11-02"\n {6}# level "Finding" and its fields "Finding Title", "Severity", "Identified Date": added by package "Findings Pack" of this plan/,
+    );
+    const applied = await run(dir, "apply", "--env", "prod", "--yes");
+    expect(applied.stderr).toBe("");
+    expect(applied.code).toBe(0);
+    expect(written.map((write) => write.method)).toEqual(["POST"]);
+    expect(written[0]?.body).toMatch(/^\{"LevelId":\d+,"FieldContents":/);
+    expect(written[0]?.body).toMatch(/"Type":4,"Value":\{"ValuesListIds":\[\d+\],"OtherText":null\}/);
+    expect(written[0]?.body).not.toMatch(/High|[0-9a-f]{8}-[0-9a-f]{4}-/);
+    const again = await run(dir, "plan", "--env", "prod");
+    expect(again.stderr).toBe("");
+    expect(again.stdout).toContain("No changes.");
   });
 
   it("refuses a field in neither prod's Controls nor the package's, with the closest of both", async () => {

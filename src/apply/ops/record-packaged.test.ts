@@ -61,6 +61,14 @@ function run() {
   const cache = new Map<string, Promise<unknown>>();
   const client = {
     metadata: {
+      applications: async () => {
+        reads.push(-1);
+        return [{ Id: 5, Guid: "A-CONTROLS", Name: "Controls" }];
+      },
+      levelsByModule: async (moduleId: number) => {
+        reads.push(-moduleId);
+        return moduleId === 5 ? [{ Id: LEVEL, Guid: "L-CONTROL", Name: "Control" }] : [];
+      },
       fieldDefinitions: async (levelId: number) => {
         reads.push(levelId);
         return DEFINITIONS;
@@ -138,5 +146,22 @@ describe("a record step's fields that the plan's package adds", () => {
       apply(stepOf("AC-9", "record.create", [{ guid: "f-result", name: "Result", type: 1, value: "x" }])),
     ).rejects.toThrow(/is of another type \(4\)/);
     expect(writes).toEqual([]);
+  });
+
+  it("finds the id of a level the package adds by its GUID, once per run", async () => {
+    const { reads, writes, apply } = run();
+    const inNewLevel = (id: string, guid: string) => {
+      const step = stepOf(id, "record.create", [RESULT("f-result-v0", "Effective")]);
+      const { levelId: _levelId, ...input } = step.input as Record<string, unknown>;
+      return { ...step, input: { ...input, level: { guid, name: "Control", application: "a-controls" } } };
+    };
+    await apply(inNewLevel("AC-9", "l-control"));
+    await apply(inNewLevel("AC-10", "l-control"));
+    expect(reads).toEqual([-1, -5, LEVEL]);
+    expect(writes.map((write) => (write as { LevelId: number }).LevelId)).toEqual([LEVEL, LEVEL]);
+    await expect(apply(inNewLevel("AC-11", "l-other"))).rejects.toThrow(
+      /the level "Control" \(GUID l-other\), which the plan's package adds, is not on the instance after the install; nothing was written/,
+    );
+    expect(writes).toHaveLength(2);
   });
 });

@@ -49,12 +49,42 @@ function idOf(input: Input, write: PackagedWrite, byGuid: ReadonlyMap<string, Fi
   return { fieldId: field.Id, type: write.type, value: { ValuesListIds: ids, OtherText: value.OtherText } };
 }
 
-/** The step's input with the package-added fields written by id, as the content calls take them. */
-export async function withPackagedIds<T extends Input>(context: OpContext, input: T): Promise<T> {
-  const { packaged, ...rest } = input;
-  if (!packaged || packaged.length === 0) return input;
-  const definitions = await definitionsOf(context, input.levelId);
+/** The id of the level the plan's package adds: its application's levels, read once per run, by GUID. */
+async function levelIdOf(context: OpContext, input: Input): Promise<number> {
+  if (input.levelId !== undefined) return input.levelId;
+  const level = input.level;
+  if (!level)
+    throw new ApplyError(
+      "EGP_STEP_INPUT_MISSING",
+      `${context.step.id}: has neither a level id nor a level GUID`,
+    );
+  const applications = await context.shared("record.packaged-applications", () =>
+    context.client.metadata.applications(),
+  );
+  const application = applications.find((app) => app.Guid.toLowerCase() === level.application.toLowerCase());
+  const levels = application
+    ? await context.shared(`record.packaged-levels:${application.Id}`, () =>
+        context.client.metadata.levelsByModule(application.Id),
+      )
+    : [];
+  const found = levels.find((candidate) => candidate.Guid.toLowerCase() === level.guid.toLowerCase());
+  if (found) return found.Id;
+  throw new ApplyError(
+    "EGP_PLAN_STALE",
+    `the record ${label(input.key)} of "${input.application}": the level "${level.name}" (GUID ${level.guid}), which the plan's package adds, is not on the instance after the install; nothing was written. Plan again.`,
+  );
+}
+
+/** The step's input by ids: the level and the package-added fields as the install made them. */
+export async function withPackagedIds<T extends Input>(
+  context: OpContext,
+  input: T,
+): Promise<T & { levelId: number }> {
+  const { packaged, level: _level, ...rest } = input;
+  const levelId = await levelIdOf(context, input);
+  if (!packaged || packaged.length === 0) return { ...input, levelId };
+  const definitions = await definitionsOf(context, levelId);
   const byGuid = new Map(definitions.map((field) => [field.Guid.toLowerCase(), field]));
   const fields = packaged.map((write) => idOf(input, write, byGuid));
-  return { ...rest, fields: [...input.fields, ...fields] } as T;
+  return { ...rest, levelId, fields: [...input.fields, ...fields] } as T & { levelId: number };
 }

@@ -78,10 +78,14 @@ function entry(line: number, values: Record<string, RecordFieldValue>): DesiredR
   };
 }
 
-function planOf(entries: DesiredRecordEntry[], options: { promote?: boolean; key?: string[] } = {}) {
+function planOf(
+  entries: DesiredRecordEntry[],
+  options: { promote?: boolean; key?: string[]; level?: string; read?: LiveRecordLevel } = {},
+) {
   const document: DesiredRecords = {
     kind: "Record",
     application: "Controls",
+    ...(options.level ? { level: options.level } : {}),
     key: options.key ?? ["Name"],
     records: entries,
     source: { file: "manifests/controls.yaml", line: 2, column: 14 },
@@ -97,7 +101,7 @@ function planOf(entries: DesiredRecordEntry[], options: { promote?: boolean; key
       packagesFrom: environment("dev"),
     }),
     live({
-      records: [TARGET_LEVEL],
+      records: [options.read ?? TARGET_LEVEL],
       packages: { objects: { [APP]: target }, applicationsByName: { controls: APP } },
       packageSource: {
         environment: "dev",
@@ -190,6 +194,42 @@ describe("Record documents naming fields a package of the same plan adds", () =>
     );
     expect(() => planOf([entry(5, { Name: "AC-2", Owner: { users: ["anguyen"] } })])).toThrow(
       /"Owner" is a users\/groups field that package "Control Pack" of this plan adds; .*apply the package first/,
+    );
+  });
+
+  it("plans creates in a level the package adds, by the level's GUID and its application's", () => {
+    const read: LiveRecordLevel = { application: "Controls", missing: "application" };
+    const plan = planOf([entry(5, { Name: "AC-9", Result: "Effective" })], { read });
+    const step = plan.steps.find((s) => s.op === "record.create");
+    const input = recordSteps.ops["record.create"].parse(step?.input);
+    expect(input.levelId).toBeUndefined();
+    expect(input).toMatchObject({
+      level: { guid: LEVEL_GUID, name: "Control", application: APP },
+      entitySet: "Control",
+      keyAliases: ["Name"],
+      fields: [],
+      packaged: [
+        { guid: "f-name", name: "Name", type: 1, value: "AC-9" },
+        { guid: "f-result", value: { ValuesListGuids: [{ guid: "f-result-v0", name: "Effective" }] } },
+      ],
+    });
+    expect(JSON.stringify(step?.input)).not.toMatch(/[:[,]-\d/);
+    expect(step?.dependsOn).toEqual([
+      plan.steps.filter((s) => s.change === "Package/Control Pack").at(-1)?.id,
+    ]);
+    expect(plan.changes.find((c) => c.kind === "Record")?.notes).toEqual([
+      'level "Control" and its fields "Name", "Result": added by package "Control Pack" of this plan',
+    ]);
+  });
+
+  it("refuses a level the package does not add, and an application not on the target without the package", () => {
+    const read: LiveRecordLevel = { application: "Controls", level: "Test", missing: "level" };
+    expect(() => planOf([entry(5, { Name: "AC-9" })], { read, level: "Test" })).toThrow(
+      /application: no level "Test" in "Controls" on prod$/,
+    );
+    const missing: LiveRecordLevel = { application: "Controls", missing: "application" };
+    expect(() => planOf([entry(5, { Name: "AC-9" })], { read: missing, promote: false })).toThrow(
+      /application: no application "Controls" on prod$/,
     );
   });
 });

@@ -41,7 +41,20 @@ interface Placeholder {
 export interface PackagedFields {
   fields: LiveRecordField[];
   byId: ReadonlyMap<number, Placeholder>;
+  /** The level itself, when the package adds it: its id too is known only once installed. */
+  level?: PackagedLevel;
 }
+
+/** A level a package of the plan adds, by GUID, and the GUID of its application. */
+export interface PackagedLevel {
+  guid: string;
+  name: string;
+  application: string;
+  package: string;
+}
+
+/** Where a level the package adds is planned: no records yet, its id a placeholder. */
+const NEW_LEVEL_ID = -1;
 
 const same = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
@@ -81,19 +94,64 @@ export function packagedFieldsOf(
   return fields.length > 0 ? { fields, byId } : undefined;
 }
 
-/** The package of the plan that installs the document's application (and level, where it names one). */
-export function packageAdding(
+/**
+ * The level that the document names and a package of the plan adds (with its application, or to an
+ * application the target has), planned as a level without records whose fields are all the
+ * package's; or why it can't be; or undefined when no package of the plan adds it.
+ */
+export function packagedLevelOf(
   deliveries: readonly PackageDelivery[] | undefined,
   document: Pick<DesiredRecords, "application" | "level">,
-): string | undefined {
-  const found = (deliveries ?? []).find(
+): { level: PlannedLevel; packaged: PackagedFields } | { problem: string } | undefined {
+  const delivery = (deliveries ?? []).find(
     ({ object }) =>
-      object.type === "Application" &&
-      same(object.name, document.application) &&
-      (document.level === undefined ||
-        (object.members?.levels ?? []).some((level) => same(level.name, document.level as string))),
+      object.type === "Application" && same(object.name, document.application) && object.members,
   );
-  return found?.package;
+  if (!delivery?.object.members) return undefined;
+  const { levels } = delivery.object.members;
+  const level = document.level
+    ? levels.find((candidate) => same(candidate.name, document.level as string))
+    : levels.length === 1
+      ? levels[0]
+      : undefined;
+  if (!level && document.level) return undefined;
+  if (!level)
+    return {
+      problem: `package "${delivery.package}" of this plan adds it with ${levels.length} levels (${levels.map((candidate) => `"${candidate.name}"`).join(", ")}); name the level with \`level:\``,
+    };
+  const packaged = packagedFieldsOf([delivery], document.application, level.name, new Map());
+  if (!packaged) return { problem: `package "${delivery.package}" of this plan adds it without fields` };
+  return {
+    level: {
+      application: document.application,
+      ...(document.level ? { level: document.level } : {}),
+      levelId: NEW_LEVEL_ID,
+      levelName: level.name,
+      entitySet: level.alias,
+      fields: packaged.fields,
+      records: [],
+    },
+    packaged: {
+      ...packaged,
+      level: {
+        guid: level.guid,
+        name: level.name,
+        application: delivery.object.guid,
+        package: delivery.package,
+      },
+    },
+  };
+}
+
+/** A level as the record planner plans against it. */
+export interface PlannedLevel {
+  application: string;
+  level?: string;
+  levelId: number;
+  levelName: string;
+  entitySet: string;
+  fields: LiveRecordField[];
+  records: { id: number; values: Record<string, unknown> }[];
 }
 
 /** The names of packages that add fields to the level, for a refusal's words. */
@@ -117,7 +175,7 @@ export function packagedProblems(
   const seen = new Set<string>();
   const origin = (name: string) => packaged.byId.get(byName.get(name)?.id ?? 0)?.package ?? "";
   for (const name of document.key)
-    if (byName.has(name))
+    if (byName.has(name) && !packaged.level)
       problems.push({
         ...document.source,
         path: "key",
@@ -145,6 +203,7 @@ interface FieldWrite {
 }
 
 interface TargetInput {
+  levelId?: number;
   fields: FieldWrite[];
   prior?: FieldWrite[];
 }
@@ -174,7 +233,7 @@ export function withPackaged(
 ): { change: Change; step: Step } {
   const input = planned.step.input as unknown as TargetInput;
   const moved = input.fields.filter((write) => packaged.byId.has(write.fieldId));
-  if (moved.length === 0) return planned;
+  if (moved.length === 0 && !packaged.level) return planned;
   const writes = moved.map((write) => packagedWrite(write, packaged.byId.get(write.fieldId) as Placeholder));
   const byPackage = new Map<string, string[]>();
   for (const write of moved) {
@@ -182,10 +241,22 @@ export function withPackaged(
     byPackage.set(field.package, [...(byPackage.get(field.package) ?? []), field.name]);
   }
   const own = (write: FieldWrite) => !packaged.byId.has(write.fieldId);
+  const { levelId, ...rest } = input;
+  const level = packaged.level
+    ? {
+        level: {
+          guid: packaged.level.guid,
+          name: packaged.level.name,
+          application: packaged.level.application,
+        },
+      }
+    : { levelId };
+  if (packaged.level) byPackage.set(packaged.level.package, byPackage.get(packaged.level.package) ?? []);
   const step: Step = {
     ...planned.step,
     input: {
-      ...input,
+      ...rest,
+      ...level,
       fields: input.fields.filter(own),
       ...(input.prior ? { prior: input.prior.filter(own) } : {}),
       packaged: writes,
@@ -195,9 +266,10 @@ export function withPackaged(
       ...[...byPackage.keys()].map((name) => resourceDependency("Package", name)),
     ],
   };
+  const where = packaged.level ? `level "${packaged.level.name}" and its fields ` : "";
   const notes = [...byPackage].map(
     ([name, fields]) =>
-      `${fields.map((field) => JSON.stringify(field)).join(", ")}: added by package "${name}" of this plan`,
+      `${where}${fields.map((field) => JSON.stringify(field)).join(", ")}: added by package "${name}" of this plan`,
   );
   return { change: { ...planned.change, notes: [...planned.change.notes, ...notes] }, step };
 }

@@ -83,7 +83,10 @@ const Target = z.object({
   application: z.string(),
   /** The record's key values, in the document's `key` order: how messages name it. */
   key: z.array(z.string()),
-  levelId: int,
+  /** The level's id; absent when a package of the same plan adds the level (then `level`). */
+  levelId: int.optional(),
+  /** A level the plan's package adds, by GUID, with its application's GUID: its id is read after the install. */
+  level: z.object({ guid: z.string(), name: z.string(), application: z.string() }).optional(),
   fields: z.array(FieldWrite),
   /**
    * Where a create whose answer was lost looks for the record it may have made: the level's

@@ -15,8 +15,8 @@ import {
 import { makeStep } from "./make-step.ts";
 import { deleteLimitProblems, type PlannedDeletes, planDeletes } from "./record-delete.ts";
 import {
-  packageAdding,
   packagedFieldsOf,
+  packagedLevelOf,
   packagedProblems,
   packageNames,
   withPackaged,
@@ -278,27 +278,26 @@ function plan({ desired, live, options, planned: after }: PlanInput): KindPlan {
   );
   const context = valueContextOf(live);
   documents.forEach((document, index) => {
-    const level = matchingRead(levels[index], document);
+    const read = matchingRead(levels[index], document);
+    const added = read && "missing" in read ? packagedLevelOf(after?.packageDeliveries, document) : undefined;
+    const level = added && "level" in added ? added.level : read;
     if (!level || "missing" in level) {
       const what =
         level?.missing === "level"
           ? `no level "${document.level}" in "${document.application}"`
           : `no application "${document.application}"`;
-      const adds = packageAdding(after?.packageDeliveries, document);
       problems.invalid.push({
         ...document.source,
         path: "application",
-        message: `${what} on ${environment}${adds ? `: package "${adds}" of this plan adds it, and records of an application or level an install adds are planned once it is installed; apply the package, then plan the records` : ""}`,
+        message: `${what} on ${environment}${added && "problem" in added ? `: ${added.problem}` : ""}`,
       });
       return;
     }
     const fields = new Map(level.fields.map((field) => [field.name, field]));
-    const packaged = packagedFieldsOf(
-      after?.packageDeliveries,
-      document.application,
-      level.levelName,
-      fields,
-    );
+    const packaged =
+      added && "packaged" in added
+        ? added.packaged
+        : packagedFieldsOf(after?.packageDeliveries, document.application, level.levelName, fields);
     for (const field of packaged?.fields ?? []) fields.set(field.name, field);
     const nor = packaged ? `, nor does package ${packageNames(packaged)} of this plan add one` : "";
     const invalid = [

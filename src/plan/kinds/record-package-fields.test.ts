@@ -80,7 +80,13 @@ function entry(line: number, values: Record<string, RecordFieldValue>): DesiredR
 
 function planOf(
   entries: DesiredRecordEntry[],
-  options: { promote?: boolean; key?: string[]; level?: string; read?: LiveRecordLevel } = {},
+  options: {
+    promote?: boolean;
+    key?: string[];
+    level?: string;
+    read?: LiveRecordLevel;
+    source?: LivePackageObject;
+  } = {},
 ) {
   const document: DesiredRecords = {
     kind: "Record",
@@ -105,7 +111,7 @@ function planOf(
       packages: { objects: { [APP]: target }, applicationsByName: { controls: APP } },
       packageSource: {
         environment: "dev",
-        objects: { [APP]: sourceObject() },
+        objects: { [APP]: options.source ?? sourceObject() },
         applicationsByName: { controls: APP },
       },
     }),
@@ -220,6 +226,24 @@ describe("Record documents naming fields a package of the same plan adds", () =>
     expect(plan.changes.find((c) => c.kind === "Record")?.notes).toEqual([
       'level "Control" and its fields "Name", "Result": added by package "Control Pack" of this plan',
     ]);
+  });
+
+  it("asks for `level:` when the application the package adds has more than one level", () => {
+    const source = sourceObject();
+    const members = source.members as NonNullable<LivePackageObject["members"]>;
+    const two = { ...members, levels: [...members.levels, { guid: "b2", name: "Test", alias: "Test" }] };
+    const read: LiveRecordLevel = { application: "Controls", missing: "application" };
+    expect(() => planOf([entry(5, { Name: "AC-9" })], { read, source: { ...source, members: two } })).toThrow(
+      /no application "Controls" on prod: package "Control Pack" of this plan adds it with 2 levels \("Control", "Test"\); name the level with `level:`/,
+    );
+    const planned = planOf([entry(5, { Name: "AC-9" })], {
+      read: { ...read, level: "Control" },
+      level: "Control",
+      source: { ...source, members: two },
+    });
+    expect(planned.steps.find((s) => s.op === "record.create")?.input).toMatchObject({
+      level: { guid: LEVEL_GUID },
+    });
   });
 
   it("refuses a level the package does not add, and an application not on the target without the package", () => {

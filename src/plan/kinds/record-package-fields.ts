@@ -3,8 +3,9 @@ import type { LiveRecordField } from "../../state/kinds/record.ts";
 import { FieldType } from "../../wire/index.ts";
 import type { Change, Step } from "../model.ts";
 import { type PackageDelivery, type PlanProblem, resourceDependency } from "./kind.ts";
+import { REFERENCE_TYPES } from "./record-refs.ts";
 import type { PackagedWrite } from "./record-steps.ts";
-import { TYPE_NAMES } from "./record-values.ts";
+import { SERVED, TYPE_NAMES } from "./record-values.ts";
 
 /*
  * Fields a package of the same plan adds to a level that a Record document manages. They are not
@@ -186,7 +187,8 @@ export function packagedProblems(
       const field = byName.get(name);
       if (!field || seen.has(name) || document.key.includes(name)) continue;
       seen.add(name);
-      if (TYPES.has(field.type)) continue;
+      // Types Record documents do not write at all are refused with the target's fields (fieldProblems).
+      if (TYPES.has(field.type) || !(SERVED.has(field.type) || REFERENCE_TYPES.has(field.type))) continue;
       const type = TYPE_NAMES[field.type] ?? "a";
       problems.push({
         ...(entry.fields[name] ?? entry.source),

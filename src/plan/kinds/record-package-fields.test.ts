@@ -86,6 +86,7 @@ function planOf(
     level?: string;
     read?: LiveRecordLevel;
     source?: LivePackageObject;
+    targets?: string[];
   } = {},
 ) {
   const document: DesiredRecords = {
@@ -115,7 +116,7 @@ function planOf(
         applicationsByName: { controls: APP },
       },
     }),
-    { createdAt: CREATED_AT },
+    { createdAt: CREATED_AT, ...(options.targets ? { targets: options.targets } : {}) },
   );
 }
 
@@ -188,10 +189,19 @@ describe("Record documents naming fields a package of the same plan adds", () =>
     );
   });
 
-  it("refuses the package's fields when the plan does not install the package", () => {
+  it("refuses the package's fields when the plan does not install the package, or does not target it", () => {
     expect(() => planOf([entry(5, { Name: "AC-2", Result: "Effective" })], { promote: false })).toThrow(
       /"Controls" has no field "Result" on prod$/,
     );
+    const values = { Name: "AC-2", Result: "Effective" };
+    expect(() => planOf([entry(5, values)], { targets: ["Record/Controls*"] })).toThrow(
+      /"Controls" has no field "Result" on prod$/,
+    );
+    const both = planOf([entry(5, values)], { targets: ["Record/Controls*", "Package/Control Pack"] });
+    expect(both.changes.map((change) => change.id)).toEqual([
+      "Package/Control Pack",
+      'Record/Controls "AC-2"',
+    ]);
   });
 
   it("refuses a key field or a users/groups field the package adds, saying to apply the package first", () => {

@@ -80,8 +80,9 @@ function snapshotRecord(plan: Plan, step: Step): SnapshotRecord | undefined {
   const op = step.op === "record.update" || step.op === "record.create" ? step.op : undefined;
   if (!op) return undefined;
   const parsed = recordSteps.ops["record.update"].partial({ contentId: true }).safeParse(step.input);
-  if (!parsed.success) return undefined;
-  const input = parsed.data;
+  // A record of a level the plan's package adds has no level id before the install: not kept.
+  if (!parsed.success || parsed.data.levelId === undefined) return undefined;
+  const input = { ...parsed.data, levelId: parsed.data.levelId };
   const change = plan.changes.find((candidate) => candidate.id === step.change);
   // The planner lists a change's fields in the order of its step's writes.
   const names = change?.fields.map((field) => field.field) ?? [];

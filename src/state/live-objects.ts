@@ -66,8 +66,20 @@ export interface PackageReference {
 
 export interface PackageMembers {
   levels: Array<{ guid: string; name: string; alias: string }>;
-  /** `level`: the lower-case GUID of the field's level. */
-  fields: Array<{ guid: string; name: string; alias: string; level: string }>;
+  /**
+   * `level`: the lower-case GUID of the field's level. `type`, `active` and `values` (a values
+   * list's values by lower-case GUID) let a Record document of the same plan set a field the
+   * install adds (src/plan/kinds/record-package-fields.ts).
+   */
+  fields: Array<{
+    guid: string;
+    name: string;
+    alias: string;
+    level: string;
+    type?: number;
+    active?: boolean;
+    values?: Array<{ guid: string; name: string }>;
+  }>;
 }
 
 /** Every application, sub-form and level of an instance by lower-case GUID, with names and aliases. */

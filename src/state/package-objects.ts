@@ -124,7 +124,15 @@ function membersOf(tree: ModuleTree): PackageMembers {
       alias: level.Alias,
     })),
     fields: tree.levels.flatMap(({ level, fields }) =>
-      fields.map((f) => ({ guid: lower(f.Guid), name: f.Name, alias: f.Alias, level: lower(level.Guid) })),
+      fields.map((f) => ({
+        guid: lower(f.Guid),
+        name: f.Name,
+        alias: f.Alias,
+        level: lower(level.Guid),
+        type: f.Type,
+        active: f.IsActive,
+        values: (f.ValuesListValues ?? []).map((value) => ({ guid: lower(value.Guid), name: value.Name })),
+      })),
     ),
   };
 }

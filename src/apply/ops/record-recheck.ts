@@ -16,7 +16,8 @@ import type { OpContext } from "./types.ts";
  * update, a second record, an update of another one).
  */
 
-type Input = z.output<(typeof recordSteps.ops)["record.create"]>;
+/** A step's input once its level's id is known (record-packaged.ts). */
+type Input = z.output<(typeof recordSteps.ops)["record.create"]> & { levelId: number };
 
 /** What happened to the write, as the failure's message says it. */
 export type Unsettled = "create refused" | "create lost" | "update refused";

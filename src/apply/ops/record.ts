@@ -3,6 +3,7 @@ import { ForbiddenError, OutcomeUnknownError } from "../../client/errors.ts";
 import { recordSteps } from "../../plan/kinds/record-steps.ts";
 import { attachmentIds, isAttachmentValue } from "./record-attachments.ts";
 import { recordDeleteOps } from "./record-delete.ts";
+import { withPackagedIds } from "./record-packaged.ts";
 import { settleByKey } from "./record-recheck.ts";
 import { sentValue } from "./record-refs.ts";
 import { isSubformValue, subformRowIds } from "./record-subform-rows.ts";
@@ -14,7 +15,8 @@ import { inputOf, type OpContext, type OpHandler } from "./types.ts";
  * retry as for every write. A create whose answer was lost, or that a previous run started and
  * never finished, may have made the record: it looks for the key first, so that a retry never
  * makes a second one. A 403 (the interface's "already exists" / "does not exist") is settled by
- * reading the record again by its key (record-recheck.ts).
+ * reading the record again by its key (record-recheck.ts). Fields a package of the plan adds are
+ * written by the ids the install gave them (record-packaged.ts).
  */
 
 type CreateInput = z.output<(typeof recordSteps.ops)["record.create"]>;
@@ -33,7 +35,10 @@ async function fieldContents(context: OpContext, fields: CreateInput["fields"]) 
 }
 
 const create: OpHandler = async (context: OpContext) => {
-  const input = inputOf(context, "record.create", recordSteps.ops["record.create"]);
+  const input = await withPackagedIds(
+    context,
+    inputOf(context, "record.create", recordSteps.ops["record.create"]),
+  );
   if (context.resumed) {
     const id = await settleByKey(context, input, "create lost", "retry");
     if (id !== undefined) return { id };
@@ -55,7 +60,10 @@ const create: OpHandler = async (context: OpContext) => {
 };
 
 const update: OpHandler = async (context: OpContext) => {
-  const input = inputOf(context, "record.update", recordSteps.ops["record.update"]);
+  const input = await withPackagedIds(
+    context,
+    inputOf(context, "record.update", recordSteps.ops["record.update"]),
+  );
   try {
     const id = await context.client.content.update({
       Content: {

@@ -1,6 +1,6 @@
 import { EgpError } from "../../errors/index.ts";
 import type { DesiredLists, DesiredState, FieldSource } from "../../manifest/index.ts";
-import type { LiveState } from "../../state/live-state.ts";
+import type { LivePackageObject, LiveState } from "../../state/live-state.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
 import type { Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
 
@@ -27,6 +27,14 @@ export interface ParametersAfterPlan {
  */
 export interface PlannedState {
   securityParameters?: ParametersAfterPlan;
+  /** The objects the plan's packages install, as their source has them, by package. */
+  packageDeliveries?: PackageDelivery[];
+}
+
+/** An object a package of the plan installs: what its fields and levels will be once installed. */
+export interface PackageDelivery {
+  package: string;
+  object: LivePackageObject;
 }
 
 export interface PlanInput {

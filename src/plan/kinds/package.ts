@@ -12,6 +12,7 @@ import { describeDifference, type MatchOptions, objectMatches } from "../package
 import {
   type KindPlan,
   type KindPlanner,
+  type PackageDelivery,
   PlanError,
   type PlanInput,
   type PlanProblem,
@@ -93,6 +94,7 @@ export const packagePlanner: KindPlanner = {
       return { key: pkg.name, desired: pkg, live: trees };
     });
   },
+  leaves: ({ desired, live }) => ({ packageDeliveries: deliveriesOf(desired, live) }),
   refusals({ desired, live }: PlanInput): PlanProblem[] {
     if (desired.release) return releaseVersionProblems(desired.release, live.packages, desired.environment);
     const source = live.packageSource;
@@ -151,6 +153,28 @@ export const packagePlanner: KindPlanner = {
     return result;
   },
 };
+
+/**
+ * The objects the plan's promotions install, each as its source has it: a package installs all its
+ * named objects when any of them differs from the target's. A release's objects are left out: its
+ * file records their parts' names, not their fields' definitions.
+ */
+function deliveriesOf(desired: DesiredState, live: PlanInput["live"]): PackageDelivery[] {
+  const source = live.packageSource;
+  if (desired.release || !desired.packagesFrom || !source) return [];
+  return desired.packages.flatMap((pkg) => {
+    const listed = pkg.objects.flatMap((object) => {
+      const guid = resolveObjectGuid(object, source);
+      const found = guid ? source.objects[guid] : undefined;
+      return found ? [{ object, live: found }] : [];
+    });
+    const installs = listed.some(
+      ({ object, live: found }) =>
+        !objectMatches(found, live.packages.objects[found.guid], matchOptionsOf(object.install)),
+    );
+    return installs ? listed.map(({ live: found }) => ({ package: pkg.name, object: found })) : [];
+  });
+}
 
 /** A release that would install anything is refused on a platform older than the one it was built on. */
 function releaseVersionProblems(

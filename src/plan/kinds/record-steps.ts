@@ -59,11 +59,34 @@ export const FieldWriteValue = z.union([
 /** One managed field's new value. */
 const FieldWrite = z.object({ fieldId: int, type: int, value: FieldWriteValue });
 
+/**
+ * A field the install of a package of the same plan adds: by GUID, the same on every instance,
+ * since its id is known only once installed; a values list's values by GUID too. Apply reads the
+ * level's field definitions after the install and writes ids (src/apply/ops/record-packaged.ts).
+ */
+const PackagedWrite = z.object({
+  guid: z.string(),
+  /** As the plan showed it, for messages. */
+  name: z.string(),
+  type: int,
+  value: z.union([
+    z.object({
+      ValuesListGuids: z.array(z.object({ guid: z.string(), name: z.string() })),
+      OtherText: z.string().nullable(),
+    }),
+    PlainValue,
+  ]),
+});
+export type PackagedWrite = z.infer<typeof PackagedWrite>;
+
 const Target = z.object({
   application: z.string(),
   /** The record's key values, in the document's `key` order: how messages name it. */
   key: z.array(z.string()),
-  levelId: int,
+  /** The level's id; absent when a package of the same plan adds the level (then `level`). */
+  levelId: int.optional(),
+  /** A level the plan's package adds, by GUID, with its application's GUID: its id is read after the install. */
+  level: z.object({ guid: z.string(), name: z.string(), application: z.string() }).optional(),
   fields: z.array(FieldWrite),
   /**
    * Where a create whose answer was lost looks for the record it may have made: the level's
@@ -71,6 +94,8 @@ const Target = z.object({
    */
   entitySet: z.string(),
   keyAliases: z.array(z.string()),
+  /** Fields the plan's packages add to the level, written once their ids are known. */
+  packaged: z.array(PackagedWrite).optional(),
 });
 
 /** The Record kind: its name in plans, and its step ops with the schema of each op's input. */

@@ -14,6 +14,13 @@ import {
 } from "./kind.ts";
 import { makeStep } from "./make-step.ts";
 import { deleteLimitProblems, type PlannedDeletes, planDeletes } from "./record-delete.ts";
+import {
+  packagedFieldsOf,
+  packagedLevelOf,
+  packagedProblems,
+  packageNames,
+  withPackaged,
+} from "./record-package-fields.ts";
 import { priorValue } from "./record-prior.ts";
 import {
   keyMatches,
@@ -186,6 +193,8 @@ function fieldProblems(
   document: DesiredRecords,
   fields: ReadonlyMap<string, LiveRecordField>,
   environment: string,
+  /** What else was looked at, for the refusal's words: the packages of the plan that add fields. */
+  nor = "",
 ) {
   const problems: PlanProblem[] = [];
   const names = [...fields.keys()];
@@ -194,7 +203,7 @@ function fieldProblems(
     if (!field)
       problems.push({
         ...where,
-        message: `"${document.application}" has no field "${name}" on ${environment}${didYouMean(name, names)}`,
+        message: `"${document.application}" has no field "${name}" on ${environment}${nor}${didYouMean(name, names)}`,
       });
     else if (!SERVED.has(field.type) && !REFERENCE_TYPES.has(field.type))
       problems.push({
@@ -254,7 +263,7 @@ function refuse(problems: Problems): void {
     throw new RecordPlanError("EGP_RECORD_REF_UNRESOLVED", problems.unresolved);
 }
 
-function plan({ desired, live, options }: PlanInput): KindPlan {
+function plan({ desired, live, options, planned: after }: PlanInput): KindPlan {
   const result: KindPlan = { changes: [], steps: [], unmanaged: [] };
   const tallies: PlannedDeletes["tally"][] = [];
   const environment = desired.environment.name;
@@ -269,7 +278,9 @@ function plan({ desired, live, options }: PlanInput): KindPlan {
   );
   const context = valueContextOf(live);
   documents.forEach((document, index) => {
-    const level = matchingRead(levels[index], document);
+    const read = matchingRead(levels[index], document);
+    const added = read && "missing" in read ? packagedLevelOf(after?.packageDeliveries, document) : undefined;
+    const level = added && "level" in added ? added.level : read;
     if (!level || "missing" in level) {
       const what =
         level?.missing === "level"
@@ -278,19 +289,29 @@ function plan({ desired, live, options }: PlanInput): KindPlan {
       problems.invalid.push({
         ...document.source,
         path: "application",
-        message: `${what} on ${environment}`,
+        message: `${what} on ${environment}${added && "problem" in added ? `: ${added.problem}` : ""}`,
       });
       return;
     }
     const fields = new Map(level.fields.map((field) => [field.name, field]));
-    const invalid = fieldProblems(document, fields, environment);
+    const packaged =
+      added && "packaged" in added
+        ? added.packaged
+        : packagedFieldsOf(after?.packageDeliveries, document.application, level.levelName, fields);
+    for (const field of packaged?.fields ?? []) fields.set(field.name, field);
+    const nor = packaged ? `, nor does package ${packageNames(packaged)} of this plan add one` : "";
+    const invalid = [
+      ...fieldProblems(document, fields, environment, nor),
+      ...(packaged ? packagedProblems(document, packaged, environment) : []),
+    ];
     problems.invalid.push(...invalid);
     if (invalid.length > 0) return;
     for (const entry of document.records) {
       if (entry.ensure === "absent") continue;
       const references = referencesOf(document, targets, environment);
-      const planned = planEntry(document, level, fields, entry, problems, environment, references, context);
-      if (!planned) continue;
+      const made = planEntry(document, level, fields, entry, problems, environment, references, context);
+      if (!made) continue;
+      const planned = packaged ? withPackaged(made, packaged) : made;
       result.changes.push(planned.change);
       result.steps.push(planned.step);
     }

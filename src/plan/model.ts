@@ -26,6 +26,20 @@ export class SealedValue extends Secret {
 }
 
 /**
+ * A sensitive field's live value, in memory only: JSON (and so a plan's comparison with a saved one)
+ * leaves it out altogether, where a `SealedValue` writes `(sensitive)`.
+ */
+export class SealedLive extends Secret {
+  constructor(value: string) {
+    super(value, SENSITIVE);
+  }
+
+  override toJSON(): undefined {
+    return undefined;
+  }
+}
+
+/**
  * A step input that came from `${VAR}`. The step's input holds `(sensitive)` at `path`; apply puts
  * the value back just before the step runs, from the variable as it is then.
  */
@@ -52,6 +66,11 @@ export interface FieldChange {
    * tell what the secret replaced, or be it) and the plan shows these references instead.
    */
   sensitive?: string[];
+  /**
+   * A sensitive field's live value (`before`, as canonical JSON), in memory only: JSON leaves it out.
+   * Drift hashes it under a shared key, so that an acknowledgement names this value and no other.
+   */
+  live?: SealedLive;
   /** Packages: every part of the object that differs, with its properties and severity (package-diff.ts). */
   parts?: PartDifference[];
   /** Packages: an object the package gained with `includeDependencies`, and what needed it. */

@@ -141,6 +141,18 @@ export interface PlanFreeze {
   reason: string;
 }
 
+/** A manifest key that matches more than one live object: which one is meant can't be told. */
+export interface AmbiguousKey {
+  kind: ChangeKind;
+  /** The object's key, as the plan names its change (`Third Parties "Acme Hosting"`). */
+  key: string;
+  /** The refusal's words, naming the live objects (`… matches 2 records (content ids 1001, 1004) …`). */
+  message: string;
+  /** The live objects' ids, as the instance numbers them. */
+  ids: number[];
+  source?: SourceLocation;
+}
+
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   /** Deterministic: a digest of the environment, the manifests and the live state. */
@@ -177,4 +189,9 @@ export interface Plan {
   freeze?: PlanFreeze;
   /** Drift and status only: the release the environment names is rejected and was not compared. */
   rejectedRelease?: RejectedRelease;
+  /**
+   * Drift and status only (`ambiguousKeys: "report"`): manifest keys that match more than one live
+   * object, which plan and apply refuse; the entries were not compared.
+   */
+  ambiguousKeys?: AmbiguousKey[];
 }

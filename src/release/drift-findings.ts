@@ -1,5 +1,5 @@
 import type { DesiredState, FieldWords } from "../manifest/index.ts";
-import { type Change, countsAsDrift, type FieldChange, type Plan } from "../plan/index.ts";
+import { type AmbiguousKey, type Change, countsAsDrift, type FieldChange, type Plan } from "../plan/index.ts";
 import type { LiveState } from "../state/index.ts";
 import {
   type Finding,
@@ -31,6 +31,8 @@ export interface FindingOptions {
 }
 
 const OBJECT_PART = "(object)";
+/** The part of a finding that a key matches more than one live object. */
+const DUPLICATE_PART = "(duplicate)";
 
 const HIGH_USER_FIELDS = new Set(["AccountStatus", "Roles", "Groups", "SecurityParameter"]);
 
@@ -148,6 +150,25 @@ function changeFindings(
     });
 }
 
+/** A key that matches several live objects: theirs to merge or delete by hand, as no plan can tell them apart. */
+function duplicateFinding(plan: Plan, ambiguous: AmbiguousKey): Finding {
+  const source = ambiguous.source;
+  return {
+    fingerprint: fingerprintOf(plan.environment, ambiguous.kind, ambiguous.key, DUPLICATE_PART),
+    environment: plan.environment,
+    kind: ambiguous.kind,
+    object: ambiguous.key,
+    label: `${ambiguous.kind} ${ambiguous.key}`,
+    part: DUPLICATE_PART,
+    partLabel: `duplicates on the target: ${ambiguous.message}`,
+    severity: severityOf(ambiguous.kind, undefined),
+    valueHash: valueHashOf([...ambiguous.ids].sort((a, b) => a - b)),
+    differsFrom: source ? `${source.file}:${source.line}` : "(the manifests)",
+    remedy: REMEDIES.byHand,
+    onlyOnTarget: true,
+  };
+}
+
 /**
  * Every finding of one drift plan: its drifting changes, field by field (a package's part by part),
  * and what only the target has that no install removes. Sorted by object then part, fingerprints
@@ -161,6 +182,7 @@ export function findingsOf(
 ): Finding[] {
   const found = [
     ...plan.changes.filter(countsAsDrift).flatMap((change) => changeFindings(plan, desired, change, options)),
+    ...(plan.ambiguousKeys ?? []).map((ambiguous) => duplicateFinding(plan, ambiguous)),
     ...(live && desired ? onlyOnTargetFindings(plan, live, desired) : []),
   ];
   const seen = new Set<string>();

@@ -63,6 +63,11 @@ async function drift(vars: Record<string, string>) {
   return { run, open: marked(json.findings), acknowledged: marked(json.acknowledged) };
 }
 
+async function statusTotal(vars: Record<string, string>): Promise<number> {
+  const run = await egp(["status", "--format", "json", "--env", "prod"], { cwd: repo, env: vars });
+  return JSON.parse(run.stdout).environments[0].driftTotal;
+}
+
 const all = (...runs: Run[]) => runs.map((run) => run.stdout + run.stderr).join("\n");
 
 function expectNoValue(...runs: Run[]): void {
@@ -114,11 +119,14 @@ describe("a drift finding of a value from ${VAR}", { timeout: 60_000 }, () => {
     expect(unrelated.open).toBeUndefined();
     expect(unrelated.acknowledged?.fingerprint).toBe(fingerprint);
     expect(unrelated.run.code).toBe(0);
+    expect(await statusTotal(env(WANTED))).toBe(0);
 
     await apply(LATER);
     const changed = await drift(env(WANTED));
     expect(changed.open).toMatchObject({ fingerprint, resurfaced: "acknowledged value changed" });
     expect(changed.run.code).toBe(2);
+    // status matches acknowledgements under the same key, and counts what drift lists.
+    expect(await statusTotal(env(WANTED))).toBe(1);
     expectNoValue(changed.run);
   });
 

@@ -39,6 +39,7 @@ import {
 import type { ReleaseStore } from "../store/index.ts";
 // Types only: a plan with egp's own kinds loads no part of the apply and export stages (kinds.ts bundles them).
 import type { Kinds } from "./kinds.ts";
+import { assertSomethingChecked, type UncheckedRead } from "./nothing-checked.ts";
 
 /**
  * A client for an environment. The caller decides what opening means (a real instance, an
@@ -97,10 +98,7 @@ export interface PlanEnvironmentOptions {
 }
 
 /** What a tolerant view could not compare, and why. */
-export interface Unchecked {
-  what: string;
-  why: string;
-}
+export type Unchecked = UncheckedRead;
 
 export interface PlanContext {
   desired: DesiredState;
@@ -314,6 +312,7 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
           unchecked.push({
             what: `packages (from ${sourceName})`,
             why: `${sourceName} can't be reached: ${messageOf(error)}`,
+            error,
           });
           return undefined;
         })
@@ -335,13 +334,14 @@ export async function readEnvironment(input: PlanEnvironmentOptions): Promise<Pl
       ? {
           unreadable: (kind, error) => {
             unread.push({ part: kind.part, kinds: kind.needed?.kinds ?? [] });
-            unchecked.push({ what: kind.label, why: messageOf(error) });
+            unchecked.push({ what: kind.label, why: messageOf(error), error });
           },
         }
       : {}),
   });
   const compared =
     unchecked.length > 0 ? withoutUnread({ ...desired, packages: wanted.packages }, unread, kinds) : desired;
+  assertSomethingChecked(desired.environment.name, compared, unchecked, kinds);
   return {
     desired: compared,
     live,

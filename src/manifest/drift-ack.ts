@@ -28,7 +28,7 @@ export const DriftAckDocument = z
     valueHash: z
       .string()
       .regex(
-        /^(sha256|hmac-sha256):[0-9a-f]{64}$/,
+        /^((sha256|hmac-sha256):[0-9a-f]{64}|sealed:unavailable)$/,
         "expected the finding's value hash, as egp drift prints it",
       ),
     reason: z.string().trim().min(1, "a reason is required"),

@@ -55,6 +55,7 @@ export {
   userSteps,
 } from "./kinds/steps.ts";
 export type {
+  AmbiguousKey,
   Change,
   ChangeAction,
   ChangeKind,

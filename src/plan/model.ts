@@ -26,6 +26,20 @@ export class SealedValue extends Secret {
 }
 
 /**
+ * A sensitive field's live value, in memory only: JSON (and so a plan's comparison with a saved one)
+ * leaves it out altogether, where a `SealedValue` writes `(sensitive)`.
+ */
+export class SealedLive extends Secret {
+  constructor(value: string) {
+    super(value, SENSITIVE);
+  }
+
+  override toJSON(): undefined {
+    return undefined;
+  }
+}
+
+/**
  * A step input that came from `${VAR}`. The step's input holds `(sensitive)` at `path`; apply puts
  * the value back just before the step runs, from the variable as it is then.
  */
@@ -52,6 +66,11 @@ export interface FieldChange {
    * tell what the secret replaced, or be it) and the plan shows these references instead.
    */
   sensitive?: string[];
+  /**
+   * A sensitive field's live value (`before`, as canonical JSON), in memory only: JSON leaves it out.
+   * Drift hashes it under a shared key, so that an acknowledgement names this value and no other.
+   */
+  live?: SealedLive;
   /** Packages: every part of the object that differs, with its properties and severity (package-diff.ts). */
   parts?: PartDifference[];
   /** Packages: an object the package gained with `includeDependencies`, and what needed it. */
@@ -122,6 +141,18 @@ export interface PlanFreeze {
   reason: string;
 }
 
+/** A manifest key that matches more than one live object: which one is meant can't be told. */
+export interface AmbiguousKey {
+  kind: ChangeKind;
+  /** The object's key, as the plan names its change (`Third Parties "Acme Hosting"`). */
+  key: string;
+  /** The refusal's words, naming the live objects (`… matches 2 records (content ids 1001, 1004) …`). */
+  message: string;
+  /** The live objects' ids, as the instance numbers them. */
+  ids: number[];
+  source?: SourceLocation;
+}
+
 export interface Plan {
   formatVersion: typeof PLAN_FORMAT_VERSION;
   /** Deterministic: a digest of the environment, the manifests and the live state. */
@@ -158,4 +189,9 @@ export interface Plan {
   freeze?: PlanFreeze;
   /** Drift and status only: the release the environment names is rejected and was not compared. */
   rejectedRelease?: RejectedRelease;
+  /**
+   * Drift and status only (`ambiguousKeys: "report"`): manifest keys that match more than one live
+   * object, which plan and apply refuse; the entries were not compared.
+   */
+  ambiguousKeys?: AmbiguousKey[];
 }

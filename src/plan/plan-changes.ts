@@ -136,7 +136,14 @@ export function planChanges(
     ...(live.notRead ? { notRead: [...live.notRead] } : {}),
     summary: summarize(changes),
     ...(sealed.sensitive.length > 0 ? { sensitive: sealed.sensitive } : {}),
+    ...ambiguousOf(parts),
   };
+}
+
+/** The keys a view's planners reported as matching several live objects (`ambiguousKeys: "report"`). */
+function ambiguousOf(parts: readonly KindPlan[]): Pick<Plan, "ambiguousKeys"> {
+  const ambiguous = parts.flatMap((part) => part.ambiguous ?? []);
+  return ambiguous.length > 0 ? { ambiguousKeys: ambiguous } : {};
 }
 
 /**
@@ -178,6 +185,7 @@ function select(parts: readonly KindPlan[], targets: readonly Target[]): KindPla
     steps: part.steps.filter((s) => kept.has(s.change)),
     unmanaged: part.unmanaged.filter(keep),
     excluded: (part.excluded ?? []).filter(keep),
+    ...(part.ambiguous ? { ambiguous: part.ambiguous.filter(keep) } : {}),
   }));
 }
 

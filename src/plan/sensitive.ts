@@ -1,8 +1,10 @@
 import type { SensitiveValue, SourceLocation } from "../manifest/index.ts";
+import { canonicalJson } from "./compare.ts";
 import {
   type Change,
   type FieldChange,
   SENSITIVE,
+  SealedLive,
   SealedValue,
   type SensitiveInput,
   type Step,
@@ -56,7 +58,8 @@ function referencesAt(names: readonly (string | number)[], values: readonly Sens
 function sealField(field: FieldChange, values: readonly SensitiveValue[]): FieldChange {
   const references = referencesAt([field.field], values);
   if (references.length === 0) return field;
-  return { field: field.field, verifiable: field.verifiable, sensitive: references };
+  const live = new SealedLive(canonicalJson(field.before ?? null));
+  return { field: field.field, verifiable: field.verifiable, sensitive: references, live };
 }
 
 /** The input with every string that holds a value replaced by `(sensitive)`, and what was replaced. */

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { DriftAck } from "../manifest/drift-ack.ts";
+import { generateSigningKey } from "../store/signing.ts";
 import { matchAcks } from "./drift-acks.ts";
-import { type Finding, fingerprintOf, REMEDIES, valueHashOf } from "./drift-findings.ts";
+import { sealedHashOf } from "./drift-finding.ts";
+import { type Finding, fingerprintOf, REMEDIES, SEALED_UNAVAILABLE, valueHashOf } from "./drift-findings.ts";
+import { driftSealOf } from "./drift-seal.ts";
 
 function finding(part: string, value: unknown): Finding {
   return {
@@ -63,5 +66,41 @@ describe("matchAcks", () => {
     expect(edited.unused[0]?.why).toMatch(/^no finding of prod has this fingerprint/);
     // Another environment's acknowledgement is not this run's.
     expect(matchAcks("prod", [title], [ackOf(title, { environment: "test" })], NOW).unused).toEqual([]);
+  });
+});
+
+describe("sensitive values", () => {
+  const seal = driftSealOf(generateSigningKey().privateKey);
+  const sensitive = (canonical: string, withSeal: typeof seal | null = seal) => ({
+    ...finding("FirstName", null),
+    valueHash: sealedHashOf(finding("FirstName", null).fingerprint, canonical, withSeal ?? undefined),
+  });
+
+  it("hash the value alone under the shared key, bound to the finding, and nothing without a key", () => {
+    expect(sensitive('"a"').valueHash).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(sensitive('"a"').valueHash).toBe(sensitive('"a"').valueHash);
+    expect(sensitive('"a"').valueHash).not.toBe(sensitive('"b"').valueHash);
+    const other = driftSealOf(generateSigningKey().privateKey);
+    expect(sensitive('"a"', other).valueHash).not.toBe(sensitive('"a"').valueHash);
+    expect(sealedHashOf("0123456789abcdef", '"a"', seal)).not.toBe(sensitive('"a"').valueHash);
+    expect(sensitive('"a"', null).valueHash).toBe(SEALED_UNAVAILABLE);
+    expect(driftSealOf(undefined)).toBeUndefined();
+  });
+
+  it("an acknowledgement holds on the fingerprint alone where one side has no hash, and says so", () => {
+    const keyed = sensitive('"a"');
+    const blind = sensitive('"a"', null);
+    const runWithout = matchAcks("prod", [blind], [ackOf(keyed)], NOW);
+    expect(runWithout.open).toEqual([]);
+    expect(runWithout.acknowledged[0]?.acknowledgement.note).toMatch(/this run has no EGP_SIGNING_KEY/);
+    const writtenWithout = matchAcks("prod", [sensitive('"b"')], [ackOf(blind)], NOW);
+    expect(writtenWithout.open).toEqual([]);
+    expect(writtenWithout.acknowledged[0]?.acknowledgement.note).toMatch(/written without EGP_SIGNING_KEY/);
+    // Both keyed: the value is compared.
+    expect(matchAcks("prod", [sensitive('"b"')], [ackOf(keyed)], NOW).open[0]?.resurfaced).toBe(
+      "acknowledged value changed",
+    );
+    // Expiry still holds.
+    expect(matchAcks("prod", [blind], [ackOf(keyed)], new Date("2027-02-01T00:00:00Z")).open).toHaveLength(1);
   });
 });

@@ -1,5 +1,5 @@
 import { ackEnds, type DriftAck } from "../manifest/drift-ack.ts";
-import type { Finding } from "./drift-findings.ts";
+import { type Finding, SEALED_UNAVAILABLE } from "./drift-findings.ts";
 import type { AcknowledgedFinding, DriftReport, UnusedAcknowledgement } from "./drift-render.ts";
 
 /*
@@ -20,7 +20,20 @@ function unused(ack: DriftAck, why: string): UnusedAcknowledgement {
 /** Why `ack` does not hold for `finding` at `now`; undefined when it does. */
 function whyNot(ack: DriftAck, finding: Finding, now: Date): string | undefined {
   if (now.getTime() >= ackEnds(ack.until)) return `${RESURFACED.expired} (until ${ack.until})`;
+  if (valueNotCompared(ack, finding)) return undefined;
   if (ack.valueHash !== finding.valueHash) return RESURFACED.changed;
+  return undefined;
+}
+
+/**
+ * Why the value of a sensitive finding can't be compared: one side was hashed without the shared
+ * key. The acknowledgement then holds on its fingerprint alone, and says so.
+ */
+function valueNotCompared(ack: DriftAck, finding: Finding): string | undefined {
+  if (finding.valueHash === SEALED_UNAVAILABLE)
+    return "value not compared: this run has no EGP_SIGNING_KEY to hash a sensitive value with";
+  if (ack.valueHash === SEALED_UNAVAILABLE)
+    return "value not compared: the acknowledgement was written without EGP_SIGNING_KEY";
   return undefined;
 }
 
@@ -56,9 +69,16 @@ export function matchAcks(
     }
     resurfaced.delete(finding.fingerprint);
     if (acknowledged.some((a) => a.fingerprint === finding.fingerprint)) continue;
+    const note = valueNotCompared(ack, finding);
     acknowledged.push({
       ...finding,
-      acknowledgement: { file: ack.file, reason: ack.reason, until: ack.until, by: ack.by },
+      acknowledgement: {
+        file: ack.file,
+        reason: ack.reason,
+        until: ack.until,
+        by: ack.by,
+        ...(note ? { note } : {}),
+      },
     });
   }
   const done = new Set(acknowledged.map((a) => a.fingerprint));

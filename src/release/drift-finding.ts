@@ -31,7 +31,10 @@ export interface Finding {
   /** The part as people read it (`title`, `event rule "Escalate"`). */
   partLabel: string;
   severity: FindingSeverity;
-  /** A hash of the live value (`sha256:`, or `hmac-sha256:` where the value is sensitive). */
+  /**
+   * A hash of the live value: `sha256:`, or where the value is sensitive `hmac-sha256:` under the
+   * shared key, or `sealed:unavailable` without one.
+   */
   valueHash: string;
   /** What it differs from: the manifest position, or the release. */
   differsFrom: string;
@@ -50,6 +53,25 @@ export function fingerprintOf(environment: string, kind: string, object: string,
     .update(`egp drift finding\0${environment}\0${kind}\0${object}\0${part}`)
     .digest("hex")
     .slice(0, 16);
+}
+
+/**
+ * The value hash of a sensitive value when the run has no key to hash it with: a plain hash of a
+ * short secret is a guess away from it, so none is shown, and an acknowledgement of it holds on its
+ * fingerprint alone (drift-acks.ts).
+ */
+export const SEALED_UNAVAILABLE = "sealed:unavailable";
+
+/** A keyed digest (hex) of a text, under the key the team shares (drift-seal.ts). */
+export type Seal = (text: string) => string;
+
+/**
+ * A sensitive value's hash: HMAC-SHA256 of its canonical JSON under the shared key, bound to the
+ * finding's fingerprint, so that equal values of two findings don't look equal.
+ */
+export function sealedHashOf(fingerprint: string, canonical: string | undefined, seal?: Seal): string {
+  if (!seal || canonical === undefined) return SEALED_UNAVAILABLE;
+  return `hmac-sha256:${seal(`${fingerprint}\0${canonical}`)}`;
 }
 
 /** The live value's hash: plain sha256 of its canonical JSON, egp's plans show these values anyway. */

@@ -1,5 +1,5 @@
 import type { DesiredState, FieldWords } from "../manifest/index.ts";
-import { type Change, canonicalJson, countsAsDrift, type FieldChange, type Plan } from "../plan/index.ts";
+import { type AmbiguousKey, type Change, countsAsDrift, type FieldChange, type Plan } from "../plan/index.ts";
 import type { LiveState } from "../state/index.ts";
 import {
   type Finding,
@@ -7,12 +7,14 @@ import {
   fingerprintOf,
   partLabelOf,
   REMEDIES,
+  type Seal,
+  sealedHashOf,
   valueHashOf,
 } from "./drift-finding.ts";
 import { onlyOnTargetFindings } from "./drift-only-on-target.ts";
 
-export type { Finding, FindingSeverity, Remedy } from "./drift-finding.ts";
-export { fingerprintOf, REMEDIES, valueHashOf } from "./drift-finding.ts";
+export type { Finding, FindingSeverity, Remedy, Seal } from "./drift-finding.ts";
+export { fingerprintOf, REMEDIES, SEALED_UNAVAILABLE, valueHashOf } from "./drift-finding.ts";
 
 /*
  * Drift as findings: each difference between an environment and what it should run, one object's
@@ -22,13 +24,15 @@ export { fingerprintOf, REMEDIES, valueHashOf } from "./drift-finding.ts";
  */
 
 export interface FindingOptions {
-  /** A keyed digest for sensitive values (the store's, signing.ts); their parts' digests without it. */
-  seal?: (text: string) => string;
+  /** A keyed digest for sensitive values (drift-seal.ts); without it their hash is `sealed:unavailable`. */
+  seal?: Seal;
   /** Each kind's manifest words (`fieldWordsOf`): a field's finding is labelled as manifests name it. */
   words?: (kind: string) => FieldWords | undefined;
 }
 
 const OBJECT_PART = "(object)";
+/** The part of a finding that a key matches more than one live object. */
+const DUPLICATE_PART = "(duplicate)";
 
 const HIGH_USER_FIELDS = new Set(["AccountStatus", "Roles", "Groups", "SecurityParameter"]);
 
@@ -54,12 +58,10 @@ function labelOf(change: Change): string {
   return `${change.kind} ${change.label ?? JSON.stringify(change.key)}`;
 }
 
-/** The live value of a field change: `before`, or for a sensitive field (no value shown) a keyed digest. */
-function liveHash(field: FieldChange, plan: Plan, kind: string, options: FindingOptions): string {
+/** The live value's hash of a field change; a sensitive field's (no value shown) keyed, or none without a key. */
+function liveHash(field: FieldChange, fingerprint: string, options: FindingOptions): string {
   if (!field.sensitive) return valueHashOf(field.before);
-  // The part's digest already hides the value; keyed over it, a file in git tells nothing of it.
-  const text = `${kind}\0${field.field}\0${canonicalJson(plan.digests.liveParts)}`;
-  return options.seal ? `hmac-sha256:${options.seal(text)}` : valueHashOf(plan.digests.liveParts);
+  return sealedHashOf(fingerprint, field.live?.reveal(), options.seal);
 }
 
 function packagePartFindings(
@@ -132,17 +134,39 @@ function changeFindings(
   if (change.action !== "update") return [whole({ present: change.key })];
   return change.fields
     .filter((field) => field.verifiable)
-    .map((field) => ({
-      ...base,
-      fingerprint: fingerprintOf(plan.environment, change.kind, change.key, field.field),
-      object: change.key,
-      label: labelOf(change),
-      part: field.field,
-      partLabel: options.words?.(change.kind)?.[field.field]?.name ?? field.field,
-      severity: severityOf(change.kind, field.field),
-      valueHash: liveHash(field, plan, change.kind, options),
-      remedy: REMEDIES.plan,
-    }));
+    .map((field) => {
+      const fingerprint = fingerprintOf(plan.environment, change.kind, change.key, field.field);
+      return {
+        ...base,
+        fingerprint,
+        object: change.key,
+        label: labelOf(change),
+        part: field.field,
+        partLabel: options.words?.(change.kind)?.[field.field]?.name ?? field.field,
+        severity: severityOf(change.kind, field.field),
+        valueHash: liveHash(field, fingerprint, options),
+        remedy: REMEDIES.plan,
+      };
+    });
+}
+
+/** A key that matches several live objects: theirs to merge or delete by hand, as no plan can tell them apart. */
+function duplicateFinding(plan: Plan, ambiguous: AmbiguousKey): Finding {
+  const source = ambiguous.source;
+  return {
+    fingerprint: fingerprintOf(plan.environment, ambiguous.kind, ambiguous.key, DUPLICATE_PART),
+    environment: plan.environment,
+    kind: ambiguous.kind,
+    object: ambiguous.key,
+    label: `${ambiguous.kind} ${ambiguous.key}`,
+    part: DUPLICATE_PART,
+    partLabel: `duplicates on the target: ${ambiguous.message}`,
+    severity: severityOf(ambiguous.kind, undefined),
+    valueHash: valueHashOf([...ambiguous.ids].sort((a, b) => a - b)),
+    differsFrom: source ? `${source.file}:${source.line}` : "(the manifests)",
+    remedy: REMEDIES.byHand,
+    onlyOnTarget: true,
+  };
 }
 
 /**
@@ -158,6 +182,7 @@ export function findingsOf(
 ): Finding[] {
   const found = [
     ...plan.changes.filter(countsAsDrift).flatMap((change) => changeFindings(plan, desired, change, options)),
+    ...(plan.ambiguousKeys ?? []).map((ambiguous) => duplicateFinding(plan, ambiguous)),
     ...(live && desired ? onlyOnTargetFindings(plan, live, desired) : []),
   ];
   const seen = new Set<string>();

@@ -15,7 +15,14 @@ export interface DriftReport {
 }
 
 export interface AcknowledgedFinding extends Finding {
-  acknowledgement: { file: string; reason: string; until: string; by: string };
+  acknowledgement: {
+    file: string;
+    reason: string;
+    until: string;
+    by: string;
+    /** Why it holds on its fingerprint alone (a sensitive value hashed without the shared key). */
+    note?: string;
+  };
 }
 
 export interface UnusedAcknowledgement {
@@ -66,8 +73,9 @@ function ackLines(report: DriftReport, markdown: boolean): string[] {
   if (report.acknowledged.length) {
     out.push(markdown ? "" : "", markdown ? "Acknowledged (not open):" : "Acknowledged (not open):");
     for (const finding of report.acknowledged) {
-      const { file, until, reason } = finding.acknowledgement;
-      const text = `${line(finding)} [${file}, until ${until}: ${printable(reason)}]`;
+      const { file, until, reason, note } = finding.acknowledgement;
+      const noted = note ? `; ${note}` : "";
+      const text = `${line(finding)} [${file}, until ${until}: ${printable(reason)}${noted}]`;
       out.push(markdown ? `- \`${finding.label}\` ${text}` : `  ${printable(finding.label)}  ${text}`);
     }
   }

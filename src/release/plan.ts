@@ -56,12 +56,15 @@ function withoutRelease(desired: DesiredState): DesiredState {
 /**
  * The plan a read-only view reports (`drift`, `status`): gated as `planEnvironment`, except that a
  * rejected release leaves the release's packages out of the comparison and is said on the plan
- * (`rejectedRelease`), so that the other kinds are still reported. Any other refusal stands.
+ * (`rejectedRelease`), so that the other kinds are still reported, and a manifest key that matches
+ * several live records is listed (`ambiguousKeys`) where a plan refuses it. Any other refusal stands.
  */
 export async function viewEnvironment(input: Omit<PlanEnvironmentOptions, "gate">): Promise<EnvironmentPlan> {
   let rejected: RejectedRelease | undefined;
   const result = await composePlan({
     ...input,
+    // A key matching several live records is a finding of the view, not a refusal of all of it.
+    options: { ...input.options, ambiguousKeys: "report" },
     // A source or a kind that can't be read is said, not a failure: the other kinds are still compared.
     tolerant: true,
     gate: async (desired) => {

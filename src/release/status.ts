@@ -30,7 +30,7 @@ import {
 import { type SharedReads, sharedReads } from "../state/index.ts";
 import { type ReleaseStore, verifiedKey } from "../store/index.ts";
 import { matchAcks } from "./drift-acks.ts";
-import { type Finding, viewFindings } from "./drift-findings.ts";
+import { type Finding, type Seal, viewFindings } from "./drift-findings.ts";
 import { freezeOf } from "./freeze-gate.ts";
 import { viewEnvironment } from "./plan.ts";
 import { environmentsInOrder, pendingOf, verifiedAtOf } from "./release-list.ts";
@@ -66,6 +66,8 @@ export interface StatusOptions {
   kinds?: Kinds;
   /** The clock freeze windows are read by (default: now). */
   now?: () => Date;
+  /** The keyed digest of sensitive values' drift hashes (`driftSealOf`), as `egp drift` has it. */
+  seal?: Seal;
 }
 
 interface StatusLogger {
@@ -234,7 +236,11 @@ async function environmentStatus(context: StatusContext, env: string): Promise<E
     const { plan, warnings } = view;
     for (const warning of warnings) context.warn?.(warning);
     // The open findings `egp drift` reports (acknowledged ones left out), counted by kind.
-    const open = await openFindings(context, env, viewFindings(view));
+    const open = await openFindings(
+      context,
+      env,
+      viewFindings(view, context.seal ? { seal: context.seal } : {}),
+    );
     const drift = findingsByKind(open);
     const driftTotal = open.length;
     const rejected = plan.rejectedRelease ? { rejected: plan.rejectedRelease } : {};

@@ -12,9 +12,10 @@ import { fieldWordsOf } from "../../manifest/index.ts";
 import { loadProject } from "../../manifest/project.ts";
 import { actorOf } from "../../release/actor.ts";
 import { matchAcks } from "../../release/drift-acks.ts";
-import { type Finding, viewFindings } from "../../release/drift-findings.ts";
+import { type Finding, SEALED_UNAVAILABLE, viewFindings } from "../../release/drift-findings.ts";
 import type { DriftReport } from "../../release/drift-render.ts";
 import type { Connections } from "../connect.ts";
+import { driftSealOption } from "../drift-seal.ts";
 import { ExitError } from "../errors.ts";
 import { planWith } from "../plan-environment.ts";
 import { withEnvironments } from "../run.ts";
@@ -41,7 +42,7 @@ export async function driftReport(
   now: Date,
 ) {
   const view = await planWith({ ...context, view: true }, env, options);
-  const findings = viewFindings(view, { words: fieldWordsOf });
+  const findings = viewFindings(view, { words: fieldWordsOf, ...driftSealOption() });
   const acks = await readDriftAcks(context.dir, { maxDays: await maxAckDays(context.dir), now });
   const report: DriftReport = matchAcks(env, findings, acks, now);
   return { view, report };
@@ -96,8 +97,13 @@ export function registerDriftAckCommand(drift: Command): void {
           by: actorOf(),
         });
         await writeFile(join(dir, file), text);
+        // Without the shared key a sensitive value has no hash: the acknowledgement can't see it change.
+        const blind =
+          finding.valueHash === SEALED_UNAVAILABLE
+            ? " (its value is sensitive and EGP_SIGNING_KEY is not set: it holds whatever the value becomes)"
+            : "";
         process.stdout.write(
-          `wrote ${file}: ${finding.label}, ${finding.partLabel}, acknowledged until ${flags.until}; commit it in a pull request\n`,
+          `wrote ${file}: ${finding.label}, ${finding.partLabel}, acknowledged until ${flags.until}${blind}; commit it in a pull request\n`,
         );
       });
     });

@@ -12,6 +12,7 @@ import {
   statusExitCode,
 } from "../../plan/index.ts";
 import { readStatus } from "../../release/status.ts";
+import { driftSealOption } from "../drift-seal.ts";
 import { ExitError, unknownEnvironment } from "../errors.ts";
 import { issueLine } from "../issue-line.ts";
 import { manifestCacheOf } from "../manifest-cache.ts";
@@ -92,6 +93,7 @@ export function registerStatusCommand(program: Command): void {
           logger,
           warn: (issue) => warn(issueLine(issue)),
           reasonOf: oneLineOf,
+          ...driftSealOption(),
         });
         const { matching, drifted, unreadable } = report.summary;
         const counts = `${report.environments.length} environment(s): ${matching} matching, ${drifted} drifted, ${unreadable} unreachable`;

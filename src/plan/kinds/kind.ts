@@ -2,7 +2,7 @@ import { EgpError } from "../../errors/index.ts";
 import type { DesiredLists, DesiredState, FieldSource } from "../../manifest/index.ts";
 import type { LivePackageObject, LiveState } from "../../state/live-state.ts";
 import type { SecurityParameter } from "../../wire/index.ts";
-import type { Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
+import type { AmbiguousKey, Change, ChangeKind, Step, UnmanagedResource } from "../model.ts";
 
 export interface PlanOptions {
   /** Prune what the manifests do not name even where the policy says `ignore` (auth0's AUTH0_ALLOW_DELETE). */
@@ -13,6 +13,11 @@ export interface PlanOptions {
   targets?: readonly string[];
   /** `--manifests GLOB` as written: the manifest files loaded; recorded so that apply loads the same. */
   manifests?: readonly string[];
+  /**
+   * A manifest key matching more than one live object refuses the plan (`refuse`, the default);
+   * a read-only view's plan (`report`) leaves the entry out and lists it (`Plan.ambiguousKeys`).
+   */
+  ambiguousKeys?: "refuse" | "report";
 }
 
 /** The security parameters as a plan leaves them, by lower-case name, and which one is the default. */
@@ -62,6 +67,8 @@ export interface KindPlan {
   unmanaged: UnmanagedResource[];
   /** Unmanaged, and named by the PrunePolicy's `exclude`: never pruned. */
   excluded?: UnmanagedResource[];
+  /** With `ambiguousKeys: "report"`: the keys that match more than one live object. */
+  ambiguous?: AmbiguousKey[];
 }
 
 /** One object of a kind, by its key as a plan shows it, with what the manifests and the instance say of it. */
@@ -123,6 +130,8 @@ export interface PlanProblem extends FieldSource {
   message: string;
   /** The object it concerns, so that a targeted plan keeps only its own refusals. */
   subject?: { kind: ChangeKind; key: string };
+  /** A key that matches several live objects: their ids. */
+  duplicates?: readonly number[];
 }
 
 /** The kind's objects by lower-case key: the manifests' (present or absent) merged with the live ones. */

@@ -63,6 +63,7 @@ function absentOnes(input: DeleteInput, ambiguous: PlanProblem[]): Doomed[] {
         ...entry.source,
         message: `the key ${recordLabel(entry.key)} matches ${ids.length === 1 ? "the record" : `${ids.length} records`}${how} (content id${ids.length === 1 ? "" : "s"} ${ids.join(", ")}) on ${environment}; which one is meant can't be told`,
         subject: { kind: KIND, key: `${document.application} ${recordLabel(entry.key)}` },
+        duplicates: ids,
       });
       continue;
     }

@@ -3,7 +3,7 @@ import { EgpError } from "../../errors/index.ts";
 import type { DesiredRecordEntry, DesiredRecords } from "../../manifest/kinds/record.ts";
 import type { LiveRecord, LiveRecordField, LiveRecordLevel, LiveRecords } from "../../state/kinds/record.ts";
 import type { LiveRecordTarget } from "../../state/kinds/record-targets.ts";
-import type { Change, FieldChange, Step } from "../model.ts";
+import type { AmbiguousKey, Change, FieldChange, Step } from "../model.ts";
 import {
   formatPlanProblem,
   type KindPlan,
@@ -121,14 +121,15 @@ function planEntry(
   if (exact.length > 1 || (exact.length === 0 && caseOnly.length > 0)) {
     const ids = [...exact, ...caseOnly].sort((a, b) => a - b);
     const how = exact.length > 1 ? "" : " only when case is ignored";
-    problems.ambiguous.push(
-      problemAt(
+    problems.ambiguous.push({
+      ...problemAt(
         entry,
         document.key[0],
         `the key ${label(entry.key)} matches ${ids.length === 1 ? "the record" : `${ids.length} records`}${how} (content id${ids.length === 1 ? "" : "s"} ${ids.join(", ")}) on ${environment}; which one is meant can't be told`,
         key,
       ),
-    );
+      duplicates: ids,
+    });
     return undefined;
   }
   const live = exact.length === 1 ? found[0] : undefined;
@@ -254,10 +255,13 @@ function valueContextOf(live: PlanInput["live"]): ValueContext {
   };
 }
 
-/** Throws the first kind of refusal found: fields the level lacks, then ambiguous keys, then unresolved values. */
-function refuse(problems: Problems): void {
+/**
+ * Throws the first kind of refusal found: fields the level lacks, then ambiguous keys (unless a
+ * read-only view reports them), then unresolved values.
+ */
+function refuse(problems: Problems, options: PlanInput["options"]): void {
   if (problems.invalid.length > 0) throw PlanError.refused(problems.invalid);
-  if (problems.ambiguous.length > 0)
+  if (problems.ambiguous.length > 0 && options.ambiguousKeys !== "report")
     throw new RecordPlanError("EGP_RECORD_KEY_AMBIGUOUS", problems.ambiguous);
   if (problems.unresolved.length > 0)
     throw new RecordPlanError("EGP_RECORD_REF_UNRESOLVED", problems.unresolved);
@@ -332,10 +336,24 @@ function plan({ desired, live, options, planned: after }: PlanInput): KindPlan {
   });
   const cycle = referenceCycle(result.changes, result.steps);
   if (cycle) problems.invalid.push(cycle);
-  refuse(problems);
+  refuse(problems, options);
   const over = deleteLimitProblems(tallies, environment, options.allowDelete === true);
   if (over.length > 0) throw new RecordPlanError("EGP_RECORD_DELETE_LIMIT", over);
-  return result;
+  return problems.ambiguous.length > 0
+    ? { ...result, ambiguous: problems.ambiguous.map(ambiguousKey) }
+    : result;
+}
+
+/** A refused key as a view reports it. */
+function ambiguousKey(problem: PlanProblem): AmbiguousKey {
+  const { file, line, column } = problem;
+  return {
+    kind: KIND,
+    key: problem.subject?.key ?? "",
+    message: problem.message,
+    ids: [...(problem.duplicates ?? [])],
+    source: { file, line, column },
+  };
 }
 
 /** Records: after the kinds whose steps may make the fields and values they name. */

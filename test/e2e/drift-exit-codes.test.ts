@@ -2,7 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
-import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
+import { RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * What drift and status exit with, over HTTP against demo-prod: 0 only when everything was checked
@@ -26,15 +26,7 @@ const USERS = [
   "",
 ].join("\n");
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
-  "  - Vendor Name: Acme Hosting",
-  "    Tier: Tier 2",
-  "",
-].join("\n");
+const THIRD_PARTIES = thirdParties(["  - Vendor Name: Acme Hosting", "    Tier: Tier 2"]);
 
 // The reads of users, their groups and roles, and security parameters (plain or through the GET override).
 const USER_READS = /\/core\/system\/(user|usergroup|group|role|securityparameter)\b/i;

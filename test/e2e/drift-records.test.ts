@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { egp } from "../helpers/cli.ts";
-import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
+import { RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * A live duplicate of a managed record's key on demo-prod's Third Parties (a second "Acme Hosting"
@@ -11,17 +11,12 @@ import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 
 const ENV = RECORDS_ENV;
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Tier: Tier 2",
   "  - Vendor Name: Northwind Analytics",
   "    Tier: Tier 3",
-  "",
-].join("\n");
+]);
 
 const USERS = [
   "kind: User",

@@ -5,6 +5,7 @@ import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { DEMO_SENSITIVE_TEXT } from "../../src/emulator/seeds/demo-content.ts";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
+import { thirdParties } from "../helpers/records-prod.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -16,11 +17,7 @@ import { testdir } from "../helpers/testdir.ts";
 const PASSWORD = "Password1!";
 const ENV = { EGP_TEST_PASSWORD: PASSWORD };
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Relationship Owner: { users: [anguyen, cmendes], groups: [Risk Owners] }",
   "    Website:",
@@ -31,8 +28,7 @@ const THIRD_PARTIES = [
   "    Relationship Owner: { groups: [Auditors] }",
   "    Website: [{ name: Contoso, url: https://contoso.example }]",
   "    Egress IP Address: 198.51.100.7",
-  "",
-].join("\n");
+]);
 
 const started: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {

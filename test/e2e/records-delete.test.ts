@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type PlatformClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
+import { thirdParties } from "../helpers/records-prod.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -24,15 +25,7 @@ const KEEP_THE_REST = [
 ].join("\n");
 
 const document = (entries: readonly string[], prune = false) =>
-  [
-    "kind: Record",
-    "application: Third Parties",
-    "key: [Vendor Name]",
-    ...(prune ? ["prune: delete"] : []),
-    "records:",
-    ...entries,
-    "",
-  ].join("\n");
+  thirdParties(entries, prune ? ["prune: delete"] : []);
 
 const vendors = (count: number) =>
   Array.from({ length: count }, (_, at) => `  - Vendor Name: Vendor ${String(at + 1).padStart(2, "0")}`);

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { egp, lines } from "../helpers/cli.ts";
-import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
+import { RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * A saved plan of a Record document against demo-prod's Third Parties (Acme Hosting, content id
@@ -13,18 +13,13 @@ import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 const ENV = RECORDS_ENV;
 
 // Contract End Date is managed for Contoso Cloud only: it is read for every record.
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Tier: Tier 2",
   "  - Vendor Name: Contoso Cloud",
   "    Tier: Tier 3",
   "    Contract End Date: 2028-01-31",
-  "",
-].join("\n");
+]);
 
 const startProd = useRecordsProd();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { PlatformClient } from "../../src/client/client.ts";
 import { egp } from "../helpers/cli.ts";
-import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
+import { RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * A record write the instance answers with 403, from the built CLI against demo-prod's Third
@@ -11,17 +11,12 @@ import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 
 const ENV = RECORDS_ENV;
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Tier: Tier 2",
   "  - Vendor Name: Contoso Cloud",
   "    Tier: Tier 3",
-  "",
-].join("\n");
+]);
 
 const startProd = useRecordsProd();
 

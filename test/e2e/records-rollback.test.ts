@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PlatformClient } from "../../src/client/client.ts";
 import { egp } from "../helpers/cli.ts";
-import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
+import { RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * `egp rollback` of the records an apply changed, from the built CLI against demo-prod (Acme
@@ -14,18 +14,13 @@ import { RECORDS_ENV, useRecordsProd } from "../helpers/records-prod.ts";
 
 const ENV = RECORDS_ENV;
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Tier: Tier 2",
   "    Contract End Date: 2029-12-31",
   "  - Vendor Name: Contoso Cloud",
   "    Tier: Tier 3",
-  "",
-].join("\n");
+]);
 
 const POLICIES = [
   "kind: Record",

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
+import { thirdParties } from "../helpers/records-prod.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -12,18 +13,13 @@ import { testdir } from "../helpers/testdir.ts";
 const PASSWORD = "Password1!";
 const ENV = { EGP_TEST_PASSWORD: PASSWORD };
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Tier: Tier 2",
   "  - Vendor Name: Contoso Cloud",
   "    Tier: Tier 3",
   "    Contract End Date: 2028-01-31",
-  "",
-].join("\n");
+]);
 
 const started: Emulator[] = [];
 afterEach(async () => {

@@ -49,3 +49,25 @@ export function useRecordsProd(): (
     return { emulator, client, dir };
   };
 }
+
+/** A Record document of `application` keyed by `key`: `records` are its entries' YAML lines, `head` lines go before them. */
+export function recordDocument(
+  application: string,
+  key: readonly string[],
+  records: readonly string[],
+  head: readonly string[] = [],
+): string {
+  return [
+    "kind: Record",
+    `application: ${application}`,
+    `key: [${key.join(", ")}]`,
+    ...head,
+    "records:",
+    ...records,
+    "",
+  ].join("\n");
+}
+
+/** A Third Parties document keyed by Vendor Name (the demo seeds' vendors), of these entries' YAML lines. */
+export const thirdParties = (records: readonly string[], head: readonly string[] = []) =>
+  recordDocument("Third Parties", ["Vendor Name"], records, head);

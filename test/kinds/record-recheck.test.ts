@@ -11,6 +11,7 @@ import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { loadEnvironment } from "../../src/manifest/index.ts";
 import { type Plan, planChanges } from "../../src/plan/index.ts";
 import { readLiveState } from "../../src/state/index.ts";
+import { thirdParties } from "../helpers/records-prod.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -30,8 +31,7 @@ let levelId: number;
 let fieldIds: { name: number; tier: number };
 let tierIds: Record<string, number>;
 
-const document = (records: readonly string[]) =>
-  ["kind: Record", "application: Third Parties", "key: [Vendor Name]", "records:", ...records, ""].join("\n");
+const document = (records: readonly string[]) => thirdParties(records);
 
 async function load(records: readonly string[]) {
   const dir = await testdir({

@@ -12,6 +12,7 @@ import { loadEnvironment, ManifestError } from "../../src/manifest/index.ts";
 import { type Plan, planChanges, recordSteps, renderText } from "../../src/plan/index.ts";
 import { readLiveState } from "../../src/state/index.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
+import { thirdParties } from "../helpers/records-prod.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -85,19 +86,14 @@ async function planOf(dir: string, using: PlatformClient = client): Promise<Plan
   return planChanges(desired, live, { createdAt: new Date().toISOString() }, BUILT_IN_KINDS);
 }
 
-const THIRD_PARTIES = [
-  "kind: Record",
-  "application: Third Parties",
-  "key: [Vendor Name]",
-  "records:",
+const THIRD_PARTIES = thirdParties([
   "  - Vendor Name: Acme Hosting",
   "    Tier: Tier 2",
   "    Contract End Date: 2027-06-30",
   "  - Vendor Name: Contoso Cloud",
   "    Tier: Tier 2",
   "    Contract End Date: 2028-01-31",
-  "",
-].join("\n");
+]);
 
 beforeAll(async () => {
   prod = await startEmulator({ port: 0, seed: "demo-prod", adminPassword: PASSWORD });
@@ -117,16 +113,7 @@ describe("Record documents", () => {
   it("validate offline: a missing key and a repeated key are errors at their file:line:col", async () => {
     const dir = await repository(
       "http://127.0.0.1:9",
-      [
-        "kind: Record",
-        "application: Third Parties",
-        "key: [Vendor Name]",
-        "records:",
-        "  - Vendor Name: Acme Hosting",
-        "  - Tier: Tier 2",
-        "  - Vendor Name: Acme Hosting",
-        "",
-      ].join("\n"),
+      thirdParties(["  - Vendor Name: Acme Hosting", "  - Tier: Tier 2", "  - Vendor Name: Acme Hosting"]),
     );
     const loading = load(dir);
     await expect(loading).rejects.toThrow(ManifestError);

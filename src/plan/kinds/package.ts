@@ -103,17 +103,9 @@ export const packagePlanner: KindPlanner = {
     if (order.length > 0) return order;
     const context = contextOf(desired.packages, source, live.packages, desired.environment.name);
     return desired.packages.flatMap((pkg) => {
-      const listed = pkg.objects.flatMap((object) => {
-        const guid = resolveObjectGuid(object, source);
-        const found = guid ? source.objects[guid] : undefined;
-        return found ? [{ object, live: found }] : [];
-      });
+      const listed = installedObjects(pkg, source, context.target);
       // A package whose objects all match is not installed: nothing of it can be refused.
-      const installs = listed.some(
-        ({ object, live }) =>
-          !objectMatches(live, context.target.objects[live.guid], matchOptionsOf(object.install)),
-      );
-      if (!installs) return [];
+      if (!listed) return [];
       const version = versionProblem({
         built: { what: `package "${pkg.name}" of ${source.environment}`, version: source.version },
         target: { environment: desired.environment.name, version: live.packages.version },
@@ -162,18 +154,29 @@ export const packagePlanner: KindPlanner = {
 function deliveriesOf(desired: DesiredState, live: PlanInput["live"]): PackageDelivery[] {
   const source = live.packageSource;
   if (desired.release || !desired.packagesFrom || !source) return [];
-  return desired.packages.flatMap((pkg) => {
-    const listed = pkg.objects.flatMap((object) => {
-      const guid = resolveObjectGuid(object, source);
-      const found = guid ? source.objects[guid] : undefined;
-      return found ? [{ object, live: found }] : [];
-    });
-    const installs = listed.some(
-      ({ object, live: found }) =>
-        !objectMatches(found, live.packages.objects[found.guid], matchOptionsOf(object.install)),
-    );
-    return installs ? listed.map(({ live: found }) => ({ package: pkg.name, object: found })) : [];
+  return desired.packages.flatMap(
+    (pkg) =>
+      installedObjects(pkg, source, live.packages)?.map(({ live: found }) => ({
+        package: pkg.name,
+        object: found,
+      })) ?? [],
+  );
+}
+
+/**
+ * A package's objects found on its source, each with the manifest's entry naming it, when the
+ * package installs (some object differs from the target's); undefined when all match.
+ */
+function installedObjects(pkg: DesiredPackage, source: LivePackageSide, target: LivePackageSide) {
+  const listed = pkg.objects.flatMap((object) => {
+    const guid = resolveObjectGuid(object, source);
+    const found = guid ? source.objects[guid] : undefined;
+    return found ? [{ object, live: found }] : [];
   });
+  const installs = listed.some(
+    ({ object, live }) => !objectMatches(live, target.objects[live.guid], matchOptionsOf(object.install)),
+  );
+  return installs ? listed : undefined;
 }
 
 /** A release that would install anything is refused on a platform older than the one it was built on. */

@@ -108,17 +108,23 @@ export function describeTree(tree: ModuleTree, catalogue: Catalogue): Record<str
         sections: layout.Sections.map((s) => ({ name: s.Name, fields: s.FieldIds.map(field) })),
       };
     }
+    /** A rule's (event or questionnaire) name, alias and condition, as people read them. */
+    const conditionOf = (rule: {
+      Name: string;
+      Alias: string;
+      Condition: string;
+      ConditionFieldIds: readonly number[];
+    }) => ({
+      name: rule.Name,
+      alias: rule.Alias,
+      condition: rule.Condition,
+      "condition fields": sorted(rule.ConditionFieldIds.map(field)),
+    });
     for (const { rule, actions } of rules) {
       details[`rule:${lower(rule.Guid)}`] = {
         name: rule.Name,
         parent: level.Name,
-        properties: {
-          name: rule.Name,
-          alias: rule.Alias,
-          condition: rule.Condition,
-          "condition fields": sorted(rule.ConditionFieldIds.map(field)),
-          active: rule.IsActive,
-        },
+        properties: { ...conditionOf(rule), active: rule.IsActive },
       };
       for (const action of actions) {
         details[`action:${lower(action.Guid)}`] = {
@@ -137,13 +143,7 @@ export function describeTree(tree: ModuleTree, catalogue: Catalogue): Record<str
       details[`questionnaireRule:${lower(rule.Guid)}`] = {
         name: rule.Name,
         parent: level.Name,
-        properties: {
-          name: rule.Name,
-          alias: rule.Alias,
-          condition: rule.Condition,
-          "condition fields": sorted(rule.ConditionFieldIds.map(field)),
-          outcome: rule.Outcome,
-        },
+        properties: { ...conditionOf(rule), outcome: rule.Outcome },
       };
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { egp } from "../helpers/cli.ts";
-import { RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
+import { createVendor, RECORDS_ENV, thirdParties, useRecordsProd } from "../helpers/records-prod.ts";
 
 /*
  * A live duplicate of a managed record's key on demo-prod's Third Parties (a second "Acme Hosting"
@@ -45,14 +45,7 @@ async function prodWithDuplicate() {
     "manifests/third-parties.yaml": THIRD_PARTIES,
     "manifests/users.yaml": USERS,
   });
-  const app = (await client.metadata.applications()).find((a) => a.Name === "Third Parties");
-  const [level] = await client.metadata.levelsByModule(app?.Id ?? 0);
-  const fields = await client.metadata.fieldDefinitions(level?.Id ?? 0);
-  const name = fields.find((field) => field.Name === "Vendor Name");
-  const second = await client.content.create({
-    LevelId: level?.Id ?? 0,
-    FieldContents: { [String(name?.Id)]: { Type: 1, Value: "Acme Hosting", FieldId: name?.Id ?? 0 } },
-  });
+  const second = await createVendor(client, "Acme Hosting");
   return { dir, second };
 }
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/client/client.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { egp, environmentFile, lines } from "../helpers/cli.ts";
-import { thirdParties } from "../helpers/records-prod.ts";
+import { createVendor, thirdParties } from "../helpers/records-prod.ts";
 import { testdir } from "../helpers/testdir.ts";
 
 /*
@@ -67,14 +67,7 @@ describe("egp plan of Record documents", () => {
       password: PASSWORD,
     });
     try {
-      const app = (await client.metadata.applications()).find((a) => a.Name === "Third Parties");
-      const [level] = await client.metadata.levelsByModule(app?.Id ?? 0);
-      const fields = await client.metadata.fieldDefinitions(level?.Id ?? 0);
-      const name = fields.find((field) => field.Name === "Vendor Name");
-      const second = await client.content.create({
-        LevelId: level?.Id ?? 0,
-        FieldContents: { [String(name?.Id)]: { Type: 1, Value: "Acme Hosting", FieldId: name?.Id ?? 0 } },
-      });
+      const second = await createVendor(client, "Acme Hosting");
       const refused = await plan(dir);
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe("");

@@ -71,3 +71,15 @@ export function recordDocument(
 /** A Third Parties document keyed by Vendor Name (the demo seeds' vendors), of these entries' YAML lines. */
 export const thirdParties = (records: readonly string[], head: readonly string[] = []) =>
   recordDocument("Third Parties", ["Vendor Name"], records, head);
+
+/** A Third Parties record named `vendor` made by a direct POST (behind egp's back): its content id. */
+export async function createVendor(client: PlatformClient, vendor: string): Promise<number> {
+  const app = (await client.metadata.applications()).find((a) => a.Name === "Third Parties");
+  const [level] = await client.metadata.levelsByModule(app?.Id ?? 0);
+  const fields = await client.metadata.fieldDefinitions(level?.Id ?? 0);
+  const name = fields.find((field) => field.Name === "Vendor Name");
+  return client.content.create({
+    LevelId: level?.Id ?? 0,
+    FieldContents: { [String(name?.Id)]: { Type: 1, Value: vendor, FieldId: name?.Id ?? 0 } },
+  });
+}

@@ -1,10 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { egp, exampleOnEmulators } from "../helpers/cli.ts";
+import { driftRecorder, type FindingJson, findingsOf } from "../helpers/drift-runs.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 import { type Json, useEmulator } from "../helpers/raw.ts";
 
@@ -19,15 +20,7 @@ const ENV = { EGP_TEST_PASSWORD: PASSWORD, EGP_ACTOR: "dana" };
 const dev = useEmulator({ seed: "demo-dev", jobs: { generateMs: 20, installMs: 20 } });
 const prod = useEmulator({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 20 } });
 
-interface Sent {
-  method: string;
-  path: string;
-  override: boolean;
-}
-
-/** Every request drift runs sent, to either instance. */
-const sent: Sent[] = [];
-let recording = false;
+const recorder = driftRecorder();
 /** A path prod's proxy refuses (403) while set: one kind's read failing. */
 let refusedPath: string | undefined;
 /** While set, dev's proxy drops every connection: the package source can't be reached. */
@@ -46,46 +39,17 @@ function refuse(res: ServerResponse, status: number): true {
   return true;
 }
 
-function record(url: URL, req: IncomingMessage): false {
-  if (recording)
-    sent.push({
-      method: req.method ?? "",
-      path: url.pathname,
-      override: String(req.headers["x-http-method-override"] ?? "").toUpperCase() === "GET",
-    });
-  return false;
-}
-
 async function drift(args: readonly string[], now?: string) {
-  recording = true;
-  try {
-    return await egp(["drift", "--env", "local-prod", ...args, "--dir", repo], {
+  return recorder.during(() =>
+    egp(["drift", "--env", "local-prod", ...args, "--dir", repo], {
       env: ENV,
       ...(now ? { now } : {}),
-    });
-  } finally {
-    recording = false;
-  }
-}
-
-interface FindingJson {
-  fingerprint: string;
-  kind: string;
-  object: string;
-  part: string;
-  partLabel: string;
-  severity: string;
-  valueHash: string;
-  remedy: string;
-  onlyOnTarget?: boolean;
-  resurfaced?: string;
+    }),
+  );
 }
 
 async function findings(now?: string) {
-  const run = await drift(["--format", "json"], now);
-  expect(run.stderr).toBe("");
-  const json = JSON.parse(run.stdout);
-  return { code: run.code, open: json.findings as FindingJson[], json };
+  return findingsOf(await drift(["--format", "json"], now));
 }
 
 async function token(): Promise<string> {
@@ -155,14 +119,14 @@ function ruleOnlyOnProd(): void {
 beforeAll(async () => {
   proxies.push(
     await forwardingProxy(dev.emulator().url, (url, req) => {
-      if (!devDown) return record(url, req);
+      if (!devDown) return recorder.record(url, req);
       req.socket.destroy();
       return true;
     }),
   );
   proxies.push(
     await forwardingProxy(prod.emulator().url, (url, req, res) =>
-      refusedPath && url.pathname.endsWith(refusedPath) ? refuse(res, 403) : record(url, req),
+      refusedPath && url.pathname.endsWith(refusedPath) ? refuse(res, 403) : recorder.record(url, req),
     ),
   );
   repo = await exampleOnEmulators({ dev: proxies[0]?.url ?? "", prod: proxies[1]?.url ?? "" });
@@ -280,14 +244,11 @@ async function ack(
   fingerprint: string,
   extra: readonly string[] = ["--reason", "known: board asked for it"],
 ) {
-  recording = true;
-  try {
-    return await egp(["drift", "ack", fingerprint, "--env", "local-prod", ...extra, "--dir", repo], {
+  return recorder.during(() =>
+    egp(["drift", "ack", fingerprint, "--env", "local-prod", ...extra, "--dir", repo], {
       env: ENV,
-    });
-  } finally {
-    recording = false;
-  }
+    }),
+  );
 }
 
 describe("acknowledgements", { timeout: 120_000 }, () => {
@@ -437,13 +398,7 @@ describe("acknowledgements", { timeout: 120_000 }, () => {
 
 describe("what a drift run sends", () => {
   it("is reads only: GET, POST with the GET override, login and logout", () => {
-    expect(sent.length).toBeGreaterThan(0);
-    const writes = sent.filter(
-      (r) =>
-        r.method !== "GET" &&
-        !(r.method === "POST" && r.override) &&
-        !(r.method === "POST" && /\/core\/security\/(login|logout)$/.test(r.path)),
-    );
-    expect(writes).toEqual([]);
+    expect(recorder.sent.length).toBeGreaterThan(0);
+    expect(recorder.writes()).toEqual([]);
   });
 });

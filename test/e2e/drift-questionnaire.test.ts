@@ -1,10 +1,10 @@
 import { writeFile } from "node:fs/promises";
-import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { egp, exampleOnEmulators } from "../helpers/cli.ts";
+import { driftRecorder, type FindingJson, findingsOf } from "../helpers/drift-runs.ts";
 import { forwardingProxy } from "../helpers/forwarding-proxy.ts";
 import { useEmulator } from "../helpers/raw.ts";
 
@@ -34,53 +34,16 @@ const PACKAGE = [
   "",
 ].join("\n");
 
-interface Sent {
-  method: string;
-  path: string;
-  override: boolean;
-}
-
-const sent: Sent[] = [];
-let recording = false;
+const recorder = driftRecorder();
 const proxies: Awaited<ReturnType<typeof forwardingProxy>>[] = [];
 let repo: string;
 
-function record(url: URL, req: IncomingMessage): false {
-  if (recording)
-    sent.push({
-      method: req.method ?? "",
-      path: url.pathname,
-      override: String(req.headers["x-http-method-override"] ?? "").toUpperCase() === "GET",
-    });
-  return false;
-}
-
-interface FindingJson {
-  fingerprint: string;
-  kind: string;
-  object: string;
-  part: string;
-  partLabel: string;
-  severity: string;
-  valueHash: string;
-  remedy: string;
-  onlyOnTarget?: boolean;
-}
-
 async function drift(args: readonly string[]) {
-  recording = true;
-  try {
-    return await egp(["drift", "--env", "local-prod", ...args, "--dir", repo], { env: ENV });
-  } finally {
-    recording = false;
-  }
+  return recorder.during(() => egp(["drift", "--env", "local-prod", ...args, "--dir", repo], { env: ENV }));
 }
 
 async function findings() {
-  const run = await drift(["--format", "json"]);
-  expect(run.stderr).toBe("");
-  const json = JSON.parse(run.stdout);
-  return { code: run.code, open: json.findings as FindingJson[], json };
+  return findingsOf(await drift(["--format", "json"]));
 }
 
 const ofAssessment = (open: readonly FindingJson[]) => open.filter((f) => f.object === ASSESSMENT);
@@ -115,8 +78,8 @@ function editCondition(condition: string): void {
 }
 
 beforeAll(async () => {
-  proxies.push(await forwardingProxy(dev.emulator().url, record));
-  proxies.push(await forwardingProxy(prod.emulator().url, record));
+  proxies.push(await forwardingProxy(dev.emulator().url, recorder.record));
+  proxies.push(await forwardingProxy(prod.emulator().url, recorder.record));
   repo = await exampleOnEmulators({ dev: proxies[0]?.url ?? "", prod: proxies[1]?.url ?? "" });
   await writeFile(join(repo, "manifests/assessments.yaml"), PACKAGE);
   const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", repo], { env: ENV });
@@ -211,13 +174,7 @@ describe("egp drift of a questionnaire", { timeout: 60_000 }, () => {
 
 describe("what a drift run sends", () => {
   it("is reads only: GET, POST with the GET override, login and logout", () => {
-    expect(sent.length).toBeGreaterThan(0);
-    const writes = sent.filter(
-      (r) =>
-        r.method !== "GET" &&
-        !(r.method === "POST" && r.override) &&
-        !(r.method === "POST" && /\/core\/security\/(login|logout)$/.test(r.path)),
-    );
-    expect(writes).toEqual([]);
+    expect(recorder.sent.length).toBeGreaterThan(0);
+    expect(recorder.writes()).toEqual([]);
   });
 });

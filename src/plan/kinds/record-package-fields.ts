@@ -1,5 +1,5 @@
 import type { DesiredRecords } from "../../manifest/kinds/record.ts";
-import type { LiveRecordField } from "../../state/kinds/record.ts";
+import type { LiveRecordField, ReadRecordLevel } from "../../state/kinds/record.ts";
 import { FieldType } from "../../wire/index.ts";
 import type { Change, Step } from "../model.ts";
 import { type PackageDelivery, type PlanProblem, resourceDependency } from "./kind.ts";
@@ -144,16 +144,8 @@ export function packagedLevelOf(
   };
 }
 
-/** A level as the record planner plans against it. */
-export interface PlannedLevel {
-  application: string;
-  level?: string;
-  levelId: number;
-  levelName: string;
-  entitySet: string;
-  fields: LiveRecordField[];
-  records: { id: number; values: Record<string, unknown> }[];
-}
+/** A level as the record planner plans against it: as read, or as a package of the plan delivers it. */
+export type PlannedLevel = Omit<ReadRecordLevel, "scope">;
 
 /** The names of packages that add fields to the level, for a refusal's words. */
 export function packageNames(packaged: PackagedFields): string {

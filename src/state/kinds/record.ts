@@ -42,19 +42,22 @@ export interface LiveRecord {
 
 /** One managed application level, as read; `missing` when the instance has no such application or level. */
 export type LiveRecordLevel =
-  | {
-      application: string;
-      level?: string;
-      levelId: number;
-      levelName: string;
-      /** The Content API's entity set of the level (its alias). */
-      entitySet: string;
-      fields: LiveRecordField[];
-      records: LiveRecord[];
-      /** What of the level a saved plan's digest covers (record-digest.ts); absent: all of it. */
-      scope?: RecordDigestScope;
-    }
+  | ReadRecordLevel
   | { application: string; level?: string; missing: "application" | "level" };
+
+/** A level that was found and read. */
+export interface ReadRecordLevel {
+  application: string;
+  level?: string;
+  levelId: number;
+  levelName: string;
+  /** The Content API's entity set of the level (its alias). */
+  entitySet: string;
+  fields: LiveRecordField[];
+  records: LiveRecord[];
+  /** What of the level a saved plan's digest covers (record-digest.ts); absent: all of it. */
+  scope?: RecordDigestScope;
+}
 
 export interface LiveRecords {
   records: LiveRecordLevel[];

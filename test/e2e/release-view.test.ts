@@ -41,7 +41,11 @@ describe("a release pipeline, as people review it", () => {
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url, QUICK),
       "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     temp.push(dir);
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });

@@ -51,7 +51,11 @@ describe("requiresVerifiedOn believes only a signed verification of the instance
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url, QUICK),
       "environments/test.yaml": testFile,
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     expect((await run(dir, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
 
@@ -167,7 +171,11 @@ describe("a store shared between machines", () => {
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url, QUICK),
       "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     };
     // Two machines: each its own home (its own local key), both the same store.
     const machine = async (egpYaml: string, more: Record<string, string> = {}) => ({

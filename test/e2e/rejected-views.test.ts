@@ -56,7 +56,11 @@ describe("views of a rejected and rolled-back release", () => {
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url, QUICK),
       "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     temp.push(dir);
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });

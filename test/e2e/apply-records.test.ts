@@ -50,7 +50,11 @@ describe("every apply leaves its audit record", () => {
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
       "environments/dev.yaml": environmentFile(dev.url, QUICK),
       "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     expect((await run(dir, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
     const refused = await run(dir, ["apply", "--env", "prod", "--yes"]);

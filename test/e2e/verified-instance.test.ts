@@ -32,7 +32,11 @@ describe("requiresVerifiedOn checks the instance a verification reached", () => 
       "environments/dev.yaml": environmentFile(dev.url, QUICK),
       // biome-ignore lint/suspicious/noTemplateCurlyInString: manifest text, not a template.
       "environments/test.yaml": environmentFile("${TEST_URL}", [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     const run = (args: string[], testUrl: string) =>
       egp([...args, "--dir", dir], { env: { EGP_TEST_PASSWORD: "Password1!", TEST_URL: testUrl } });

@@ -30,7 +30,9 @@ async function emulator(seed: string): Promise<Emulator> {
 }
 
 /** dev builds the release; test runs it with a 2 s soak; prod requires it verified on test (QUICK: cli.ts). */
-async function repository(verify = "verify: { soak: 2s, interval: 200ms }"): Promise<{ dir: string; test: Emulator }> {
+async function repository(
+  verify = "verify: { soak: 2s, interval: 200ms }",
+): Promise<{ dir: string; test: Emulator }> {
   const [dev, test, prod] = await Promise.all([
     emulator("demo-dev"),
     emulator("demo-prod"),
@@ -43,7 +45,11 @@ async function repository(verify = "verify: { soak: 2s, interval: 200ms }"): Pro
     "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
     "environments/dev.yaml": environmentFile(dev.url, QUICK),
     "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, verify, UNCAPPED]),
-    "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]", ...QUICK]),
+    "environments/prod.yaml": environmentFile(prod.url, [
+      `release: ${NAME}`,
+      "requiresVerifiedOn: [test]",
+      ...QUICK,
+    ]),
   });
   return { dir, test };
 }

@@ -32,7 +32,7 @@ async function emulators(installMs: number): Promise<{ dev: Emulator; prod: Emul
 }
 
 const exampleOn = (dev: Emulator, prod: Emulator, concurrency = 4) =>
-  exampleOnEmulators({ dev: dev.url, prod: prod.url }, { concurrency });
+  exampleOnEmulators({ dev: dev.url, prod: prod.url }, { concurrency, quick: true });
 
 /** Removes the user document of `userName` from the example's users.yaml. */
 function removeUser(dir: string, userName: string): void {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -48,9 +48,13 @@ describe("every apply leaves its audit record", () => {
     ]);
     const dir = await testdir({
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     expect((await run(dir, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
     const refused = await run(dir, ["apply", "--env", "prod", "--yes"]);
@@ -90,7 +94,7 @@ describe("every apply leaves its audit record", () => {
       startOne({ seed: "demo-dev", jobs: { generateMs: 20, installMs: 20 } }),
       startOne({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 2_000 } }),
     ]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     expect(await killWhen(dir, "local-prod", () => installs(prod) > 0)).toBe(true);
 
     const open = await run(dir, ["audit", "--env", "local-prod"]);

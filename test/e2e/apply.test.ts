@@ -22,7 +22,8 @@ async function emulator(options: EmulatorOptionsInput): Promise<Emulator> {
 }
 
 /** The example repository, with both environments pointed at emulators this test runs. */
-const exampleOn = (dev: Emulator, prod: Emulator) => exampleOnEmulators({ dev: dev.url, prod: prod.url });
+const exampleOn = (dev: Emulator, prod: Emulator) =>
+  exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
 
 function usernames(emulatorInstance: Emulator): string[] {
   return emulatorInstance.store.allUsers().map((u) => u.user.UserName.toLowerCase());

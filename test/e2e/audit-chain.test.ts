@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { cp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { egp, exampleTree } from "../helpers/cli.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -45,12 +45,25 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return files;
 }
 
-/** A repository whose chain has four records (apply local-dev started and done, release r1, release r2); local-prod untouched. */
-async function chained(): Promise<string> {
+/*
+ * The four records are made once per file and copied into each test's own repository: every test
+ * breaks its copy, none reads another's. What this machine has seen of a store is kept per store
+ * location, so each copy's own `egp audit` records it for the copy's store.
+ */
+let template: string | undefined;
+beforeAll(async () => {
   const dir = await testdir(exampleTree());
   expect((await run(dir, ["apply", "--env", "local-dev", "--yes"])).code).toBe(0);
   expect((await run(dir, ["release", "create", "--from", "local-dev", "--name", "r1"])).code).toBe(0);
   expect((await run(dir, ["release", "create", "--from", "local-dev", "--name", "r2"])).code).toBe(0);
+  template = dir;
+}, SLOW);
+
+/** A repository whose chain has four records (apply local-dev started and done, release r1, release r2); local-prod untouched. */
+async function chained(): Promise<string> {
+  if (!template) throw new Error("the chained repository was not made");
+  const dir = await testdir({});
+  await cp(template, dir, { recursive: true });
   const audit = await run(dir, ["audit"]);
   expect(audit.code).toBe(0);
   expect(audit.stdout).toMatch(/^#4 \S+ alice release-create local-dev: recorded$/m);

@@ -27,7 +27,7 @@ const installs = (e: Emulator) =>
 describe("egp against instances that are not its own emulator (profile foreign)", () => {
   it("promotes, finds no drift, rolls back and compares", async () => {
     const [dev, prod] = await Promise.all([foreign("demo-dev"), foreign("demo-prod")]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
 
     const applied = await run(["apply", ...PROD, "--yes"]);

@@ -53,7 +53,7 @@ afterAll(async () => {
 describe("the governed entry points, from the packed package", () => {
   it("refuses the apply and the release build in a freeze with EGP_FROZEN and audits them; the rollback goes through and notifies", async () => {
     const [dev, prod] = emulators as [Emulator, Emulator];
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     await writeFile(
       join(dir, "egp.yaml"),
       "notify:\n  - url: ${EGP_HOOK_URL}\n    events: [applied, refused, rolled-back, failed]\n",

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -63,7 +63,7 @@ describe("egp apply after a SIGKILL during the install job", () => {
       // An instance without job status: the next run can only read the target.
       startOne({ seed: "demo-prod", profile: "foreign", jobs: { generateMs: 20, installMs: 3_000 } }),
     ]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     expect(field(prod, "Last Tested")).toBeUndefined();
     const first = await killWhen(dir, () => installs(prod) > 0);
     expect(first.killed).toBe(true);
@@ -90,8 +90,8 @@ describe("egp apply after a SIGKILL during the install job", () => {
     const dir = await testdir({
       "egp.yaml": egpYamlFor("./store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/f.yaml": environmentFile(f.url, ["release: r1"]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/f.yaml": environmentFile(f.url, ["release: r1", ...QUICK]),
     });
     const made = await egp(["release", "create", "--from", "dev", "--name", "r1", "--dir", dir], {
       env: ENV,

@@ -44,7 +44,8 @@ function findingLevelElsewhere(prod: Emulator): void {
 
 const REFUSED = /Level [0-9a-f-]+ belongs to another module on this instance/;
 
-const exampleOn = (dev: Emulator, prod: Emulator) => exampleOnEmulators({ dev: dev.url, prod: prod.url });
+const exampleOn = (dev: Emulator, prod: Emulator) =>
+  exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
 
 const applicationNames = (e: Emulator) =>
   catalogueOf(e.store)

@@ -25,7 +25,7 @@ describe("egp apply after a SIGKILL during an install, on an instance replaced s
       startOne({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 60_000 } }),
       startOne({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 20 } }),
     ]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const killed = await new Promise<boolean>((resolve) => {
       const child = spawn(
         process.execPath,

@@ -56,7 +56,7 @@ describe("egp's main job without the surfaces beyond the interface description",
     const [dev, prod] = await Promise.all([bare("demo-dev"), bare("demo-prod")]);
     for (const e of [dev, prod])
       expect(await beyondTheDescription(e)).toEqual([404, 404, 404, 404, 404, 404, 404, 404, 404]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
 
     const plan = await run(["plan", ...PROD, "--detailed-exitcode"]);

@@ -9,7 +9,7 @@ import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
 import { createClient } from "../../src/index.ts";
 import { readPlanFile } from "../../src/plan/index.ts";
 import { generatedPackage, optionsFor } from "../client/helpers/client.ts";
-import { egp, environmentFile, lines } from "../helpers/cli.ts";
+import { egp, environmentFile, lines, QUICK } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -27,8 +27,8 @@ const FINDINGS_ONLY = ["kind: Package", "name: Findings only", "objects:", "  - 
 
 async function repo(dev: Emulator, prod: Emulator, manifest: readonly string[]): Promise<string> {
   return testdir({
-    "environments/local-dev.yaml": environmentFile(dev.url),
-    "environments/local-prod.yaml": environmentFile(prod.url, ["packagesFrom: local-dev"]),
+    "environments/local-dev.yaml": environmentFile(dev.url, QUICK),
+    "environments/local-prod.yaml": environmentFile(prod.url, ["packagesFrom: local-dev", ...QUICK]),
     "manifests/packages.yaml": manifest.join("\n"),
   });
 }

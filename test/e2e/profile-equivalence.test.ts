@@ -43,7 +43,7 @@ async function pair(profile: Profile): Promise<Pair> {
     startOne({ seed: "demo-dev", profile, jobs, workDir: devDir }),
     startOne({ seed: "demo-prod", jobs }),
   ]);
-  const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+  const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
   // The instances' addresses are the one thing that differs between the runs' texts.
   const masked = (text: string) => text.replaceAll(dev.url, "<dev>").replaceAll(prod.url, "<prod>");
   return {

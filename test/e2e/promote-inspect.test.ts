@@ -75,7 +75,7 @@ describe("egp apply: a package uploaded while it downloads", () => {
       Object.values(packagesOf(emulator.store).byId).filter((p) => p.Origin === "Uploaded");
     const before = uploadedTo(prod).length;
 
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const applied = await egp(["apply", "--env", "local-prod", "--yes", "--dir", dir], { env: ENV });
 
     expect(swap.swapped).toHaveLength(1);
@@ -102,7 +102,7 @@ describe("egp apply: a package uploaded while it downloads", () => {
 
   it("a package that passes is installed from the copy uploaded alongside the download", async () => {
     const { dev, prod } = await emulators();
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const applied = await egp(["--json", "apply", "--env", "local-prod", "--yes", "--dir", dir], {
       env: ENV,
     });
@@ -130,7 +130,7 @@ describe("egp apply: a package uploaded while it downloads", () => {
     const { dev, prod } = await emulators();
     // The target sits on the first upload for a while: the kill lands while it is in flight.
     prod.faults.script({ method: "POST", path: "/package/upload", action: { delayMs: 1_500 } });
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const args = [join(ROOT, "bin/egp.js"), "--json", "apply", "--env", "local-prod", "--yes", "--dir", dir];
     const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? "", ...ENV } });
     let output = "";

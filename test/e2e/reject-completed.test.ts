@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openProjectStore } from "../../src/compose/project-store.ts";
 import { recordRejection } from "../../src/release/rejections.ts";
-import { egp, environmentFile, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -20,7 +20,7 @@ describe("a reject killed before its audit record", () => {
     const dev = await start({ seed: "demo-dev", jobs: { generateMs: 20, installMs: 20 } });
     const dir = await testdir({
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
     });
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
     expect((await run(["release", "create", "--from", "dev", "--name", "r1"])).code).toBe(0);

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { egp, environmentFile, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -19,8 +19,8 @@ describe("egp release reject", () => {
     ]);
     const dir = await testdir({
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/prod.yaml": environmentFile(prod.url, ["release: r1"]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/prod.yaml": environmentFile(prod.url, ["release: r1", ...QUICK]),
     });
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
     expect((await run(["release", "create", "--from", "dev", "--name", "r1"])).code).toBe(0);

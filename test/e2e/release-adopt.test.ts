@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, lines, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
@@ -28,8 +28,8 @@ describe("release create on an OCI store that could not be sure", () => {
       // A settle time no check-to-write window stays under: every create is unsure.
       "egp.yaml": `${egpYamlFor(reference)}  settle: 1ms\n`,
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/test.yaml": environmentFile(dev.url, [`release: ${NAME}`]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/test.yaml": environmentFile(dev.url, [`release: ${NAME}`, ...QUICK]),
     });
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
     const unsure = await run(["release", "create", "--from", "dev", "--name", NAME]);

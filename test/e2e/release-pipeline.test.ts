@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { generateSigningKey } from "../../src/store/signing.ts";
-import { environmentFile, ROOT } from "../helpers/cli.ts";
+import { environmentFile, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -121,9 +121,9 @@ describe("the release pipeline as CI runs it: saved plans, fresh runners, a shar
       ]);
       const store = await storeOf(kind);
       const environments = {
-        dev: environmentFile(dev.url),
-        test: environmentFile(test.url),
-        prod: environmentFile(prod.url),
+        dev: environmentFile(dev.url, QUICK),
+        test: environmentFile(test.url, QUICK),
+        prod: environmentFile(prod.url, QUICK),
       };
       const origin = await testdir({
         "egp.yaml": `releases:\n  store: ${JSON.stringify(store)}\n  trustedKeys: [${JSON.stringify(KEYS.publicKey)}]\n`,

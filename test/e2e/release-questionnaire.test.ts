@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { demoGuid } from "../../src/emulator/seeds/demo-catalogue.ts";
-import { egp, environmentFile } from "../helpers/cli.ts";
+import { egp, environmentFile, QUICK } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -44,8 +44,8 @@ describe("a release of a questionnaire", { timeout: 120_000 }, () => {
     const dir = await testdir({
       "egp.yaml": egpYamlFor(join(storeDir, "store")),
       "manifests/assessments.yaml": PACKAGE,
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, ...QUICK]),
     });
     const created = await run(dir, ["release", "create", "--from", "dev", "--name", NAME]);
     expect(created.code, created.stdout + created.stderr).toBe(0);

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
@@ -94,9 +94,13 @@ async function repository(kind: "folder" | "oci" = "folder"): Promise<{
   const dir = await testdir({
     "egp.yaml": egpYamlFor(store),
     "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-    "environments/dev.yaml": environmentFile(dev.url),
-    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`]),
-    "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+    "environments/dev.yaml": environmentFile(dev.url, QUICK),
+    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
+    "environments/prod.yaml": environmentFile(prod.url, [
+      `release: ${NAME}`,
+      "requiresVerifiedOn: [test]",
+      ...QUICK,
+    ]),
   });
   return { dir, store, dev, test, prod };
 }
@@ -250,7 +254,7 @@ describe("releases: build once, promote the same bytes, roll back from anywhere"
 
   it("a live promotion (packagesFrom): promote → rollback → promote is a second entry, and a fresh clone rolls back", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const store = process.env.EGP_TEST_RELEASE_STORE ?? join(await tempDir(), "store");
     await writeFile(join(dir, "egp.yaml"), egpYamlFor(store));
     const PROD = ["--env", "local-prod"];

@@ -25,7 +25,7 @@ async function emulator(seed: string, installMs = 20): Promise<Emulator> {
 
 async function pair(installMs = 20): Promise<{ dev: Emulator; prod: Emulator; dir: string }> {
   const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod", installMs)]);
-  return { dev, prod, dir: await exampleOnEmulators({ dev: dev.url, prod: prod.url }) };
+  return { dev, prod, dir: await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true }) };
 }
 
 const created = (e: Emulator) =>

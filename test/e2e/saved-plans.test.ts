@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -40,7 +40,7 @@ const ruleOf = (e: Emulator) =>
 describe("a saved plan of every kind of change applies from its file", () => {
   it("creates, updates and a promotion from a source environment, then deletes of a user and a parameter", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
 
     const first = await planSaveApply(dir, "local-prod", join(dir, "first.json"));
     expect(first).toEqual(
@@ -81,8 +81,8 @@ describe("a saved plan of every kind of change applies from its file", () => {
     const dir = await testdir({
       "egp.yaml": egpYamlFor("./store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/test.yaml": environmentFile(test.url, ["release: 2026-11-r1"]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/test.yaml": environmentFile(test.url, ["release: 2026-11-r1", ...QUICK]),
     });
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });
     const release = await run(["release", "create", "--from", "dev", "--name", "2026-11-r1"]);

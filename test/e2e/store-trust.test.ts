@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { isPublicKey, Keyring, OciStore } from "../../src/store/index.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { egpYamlFor, SIGNING_ENV, TEST_KEYS } from "../helpers/signing-key.ts";
@@ -45,20 +45,24 @@ describe("requiresVerifiedOn believes only a signed verification of the instance
       emulator("demo-prod"),
     ]);
     const store = join(await tempDir(), "store");
-    const testFile = environmentFile(test.url, [`release: ${NAME}`]);
+    const testFile = environmentFile(test.url, [`release: ${NAME}`, ...QUICK]);
     const dir = await testdir({
       "egp.yaml": egpYamlFor(store),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
       "environments/test.yaml": testFile,
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     expect((await run(dir, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
 
     // test.yaml pointed at a throwaway instance for one apply, then restored.
     await writeFile(
       join(dir, "environments/test.yaml"),
-      environmentFile(throwaway.url, [`release: ${NAME}`]),
+      environmentFile(throwaway.url, [`release: ${NAME}`, ...QUICK]),
     );
     const elsewhere = await run(dir, ["apply", "--env", "test", "--yes"]);
     expect(elsewhere.code, elsewhere.stdout + elsewhere.stderr).toBe(0);
@@ -95,7 +99,7 @@ describe("requiresVerifiedOn believes only a signed verification of the instance
 describe("rollback believes no history record it can't check", () => {
   it("refuses a newer unsigned record with a crafted snapshot, installs nothing, and history marks it", async () => {
     const [dev, prod] = await Promise.all([emulator("demo-dev"), emulator("demo-prod")]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const applied = await run(dir, ["apply", "--env", "local-prod", "--yes"]);
     expect(applied.code, applied.stdout + applied.stderr).toBe(0);
     const before = installs(prod);
@@ -165,9 +169,13 @@ describe("a store shared between machines", () => {
     const store = join(await tempDir(), "store");
     const files = {
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     };
     // Two machines: each its own home (its own local key), both the same store.
     const machine = async (egpYaml: string, more: Record<string, string> = {}) => ({
@@ -232,7 +240,7 @@ describe("release create on a registry, twice at once", () => {
     const files = {
       "egp.yaml": egpYamlFor(reference),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
     };
     const store = new OciStore({ reference });
     try {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, lines, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -29,10 +29,14 @@ describe("requiresVerifiedOn checks the instance a verification reached", () => 
     ]);
     const dir = await testdir({
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
       // biome-ignore lint/suspicious/noTemplateCurlyInString: manifest text, not a template.
-      "environments/test.yaml": environmentFile("${TEST_URL}", [`release: ${NAME}`]),
-      "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+      "environments/test.yaml": environmentFile("${TEST_URL}", [`release: ${NAME}`, ...QUICK]),
+      "environments/prod.yaml": environmentFile(prod.url, [
+        `release: ${NAME}`,
+        "requiresVerifiedOn: [test]",
+        ...QUICK,
+      ]),
     });
     const run = (args: string[], testUrl: string) =>
       egp([...args, "--dir", dir], { env: { EGP_TEST_PASSWORD: "Password1!", TEST_URL: testUrl } });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { contentOf } from "../../src/emulator/content/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
-import { egp, environmentFile, lines, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, lines, QUICK, ROOT, UNCAPPED } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -29,8 +29,10 @@ async function emulator(seed: string): Promise<Emulator> {
   return startOne({ seed, workDir, jobs: { generateMs: 20, installMs: 20 } });
 }
 
-/** dev builds the release; test runs it with a 2 s soak; prod requires it verified on test. */
-async function repository(verify = "verify: { soak: 2s }"): Promise<{ dir: string; test: Emulator }> {
+/** dev builds the release; test runs it with a 2 s soak; prod requires it verified on test (QUICK: cli.ts). */
+async function repository(
+  verify = "verify: { soak: 2s, interval: 200ms }",
+): Promise<{ dir: string; test: Emulator }> {
   const [dev, test, prod] = await Promise.all([
     emulator("demo-dev"),
     emulator("demo-prod"),
@@ -41,9 +43,13 @@ async function repository(verify = "verify: { soak: 2s }"): Promise<{ dir: strin
   const dir = await testdir({
     "egp.yaml": egpYamlFor(store),
     "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-    "environments/dev.yaml": environmentFile(dev.url),
-    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, verify]),
-    "environments/prod.yaml": environmentFile(prod.url, [`release: ${NAME}`, "requiresVerifiedOn: [test]"]),
+    "environments/dev.yaml": environmentFile(dev.url, QUICK),
+    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, verify, UNCAPPED]),
+    "environments/prod.yaml": environmentFile(prod.url, [
+      `release: ${NAME}`,
+      "requiresVerifiedOn: [test]",
+      ...QUICK,
+    ]),
   });
   return { dir, test };
 }
@@ -231,6 +237,7 @@ describe("a soak before a verification counts", () => {
     const checks = [
       "verify:",
       "  soak: 2s",
+      "  interval: 200ms",
       "  checks:",
       "    - workflow:",
       "        record: { application: Risk Register, key: { Risk Name: Cloud provider outage } }",

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { egp, environmentFile, exampleOnEmulators, ROOT } from "../helpers/cli.ts";
+import { egp, environmentFile, exampleOnEmulators, QUICK, ROOT } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -18,7 +18,7 @@ describe("version preflight", () => {
       start({ seed: "demo-dev", release: "6.14.0", jobs }),
       start({ seed: "demo-prod", release: "6.12.0", jobs }),
     ]);
-    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url });
+    const dir = await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true });
     const plan = await egp(["plan", "--env", "local-prod", "--dir", dir], { env: ENV });
     expect(plan.code).toBe(1);
     expect(plan.stderr).toMatch(
@@ -44,8 +44,8 @@ describe("version preflight", () => {
     const dir = await testdir({
       "egp.yaml": egpYamlFor(".egp/shared-store"),
       "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url),
-      "environments/prod.yaml": environmentFile(prod.url, ["release: r1"]),
+      "environments/dev.yaml": environmentFile(dev.url, QUICK),
+      "environments/prod.yaml": environmentFile(prod.url, ["release: r1", ...QUICK]),
     });
     const created = await egp(["release", "create", "--from", "dev", "--name", "r1", "--dir", dir], {
       env: ENV,

@@ -74,11 +74,12 @@ export function exampleTree(options: { manifests?: boolean; persist?: boolean } 
 /**
  * The example repository with local-dev and local-prod pointed at emulators a test runs, logged
  * into with `${EGP_TEST_PASSWORD}`; `concurrency` replaces the environments' limit (1 runs steps
- * one at a time, in plan order).
+ * one at a time, in plan order); `quick` lifts the request rate cap and shortens the verification's
+ * interval (QUICK, below).
  */
 export function exampleOnEmulators(
   urls: { dev: string; prod: string },
-  options: { concurrency?: number } = {},
+  options: { concurrency?: number; quick?: boolean } = {},
 ): Promise<string> {
   const tree = exampleTree();
   for (const [env, url] of [
@@ -93,10 +94,26 @@ export function exampleOnEmulators(
     );
     if (options.concurrency !== undefined)
       text = text.replace(/concurrency: \d+/, `concurrency: ${options.concurrency}`);
+    if (options.quick)
+      text = `${text.replace(/requestsPerSecond: \d+/, "requestsPerSecond: 0")}${QUICK_VERIFY}\n`;
     tree[path] = text;
   }
   return testdir(tree);
 }
+
+/*
+ * An emulator a test starts is reached over http, as a real instance is, so egp paces it as one: at
+ * most 10 requests a second (the default cap) and 2 s between the two equal reads of a verification.
+ * The emulator needs neither, as an embedded one doesn't (connect.ts lifts the cap for those,
+ * verify-settings.ts shortens their interval); a test whose point is neither the cap nor the
+ * interval passes these lines to environmentFile, or `quick` to exampleOnEmulators.
+ */
+/** No request rate cap. */
+export const UNCAPPED = "limits: { requestsPerSecond: 0 }";
+/** The embedded emulator's interval between the two equal reads of a verification. */
+export const QUICK_VERIFY = "verify: { interval: 200ms }";
+/** Both, for a file with no `limits` or `verify` of its own. */
+export const QUICK = [UNCAPPED, QUICK_VERIFY] as const;
 
 /** An environment file for an emulator at `url`, logged into with `${EGP_TEST_PASSWORD}`. */
 export function environmentFile(url: string, extra: readonly string[] = []): string {

@@ -70,8 +70,13 @@ async function statusTotal(vars: Record<string, string>): Promise<number> {
 
 const all = (...runs: Run[]) => runs.map((run) => run.stdout + run.stderr).join("\n");
 
+/** The signing key's body, line by line: the key the value hashes are made under never shows either. */
+const KEY_LINES = SIGNING_ENV.EGP_SIGNING_KEY.split("\n").filter(
+  (line) => line.length >= 16 && !line.startsWith("-----"),
+);
+
 function expectNoValue(...runs: Run[]): void {
-  for (const value of [LIVE, WANTED, LATER]) expect(all(...runs)).not.toContain(value);
+  for (const value of [LIVE, WANTED, LATER, ...KEY_LINES]) expect(all(...runs)).not.toContain(value);
 }
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
+import { egp, exampleOnEmulators, lines, ROOT, releasePipelineFiles } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { testdir } from "../helpers/testdir.ts";
 
@@ -47,14 +47,7 @@ describe("every apply leaves its audit record", () => {
       startOne({ seed: "demo-prod", jobs: { generateMs: 20, installMs: 20 } }),
     ]);
     const dir = await testdir({
-      "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url, QUICK),
-      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [
-        `release: ${NAME}`,
-        "requiresVerifiedOn: [test]",
-        ...QUICK,
-      ]),
+      ...(await releasePipelineFiles({ dev: dev.url, test: test.url, prod: prod.url }, NAME)),
     });
     expect((await run(dir, ["release", "create", "--from", "dev", "--name", NAME])).code).toBe(0);
     const refused = await run(dir, ["apply", "--env", "prod", "--yes"]);

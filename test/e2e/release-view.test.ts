@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { egp, environmentFile, lines, QUICK, ROOT } from "../helpers/cli.ts";
+import { egp, lines, releasePipelineFiles } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -38,14 +38,7 @@ describe("a release pipeline, as people review it", () => {
     ]);
     const dir = await testdir({
       "egp.yaml": egpYamlFor("./store"),
-      "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url, QUICK),
-      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [
-        `release: ${NAME}`,
-        "requiresVerifiedOn: [test]",
-        ...QUICK,
-      ]),
+      ...(await releasePipelineFiles({ dev: dev.url, test: test.url, prod: prod.url }, NAME)),
     });
     temp.push(dir);
     const run = (args: string[]) => egp([...args, "--dir", dir], { env: ENV });

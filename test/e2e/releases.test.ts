@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
+import { egp, exampleOnEmulators, lines, releasePipelineFiles } from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
@@ -93,14 +93,7 @@ async function repository(kind: "folder" | "oci" = "folder"): Promise<{
   const store = await storeOf(kind);
   const dir = await testdir({
     "egp.yaml": egpYamlFor(store),
-    "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-    "environments/dev.yaml": environmentFile(dev.url, QUICK),
-    "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-    "environments/prod.yaml": environmentFile(prod.url, [
-      `release: ${NAME}`,
-      "requiresVerifiedOn: [test]",
-      ...QUICK,
-    ]),
+    ...(await releasePipelineFiles({ dev: dev.url, test: test.url, prod: prod.url }, NAME)),
   });
   return { dir, store, dev, test, prod };
 }

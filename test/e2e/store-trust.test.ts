@@ -7,7 +7,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { isPublicKey, Keyring, OciStore } from "../../src/store/index.ts";
-import { egp, environmentFile, exampleOnEmulators, lines, QUICK, ROOT } from "../helpers/cli.ts";
+import {
+  egp,
+  environmentFile,
+  exampleOnEmulators,
+  lines,
+  QUICK,
+  ROOT,
+  releasePipelineFiles,
+} from "../helpers/cli.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { egpYamlFor, SIGNING_ENV, TEST_KEYS } from "../helpers/signing-key.ts";
@@ -168,14 +176,7 @@ describe("a store shared between machines", () => {
     ]);
     const store = join(await tempDir(), "store");
     const files = {
-      "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
-      "environments/dev.yaml": environmentFile(dev.url, QUICK),
-      "environments/test.yaml": environmentFile(test.url, [`release: ${NAME}`, ...QUICK]),
-      "environments/prod.yaml": environmentFile(prod.url, [
-        `release: ${NAME}`,
-        "requiresVerifiedOn: [test]",
-        ...QUICK,
-      ]),
+      ...(await releasePipelineFiles({ dev: dev.url, test: test.url, prod: prod.url }, NAME)),
     };
     // Two machines: each its own home (its own local key), both the same store.
     const machine = async (egpYaml: string, more: Record<string, string> = {}) => ({

@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { FIXED_CLOCK_VARIABLE } from "./fixed-clock.ts";
@@ -139,4 +140,24 @@ export function lines(text: string): string[] {
  */
 export function shareChildrenKey(): void {
   process.env.XDG_CONFIG_HOME = join(userInfo().homedir, ".config");
+}
+
+/**
+ * The example's package manifest and a release pipeline over three emulators, each paced QUICK:
+ * dev builds release `name`, test runs it, and prod runs it once it is verified on test.
+ */
+export async function releasePipelineFiles(
+  urls: { dev: string; test: string; prod: string },
+  name: string,
+): Promise<Record<string, string>> {
+  return {
+    "manifests/packages.yaml": await readFile(join(ROOT, "manifests/packages.yaml"), "utf8"),
+    "environments/dev.yaml": environmentFile(urls.dev, QUICK),
+    "environments/test.yaml": environmentFile(urls.test, [`release: ${name}`, ...QUICK]),
+    "environments/prod.yaml": environmentFile(urls.prod, [
+      `release: ${name}`,
+      "requiresVerifiedOn: [test]",
+      ...QUICK,
+    ]),
+  };
 }

@@ -50,7 +50,7 @@ interface Target {
 export type Targets = ReadonlyMap<number, Target>;
 
 /** A live value as a key compares it: text, trimmed; empty as undefined. */
-function keyPart(value: unknown): string | undefined {
+export function keyPart(value: unknown): string | undefined {
   if (Array.isArray(value)) return value.length === 1 ? keyPart(value[0]) : undefined;
   if (typeof value === "string") return value.trim() === "" ? undefined : value.trim();
   if (typeof value === "number" || typeof value === "boolean") return String(value);

@@ -24,6 +24,7 @@ import {
 import { priorValue } from "./record-prior.ts";
 import {
   keyMatches,
+  keyPart,
   REFERENCE_TYPES,
   type ReferencesWire,
   type ResolveReferences,
@@ -68,14 +69,6 @@ type Problems = ProblemsOf<PlanProblem>;
 /** `"Acme Hosting"`, as plans name a record (each key value quoted). */
 function label(key: readonly string[]): string {
   return key.map((part) => JSON.stringify(part)).join(", ");
-}
-
-/** A live value as a key compares it: text, trimmed; empty as undefined. */
-function liveKeyText(value: unknown): string | undefined {
-  if (Array.isArray(value)) return value.length === 1 ? liveKeyText(value[0]) : undefined;
-  if (typeof value === "string") return value.trim() === "" ? undefined : value.trim();
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return undefined;
 }
 
 function problemAt(
@@ -325,7 +318,7 @@ function plan({ desired, live, options, planned: after }: PlanInput): KindPlan {
         document,
         level,
         environment,
-        keyOf: (record) => keyFields.map((field) => liveKeyText(record.values[field.alias])),
+        keyOf: (record) => keyFields.map((field) => keyPart(record.values[field.alias])),
         matches: (key) => matchesOf(level, keyFields, key),
       },
       problems.ambiguous,

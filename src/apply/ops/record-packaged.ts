@@ -82,7 +82,7 @@ export async function withPackagedIds<T extends Input>(
 ): Promise<T & { levelId: number }> {
   const { packaged, level: _level, ...rest } = input;
   const levelId = await levelIdOf(context, input);
-  if (!packaged || packaged.length === 0) return { ...input, levelId };
+  if (!packaged || packaged.length === 0) return { ...rest, levelId } as T & { levelId: number };
   const definitions = await definitionsOf(context, levelId);
   const byGuid = new Map(definitions.map((field) => [field.Guid.toLowerCase(), field]));
   const fields = packaged.map((write) => idOf(input, write, byGuid));

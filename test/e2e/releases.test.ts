@@ -7,6 +7,7 @@ import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { packagesOf } from "../../src/emulator/packages/model.ts";
 import { egp, exampleOnEmulators, lines, releasePipelineFiles } from "../helpers/cli.ts";
+import { editRule } from "../helpers/demo-edits.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { type Registry, startRegistry } from "../helpers/registry.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
@@ -51,15 +52,6 @@ async function installedDigests(e: Emulator & { workDir: string }): Promise<stri
         .digest("hex"),
     ),
   );
-}
-
-/** Changes the escalation rule's condition on an instance, as someone editing dev would. */
-function editRule(e: Emulator, condition: string): void {
-  const catalogue = catalogueOf(e.store);
-  const rule = catalogue.all("eventRules").find((r) => r.Name === "Escalate critical risks");
-  if (!rule) throw new Error("the demo seed has no escalation rule");
-  catalogue.put("eventRules", { ...rule, Condition: condition });
-  e.store.changed();
 }
 
 const ruleOf = (e: Emulator) =>

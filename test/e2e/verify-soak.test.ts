@@ -2,10 +2,10 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { catalogueOf } from "../../src/emulator/catalogue/model.ts";
 import { contentOf } from "../../src/emulator/content/model.ts";
 import type { Emulator } from "../../src/emulator/index.ts";
 import { egp, environmentFile, lines, QUICK, ROOT, UNCAPPED } from "../helpers/cli.ts";
+import { editRule } from "../helpers/demo-edits.ts";
 import { emulatorsPerTest } from "../helpers/raw.ts";
 import { egpYamlFor, SIGNING_ENV } from "../helpers/signing-key.ts";
 import { testdir } from "../helpers/testdir.ts";
@@ -55,15 +55,6 @@ async function repository(
 }
 
 const run = (dir: string, args: string[]) => egp([...args, "--dir", dir], { env: ENV });
-
-/** Changes the escalation rule's condition on an instance, as someone editing it by hand would. */
-function editRule(e: Emulator, condition: string): void {
-  const catalogue = catalogueOf(e.store);
-  const rule = catalogue.all("eventRules").find((r) => r.Name === "Escalate critical risks");
-  if (!rule) throw new Error("the demo seed has no escalation rule");
-  catalogue.put("eventRules", { ...rule, Condition: condition });
-  e.store.changed();
-}
 
 /** The release built on dev and applied to test, where it now soaks. */
 async function soaking(verify?: string): Promise<{ dir: string; test: Emulator; applied: string }> {

@@ -24,7 +24,7 @@ async function emulators(prodFaults: string) {
     startEmulator({ port: 0, seed: "demo-prod", jobs, faults: prodFaults }),
   ]);
   running.push(dev, prod);
-  return { dev, prod, dir: await exampleOnEmulators({ dev: dev.url, prod: prod.url }, { quick: true }) };
+  return { dev, prod, dir: await exampleOnEmulators({ dev: dev.url, prod: prod.url }) };
 }
 
 /** The packages uploaded to an emulator, with how often each was installed. */
